@@ -1,0 +1,73 @@
+//! Analyses over a [`Recording`](crate::ingest::Recording). Each module measures one thing;
+//! the diagnosis reads their results.
+
+pub mod intervals;
+pub mod samples;
+pub mod stats;
+pub mod step_timing;
+pub mod trace;
+
+use checkup_model::{HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming};
+
+use crate::diagnosis::thresholds::Thresholds;
+use crate::ingest::Recording;
+
+/// Everything measured, before judging.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    pub window: SteadyWindow,
+    pub ranks: Vec<RankSummary>,
+    pub step_timing: Vec<StepTiming>,
+    pub samples: Vec<SampleStats>,
+    pub host: Option<HostStats>,
+}
+
+pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
+    let step_timing: Vec<StepTiming> =
+        rec.steps.iter().map(|(rank, steps)| step_timing::analyze_steps(*rank, steps, rec.profile_steps, th)).collect();
+    let window = steady_window(rec, &step_timing);
+    let span = window.start_s.zip(window.end_s);
+    let ranks = rec.traces.iter().map(|t| trace::analyze_trace(t, th).summary).collect();
+    Analysis {
+        samples: samples::analyze_gpu_samples(&rec.samples, span, th),
+        host: samples::analyze_host_samples(&rec.samples, span),
+        window,
+        ranks,
+        step_timing,
+    }
+}
+
+/// The steady window in wall time: from the first steady step to the last step of rank 0's
+/// `steps.csv`. Without step timings, samples are taken whole and that is said.
+fn steady_window(rec: &Recording, timing: &[StepTiming]) -> SteadyWindow {
+    let Some((rank, steps)) = rec.steps.iter().next() else {
+        return SteadyWindow {
+            method: if rec.traces.is_empty() {
+                "no step timings: statistics cover every sample".into()
+            } else {
+                "profiled steps of the trace, leading warm-up steps excluded; samples taken whole (no steps.csv)".into()
+            },
+            ..SteadyWindow::default()
+        };
+    };
+    let t = timing.iter().find(|t| t.rank == *rank);
+    let warmup = t.map_or(0, |t| t.warmup_steps as usize).min(steps.len().saturating_sub(1));
+    let first = &steps[warmup];
+    let last = &steps[steps.len() - 1];
+    SteadyWindow {
+        start_s: Some(first.t_start),
+        end_s: Some(last.t_start),
+        first_step: Some(first.step),
+        last_step: Some(last.step),
+        warmup_steps: warmup as u64,
+        method: format!(
+            "steps {}–{} of steps.csv ({} warm-up step{} excluded: step 0 and leading steps over {}× the median); profiled steps and the {} before them excluded from step timings",
+            first.step,
+            last.step,
+            warmup,
+            if warmup == 1 { "" } else { "s" },
+            3.0,
+            8
+        ),
+    }
+}

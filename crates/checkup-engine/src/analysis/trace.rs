@@ -1,0 +1,354 @@
+//! One rank's profiler trace → [`RankSummary`]: steady steps, the exclusive GPU time split,
+//! idle causes, the per-step breakdown, kernel, copy and communication statistics.
+//!
+//! Steps are measured on the GPU's side: a step's period runs from the start of its first GPU
+//! work to the start of the next step's, so a step's period holds its own work and the idle
+//! time before the next step's work could begin. GPU work belongs to the step whose CPU
+//! range holds the call that launched it (joined on `correlation`), since the GPU may run far
+//! behind the CPU.
+
+use std::collections::HashMap;
+
+use checkup_model::{
+    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary, StepBreakdown,
+};
+
+use super::intervals::{clip, gaps, merge, overlap, total, Interval};
+use super::stats::{median, percentile};
+use crate::diagnosis::thresholds::Thresholds;
+use crate::ingest::kineto::{CopyKind, CpuKind, GpuKind, GpuOp, RuntimeKind, Trace};
+
+/// Analysis of one trace plus the intermediate facts other analyses reuse.
+pub struct TraceAnalysis {
+    pub summary: RankSummary,
+    /// Median CPU-side duration of the steady steps, for the profiler-overhead cross-check.
+    pub cpu_step_us: f64,
+}
+
+pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
+    let step_of = assign_steps(t);
+    let steady = steady_steps(t, th);
+    let steady_numbers: Vec<u64> = steady.iter().map(|&i| t.steps[i].number).collect();
+
+    // First GPU start per step index.
+    let mut first_gpu: Vec<Option<f64>> = vec![None; t.steps.len()];
+    let mut last_gpu: Vec<Option<f64>> = vec![None; t.steps.len()];
+    for (op, s) in t.gpu.iter().zip(&step_of) {
+        if let Some(s) = *s {
+            first_gpu[s] = Some(first_gpu[s].map_or(op.start, |f: f64| f.min(op.start)));
+            last_gpu[s] = Some(last_gpu[s].map_or(op.end, |l: f64| l.max(op.end)));
+        }
+    }
+    let with_gpu: Vec<usize> = steady.iter().copied().filter(|&i| first_gpu[i].is_some()).collect();
+    let Some(&first) = with_gpu.first() else {
+        return TraceAnalysis { summary: empty_summary(t, steady_numbers), cpu_step_us: 0.0 };
+    };
+    let last = *with_gpu.last().unwrap_or(&first);
+    // Periods: [first GPU start of step k, first GPU start of the next step with GPU work).
+    let mut periods: Vec<(u64, Interval)> = with_gpu
+        .windows(2)
+        .map(|w| (t.steps[w[0]].number, (first_gpu[w[0]].unwrap_or(0.0), first_gpu[w[1]].unwrap_or(0.0))))
+        .collect();
+    if periods.len() < th.min_periods {
+        // Too few steps for whole periods: take the last step up to its last GPU work.
+        periods.push((t.steps[last].number, (first_gpu[last].unwrap_or(0.0), last_gpu[last].unwrap_or(0.0))));
+    }
+    let lo = periods.first().map_or(0.0, |p| p.1 .0);
+    let hi = periods.last().map_or(0.0, |p| p.1 .1);
+
+    let ops_in = |pred: &dyn Fn(&GpuOp) -> bool| -> Vec<Interval> {
+        merge(t.gpu.iter().filter(|o| pred(o) && o.end > lo && o.start < hi).map(|o| (o.start.max(lo), o.end.min(hi))).collect())
+    };
+    let compute = ops_in(&|o| o.kind == GpuKind::Compute);
+    let comm = ops_in(&|o| o.kind == GpuKind::Communication);
+    let memcpy = ops_in(&|o| matches!(o.kind, GpuKind::Memcpy(_)));
+    let memset = ops_in(&|o| o.kind == GpuKind::Memset);
+    let memory = merge([memcpy.clone(), memset.clone()].concat());
+    let compute_comm = merge([compute.clone(), comm.clone()].concat());
+    let busy = merge([compute_comm.clone(), memory.clone()].concat());
+    let window = hi - lo;
+    let compute_us = total(&compute);
+    let comm_total_us = total(&comm);
+    let exposed_comm_us = comm_total_us - overlap(&comm, &compute);
+    let exposed_memory_us = total(&memory) - overlap(&memory, &compute_comm);
+    let idle_gaps = gaps(&busy, lo, hi);
+
+    // Host activity spans.
+    let spans = |kind: CpuKind| merge(t.cpu.iter().filter(|c| c.kind == kind).map(|c| (c.start, c.end)).collect());
+    let dataloader = spans(CpuKind::DataLoader);
+    let checkpoint = spans(CpuKind::Checkpoint);
+    let mut sync_ends: Vec<f64> = t
+        .runtime
+        .iter()
+        .filter(|r| r.kind == RuntimeKind::Sync)
+        .map(|r| r.end)
+        .chain(t.cpu.iter().filter(|c| c.kind == CpuKind::Item).map(|c| c.end))
+        .collect();
+    sync_ends.sort_by(f64::total_cmp);
+    let launch_at: HashMap<i64, f64> =
+        t.runtime.iter().filter(|r| r.correlation >= 0).map(|r| (r.correlation, r.start)).collect();
+
+    let mut idle = IdleSplit::default();
+    let mut waits = HostWaits::default();
+    for &(g0, g1) in &idle_gaps {
+        let len = g1 - g0;
+        // The GPU work that ended the gap, and when the host launched it.
+        let next = t.gpu.partition_point(|o| o.start < g1);
+        let launched = t.gpu.get(next).and_then(|o| launch_at.get(&o.correlation)).copied();
+        let host_wait = launched.is_some_and(|l| l > g0);
+        if host_wait {
+            idle.host_wait_us += len;
+        } else if len < th.kernel_wait_max_us {
+            idle.kernel_wait_us += len;
+        } else {
+            idle.other_us += len;
+        }
+        let gap = [(g0, g1)];
+        let dl = overlap(&dataloader, &gap);
+        let ck = overlap(&checkpoint, &gap).min(len - dl);
+        let rest = (len - dl - ck).max(0.0);
+        waits.dataloader_us += dl;
+        waits.checkpoint_us += ck;
+        let lo_i = sync_ends.partition_point(|&e| e < g0 - th.sync_return_slack_us);
+        let synced = sync_ends.get(lo_i).is_some_and(|&e| e <= g1);
+        if synced {
+            waits.sync_us += rest;
+        } else if host_wait {
+            waits.launch_us += rest;
+        } else {
+            waits.other_us += rest;
+        }
+    }
+
+    // Copies.
+    for o in t.gpu.iter().filter(|o| o.end > lo && o.start < hi) {
+        match o.kind {
+            GpuKind::Memcpy(CopyKind::HtoDPageable) => {
+                waits.pageable_h2d_us += o.dur();
+                waits.pageable_h2d_bytes += o.bytes;
+            }
+            GpuKind::Memcpy(CopyKind::HtoDPinned) => waits.pinned_h2d_us += o.dur(),
+            GpuKind::Memcpy(CopyKind::DtoH) => waits.dtoh_us += o.dur(),
+            _ => {}
+        }
+    }
+    let h2d = ops_in(&|o| matches!(o.kind, GpuKind::Memcpy(CopyKind::HtoDPageable | CopyKind::HtoDPinned)));
+    waits.exposed_h2d_us = total(&h2d) - overlap(&h2d, &compute_comm);
+
+    // Synchronising calls per steady CPU step.
+    let steady_cpu: Vec<Interval> = steady.iter().map(|&i| (t.steps[i].start, t.steps[i].end)).collect();
+    let in_steady = |x: f64| steady_cpu.iter().any(|&(a, b)| x >= a && x < b);
+    let n_steady = steady.len().max(1) as f64;
+    waits.sync_calls_per_step = t.runtime.iter().filter(|r| r.kind == RuntimeKind::Sync && in_steady(r.start)).count() as f64 / n_steady;
+    waits.item_calls_per_step = t.cpu.iter().filter(|c| c.kind == CpuKind::Item && in_steady(c.start)).count() as f64 / n_steady;
+
+    let runtime_spans = merge(t.runtime.iter().map(|r| (r.start, r.end)).collect());
+    let steps = periods
+        .iter()
+        .map(|&(number, (p0, p1))| {
+            let c = clip(&compute, p0, p1);
+            let mc = clip(&memcpy, p0, p1);
+            let ms = clip(&memset, p0, p1);
+            let nc = clip(&comm, p0, p1);
+            let c_mc = merge([c.clone(), mc.clone()].concat());
+            let c_mc_ms = merge([c_mc.clone(), ms.clone()].concat());
+            let busy = merge([c_mc_ms.clone(), nc.clone()].concat());
+            let idle = gaps(&busy, p0, p1);
+            let runtime = overlap(&runtime_spans, &idle);
+            let idle_no_rt = subtract(&idle, &runtime_spans);
+            let dl = overlap(&dataloader, &idle_no_rt);
+            let duration = p1 - p0;
+            StepBreakdown {
+                step: number,
+                duration_us: duration,
+                kernel_us: total(&c),
+                memcpy_us: total(&mc) - overlap(&mc, &c),
+                memset_us: total(&ms) - overlap(&ms, &c_mc),
+                communication_us: total(&nc) - overlap(&nc, &c_mc_ms),
+                runtime_us: runtime,
+                dataloader_us: dl,
+                cpu_other_us: (total(&idle) - runtime - dl).max(0.0),
+            }
+        })
+        .collect::<Vec<_>>();
+
+    let in_periods = |o: &GpuOp| periods.iter().any(|&(_, (p0, p1))| o.start >= p0 && o.start < p1);
+    let kernels = kernel_stats(t, &launch_at, &in_periods, periods.len().max(1));
+    let comm_stats = CommStats {
+        nccl_kernels: t.gpu.iter().filter(|o| o.kind == GpuKind::Communication && in_periods(o)).count() as u64,
+        total_us: comm_total_us,
+        exposed_us: exposed_comm_us,
+        overlap_share: if comm_total_us > 0.0 { 1.0 - exposed_comm_us / comm_total_us } else { 0.0 },
+    };
+    let busy_per_step: Vec<f64> = periods.iter().map(|&(_, (p0, p1))| total(&clip(&busy, p0, p1))).collect();
+    let cpu_durations: Vec<f64> = steady.iter().map(|&i| t.steps[i].end - t.steps[i].start).collect();
+    let summary = RankSummary {
+        rank: t.rank.unwrap_or(0),
+        source: t.source.display().to_string(),
+        device_name: t.device_name.clone(),
+        profiled_steps: t.steps.iter().map(|s| s.number).collect(),
+        steady_steps: steady_numbers,
+        gpu: GpuTimeSplit {
+            window_us: window,
+            compute_us,
+            exposed_comm_us,
+            exposed_memory_us,
+            idle_us: total(&idle_gaps),
+            idle,
+            comm_total_us,
+        },
+        steps,
+        kernels,
+        host_waits: waits,
+        comm: comm_stats,
+        profiled_step_us: median(&cpu_durations),
+        gpu_step_us: median(&periods.iter().map(|&(_, (a, b))| b - a).collect::<Vec<_>>()),
+        gpu_busy_per_step_us: median(&busy_per_step),
+    };
+    TraceAnalysis { cpu_step_us: summary.profiled_step_us, summary }
+}
+
+fn empty_summary(t: &Trace, steady: Vec<u64>) -> RankSummary {
+    RankSummary {
+        rank: t.rank.unwrap_or(0),
+        source: t.source.display().to_string(),
+        device_name: t.device_name.clone(),
+        profiled_steps: t.steps.iter().map(|s| s.number).collect(),
+        steady_steps: steady,
+        ..RankSummary::default()
+    }
+}
+
+/// `a` minus the merged list `b`.
+fn subtract(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
+    let mut out = Vec::new();
+    for &(lo, hi) in a {
+        out.extend(gaps(&clip(b, lo, hi), lo, hi));
+    }
+    out
+}
+
+/// Step index (into `t.steps`) of each GPU op, by the CPU step that launched it. Ops whose
+/// launch is not in the trace inherit the step of the op before them: one stream runs its
+/// work in launch order.
+fn assign_steps(t: &Trace) -> Vec<Option<usize>> {
+    let launch_at: HashMap<i64, f64> =
+        t.runtime.iter().filter(|r| r.correlation >= 0).map(|r| (r.correlation, r.start)).collect();
+    let step_at = |x: f64| -> Option<usize> {
+        let i = t.steps.partition_point(|s| s.start <= x);
+        let i = i.checked_sub(1)?;
+        // A launch between two steps (after one ended, before the next began) still belongs
+        // to the earlier one: the loop body ran past `prof.step()`.
+        let next_start = t.steps.get(i + 1).map_or(f64::INFINITY, |s| s.start);
+        (x < next_start).then_some(i)
+    };
+    let mut out = Vec::with_capacity(t.gpu.len());
+    let mut previous = None;
+    for op in &t.gpu {
+        let s = match launch_at.get(&op.correlation) {
+            Some(&l) => step_at(l),
+            None => previous,
+        };
+        if s.is_some() {
+            previous = s;
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// Indices of the steps that are not warm-up: leading steps far slower than the median of the
+/// rest are dropped (cuDNN autotune, compilation, allocator growth happen first).
+fn steady_steps(t: &Trace, th: &Thresholds) -> Vec<usize> {
+    let durations: Vec<f64> = t.steps.iter().map(|s| s.end - s.start).collect();
+    let mut first = 0;
+    while first + th.min_periods < durations.len() {
+        let rest = median(&durations[first + 1..]);
+        if durations[first] > th.warmup_step_factor * rest {
+            first += 1;
+        } else {
+            break;
+        }
+    }
+    (first..durations.len()).collect()
+}
+
+fn kernel_stats(t: &Trace, launch_at: &HashMap<i64, f64>, keep: &dyn Fn(&GpuOp) -> bool, periods: usize) -> KernelStats {
+    let kernels: Vec<&GpuOp> = t
+        .gpu
+        .iter()
+        .filter(|o| matches!(o.kind, GpuKind::Compute | GpuKind::Communication) && keep(o))
+        .collect();
+    if kernels.is_empty() {
+        return KernelStats::default();
+    }
+    let durations: Vec<f64> = kernels.iter().map(|o| o.dur()).collect();
+    let delays: Vec<f64> = kernels
+        .iter()
+        .filter_map(|o| launch_at.get(&o.correlation).map(|l| (o.start - l).max(0.0)))
+        .collect();
+    let mut per_name: HashMap<u32, (u64, f64)> = HashMap::new();
+    for o in &kernels {
+        let e = per_name.entry(o.name).or_default();
+        e.0 += 1;
+        e.1 += o.dur();
+    }
+    let kernel_time: f64 = durations.iter().sum();
+    let class_share = |class: KernelClass| {
+        per_name
+            .iter()
+            .filter(|(n, _)| classify_kernel(&t.kernel_names[**n as usize]) == class)
+            .map(|(_, (_, us))| us)
+            .sum::<f64>()
+            / kernel_time.max(f64::MIN_POSITIVE)
+    };
+    let mut top: Vec<KernelTime> = per_name
+        .iter()
+        .map(|(n, (count, us))| KernelTime { name: t.kernel_names[*n as usize].clone(), count: *count, total_us: *us })
+        .collect();
+    top.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
+    top.truncate(10);
+    KernelStats {
+        kernels: kernels.len() as u64,
+        per_step: kernels.len() as f64 / periods as f64,
+        median_us: median(&durations),
+        share_under_10us: durations.iter().filter(|&&d| d < 10.0).count() as f64 / durations.len() as f64,
+        launch_delay_median_us: median(&delays),
+        launch_delay_p90_us: percentile(&delays, 0.9),
+        gemm_conv_time_share: class_share(KernelClass::GemmConv),
+        elementwise_time_share: class_share(KernelClass::Elementwise),
+        top,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelClass {
+    /// Matrix multiply and convolution: what tensor cores run.
+    GemmConv,
+    /// Elementwise, normalisation, reduction, optimizer updates: limited by memory bandwidth.
+    Elementwise,
+    Communication,
+    Other,
+}
+
+/// Kernel family by its (demangled) name.
+pub fn classify_kernel(name: &str) -> KernelClass {
+    let n = name.to_ascii_lowercase();
+    const GEMM: [&str; 14] = [
+        "gemm", "cutlass", "xmma", "nvjet", "cublas", "wgmma", "conv", "dgrad", "wgrad", "fprop", "implicit",
+        "matmul", "triton_tem", "flash",
+    ];
+    const ELEMENTWISE: [&str; 16] = [
+        "elementwise", "vectorized", "unrolled", "norm", "reduce", "softmax", "dropout", "gelu", "relu",
+        "pointwise", "multi_tensor_apply", "triton_poi", "triton_red", "triton_per", "cat_array", "index",
+    ];
+    if crate::ingest::kineto::is_nccl_kernel(name) {
+        KernelClass::Communication
+    } else if GEMM.iter().any(|k| n.contains(k)) {
+        KernelClass::GemmConv
+    } else if ELEMENTWISE.iter().any(|k| n.contains(k)) {
+        KernelClass::Elementwise
+    } else {
+        KernelClass::Other
+    }
+}

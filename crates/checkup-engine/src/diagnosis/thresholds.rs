@@ -1,0 +1,134 @@
+//! Every threshold the engine uses, in one table. Each is derived from what the portrait
+//! means (and from the prior art noted beside it), not fitted to a recording.
+
+/// The engine's thresholds. `Thresholds::default()` is what the CLI and app use;
+/// [`Thresholds::table`] documents them for the README and reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Thresholds {
+    /// A lost-time finding must explain at least this share of step time to be the primary
+    /// one or rated major (xprof: input-bound "high" at 20 %, TraceLens flags idle > 15 %).
+    pub significant_share: f64,
+    /// Findings explaining less than this share are not reported (xprof's "moderate" 5 %).
+    pub reportable_share: f64,
+    /// GPU busy at least this share of the step (at unprofiled speed) = the GPU is the limit.
+    pub gpu_busy_high: f64,
+    /// HTA: an idle gap shorter than this, with the next work already launched, is kernel wait.
+    pub kernel_wait_max_us: f64,
+    /// A sync call counts as returning inside an idle gap up to this long before it (CPU and
+    /// GPU clocks in a trace are aligned only to a few microseconds).
+    pub sync_return_slack_us: f64,
+    /// A kernel shorter than this is "tiny": launch cost (~5 µs) rivals its run time.
+    pub tiny_kernel_us: f64,
+    /// A leading step more than this many times the median of the rest is warm-up.
+    pub warmup_step_factor: f64,
+    /// Fewest whole step periods a trace window needs.
+    pub min_periods: usize,
+    /// A steady step more than this many times the median step is a stall.
+    pub stall_factor: f64,
+    /// Stalls form a period when there are at least this many ...
+    pub min_stalls: usize,
+    /// ... and their spacing varies by at most this coefficient of variation.
+    pub stall_period_cv: f64,
+    /// Steps within this many steps before the profiled range are left out of timings (the
+    /// profiler's wait and warm-up phases and its start-up cost).
+    pub profiler_margin_steps: u64,
+    /// Median step shorter than this share of the median GPU time per step = the host runs
+    /// ahead of the GPU (queue back-pressure, not stalls).
+    pub host_ahead_ratio: f64,
+    /// GPM DRAM bandwidth utilisation (percent of peak) at which busy GPU time is
+    /// bandwidth-limited: achievable HBM bandwidth is ~85–90 % of peak, so a sustained 70 %
+    /// average means the memory system is near its practical limit through most kernels.
+    pub dram_bw_memory_bound_pct: f64,
+    /// Share of kernel time in matrix/convolution kernels above which the work is
+    /// compute-shaped.
+    pub gemm_dominant_share: f64,
+    /// Without GPM: elementwise/normalisation share of kernel time that means bandwidth-bound
+    /// (stricter than with GPM: optimizer updates are elementwise too, yet small).
+    pub elementwise_dominant_share: f64,
+    /// Tensor-core activity below this (percent) while matrix kernels dominate = tensor cores
+    /// unused (fp32 matmuls without TF32 or autocast).
+    pub tensor_active_low_pct: f64,
+    /// Share of busy samples with a throttling clock-event reason that makes a finding.
+    pub throttled_share: f64,
+    /// SM clock under this fraction of its max while busy = clocks held down.
+    pub sm_clock_low_ratio: f64,
+    /// Host CPU use (all cores, percent) at which the host is saturated: more DataLoader
+    /// workers cannot help (SageMaker Debugger: CPU > 90 %).
+    pub host_cpu_saturated_pct: f64,
+    /// Util at or above this is busy, at or below `util_low_pct` near idle (sawtooth).
+    pub util_busy_pct: f64,
+    pub util_low_pct: f64,
+    /// A sawtooth needs at least this share of near-idle samples, and at most 1 minus it.
+    pub sawtooth_min_drop_share: f64,
+    /// Exposed communication on a rank exceeding the slowest rank's by this share of the
+    /// window is waiting for a straggler.
+    pub straggler_share: f64,
+    /// Scaling efficiency under this is worth a finding.
+    pub scaling_efficiency_ok: f64,
+    /// Several host synchronisations per step is a smell even when they cost little now.
+    pub sync_calls_per_step: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self {
+            significant_share: 0.15,
+            reportable_share: 0.05,
+            gpu_busy_high: 0.85,
+            kernel_wait_max_us: 30.0,
+            sync_return_slack_us: 50.0,
+            tiny_kernel_us: 10.0,
+            warmup_step_factor: 3.0,
+            min_periods: 2,
+            stall_factor: 3.0,
+            min_stalls: 3,
+            stall_period_cv: 0.25,
+            profiler_margin_steps: 8,
+            host_ahead_ratio: 0.8,
+            dram_bw_memory_bound_pct: 70.0,
+            gemm_dominant_share: 0.5,
+            elementwise_dominant_share: 0.75,
+            tensor_active_low_pct: 5.0,
+            throttled_share: 0.2,
+            sm_clock_low_ratio: 0.9,
+            host_cpu_saturated_pct: 85.0,
+            util_busy_pct: 50.0,
+            util_low_pct: 10.0,
+            sawtooth_min_drop_share: 0.1,
+            straggler_share: 0.05,
+            scaling_efficiency_ok: 0.9,
+            sync_calls_per_step: 1.0,
+        }
+    }
+}
+
+impl Thresholds {
+    /// `(name, value, meaning)` rows, for documentation and reports.
+    pub fn table(&self) -> Vec<(&'static str, String, &'static str)> {
+        vec![
+            ("significant_share", pct(self.significant_share), "a lost-time finding this large can be primary / major"),
+            ("reportable_share", pct(self.reportable_share), "smaller findings are not reported"),
+            ("gpu_busy_high", pct(self.gpu_busy_high), "GPU busy share that makes the GPU the limit"),
+            ("kernel_wait_max_us", format!("{} µs", self.kernel_wait_max_us), "HTA kernel-wait gap limit"),
+            ("tiny_kernel_us", format!("{} µs", self.tiny_kernel_us), "a kernel this short is launch-cost dominated"),
+            ("warmup_step_factor", format!("{}×", self.warmup_step_factor), "leading steps this much slower are warm-up"),
+            ("stall_factor", format!("{}×", self.stall_factor), "a step this much slower than the median is a stall"),
+            ("min_stalls / stall_period_cv", format!("{} / {}", self.min_stalls, self.stall_period_cv), "stalls that repeat regularly form a period"),
+            ("host_ahead_ratio", format!("{}", self.host_ahead_ratio), "host runs ahead of the GPU: long steps are back-pressure"),
+            ("dram_bw_memory_bound_pct", format!("{} %", self.dram_bw_memory_bound_pct), "GPM DRAM utilisation that makes busy GPU time bandwidth-bound"),
+            ("gemm_dominant_share", pct(self.gemm_dominant_share), "matrix/convolution share of kernel time that is compute-shaped"),
+            ("elementwise_dominant_share", pct(self.elementwise_dominant_share), "elementwise share that is bandwidth-bound (no GPM)"),
+            ("tensor_active_low_pct", format!("{} %", self.tensor_active_low_pct), "tensor cores unused while matmuls dominate"),
+            ("throttled_share", pct(self.throttled_share), "busy samples with a throttle reason that make a finding"),
+            ("sm_clock_low_ratio", format!("{}", self.sm_clock_low_ratio), "busy SM clock below this fraction of max"),
+            ("host_cpu_saturated_pct", format!("{} %", self.host_cpu_saturated_pct), "host CPU saturated: more workers cannot help"),
+            ("straggler_share", pct(self.straggler_share), "extra exposed communication that is waiting for a slower rank"),
+            ("scaling_efficiency_ok", pct(self.scaling_efficiency_ok), "multi-GPU scaling efficiency below this is reported"),
+            ("sync_calls_per_step", format!("{}", self.sync_calls_per_step), "host synchronisations per step worth a note"),
+        ]
+    }
+}
+
+fn pct(v: f64) -> String {
+    format!("{:.0} %", v * 100.0)
+}

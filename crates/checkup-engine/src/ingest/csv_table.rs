@@ -1,0 +1,79 @@
+//! A small typed view over the CSV files recordings use: columns by name, empty or `nan`
+//! cells as missing, and errors that name the file, line and column.
+
+use std::path::Path;
+
+use crate::error::{EngineError, Result};
+
+pub struct CsvTable {
+    pub header: Vec<String>,
+    pub rows: Vec<csv::StringRecord>,
+}
+
+impl CsvTable {
+    pub fn read(path: &Path, has_header: bool) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|e| EngineError::io(path, e))?;
+        if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+            return Err(EngineError::invalid(path, "file is empty"));
+        }
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(has_header)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .comment(if has_header { None } else { Some(b'#') })
+            .from_reader(bytes.as_slice());
+        let header = if has_header {
+            reader
+                .headers()
+                .map_err(|e| EngineError::invalid(path, format!("unreadable CSV header: {e}")))?
+                .iter()
+                .map(str::to_owned)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut rows = Vec::new();
+        for (i, rec) in reader.records().enumerate() {
+            let rec = rec.map_err(|e| EngineError::invalid(path, format!("line {}: {e}", i + 1 + has_header as usize)))?;
+            if rec.iter().all(str::is_empty) {
+                continue;
+            }
+            rows.push(rec);
+        }
+        Ok(Self { header, rows })
+    }
+
+    /// Index of a column, or an error listing what the file has.
+    pub fn require(&self, path: &Path, name: &str) -> Result<usize> {
+        self.column(name).ok_or_else(|| {
+            EngineError::invalid(
+                path,
+                format!("missing column `{name}` (the header has: {})", self.header.join(", ")),
+            )
+        })
+    }
+
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+}
+
+/// A numeric cell: `None` for empty, `nan`, `N/A` or `[N/A]`-style cells; an error for text.
+pub fn number(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Result<Option<f64>> {
+    let Some(cell) = cell.map(str::trim) else { return Ok(None) };
+    if cell.is_empty() || cell.eq_ignore_ascii_case("nan") || cell.contains("N/A") || cell.contains("Not Supported") {
+        return Ok(None);
+    }
+    // nvidia-smi without `nounits` appends the unit: "85.63 W", "1980 MHz", "4 %".
+    let numeric = cell.split_whitespace().next().unwrap_or(cell);
+    let parsed = if let Some(hex) = numeric.strip_prefix("0x") {
+        u64::from_str_radix(hex, 16).map(|v| v as f64).ok()
+    } else {
+        numeric.parse::<f64>().ok()
+    };
+    match parsed {
+        Some(v) if v.is_finite() => Ok(Some(v)),
+        Some(_) => Ok(None),
+        None => Err(EngineError::invalid(path, format!("line {line}: column `{column}`: `{cell}` is not a number"))),
+    }
+}

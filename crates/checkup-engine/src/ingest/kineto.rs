@@ -1,0 +1,684 @@
+//! Streaming reader for PyTorch profiler (Kineto) Chrome traces, `.json` or `.json.gz`.
+//!
+//! Traces of several GB exist in the wild, so the file is never held whole: a small scanner
+//! walks the top-level object, cuts `traceEvents` into one event at a time, and serde parses
+//! each event from a reused buffer, borrowing its strings. Only the few fields the analysis
+//! needs are kept, in compact structs (about 40 bytes per kept event).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+
+use crate::error::{EngineError, Result};
+
+/// One rank's trace, reduced to what the analysis reads. Times are microseconds on the
+/// trace's own clock.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub source: PathBuf,
+    pub rank: Option<u32>,
+    pub world_size: Option<u32>,
+    pub device_name: Option<String>,
+    pub kernel_names: Vec<String>,
+    /// CPU-side `ProfilerStep#N` ranges, sorted by start.
+    pub steps: Vec<StepSpan>,
+    pub cpu: Vec<CpuSpan>,
+    /// CUDA runtime and driver calls, sorted by start.
+    pub runtime: Vec<RuntimeCall>,
+    /// Kernels, copies and sets, sorted by start.
+    pub gpu: Vec<GpuOp>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepSpan {
+    pub number: u64,
+    pub start: f64,
+    pub end: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuKind {
+    /// `enumerate(DataLoader)#...__next__`: the training loop waiting for its batch.
+    DataLoader,
+    /// `aten::item` / `aten::_local_scalar_dense`: a tensor read back to Python.
+    Item,
+    /// `torch.save` and friends: a checkpoint being written.
+    Checkpoint,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuSpan {
+    pub kind: CpuKind,
+    pub start: f64,
+    pub end: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeKind {
+    Launch,
+    /// A call that blocks the host until GPU work finishes.
+    Sync,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuntimeCall {
+    pub kind: RuntimeKind,
+    pub start: f64,
+    pub end: f64,
+    pub correlation: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyKind {
+    HtoDPageable,
+    HtoDPinned,
+    DtoH,
+    DtoD,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuKind {
+    Compute,
+    /// NCCL kernels (`ncclKernel_*`, `ncclDevKernel_*`).
+    Communication,
+    Memcpy(CopyKind),
+    Memset,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GpuOp {
+    pub kind: GpuKind,
+    pub start: f64,
+    pub end: f64,
+    pub correlation: i64,
+    /// Index into [`Trace::kernel_names`]; `u32::MAX` for copies and sets.
+    pub name: u32,
+    pub bytes: u64,
+}
+
+impl GpuOp {
+    pub fn dur(&self) -> f64 {
+        self.end - self.start
+    }
+}
+
+/// Reads one trace file, gzip or plain (told apart by the gzip magic bytes, not the name).
+pub fn read_trace(path: &Path) -> Result<Trace> {
+    let mut file = File::open(path).map_err(|e| EngineError::io(path, e))?;
+    let mut magic = [0u8; 2];
+    let got = read_up_to(&mut file, &mut magic).map_err(|e| EngineError::io(path, e))?;
+    if got == 0 {
+        return Err(EngineError::invalid(path, "file is empty"));
+    }
+    let file = File::open(path).map_err(|e| EngineError::io(path, e))?;
+    const BUF: usize = 1 << 20;
+    let reader: Box<dyn BufRead> = if magic == [0x1f, 0x8b] {
+        Box::new(BufReader::with_capacity(
+            BUF,
+            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF, file)),
+        ))
+    } else {
+        Box::new(BufReader::with_capacity(BUF, file))
+    };
+    parse_trace(reader, path)
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Parses a Chrome trace from any reader; `path` only names it in errors.
+pub fn parse_trace(reader: impl BufRead, path: &Path) -> Result<Trace> {
+    let mut scanner = Scanner { r: reader, pos: 0, path };
+    let mut builder = TraceBuilder::new(path);
+    let mut buf = Vec::with_capacity(64 * 1024);
+    match scanner.peek_nonws()? {
+        Some(b'{') => {
+            scanner.bump();
+            scan_top_object(&mut scanner, &mut builder, &mut buf)?;
+        }
+        // The Chrome trace format also allows a bare array of events.
+        Some(b'[') => {
+            scanner.bump();
+            scan_events(&mut scanner, &mut builder, &mut buf)?;
+        }
+        Some(_) => {
+            return Err(EngineError::invalid(path, "not a JSON trace: expected '{' or '[' at the start"))
+        }
+        None => return Err(EngineError::invalid(path, "file is empty")),
+    }
+    builder.finish()
+}
+
+fn scan_top_object<R: BufRead>(
+    s: &mut Scanner<'_, R>,
+    builder: &mut TraceBuilder,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
+    let mut saw_events = false;
+    loop {
+        match s.peek_nonws()? {
+            Some(b'}') => {
+                s.bump();
+                break;
+            }
+            Some(b'"') => {}
+            _ => return Err(s.syntax("expected a key in the top-level object")),
+        }
+        buf.clear();
+        s.capture_value(buf)?;
+        let key: String = serde_json::from_slice(buf).map_err(|e| s.json(e))?;
+        s.expect(b':')?;
+        match key.as_str() {
+            "traceEvents" => {
+                s.expect(b'[')?;
+                scan_events(s, builder, buf)?;
+                saw_events = true;
+            }
+            "distributedInfo" | "deviceProperties" => {
+                buf.clear();
+                s.capture_value(buf)?;
+                let value: serde_json::Value = serde_json::from_slice(buf).map_err(|e| s.json(e))?;
+                builder.top_level(&key, &value);
+            }
+            _ => {
+                buf.clear();
+                s.capture_value(buf)?;
+            }
+        }
+        match s.peek_nonws()? {
+            Some(b',') => s.bump(),
+            Some(b'}') => {
+                s.bump();
+                break;
+            }
+            _ => return Err(s.syntax("expected ',' or '}' after a top-level value")),
+        }
+    }
+    if !saw_events {
+        return Err(EngineError::invalid(builder.trace.source.as_path(), "no \"traceEvents\" array: not a PyTorch profiler trace"));
+    }
+    Ok(())
+}
+
+fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, buf: &mut Vec<u8>) -> Result<()> {
+    if s.peek_nonws()? == Some(b']') {
+        s.bump();
+        return Ok(());
+    }
+    loop {
+        buf.clear();
+        let at = s.pos;
+        s.capture_value(buf)?;
+        let event: RawEvent<'_> = serde_json::from_slice(buf).map_err(|e| {
+            let byte = at + offset_in(buf, e.line(), e.column()) as u64;
+            EngineError::invalid(s.path, format!("invalid trace event at byte {byte}: {}", e.classify_message()))
+        })?;
+        builder.push(event);
+        match s.peek_nonws()? {
+            Some(b',') => s.bump(),
+            Some(b']') => {
+                s.bump();
+                return Ok(());
+            }
+            Some(_) => return Err(s.syntax("expected ',' or ']' between trace events")),
+            None => return Err(s.truncated()),
+        }
+    }
+}
+
+/// Byte offset of a 1-based (line, column) position inside `buf`.
+fn offset_in(buf: &[u8], line: usize, column: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        buf.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(line - 2).map_or(0, |(i, _)| i + 1)
+    };
+    line_start + column.saturating_sub(1)
+}
+
+trait ClassifyMessage {
+    fn classify_message(&self) -> String;
+}
+
+impl ClassifyMessage for serde_json::Error {
+    /// serde_json's message without its "at line L column C" suffix (the byte is given instead).
+    fn classify_message(&self) -> String {
+        let text = self.to_string();
+        match text.rfind(" at line ") {
+            Some(i) => text[..i].to_owned(),
+            None => text,
+        }
+    }
+}
+
+/// Byte-level walker over a JSON document that never holds more than one value at a time.
+struct Scanner<'p, R> {
+    r: R,
+    pos: u64,
+    path: &'p Path,
+}
+
+impl<R: BufRead> Scanner<'_, R> {
+    fn fill(&mut self) -> Result<&[u8]> {
+        let path = self.path;
+        self.r.fill_buf().map_err(|e| EngineError::io(path, e))
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.r.consume(n);
+        self.pos += n as u64;
+    }
+
+    fn bump(&mut self) {
+        self.consume(1);
+    }
+
+    fn peek_nonws(&mut self) -> Result<Option<u8>> {
+        loop {
+            let buf = self.fill()?;
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+                Some(i) => {
+                    let b = buf[i];
+                    self.consume(i);
+                    return Ok(Some(b));
+                }
+                None => {
+                    let n = buf.len();
+                    self.consume(n);
+                }
+            }
+        }
+    }
+
+    fn expect(&mut self, want: u8) -> Result<()> {
+        match self.peek_nonws()? {
+            Some(b) if b == want => {
+                self.bump();
+                Ok(())
+            }
+            Some(_) => Err(self.syntax(&format!("expected '{}'", want as char))),
+            None => Err(self.truncated()),
+        }
+    }
+
+    /// Appends the next JSON value's raw bytes to `out`.
+    fn capture_value(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        let first = self.peek_nonws()?.ok_or_else(|| self.truncated())?;
+        match first {
+            b'{' | b'[' | b'"' => self.capture_nested(out, first == b'"'),
+            _ => self.capture_scalar(out),
+        }
+    }
+
+    fn capture_nested(&mut self, out: &mut Vec<u8>, string_only: bool) -> Result<()> {
+        let mut depth: u32 = 0;
+        let mut in_string = false;
+        let mut escaped = false;
+        loop {
+            let buf = self.fill()?;
+            if buf.is_empty() {
+                return Err(self.truncated());
+            }
+            let mut end = None;
+            for (i, &b) in buf.iter().enumerate() {
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if b == b'\\' {
+                        escaped = true;
+                    } else if b == b'"' {
+                        in_string = false;
+                        if string_only {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                match b {
+                    b'"' => {
+                        in_string = true;
+                    }
+                    b'{' | b'[' => {
+                        depth += 1;
+                    }
+                    b'}' | b']' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            match end {
+                Some(i) => {
+                    out.extend_from_slice(&buf[..=i]);
+                    self.consume(i + 1);
+                    return Ok(());
+                }
+                None => {
+                    out.extend_from_slice(buf);
+                    let n = buf.len();
+                    self.consume(n);
+                }
+            }
+        }
+    }
+
+    fn capture_scalar(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        loop {
+            let buf = self.fill()?;
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match buf.iter().position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace()) {
+                Some(i) => {
+                    out.extend_from_slice(&buf[..i]);
+                    self.consume(i);
+                    return Ok(());
+                }
+                None => {
+                    out.extend_from_slice(buf);
+                    let n = buf.len();
+                    self.consume(n);
+                }
+            }
+        }
+    }
+
+    fn syntax(&self, what: &str) -> EngineError {
+        EngineError::invalid(self.path, format!("invalid JSON at byte {}: {what}", self.pos))
+    }
+
+    fn truncated(&self) -> EngineError {
+        EngineError::invalid(self.path, format!("file is truncated: the JSON ends at byte {} before the trace is complete", self.pos))
+    }
+
+    fn json(&self, e: serde_json::Error) -> EngineError {
+        EngineError::invalid(self.path, format!("invalid JSON near byte {}: {e}", self.pos))
+    }
+}
+
+#[derive(Deserialize)]
+struct RawEvent<'a> {
+    #[serde(borrow, default)]
+    ph: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cat: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    ts: Option<f64>,
+    #[serde(default)]
+    dur: Option<f64>,
+    #[serde(default)]
+    args: Option<RawArgs>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawArgs {
+    #[serde(default, deserialize_with = "lenient_i64")]
+    correlation: Option<i64>,
+    #[serde(default, deserialize_with = "lenient_i64")]
+    bytes: Option<i64>,
+}
+
+/// Kineto writes ids as numbers, some tools as strings; either is accepted.
+fn lenient_i64<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i64>, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Option<i64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<Self::Value, E> {
+            Ok(i64::try_from(v).ok())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<Self::Value, E> {
+            Ok(Some(v as i64))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+            Ok(v.trim().parse().ok())
+        }
+        fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+struct TraceBuilder {
+    trace: Trace,
+    names: HashMap<String, u32>,
+}
+
+impl TraceBuilder {
+    fn new(path: &Path) -> Self {
+        Self { trace: Trace { source: path.to_path_buf(), ..Trace::default() }, names: HashMap::new() }
+    }
+
+    fn top_level(&mut self, key: &str, value: &serde_json::Value) {
+        match key {
+            "distributedInfo" => {
+                self.trace.rank = value.get("rank").and_then(|v| v.as_u64()).map(|v| v as u32);
+                self.trace.world_size = value.get("world_size").and_then(|v| v.as_u64()).map(|v| v as u32);
+            }
+            "deviceProperties" => {
+                self.trace.device_name = value
+                    .as_array()
+                    .and_then(|a| a.first())
+                    .and_then(|d| d.get("name"))
+                    .and_then(|n| n.as_str())
+                    .map(str::to_owned);
+            }
+            _ => {}
+        }
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.names.get(name) {
+            return id;
+        }
+        let id = self.trace.kernel_names.len() as u32;
+        self.trace.kernel_names.push(name.to_owned());
+        self.names.insert(name.to_owned(), id);
+        id
+    }
+
+    fn push(&mut self, e: RawEvent<'_>) {
+        if e.ph.as_deref() != Some("X") {
+            return;
+        }
+        let (Some(cat), Some(name), Some(start)) = (e.cat.as_deref(), e.name.as_deref(), e.ts) else {
+            return;
+        };
+        let end = start + e.dur.unwrap_or(0.0).max(0.0);
+        let args = e.args.unwrap_or_default();
+        let correlation = args.correlation.unwrap_or(-1);
+        match cat.to_ascii_lowercase().as_str() {
+            "kernel" => {
+                let kind = if is_nccl_kernel(name) { GpuKind::Communication } else { GpuKind::Compute };
+                let name = self.intern(name);
+                self.trace.gpu.push(GpuOp { kind, start, end, correlation, name, bytes: 0 });
+            }
+            "gpu_memcpy" | "memcpy" => self.trace.gpu.push(GpuOp {
+                kind: GpuKind::Memcpy(copy_kind(name)),
+                start,
+                end,
+                correlation,
+                name: u32::MAX,
+                bytes: args.bytes.unwrap_or(0).max(0) as u64,
+            }),
+            "gpu_memset" | "memset" => self.trace.gpu.push(GpuOp {
+                kind: GpuKind::Memset,
+                start,
+                end,
+                correlation,
+                name: u32::MAX,
+                bytes: args.bytes.unwrap_or(0).max(0) as u64,
+            }),
+            "cuda_runtime" | "cuda_driver" | "runtime" | "driver" => {
+                self.trace.runtime.push(RuntimeCall { kind: runtime_kind(name), start, end, correlation })
+            }
+            "user_annotation" | "cpu_op" | "operator" | "python_function" => {
+                if let Some(number) = name.strip_prefix("ProfilerStep#") {
+                    if let Ok(number) = number.trim().parse() {
+                        self.trace.steps.push(StepSpan { number, start, end });
+                    }
+                } else if let Some(kind) = cpu_kind(name) {
+                    self.trace.cpu.push(CpuSpan { kind, start, end });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(mut self) -> Result<Trace> {
+        let t = &mut self.trace;
+        let by_start = |a: &f64, b: &f64| a.total_cmp(b);
+        t.steps.sort_by(|a, b| by_start(&a.start, &b.start));
+        // Kineto can emit a step twice (CPU and, rarely, a duplicate on another thread).
+        t.steps.dedup_by_key(|s| s.number);
+        t.cpu.sort_by(|a, b| by_start(&a.start, &b.start));
+        t.runtime.sort_by(|a, b| by_start(&a.start, &b.start));
+        t.gpu.sort_by(|a, b| by_start(&a.start, &b.start));
+        if t.steps.is_empty() {
+            return Err(EngineError::invalid(
+                &t.source,
+                "the trace has no ProfilerStep#N annotations: call prof.step() once per iteration inside the training loop (with a torch.profiler schedule), or profile with `checkup-agent run`",
+            ));
+        }
+        if t.gpu.is_empty() {
+            return Err(EngineError::invalid(
+                &t.source,
+                "the trace has no GPU activity (kernels, memcpy, memset): profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+            ));
+        }
+        Ok(self.trace)
+    }
+}
+
+pub fn is_nccl_kernel(name: &str) -> bool {
+    name.starts_with("nccl") || name.contains("ncclKernel") || name.contains("ncclDevKernel")
+}
+
+fn copy_kind(name: &str) -> CopyKind {
+    if name.contains("HtoD") {
+        if name.contains("Pageable") {
+            CopyKind::HtoDPageable
+        } else {
+            CopyKind::HtoDPinned
+        }
+    } else if name.contains("DtoH") {
+        CopyKind::DtoH
+    } else if name.contains("DtoD") || name.contains("PtoP") {
+        CopyKind::DtoD
+    } else {
+        CopyKind::Other
+    }
+}
+
+fn runtime_kind(name: &str) -> RuntimeKind {
+    if name.contains("Synchronize") || name == "cudaMemcpy" || name == "cuMemcpyDtoH_v2" || name == "cudaMemcpy2D" {
+        RuntimeKind::Sync
+    } else if name.contains("Launch") {
+        RuntimeKind::Launch
+    } else {
+        RuntimeKind::Other
+    }
+}
+
+fn cpu_kind(name: &str) -> Option<CpuKind> {
+    if name.starts_with("enumerate(DataLoader)") {
+        Some(CpuKind::DataLoader)
+    } else if name == "aten::item" || name == "aten::_local_scalar_dense" {
+        Some(CpuKind::Item)
+    } else if name == "torch.save"
+        || name.contains("serialization.py") && name.contains("save")
+        || name.contains("save_checkpoint")
+        || name.contains("distributed/checkpoint") && name.contains("save")
+    {
+        Some(CpuKind::Checkpoint)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Trace> {
+        parse_trace(text.as_bytes(), Path::new("t.json"))
+    }
+
+    const MINIMAL: &str = r#"{"schemaVersion":1,"distributedInfo":{"rank":1,"world_size":2},
+      "traceEvents":[
+        {"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":1,"tid":1,"ts":100.0,"dur":50.0},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":110,"dur":5,"args":{"correlation":9}},
+        {"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce_Sum_f32","pid":0,"tid":7,"ts":120,"dur":10,"args":{"correlation":9}},
+        {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,"ts":131,"dur":4,"args":{"correlation":10,"bytes":4096}},
+        {"ph":"s","id":9,"pid":1,"tid":1,"ts":110,"cat":"ac2g","name":"ac2g"},
+        {"ph":"X","cat":"Trace","ts":1,"dur":2,"pid":"Spans","tid":"PyTorch Profiler","name":"x \"quoted\" [}"}
+      ],"traceName":"t"}"#;
+
+    #[test]
+    fn keeps_steps_launches_kernels_and_copies_with_their_rank() {
+        let t = parse(MINIMAL).unwrap();
+        assert_eq!(t.rank, Some(1));
+        assert_eq!(t.world_size, Some(2));
+        assert_eq!(t.steps, vec![StepSpan { number: 7, start: 100.0, end: 150.0 }]);
+        assert_eq!(t.runtime.len(), 1);
+        assert_eq!(t.gpu.len(), 2);
+        assert_eq!(t.gpu[0].kind, GpuKind::Communication);
+        assert_eq!(t.gpu[1].kind, GpuKind::Memcpy(CopyKind::HtoDPageable));
+        assert_eq!(t.gpu[1].bytes, 4096);
+    }
+
+    #[test]
+    fn a_trace_without_profiler_steps_says_to_call_prof_step() {
+        let err = parse(r#"{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1}]}"#).unwrap_err();
+        assert!(err.to_string().contains("prof.step()"), "{err}");
+    }
+
+    #[test]
+    fn a_cut_off_trace_is_reported_as_truncated() {
+        let err = parse(&MINIMAL[..MINIMAL.len() / 2]).unwrap_err();
+        assert!(err.to_string().contains("truncated"), "{err}");
+    }
+
+    #[test]
+    fn broken_json_names_the_byte_where_it_broke() {
+        let err = parse(r#"{"traceEvents":[{"ph":"X","cat":kernel}]}"#).unwrap_err();
+        assert_eq!(err.to_string(), "t.json: invalid trace event at byte 32: expected value");
+    }
+
+    #[test]
+    fn a_json_file_that_is_not_a_trace_says_so() {
+        let err = parse(r#"{"hello": [1, 2, 3]}"#).unwrap_err();
+        assert!(err.to_string().contains("no \"traceEvents\""), "{err}");
+    }
+}

@@ -1,0 +1,318 @@
+//! Sources → one [`Recording`]: run folders, Kineto traces, tensorboard_trace_handler folders,
+//! NVML/GPM/host sample CSVs, `nvidia-smi` logs and snapshots.
+
+pub mod csv_table;
+pub mod kineto;
+pub mod meta;
+pub mod samples;
+pub mod static_files;
+pub mod steps;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use checkup_model::{RunFacts, SampleSet, StepRecord};
+
+use crate::error::{EngineError, Result};
+pub use kineto::Trace;
+
+/// Everything read from the inputs of one checkup, before any analysis.
+#[derive(Debug, Clone, Default)]
+pub struct Recording {
+    pub facts: RunFacts,
+    pub samples: SampleSet,
+    /// `steps.csv` per rank.
+    pub steps: BTreeMap<u32, Vec<StepRecord>>,
+    /// One trace per rank, sorted by rank.
+    pub traces: Vec<Trace>,
+    /// Steps of `steps.csv` the profiler was active for, inclusive.
+    pub profile_steps: Option<(u64, u64)>,
+    /// Caveats about the inputs, shown with the diagnosis.
+    pub notes: Vec<String>,
+    pub sources: Vec<PathBuf>,
+}
+
+/// What kind of input a path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InputKind {
+    RunFolder,
+    TraceFolder,
+    Trace,
+    NvmlCsv,
+    GpmCsv,
+    HostCsv,
+    StepsCsv,
+    QueryGpuLog,
+    Dmon,
+    SmiXml,
+}
+
+/// Reads every path into one recording. Paths may mix kinds (a trace plus an nvidia-smi log).
+pub fn load(paths: &[PathBuf]) -> Result<Recording> {
+    let mut rec = Recording::default();
+    let mut trace_paths: Vec<(Option<u32>, PathBuf)> = Vec::new();
+    let mut pending_logs: Vec<(InputKind, PathBuf)> = Vec::new();
+    for path in paths {
+        match classify(path)? {
+            InputKind::RunFolder => load_run_folder(path, &mut rec, &mut trace_paths, &mut pending_logs)?,
+            InputKind::TraceFolder => {
+                let found = trace_files_in(path)?;
+                trace_paths.extend(found.into_iter().map(|p| (None, p)));
+            }
+            InputKind::Trace => trace_paths.push((None, path.clone())),
+            kind => pending_logs.push((kind, path.clone())),
+        }
+    }
+    for (kind, path) in pending_logs {
+        load_log(kind, &path, &mut rec)?;
+    }
+    rec.traces = read_traces(&trace_paths)?;
+    check_ranks(paths, &rec)?;
+    fill_facts_from_traces(&mut rec);
+    if rec.traces.is_empty() && rec.steps.is_empty() && rec.samples.is_empty() {
+        return Err(EngineError::NothingToAnalyse { path: paths.first().cloned().unwrap_or_default() });
+    }
+    Ok(rec)
+}
+
+fn classify(path: &Path) -> Result<InputKind> {
+    let meta = std::fs::metadata(path).map_err(|e| EngineError::io(path, e))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_ascii_lowercase();
+    if meta.is_dir() {
+        let has = |n: &str| path.join(n).exists();
+        let rank_dirs = path.join("rank0").is_dir();
+        if has("meta.json") || has("steps.csv") || has("samples_nvml.csv") || has("trace.json.gz") || has("trace.json") || rank_dirs {
+            return Ok(InputKind::RunFolder);
+        }
+        if !trace_files_in(path)?.is_empty() {
+            return Ok(InputKind::TraceFolder);
+        }
+        return Err(EngineError::NothingToAnalyse { path: path.to_path_buf() });
+    }
+    if meta.len() == 0 {
+        return Err(EngineError::invalid(path, "file is empty"));
+    }
+    if name.ends_with(".json") || name.ends_with(".json.gz") {
+        return Ok(InputKind::Trace);
+    }
+    if name.ends_with(".xml") {
+        return Ok(InputKind::SmiXml);
+    }
+    let head = read_head(path)?;
+    let first = head.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+    Ok(if first.starts_with("# gpu") || first.starts_with("#gpu") || first.starts_with("# Idx") {
+        InputKind::Dmon
+    } else if first.starts_with("ts,gpu,util_gpu") || first.starts_with("ts,gpu,") && first.contains("power_w") {
+        InputKind::NvmlCsv
+    } else if first.starts_with("ts,gpu,") && first.contains("sm_util") {
+        InputKind::GpmCsv
+    } else if first.starts_with("ts,cpu_total_pct") {
+        InputKind::HostCsv
+    } else if first.starts_with("step,t_start") {
+        InputKind::StepsCsv
+    } else if name.ends_with(".csv") || name.ends_with(".log") || name.ends_with(".txt") {
+        InputKind::QueryGpuLog
+    } else {
+        return Err(EngineError::NothingToAnalyse { path: path.to_path_buf() });
+    })
+}
+
+fn read_head(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| EngineError::io(path, e))?;
+    let mut buf = vec![0u8; 4096];
+    let n = f.read(&mut buf).map_err(|e| EngineError::io(path, e))?;
+    buf.truncate(n);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// `*.pt.trace.json[.gz]` files of a tensorboard_trace_handler folder, sorted by name.
+fn trace_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| EngineError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            n.ends_with(".pt.trace.json") || n.ends_with(".pt.trace.json.gz")
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn first_existing(dir: &Path, names: &[&str]) -> Option<PathBuf> {
+    names.iter().map(|n| dir.join(n)).find(|p| p.is_file())
+}
+
+fn rank_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
+    let mut out: Vec<(u32, PathBuf)> = std::fs::read_dir(dir)
+        .map_err(|e| EngineError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .filter_map(|p| {
+            let rank = p.file_name()?.to_str()?.strip_prefix("rank")?.parse().ok()?;
+            Some((rank, p))
+        })
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+fn load_run_folder(
+    dir: &Path,
+    rec: &mut Recording,
+    traces: &mut Vec<(Option<u32>, PathBuf)>,
+    logs: &mut Vec<(InputKind, PathBuf)>,
+) -> Result<()> {
+    rec.sources.push(dir.to_path_buf());
+    if let Some(meta) = first_existing(dir, &["meta.json"]) {
+        let m = meta::read_meta(&meta)?;
+        meta::merge_into(&mut rec.facts, m.facts);
+        rec.profile_steps = rec.profile_steps.or(m.profile_steps);
+    }
+    let ranks = rank_dirs(dir)?;
+    let mut units: Vec<(Option<u32>, PathBuf)> = vec![(None, dir.to_path_buf())];
+    units.extend(ranks.iter().map(|(r, p)| (Some(*r), p.clone())));
+    for (rank, unit) in &units {
+        if let Some(steps) = first_existing(unit, &["steps.csv"]) {
+            rec.steps.insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
+        }
+        if let Some(t) = first_existing(unit, &["trace.json.gz", "trace.json"]) {
+            traces.push((*rank, t));
+        } else {
+            traces.extend(trace_files_in(unit)?.into_iter().map(|p| (*rank, p)));
+        }
+    }
+    if let Some(p) = first_existing(dir, &["samples_nvml.csv"]) {
+        rec.samples.nvml = samples::read_nvml_csv(&p)?;
+    } else if let Some(p) = first_existing(dir, &["gpu_health.csv"]) {
+        logs.push((InputKind::QueryGpuLog, p));
+    } else if let Some(p) = first_existing(dir, &["dmon.txt"]) {
+        logs.push((InputKind::Dmon, p));
+    }
+    if let Some(p) = first_existing(dir, &["samples_gpm.csv"]) {
+        rec.samples.gpm = samples::read_gpm_csv(&p)?;
+    }
+    if let Some(p) = first_existing(dir, &["samples_host.csv"]) {
+        rec.samples.host = samples::read_host_csv(&p)?;
+    }
+    let st = dir.join("static");
+    if let Some(p) = first_existing(&st, &["nvidia-smi-q.xml"]) {
+        let snap = static_files::read_smi_xml(&p)?;
+        rec.facts.driver_version = rec.facts.driver_version.take().or(snap.driver_version);
+        rec.facts.cuda_driver_version = rec.facts.cuda_driver_version.take().or(snap.cuda_version);
+        if rec.facts.gpus.is_empty() {
+            rec.facts.gpus = snap.gpus;
+        }
+    }
+    if let Some(p) = first_existing(&st, &["topo.txt"]) {
+        rec.facts.topology = static_files::read_topology(&p)?;
+    }
+    if let Some(p) = first_existing(&st, &["collect_env.txt"]) {
+        let env = static_files::read_collect_env(&p)?;
+        rec.facts.torch_version = rec.facts.torch_version.take().or(env.torch_version);
+        rec.facts.cuda_runtime_version = rec.facts.cuda_runtime_version.take().or(env.cuda_build_version);
+        rec.facts.driver_version = rec.facts.driver_version.take().or(env.driver_version);
+    }
+    if let Some(p) = first_existing(&st, &["host.txt"]) {
+        rec.facts.host_cpus = rec.facts.host_cpus.or(static_files::read_host_cpus(&p)?);
+    }
+    Ok(())
+}
+
+fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
+    rec.sources.push(path.to_path_buf());
+    match kind {
+        InputKind::NvmlCsv => rec.samples.nvml.extend(samples::read_nvml_csv(path)?),
+        InputKind::GpmCsv => rec.samples.gpm.extend(samples::read_gpm_csv(path)?),
+        InputKind::HostCsv => rec.samples.host.extend(samples::read_host_csv(path)?),
+        InputKind::StepsCsv => {
+            let next_rank = rec.steps.keys().next_back().map_or(0, |r| r + 1);
+            rec.steps.insert(next_rank, steps::read_steps_csv(path)?);
+        }
+        InputKind::QueryGpuLog => {
+            if rec.samples.nvml.is_empty() {
+                rec.samples.nvml = samples::read_query_gpu_log(path)?;
+                rec.notes.push(format!("GPU samples from the nvidia-smi log {} (no samples_nvml.csv)", path.display()));
+            }
+        }
+        InputKind::Dmon => {
+            if rec.samples.nvml.is_empty() {
+                let start = rec.facts.started.unwrap_or(0.0);
+                rec.samples.nvml = samples::read_dmon(path, start, 1.0)?;
+                rec.notes.push(format!("GPU samples from nvidia-smi dmon output {} (1 s apart from the run's start)", path.display()));
+            }
+        }
+        InputKind::SmiXml => {
+            let snap = static_files::read_smi_xml(path)?;
+            rec.facts.driver_version = rec.facts.driver_version.take().or(snap.driver_version);
+            rec.facts.cuda_driver_version = rec.facts.cuda_driver_version.take().or(snap.cuda_version);
+            rec.facts.gpus = snap.gpus;
+        }
+        InputKind::RunFolder | InputKind::TraceFolder | InputKind::Trace => unreachable!("handled by load"),
+    }
+    Ok(())
+}
+
+/// Parses the traces, one thread each (they are independent and large), and orders them by
+/// rank: the trace's own `distributedInfo.rank` first, then its `rankN/` folder, then its
+/// position.
+fn read_traces(paths: &[(Option<u32>, PathBuf)]) -> Result<Vec<Trace>> {
+    let results: Vec<Result<Trace>> = std::thread::scope(|s| {
+        let handles: Vec<_> = paths.iter().map(|(_, p)| s.spawn(move || kineto::read_trace(p))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(EngineError::invalid(Path::new("trace"), "trace reader failed")))).collect()
+    });
+    let mut traces = Vec::with_capacity(results.len());
+    for (i, (result, (folder_rank, _))) in results.into_iter().zip(paths).enumerate() {
+        let mut t = result?;
+        t.rank = t.rank.or(*folder_rank).or(Some(i as u32));
+        traces.push(t);
+    }
+    traces.sort_by_key(|t| t.rank);
+    for w in traces.windows(2) {
+        if w[0].rank == w[1].rank {
+            return Err(EngineError::invalid(
+                &w[1].source,
+                format!("rank {} appears twice (also in {}): give one trace per rank", w[1].rank.unwrap_or(0), w[0].source.display()),
+            ));
+        }
+    }
+    Ok(traces)
+}
+
+fn check_ranks(paths: &[PathBuf], rec: &Recording) -> Result<()> {
+    let world = rec.traces.iter().filter_map(|t| t.world_size).max().or(rec.facts.world_size);
+    let Some(world) = world else { return Ok(()) };
+    if rec.traces.is_empty() {
+        return Ok(());
+    }
+    let present: Vec<u32> = rec.traces.iter().filter_map(|t| t.rank).collect();
+    let missing: Vec<u32> = (0..world).filter(|r| !present.contains(r)).collect();
+    // A single trace given on its own is allowed: the user chose to look at one rank.
+    let single_file = paths.len() == 1 && paths[0].is_file();
+    if !missing.is_empty() && !single_file {
+        let list = missing.iter().map(|r| format!("rank{r}")).collect::<Vec<_>>().join(", ");
+        return Err(EngineError::MissingRanks {
+            path: paths.first().cloned().unwrap_or_default(),
+            message: format!("the run has {world} ranks but no trace for {list}: copy every rank's trace (rankN/trace.json.gz or one *.pt.trace.json.gz per rank)"),
+        });
+    }
+    Ok(())
+}
+
+fn fill_facts_from_traces(rec: &mut Recording) {
+    if let Some(t) = rec.traces.first() {
+        if rec.facts.gpu_name.is_none() {
+            rec.facts.gpu_name = t.device_name.clone();
+        }
+        if rec.facts.world_size.is_none() {
+            rec.facts.world_size = t.world_size.or(Some(rec.traces.len() as u32));
+        }
+    }
+    if rec.facts.gpu_name.is_none() {
+        rec.facts.gpu_name = rec.facts.gpus.first().and_then(|g| g.name.clone());
+    }
+    if rec.facts.host_cpus.is_none() {
+        rec.facts.host_cpus = rec.samples.host.first().map(|h| h.per_core_pct.len() as u32).filter(|&n| n > 0);
+    }
+}

@@ -1,0 +1,207 @@
+//! The static snapshot of a host: `nvidia-smi -q -x`, `nvidia-smi topo -m`,
+//! `python -m torch.utils.collect_env` and the host summary (lscpu, free, df).
+
+use std::path::Path;
+
+use checkup_model::{GpuLink, GpuStatic, LinkKind, Topology};
+
+use crate::error::{EngineError, Result};
+
+/// What `nvidia-smi -q -x` says about the driver and each GPU.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SmiSnapshot {
+    pub driver_version: Option<String>,
+    pub cuda_version: Option<String>,
+    pub gpus: Vec<GpuStatic>,
+}
+
+pub fn read_smi_xml(path: &Path) -> Result<SmiSnapshot> {
+    let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
+    parse_smi_xml(&text).map_err(|m| EngineError::invalid(path, m))
+}
+
+fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
+    if text.trim().is_empty() {
+        return Err("file is empty".into());
+    }
+    // nvidia-smi writes a DOCTYPE with an external DTD, which roxmltree refuses to resolve.
+    let body = match (text.find("<!DOCTYPE"), text.find("<nvidia_smi_log")) {
+        (Some(_), Some(start)) => &text[start..],
+        _ => text,
+    };
+    let doc = roxmltree::Document::parse(body).map_err(|e| format!("not valid nvidia-smi XML: {e}"))?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "nvidia_smi_log" {
+        return Err(format!("root element is <{}>, expected <nvidia_smi_log> (nvidia-smi -q -x)", root.tag_name().name()));
+    }
+    let child_text = |node: roxmltree::Node, path: &[&str]| -> Option<String> {
+        let mut n = node;
+        for part in path {
+            n = n.children().find(|c| c.has_tag_name(*part))?;
+        }
+        let t = n.text()?.trim();
+        (!t.is_empty() && t != "N/A" && !t.starts_with("[N/A")).then(|| t.to_owned())
+    };
+    let leading_number = |s: Option<String>| -> Option<f64> {
+        s.and_then(|s| s.split_whitespace().next().and_then(|n| n.trim_end_matches('x').parse().ok()))
+    };
+    let enabled = |s: Option<String>| s.map(|s| s.eq_ignore_ascii_case("Enabled"));
+    let mut snap = SmiSnapshot {
+        driver_version: child_text(root, &["driver_version"]),
+        cuda_version: child_text(root, &["cuda_version"]),
+        gpus: Vec::new(),
+    };
+    for (index, gpu) in root.children().filter(|c| c.has_tag_name("gpu")).enumerate() {
+        let power = |tag: &str| {
+            leading_number(child_text(gpu, &["gpu_power_readings", tag]).or_else(|| child_text(gpu, &["power_readings", tag])))
+        };
+        let reasons = gpu
+            .children()
+            .find(|c| c.has_tag_name("clocks_event_reasons") || c.has_tag_name("clocks_throttle_reasons"))
+            .map(|r| {
+                r.children()
+                    .filter(|c| c.is_element() && c.text().is_some_and(|t| t.trim() == "Active"))
+                    .map(|c| {
+                        let tag = c.tag_name().name();
+                        tag.trim_start_matches("clocks_event_reason_").trim_start_matches("clocks_throttle_reason_").replace('_', " ")
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let volatile_uncorrected = gpu
+            .children()
+            .find(|c| c.has_tag_name("ecc_errors"))
+            .and_then(|e| e.children().find(|c| c.has_tag_name("volatile")))
+            .map(|v| {
+                v.children()
+                    .filter(|c| c.is_element() && c.tag_name().name().contains("uncorrectable"))
+                    .filter_map(|c| c.text().and_then(|t| t.trim().parse::<u64>().ok()))
+                    .sum()
+            });
+        snap.gpus.push(GpuStatic {
+            index: index as u32,
+            name: child_text(gpu, &["product_name"]),
+            persistence_mode: enabled(child_text(gpu, &["persistence_mode"])),
+            mig_enabled: enabled(child_text(gpu, &["mig_mode", "current_mig"])),
+            ecc_enabled: enabled(child_text(gpu, &["ecc_mode", "current_ecc"])),
+            ecc_uncorrected_volatile: volatile_uncorrected,
+            retired_pages_pending: child_text(gpu, &["retired_pages", "pending_retirement"]).map(|s| s.eq_ignore_ascii_case("Yes")),
+            remapping_pending: child_text(gpu, &["remapped_rows", "remapped_row_pending"]).map(|s| s.eq_ignore_ascii_case("Yes")),
+            pcie_gen_current: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "pcie_gen", "current_link_gen"])).map(|v| v as u32),
+            pcie_gen_max: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "pcie_gen", "max_link_gen"])).map(|v| v as u32),
+            pcie_width_current: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "link_widths", "current_link_width"])).map(|v| v as u32),
+            pcie_width_max: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "link_widths", "max_link_width"])).map(|v| v as u32),
+            power_limit_w: power("current_power_limit").or_else(|| power("enforced_power_limit")),
+            default_power_limit_w: power("default_power_limit"),
+            sm_clock_max_mhz: leading_number(child_text(gpu, &["max_clocks", "sm_clock"])),
+            clock_event_reasons_active: reasons,
+            other_processes: 0,
+        });
+    }
+    Ok(snap)
+}
+
+/// Links between GPUs from the `nvidia-smi topo -m` matrix.
+pub fn read_topology(path: &Path) -> Result<Option<Topology>> {
+    let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
+    Ok(parse_topology(&text))
+}
+
+fn parse_topology(text: &str) -> Option<Topology> {
+    let strip_ansi = |s: &str| {
+        let mut out = String::with_capacity(s.len());
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            if c == '\u{1b}' {
+                for c2 in chars.by_ref() {
+                    if c2.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    };
+    let lines: Vec<String> = text.lines().map(strip_ansi).collect();
+    let header = lines.iter().find(|l| l.split_whitespace().next() == Some("GPU0"))?;
+    let gpu_cols: Vec<u32> = header
+        .split_whitespace()
+        .map_while(|c| c.strip_prefix("GPU").and_then(|n| n.parse().ok()))
+        .collect();
+    let mut links = Vec::new();
+    for line in &lines {
+        let mut cells = line.split_whitespace();
+        let Some(row) = cells.next().and_then(|c| c.strip_prefix("GPU")).and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if std::ptr::eq(line, header) {
+            continue;
+        }
+        for (&col, cell) in gpu_cols.iter().zip(cells) {
+            if col <= row || cell == "X" {
+                continue;
+            }
+            let kind = if let Some(n) = cell.strip_prefix("NV") {
+                LinkKind::NvLink { links: n.parse().unwrap_or(1) }
+            } else {
+                LinkKind::Pcie { path: cell.to_owned() }
+            };
+            links.push(GpuLink { from: row, to: col, kind });
+        }
+    }
+    Some(Topology { links })
+}
+
+/// Versions from `python -m torch.utils.collect_env`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CollectEnv {
+    pub torch_version: Option<String>,
+    pub cuda_build_version: Option<String>,
+    pub driver_version: Option<String>,
+}
+
+pub fn read_collect_env(path: &Path) -> Result<CollectEnv> {
+    let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_owned())
+            .filter(|v| !v.is_empty() && v != "N/A" && v != "None" && v != "Could not collect")
+    };
+    Ok(CollectEnv {
+        torch_version: field("PyTorch version:"),
+        cuda_build_version: field("CUDA used to build PyTorch:"),
+        driver_version: field("Nvidia driver version:"),
+    })
+}
+
+/// Logical CPUs from the `lscpu` part of `host.txt`.
+pub fn read_host_cpus(path: &Path) -> Result<Option<u32>> {
+    let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
+    Ok(text
+        .lines()
+        .find_map(|l| l.strip_prefix("CPU(s):"))
+        .and_then(|v| v.trim().parse().ok()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn topology_reads_nvlink_pairs_and_pcie_paths() {
+        let t = parse_topology("\t\u{1b}[4mGPU0\tGPU1\tGPU2\tCPU Affinity\u{1b}[0m\nGPU0\t X \tNV18\tSYS\t0-31\nGPU1\tNV18\t X \tSYS\t0-31\nGPU2\tSYS\tSYS\t X \t0-31\n").unwrap();
+        assert_eq!(t.links.len(), 3);
+        assert_eq!(t.links[0], GpuLink { from: 0, to: 1, kind: LinkKind::NvLink { links: 18 } });
+        assert_eq!(t.links[2], GpuLink { from: 1, to: 2, kind: LinkKind::Pcie { path: "SYS".into() } });
+        assert!(t.has_nvlink());
+    }
+
+    #[test]
+    fn xml_that_is_not_nvidia_smi_is_refused_by_name() {
+        let err = parse_smi_xml("<html></html>").unwrap_err();
+        assert!(err.contains("expected <nvidia_smi_log>"), "{err}");
+    }
+}

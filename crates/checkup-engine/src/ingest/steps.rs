@@ -1,0 +1,39 @@
+//! `steps.csv`: every training step as the loop timed it.
+
+use std::path::Path;
+
+use checkup_model::StepRecord;
+
+use super::csv_table::{number, CsvTable};
+use crate::error::{EngineError, Result};
+
+pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
+    let t = CsvTable::read(path, true)?;
+    let step = t.require(path, "step")?;
+    let t_start = t.require(path, "t_start")?;
+    let data_wait = t.require(path, "data_wait_ms")?;
+    let launch = t.require(path, "launch_ms")?;
+    let gpu = t.column("gpu_ms");
+    let mut out = Vec::with_capacity(t.rows.len());
+    for (i, rec) in t.rows.iter().enumerate() {
+        let line = i + 2;
+        let need = |idx: usize, name: &str| {
+            number(path, line, name, rec.get(idx))?
+                .ok_or_else(|| EngineError::invalid(path, format!("line {line}: column `{name}` is empty")))
+        };
+        out.push(StepRecord {
+            step: need(step, "step")? as u64,
+            t_start: need(t_start, "t_start")?,
+            data_wait_ms: number(path, line, "data_wait_ms", rec.get(data_wait))?.unwrap_or(0.0),
+            launch_ms: number(path, line, "launch_ms", rec.get(launch))?.unwrap_or(0.0),
+            gpu_ms: number(path, line, "gpu_ms", gpu.and_then(|g| rec.get(g)))?,
+        });
+    }
+    if out.len() < 2 {
+        return Err(EngineError::invalid(path, format!("{} step row(s): at least 2 steps are needed to time anything", out.len())));
+    }
+    if out.windows(2).any(|w| w[1].t_start < w[0].t_start) {
+        return Err(EngineError::invalid(path, "t_start goes backwards: rows must be in step order"));
+    }
+    Ok(out)
+}

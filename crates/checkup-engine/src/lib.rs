@@ -1,0 +1,52 @@
+//! GPU Checkup's engine: read what a checkup recorded, measure where the step time goes, and
+//! say which layer is slow, with evidence and fixes.
+//!
+//! ```no_run
+//! let diagnosis = checkup_engine::analyze_paths(&["run_folder".into()], &Default::default())?;
+//! println!("{}: {}", diagnosis.primary, diagnosis.verdict);
+//! # Ok::<(), checkup_engine::EngineError>(())
+//! ```
+
+pub mod analysis;
+pub mod diagnosis;
+pub mod error;
+pub mod ingest;
+
+use std::path::PathBuf;
+
+use checkup_model::Diagnosis;
+
+pub use diagnosis::thresholds::Thresholds;
+pub use error::{EngineError, Result};
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A 1-GPU run of the same model, for the multi-GPU scaling check.
+    pub partner: Option<Vec<PathBuf>>,
+    pub thresholds: Thresholds,
+}
+
+/// Reads the inputs, analyses them and returns the diagnosis.
+pub fn analyze_paths(paths: &[PathBuf], options: &Options) -> Result<Diagnosis> {
+    let rec = ingest::load(paths)?;
+    let partner = match &options.partner {
+        Some(p) => {
+            let prec = ingest::load(p)?;
+            let pa = analysis::analyze(&prec, &options.thresholds);
+            Some((prec, pa, p.iter().map(|x| x.display().to_string()).collect::<Vec<_>>().join(" ")))
+        }
+        None => None,
+    };
+    Ok(diagnose_recording(rec, partner.as_ref().map(|(r, a, n)| (&r.facts, a, n.clone())), &options.thresholds))
+}
+
+/// Diagnoses an already loaded recording (the agent and the app hold recordings in memory).
+pub fn diagnose_recording(
+    rec: ingest::Recording,
+    partner: Option<(&checkup_model::RunFacts, &analysis::Analysis, String)>,
+    th: &Thresholds,
+) -> Diagnosis {
+    let a = analysis::analyze(&rec, th);
+    let sources = rec.sources.iter().chain(rec.traces.iter().map(|t| &t.source)).map(|p| p.display().to_string()).collect();
+    diagnosis::diagnose(rec.facts, a, partner, rec.notes, sources, th)
+}

@@ -1,0 +1,100 @@
+//! Bad input gives one clear line naming the file and what is wrong, never a panic.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use checkup_engine::{analyze_paths, Options};
+
+fn corpus(run: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+}
+
+fn error_for(paths: &[PathBuf]) -> String {
+    let e = analyze_paths(paths, &Options::default()).expect_err("bad input must fail");
+    let text = e.to_string();
+    assert!(!text.contains('\n'), "one line: {text}");
+    text
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().write_all(bytes).unwrap();
+    p
+}
+
+#[test]
+fn truncated_gzip_trace_says_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read(corpus("memory_bound/trace.json.gz")).unwrap();
+    let p = write(dir.path(), "trace.json.gz", &full[..full.len() / 3]);
+    let e = error_for(&[p.clone()]);
+    assert!(e.starts_with(&p.display().to_string()), "{e}");
+    assert!(e.contains("truncated"), "{e}");
+}
+
+#[test]
+fn invalid_json_names_the_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "t.json", br#"{"traceEvents": [{"ph": "X", "name": }]}"#);
+    let e = error_for(&[p]);
+    assert!(e.ends_with("invalid trace event at byte 37: expected value"), "{e}");
+}
+
+#[test]
+fn a_trace_without_profiler_steps_asks_for_prof_step_in_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "t.json", br#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"correlation": 1}}]}"#);
+    let e = error_for(&[p]);
+    assert!(e.contains("no ProfilerStep#N annotations") && e.contains("prof.step()"), "{e}");
+}
+
+#[test]
+fn empty_files_are_named_as_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["trace.json", "samples.csv"] {
+        let p = write(dir.path(), name, b"");
+        let e = error_for(&[p]);
+        assert!(e.ends_with("file is empty"), "{e}");
+    }
+}
+
+#[test]
+fn a_steps_csv_with_wrong_columns_lists_what_it_has() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "steps.csv", b"step,start,wait\n0,1.0,2\n1,2.0,2\n");
+    let e = error_for(&[dir.path().to_path_buf()]);
+    assert!(e.contains("missing column `t_start` (the header has: step, start, wait)"), "{e}");
+}
+
+#[test]
+fn a_multi_rank_run_missing_a_rank_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("rank0")).unwrap();
+    std::fs::copy(corpus("ddp_comm_bound/rank0/trace.json.gz"), dir.path().join("rank0/trace.json.gz")).unwrap();
+    let e = error_for(&[dir.path().to_path_buf()]);
+    assert!(e.contains("the run has 2 ranks but no trace for rank1"), "{e}");
+}
+
+#[test]
+fn a_folder_with_nothing_to_analyse_says_what_was_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "notes.md", b"hello");
+    let e = error_for(&[dir.path().to_path_buf()]);
+    assert!(e.contains("no recording found"), "{e}");
+}
+
+#[test]
+fn a_missing_path_is_reported_with_the_os_reason() {
+    let e = error_for(&[PathBuf::from("/nonexistent/run")]);
+    assert!(e.starts_with("/nonexistent/run: No such file"), "{e}");
+}
+
+#[test]
+fn a_tensorboard_trace_handler_folder_is_read_one_trace_per_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(corpus("ddp_comm_bound/rank0/trace.json.gz"), dir.path().join("host_1.1700000000.pt.trace.json.gz")).unwrap();
+    std::fs::copy(corpus("ddp_comm_bound/rank1/trace.json.gz"), dir.path().join("host_2.1700000001.pt.trace.json.gz")).unwrap();
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    assert_eq!(d.ranks.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(d.primary, "communication");
+}

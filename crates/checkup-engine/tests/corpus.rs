@@ -1,0 +1,156 @@
+//! The engine on every real H200 recording of the corpus: each run's primary finding must
+//! match `labels.json`, with the evidence numbers the portrait is known by.
+
+use std::path::{Path, PathBuf};
+
+use checkup_engine::{analyze_paths, Options};
+use checkup_model::Diagnosis;
+
+fn corpus(run: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+}
+
+fn diagnose(run: &str) -> Diagnosis {
+    analyze_paths(&[corpus(run)], &Options::default()).unwrap_or_else(|e| panic!("{run}: {e}"))
+}
+
+fn evidence(d: &Diagnosis, finding: &str, metric: &str) -> f64 {
+    let f = d.finding(finding).unwrap_or_else(|| panic!("no finding {finding}; have {:?}", d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()));
+    f.evidence
+        .iter()
+        .find(|e| e.metric.starts_with(metric))
+        .unwrap_or_else(|| panic!("{finding} has no evidence `{metric}`: {:?}", f.evidence.iter().map(|e| &e.metric).collect::<Vec<_>>()))
+        .value
+}
+
+#[test]
+fn every_labelled_run_gets_its_primary_finding() {
+    let labels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap();
+    let mut wrong = Vec::new();
+    for (run, label) in labels.as_object().unwrap() {
+        let want = label["primary"].as_str().unwrap();
+        let d = diagnose(run);
+        let got = d.findings[0].family().to_owned();
+        assert_eq!(d.primary, d.findings[0].id);
+        if got != want {
+            wrong.push(format!("{run}: want {want}, got {} ({})", d.primary, d.verdict));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn healthy_resnet_is_compute_bound_after_13_s_of_autotune() {
+    let d = diagnose("healthy");
+    assert_eq!(d.primary, "compute_bound");
+    // Step 0 is the 13 s cuDNN autotune: excluded, steady steps ~42 ms.
+    assert_eq!(d.window.first_step, Some(1));
+    let t = &d.step_timing[0];
+    assert!((40.0..48.0).contains(&t.mean_step_ms), "{}", t.mean_step_ms);
+    assert!(evidence(&d, "compute_bound", "GPU busy share") >= 90.0);
+    assert!(d.findings.iter().all(|f| f.share < 0.15 || f.family() == "compute_bound"));
+}
+
+#[test]
+fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
+    let d = diagnose("dataloader_starved");
+    assert_eq!(d.primary, "data_loading", "host CPU is ~12%: not saturated");
+    let idle_share = evidence(&d, "data_loading", "GPU idle while waiting for the DataLoader");
+    assert!((85.0..=100.0).contains(&idle_share), "{idle_share}");
+    assert!(evidence(&d, "data_loading", "data wait share") > 70.0);
+    assert_eq!(evidence(&d, "data_loading", "DataLoader num_workers"), 2.0);
+    let fix = &d.findings[0].fixes[0];
+    assert!(fix.snippet.as_deref().unwrap().contains("num_workers="), "{fix:?}");
+}
+
+#[test]
+fn launch_bound_mlp_runs_a_thousand_tiny_kernels_per_step() {
+    let d = diagnose("launch_bound");
+    assert_eq!(d.primary, "kernel_launch");
+    let per_step = evidence(&d, "kernel_launch", "kernels per step");
+    assert!((950.0..1050.0).contains(&per_step), "{per_step}");
+    assert!(evidence(&d, "kernel_launch", "median kernel duration") < 2.0);
+    // Cross-checked at unprofiled speed: the GPU is busy well under 15% of a 21 ms step.
+    assert!(evidence(&d, "kernel_launch", "GPU busy share of a step at unprofiled speed") < 15.0);
+    assert!(d.findings[0].share > 0.6);
+}
+
+#[test]
+fn memory_bound_blocks_saturate_dram_not_tensor_cores() {
+    let d = diagnose("memory_bound");
+    assert_eq!(d.primary, "memory_bandwidth");
+    let dram = evidence(&d, "memory_bandwidth", "DRAM bandwidth utilisation");
+    assert!((74.0..82.0).contains(&dram), "{dram}");
+    assert!(evidence(&d, "memory_bandwidth", "tensor-core activity") < 2.0);
+}
+
+#[test]
+fn pageable_copies_take_half_the_gpu_time() {
+    let d = diagnose("h2d_pageable");
+    assert_eq!(d.primary, "h2d_copy/pageable");
+    let share = d.findings[0].share;
+    assert!((0.40..0.60).contains(&share), "{share}");
+    // 512×3×224×224 float32 = 308 MB per step, at a pageable ~8 GB/s.
+    let mb = evidence(&d, "h2d_copy", "pageable bytes copied per step");
+    assert!((300.0..320.0).contains(&mb), "{mb}");
+    assert!(evidence(&d, "h2d_copy", "pageable copy bandwidth") < 12.0);
+}
+
+#[test]
+fn ddp_comm_bound_exposes_a_third_of_the_step_and_scales_at_70_percent() {
+    let d = analyze_paths(
+        &[corpus("ddp_comm_bound")],
+        &Options { partner: Some(vec![corpus("wide_mlp_1gpu")]), ..Options::default() },
+    )
+    .unwrap();
+    assert_eq!(d.primary, "communication");
+    let exposed = evidence(&d, "communication", "exposed communication on the slowest rank");
+    assert!((25.0..45.0).contains(&exposed), "{exposed}");
+    let s = d.scaling.as_ref().unwrap();
+    assert_eq!(s.gpus, 2);
+    assert!((0.68..0.72).contains(&s.efficiency), "{}", s.efficiency);
+    assert!((1.38..1.42).contains(&s.speedup), "{}", s.speedup);
+    assert!(d.findings.iter().all(|f| f.id != "periodic_stall"), "a host sync every 10 steps while the host runs ahead is back-pressure, not a stall");
+}
+
+#[test]
+fn ddp_resnet_is_compute_bound_and_the_waiting_rank_is_not_blamed_on_communication() {
+    let d = diagnose("ddp_resnet50");
+    assert_eq!(d.primary, "compute_bound");
+    assert_eq!(d.ranks.len(), 2);
+    // Rank 0 spins in NCCL waiting for rank 1, which idles more: diagnose rank 1.
+    assert_eq!(d.diagnosed_rank, Some(1));
+    let waiting = d.finding("communication/straggler").expect("rank 0 waits for rank 1");
+    assert!(waiting.title.contains("Rank 0 waits for rank 1"), "{}", waiting.title);
+}
+
+#[test]
+fn nvlink_topology_and_versions_are_read_from_the_static_snapshot() {
+    let d = diagnose("ddp_comm_bound");
+    assert_eq!(d.facts.driver_version.as_deref(), Some("580.159.04"));
+    assert_eq!(d.facts.cuda_driver_version.as_deref(), Some("13.0"));
+    assert_eq!(d.facts.nccl_version.as_deref(), Some("2.28.9"));
+    assert!(d.facts.topology.as_ref().unwrap().has_nvlink());
+    let p2p = d.environment.iter().find(|c| c.id == "nccl_p2p").unwrap();
+    assert_eq!(p2p.status, checkup_model::CheckStatus::Pass);
+    assert!(d.environment.iter().any(|c| c.id == "pcie_link" && c.value == "Gen 5 x16 of Gen 5 x16"));
+}
+
+#[test]
+fn a_bare_trace_without_any_other_file_is_still_diagnosed() {
+    let d = analyze_paths(&[corpus("h2d_pageable/trace.json.gz")], &Options::default()).unwrap();
+    assert_eq!(d.primary, "h2d_copy/pageable");
+    let d = analyze_paths(&[corpus("launch_bound/trace.json.gz")], &Options::default()).unwrap();
+    assert_eq!(d.primary, "kernel_launch");
+}
+
+#[test]
+fn nvidia_smi_logs_people_already_have_are_read() {
+    let d = analyze_paths(&[corpus("healthy/gpu_health.csv")], &Options::default()).unwrap();
+    let s = &d.samples[0];
+    assert!(s.nvml_samples >= 20, "{}", s.nvml_samples);
+    assert!(s.util_gpu_mean.unwrap() > 10.0);
+    let d = analyze_paths(&[corpus("ddp_resnet50/dmon.txt")], &Options::default()).unwrap();
+    assert_eq!(d.samples.len(), 2, "dmon rows of two GPUs");
+}

@@ -1,0 +1,222 @@
+//! What the engine measured: windows, time splits, step breakdowns, kernel and sample
+//! statistics. Durations are microseconds (`_us`), shares are fractions in 0..=1.
+
+use serde::{Deserialize, Serialize};
+
+/// The steady-state window every statistic is taken over.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SteadyWindow {
+    /// Epoch seconds, where known (from `steps.csv`).
+    pub start_s: Option<f64>,
+    pub end_s: Option<f64>,
+    pub first_step: Option<u64>,
+    pub last_step: Option<u64>,
+    /// Steps left out at the start as warm-up (autotune, compile, first iterations).
+    pub warmup_steps: u64,
+    /// How the window was chosen, in words.
+    pub method: String,
+}
+
+/// A rank's GPU time over its window, split exclusively in this order:
+/// compute kernels > communication not hidden by compute > memcpy/memset not hidden > idle.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuTimeSplit {
+    pub window_us: f64,
+    pub compute_us: f64,
+    pub exposed_comm_us: f64,
+    pub exposed_memory_us: f64,
+    pub idle_us: f64,
+    pub idle: IdleSplit,
+    /// All NCCL kernel time, hidden or not.
+    pub comm_total_us: f64,
+}
+
+impl GpuTimeSplit {
+    pub fn share(&self, us: f64) -> f64 {
+        if self.window_us > 0.0 {
+            us / self.window_us
+        } else {
+            0.0
+        }
+    }
+}
+
+/// GPU idle time by cause, with Holistic Trace Analysis' definitions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdleSplit {
+    /// The next GPU work had not been launched yet when the GPU went idle: the host was late.
+    pub host_wait_us: f64,
+    /// Launched in time, gap under the kernel-wait threshold: launch/scheduling overhead.
+    pub kernel_wait_us: f64,
+    pub other_us: f64,
+}
+
+/// One `ProfilerStep#N`, split exclusively with torch-tb-profiler's priority:
+/// kernel > memcpy > memset > communication > CUDA runtime > DataLoader > other CPU.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepBreakdown {
+    pub step: u64,
+    pub duration_us: f64,
+    pub kernel_us: f64,
+    pub memcpy_us: f64,
+    pub memset_us: f64,
+    pub communication_us: f64,
+    pub runtime_us: f64,
+    pub dataloader_us: f64,
+    pub cpu_other_us: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelStats {
+    pub kernels: u64,
+    pub per_step: f64,
+    pub median_us: f64,
+    pub share_under_10us: f64,
+    /// Launch call start to kernel start, median and 90th percentile.
+    pub launch_delay_median_us: f64,
+    pub launch_delay_p90_us: f64,
+    /// Share of kernel time in matrix-multiply / convolution kernels (tensor-core candidates).
+    pub gemm_conv_time_share: f64,
+    /// Share of kernel time in elementwise, normalisation and reduction kernels.
+    pub elementwise_time_share: f64,
+    pub top: Vec<KernelTime>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelTime {
+    pub name: String,
+    pub count: u64,
+    pub total_us: f64,
+}
+
+/// What the host was doing while the GPU sat idle. Each idle gap of the steady window is
+/// given to one cause, in this order: DataLoader, checkpoint writes, a host synchronisation
+/// that returned inside the gap, otherwise launch overhead (host-wait gaps) or other.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostWaits {
+    pub dataloader_us: f64,
+    pub checkpoint_us: f64,
+    pub sync_us: f64,
+    pub launch_us: f64,
+    pub other_us: f64,
+    /// Synchronising calls (`cudaStreamSynchronize`, `cudaDeviceSynchronize`, blocking copies)
+    /// and `aten::item` / `aten::_local_scalar_dense` per steady step.
+    pub sync_calls_per_step: f64,
+    pub item_calls_per_step: f64,
+    /// Host-to-device copies from pageable memory: GPU time, bytes, and the time not hidden
+    /// behind compute.
+    pub pageable_h2d_us: f64,
+    pub pageable_h2d_bytes: u64,
+    pub exposed_h2d_us: f64,
+    pub pinned_h2d_us: f64,
+    pub dtoh_us: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommStats {
+    pub nccl_kernels: u64,
+    pub total_us: f64,
+    pub exposed_us: f64,
+    /// Share of NCCL kernel time that ran while compute kernels ran too.
+    pub overlap_share: f64,
+}
+
+/// Everything measured from one rank's profiler trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankSummary {
+    pub rank: u32,
+    pub source: String,
+    pub device_name: Option<String>,
+    pub profiled_steps: Vec<u64>,
+    pub steady_steps: Vec<u64>,
+    pub gpu: GpuTimeSplit,
+    pub steps: Vec<StepBreakdown>,
+    pub kernels: KernelStats,
+    pub host_waits: HostWaits,
+    pub comm: CommStats,
+    /// Median CPU-side duration of a profiled step.
+    pub profiled_step_us: f64,
+    /// Median GPU-side duration of a profiled step (first to last GPU work of the step).
+    pub gpu_step_us: f64,
+    /// Median GPU busy time (any kernel, copy or set) per step.
+    pub gpu_busy_per_step_us: f64,
+}
+
+/// Step timings of the whole run from `steps.csv`, profiled or not.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepTiming {
+    pub rank: u32,
+    pub total_steps: u64,
+    pub steady_steps: u64,
+    pub warmup_steps: u64,
+    /// Wall time per steady step: span of the window over its steps.
+    pub mean_step_ms: f64,
+    pub median_step_ms: f64,
+    pub p90_step_ms: f64,
+    pub median_data_wait_ms: f64,
+    pub data_wait_share: f64,
+    pub median_launch_ms: f64,
+    pub median_gpu_ms: Option<f64>,
+    pub stalls: Vec<Stall>,
+    pub stall_period_steps: Option<f64>,
+    /// Steps inside the profiled window, excluded from timing figures since the profiler
+    /// slows the host side.
+    pub profiled_steps: Option<(u64, u64)>,
+}
+
+/// A step much slower than its neighbours.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stall {
+    pub step: u64,
+    pub duration_ms: f64,
+    pub excess_ms: f64,
+}
+
+/// Mean readings over the steady window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SampleStats {
+    pub gpu: u32,
+    pub nvml_samples: u64,
+    pub util_gpu_mean: Option<f64>,
+    pub power_w_mean: Option<f64>,
+    pub power_limit_w: Option<f64>,
+    pub sm_clock_mean_mhz: Option<f64>,
+    pub sm_clock_max_mhz: Option<f64>,
+    /// Share of busy samples (util > 0) with a throttling clock-event reason.
+    pub throttled_share: f64,
+    pub throttle_reasons: Vec<String>,
+    pub temp_c_max: Option<f64>,
+    pub gpm_samples: u64,
+    pub sm_active_mean: Option<f64>,
+    pub sm_occupancy_mean: Option<f64>,
+    pub tensor_active_mean: Option<f64>,
+    pub dram_bw_mean: Option<f64>,
+    pub nvlink_tx_mibs_mean: Option<f64>,
+    /// Share of samples where util dropped to near zero after being busy (a sawtooth).
+    pub util_drop_share: f64,
+    pub sawtooth: bool,
+    pub dip_period_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostStats {
+    pub samples: u64,
+    pub cores: u32,
+    pub cpu_total_mean: Option<f64>,
+    /// Mean of the busiest core in each sample.
+    pub busiest_core_mean: Option<f64>,
+    /// Training process tree CPU, 100 = one core.
+    pub proc_tree_cpu_mean: Option<f64>,
+    pub disk_write_mbs_max: Option<f64>,
+}
+
+/// Multi-GPU scaling against a 1-GPU partner run of the same model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scaling {
+    pub gpus: u32,
+    pub single_gpu_samples_per_s: f64,
+    pub multi_gpu_samples_per_s: f64,
+    pub speedup: f64,
+    pub efficiency: f64,
+    pub partner: String,
+}

@@ -1,0 +1,17 @@
+//! The shared vocabulary of GPU Checkup.
+//!
+//! Every type here is plain data with serde derives and no I/O, so the agent, the engine, the
+//! CLI, the report and the WebAssembly UI all exchange exactly the same values. Data flows one
+//! way: sources (agent, recordings) → these types → engine analysis → [`Diagnosis`] → views.
+
+pub mod analysis;
+pub mod environment;
+pub mod facts;
+pub mod finding;
+pub mod samples;
+
+pub use analysis::*;
+pub use environment::*;
+pub use facts::*;
+pub use finding::*;
+pub use samples::*;

@@ -1,0 +1,150 @@
+//! Time series recorded while training runs: NVML, GPM, host and per-step timings.
+//! Timestamps are Unix epoch seconds; a missing reading is `None`, never a zero.
+
+use serde::{Deserialize, Serialize};
+
+/// One NVML reading of one GPU (`samples_nvml.csv`, an `nvidia-smi --query-gpu` log, `dmon`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NvmlSample {
+    pub ts: f64,
+    pub gpu: u32,
+    /// Percent of the interval in which any kernel ran (NVML "GPU-Util").
+    pub util_gpu: Option<f64>,
+    pub util_mem: Option<f64>,
+    pub mem_used_mib: Option<f64>,
+    pub mem_total_mib: Option<f64>,
+    pub temp_c: Option<f64>,
+    pub power_w: Option<f64>,
+    pub power_limit_w: Option<f64>,
+    pub sm_clock_mhz: Option<f64>,
+    pub sm_clock_max_mhz: Option<f64>,
+    pub mem_clock_mhz: Option<f64>,
+    pub pcie_tx_kbs: Option<f64>,
+    pub pcie_rx_kbs: Option<f64>,
+    pub clock_event_reasons: Option<ClockEventReasons>,
+    pub pstate: Option<u32>,
+}
+
+/// One GPM (GPU Performance Monitoring, Hopper and newer) reading; percent unless noted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpmSample {
+    pub ts: f64,
+    pub gpu: u32,
+    pub graphics_util: Option<f64>,
+    /// Share of SMs with at least one warp resident ("SM active").
+    pub sm_util: Option<f64>,
+    pub sm_occupancy: Option<f64>,
+    pub integer_util: Option<f64>,
+    pub any_tensor_util: Option<f64>,
+    pub dfma_tensor_util: Option<f64>,
+    pub hmma_tensor_util: Option<f64>,
+    pub imma_tensor_util: Option<f64>,
+    pub dram_bw_util: Option<f64>,
+    pub fp64_util: Option<f64>,
+    pub fp32_util: Option<f64>,
+    pub fp16_util: Option<f64>,
+    /// MiB/s.
+    pub pcie_tx_mibs: Option<f64>,
+    pub pcie_rx_mibs: Option<f64>,
+    pub nvlink_rx_mibs: Option<f64>,
+    pub nvlink_tx_mibs: Option<f64>,
+}
+
+/// One host reading: whole machine, per core and the training process tree.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostSample {
+    pub ts: f64,
+    pub cpu_total_pct: Option<f64>,
+    /// Training process and its DataLoader workers; 100 = one core.
+    pub proc_tree_cpu_pct: Option<f64>,
+    pub proc_tree_rss_mib: Option<f64>,
+    pub disk_read_mbs: Option<f64>,
+    pub disk_write_mbs: Option<f64>,
+    pub load1: Option<f64>,
+    pub per_core_pct: Vec<f64>,
+}
+
+/// One training step as the training loop timed it (`steps.csv`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    pub step: u64,
+    /// Epoch seconds when the step began (before fetching its batch).
+    pub t_start: f64,
+    /// CPU time blocked fetching the batch.
+    pub data_wait_ms: f64,
+    /// CPU time in forward/backward/optimizer calls.
+    pub launch_ms: f64,
+    /// CUDA-event time around the step's GPU work, where recorded.
+    pub gpu_ms: Option<f64>,
+}
+
+/// NVML clock-event ("throttle") reasons bitmask.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ClockEventReasons(pub u64);
+
+impl ClockEventReasons {
+    pub const GPU_IDLE: u64 = 0x1;
+    pub const APPLICATIONS_CLOCKS: u64 = 0x2;
+    pub const SW_POWER_CAP: u64 = 0x4;
+    pub const HW_SLOWDOWN: u64 = 0x8;
+    pub const SYNC_BOOST: u64 = 0x10;
+    pub const SW_THERMAL: u64 = 0x20;
+    pub const HW_THERMAL: u64 = 0x40;
+    pub const HW_POWER_BRAKE: u64 = 0x80;
+    pub const DISPLAY_CLOCKS: u64 = 0x100;
+
+    /// Reasons that mean the GPU was held below the clock it asked for while it had work.
+    pub const THROTTLING: u64 = Self::SW_POWER_CAP
+        | Self::HW_SLOWDOWN
+        | Self::SW_THERMAL
+        | Self::HW_THERMAL
+        | Self::HW_POWER_BRAKE;
+
+    pub fn is_throttling(self) -> bool {
+        self.0 & Self::THROTTLING != 0
+    }
+
+    /// Human names of the set bits, in bit order.
+    pub fn names(self) -> Vec<&'static str> {
+        const NAMES: [(u64, &str); 9] = [
+            (ClockEventReasons::GPU_IDLE, "GPU idle"),
+            (ClockEventReasons::APPLICATIONS_CLOCKS, "applications clocks setting"),
+            (ClockEventReasons::SW_POWER_CAP, "software power cap"),
+            (ClockEventReasons::HW_SLOWDOWN, "hardware slowdown"),
+            (ClockEventReasons::SYNC_BOOST, "sync boost"),
+            (ClockEventReasons::SW_THERMAL, "software thermal slowdown"),
+            (ClockEventReasons::HW_THERMAL, "hardware thermal slowdown"),
+            (ClockEventReasons::HW_POWER_BRAKE, "hardware power brake"),
+            (ClockEventReasons::DISPLAY_CLOCKS, "display clock setting"),
+        ];
+        NAMES.iter().filter(|(bit, _)| self.0 & bit != 0).map(|(_, n)| *n).collect()
+    }
+}
+
+/// Everything sampled during one recording.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SampleSet {
+    pub nvml: Vec<NvmlSample>,
+    pub gpm: Vec<GpmSample>,
+    pub host: Vec<HostSample>,
+}
+
+impl SampleSet {
+    pub fn is_empty(&self) -> bool {
+        self.nvml.is_empty() && self.gpm.is_empty() && self.host.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn power_cap_and_thermal_bits_count_as_throttling_but_idle_does_not() {
+        assert!(!ClockEventReasons(ClockEventReasons::GPU_IDLE).is_throttling());
+        assert!(ClockEventReasons(0x4).is_throttling());
+        assert!(ClockEventReasons(0x40 | 0x1).is_throttling());
+        assert_eq!(ClockEventReasons(0x5).names(), vec!["GPU idle", "software power cap"]);
+    }
+}
