@@ -110,6 +110,9 @@ pub struct HostWaits {
     pub exposed_h2d_us: f64,
     pub pinned_h2d_us: f64,
     pub dtoh_us: f64,
+    /// Median host time per steady step not spent blocked in synchronising calls or the
+    /// DataLoader: what the host needs to launch one step's work (profiled, so inflated).
+    pub host_work_per_step_us: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -38,9 +38,14 @@ pub fn overlap(x: &[Interval], y: &[Interval]) -> f64 {
     sum
 }
 
-/// Merged list clipped to `[lo, hi)`.
+/// Merged list clipped to `[lo, hi)`. Binary search finds the first interval, so clipping
+/// many short windows out of one long list stays cheap.
 pub fn clip(v: &[Interval], lo: f64, hi: f64) -> Vec<Interval> {
-    v.iter()
+    // Merged lists are disjoint and sorted, so their ends are sorted too.
+    let first = v.partition_point(|&(_, b)| b <= lo);
+    v[first..]
+        .iter()
+        .take_while(|&&(a, _)| a < hi)
         .filter_map(|&(a, b)| {
             let (a, b) = (a.max(lo), b.min(hi));
             (b > a).then_some((a, b))

@@ -77,10 +77,16 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let spans = |kind: CpuKind| merge(t.cpu.iter().filter(|c| c.kind == kind).map(|c| (c.start, c.end)).collect());
     let dataloader = spans(CpuKind::DataLoader);
     let checkpoint = spans(CpuKind::Checkpoint);
+    // Device-to-host copies block the host until the GPU catches up (`.cpu()`, `.item()`).
+    let dtoh: std::collections::HashSet<i64> =
+        t.gpu.iter().filter(|o| o.kind == GpuKind::Memcpy(CopyKind::DtoH)).map(|o| o.correlation).collect();
+    let blocks = |r: &&crate::ingest::kineto::RuntimeCall| {
+        r.kind == RuntimeKind::Sync || r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation)
+    };
     let mut sync_ends: Vec<f64> = t
         .runtime
         .iter()
-        .filter(|r| r.kind == RuntimeKind::Sync)
+        .filter(blocks)
         .map(|r| r.end)
         .chain(t.cpu.iter().filter(|c| c.kind == CpuKind::Item).map(|c| c.end))
         .collect();
@@ -136,11 +142,28 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     waits.exposed_h2d_us = total(&h2d) - overlap(&h2d, &compute_comm);
 
     // Synchronising calls per steady CPU step.
-    let steady_cpu: Vec<Interval> = steady.iter().map(|&i| (t.steps[i].start, t.steps[i].end)).collect();
-    let in_steady = |x: f64| steady_cpu.iter().any(|&(a, b)| x >= a && x < b);
+    let steady_cpu: Vec<Interval> = merge(steady.iter().map(|&i| (t.steps[i].start, t.steps[i].end)).collect());
+    let in_steady = |x: f64| contains(&steady_cpu, x);
     let n_steady = steady.len().max(1) as f64;
-    waits.sync_calls_per_step = t.runtime.iter().filter(|r| r.kind == RuntimeKind::Sync && in_steady(r.start)).count() as f64 / n_steady;
+    waits.sync_calls_per_step = t.runtime.iter().filter(|r| blocks(r) && in_steady(r.start)).count() as f64 / n_steady;
     waits.item_calls_per_step = t.cpu.iter().filter(|c| c.kind == CpuKind::Item && in_steady(c.start)).count() as f64 / n_steady;
+
+    let blocked = merge(
+        t.runtime
+            .iter()
+            .filter(blocks)
+            .map(|r| (r.start, r.end))
+            .chain(t.cpu.iter().filter(|c| c.kind == CpuKind::DataLoader).map(|c| (c.start, c.end)))
+            .collect(),
+    );
+    let host_work: Vec<f64> = steady
+        .iter()
+        .map(|&i| {
+            let (a, b) = (t.steps[i].start, t.steps[i].end);
+            (b - a) - total(&clip(&blocked, a, b))
+        })
+        .collect();
+    waits.host_work_per_step_us = median(&host_work);
 
     let runtime_spans = merge(t.runtime.iter().map(|r| (r.start, r.end)).collect());
     let steps = periods
@@ -154,9 +177,10 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             let c_mc_ms = merge([c_mc.clone(), ms.clone()].concat());
             let busy = merge([c_mc_ms.clone(), nc.clone()].concat());
             let idle = gaps(&busy, p0, p1);
-            let runtime = overlap(&runtime_spans, &idle);
-            let idle_no_rt = subtract(&idle, &runtime_spans);
-            let dl = overlap(&dataloader, &idle_no_rt);
+            let runtime_here = clip(&runtime_spans, p0, p1);
+            let runtime = overlap(&runtime_here, &idle);
+            let idle_no_rt = subtract(&idle, &runtime_here);
+            let dl = overlap(&clip(&dataloader, p0, p1), &idle_no_rt);
             let duration = p1 - p0;
             StepBreakdown {
                 step: number,
@@ -172,7 +196,8 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         })
         .collect::<Vec<_>>();
 
-    let in_periods = |o: &GpuOp| periods.iter().any(|&(_, (p0, p1))| o.start >= p0 && o.start < p1);
+    let period_spans = merge(periods.iter().map(|&(_, p)| p).collect());
+    let in_periods = |o: &GpuOp| contains(&period_spans, o.start);
     let kernels = kernel_stats(t, &launch_at, &in_periods, periods.len().max(1));
     let comm_stats = CommStats {
         nccl_kernels: t.gpu.iter().filter(|o| o.kind == GpuKind::Communication && in_periods(o)).count() as u64,
@@ -217,6 +242,12 @@ fn empty_summary(t: &Trace, steady: Vec<u64>) -> RankSummary {
         steady_steps: steady,
         ..RankSummary::default()
     }
+}
+
+/// Whether `x` falls inside the merged list `v`.
+fn contains(v: &[Interval], x: f64) -> bool {
+    let i = v.partition_point(|&(_, b)| b <= x);
+    v.get(i).is_some_and(|&(a, _)| a <= x)
 }
 
 /// `a` minus the merged list `b`.

@@ -286,10 +286,23 @@ fn h2d_copy(cx: &Ctx) -> Option<Finding> {
     })
 }
 
+/// Whether the host syncs every step yet could launch a step's work faster than the GPU runs
+/// it: then every launch gap of the step follows from the sync draining the queue, and
+/// would vanish without it (the host would run ahead).
+fn sync_drains_queue(cx: &Ctx) -> bool {
+    cx.rank.is_some_and(|r| {
+        let w = &r.host_waits;
+        w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step
+            && w.host_work_per_step_us > 0.0
+            && w.host_work_per_step_us < r.gpu_busy_per_step_us
+    })
+}
+
 fn host_sync(cx: &Ctx) -> Option<Finding> {
     let r = cx.rank?;
-    let share = cx.share_of_window(r.host_waits.sync_us)?;
     let w = &r.host_waits;
+    let drains = sync_drains_queue(cx);
+    let share = cx.share_of_window(w.sync_us + if drains { w.launch_us } else { 0.0 })?;
     let many = w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step;
     if share < cx.th.reportable_share && !(many && share > 0.01) {
         return None;
@@ -305,6 +318,8 @@ fn host_sync(cx: &Ctx) -> Option<Finding> {
             ev("GPU idle after a host synchronisation (share of step)", share * 100.0, "%", Some((Comparison::AtLeast, cx.th.significant_share * 100.0)), &cx.rank_source()),
             ev("synchronising CUDA calls per step", w.sync_calls_per_step, "calls", Some((Comparison::AtLeast, cx.th.sync_calls_per_step)), &cx.rank_source()),
             ev("aten::item / _local_scalar_dense per step", w.item_calls_per_step, "calls", None, &cx.rank_source()),
+            ev("host time to launch a step, outside syncs", w.host_work_per_step_us / 1e3, "ms", None, &cx.rank_source()),
+            ev("GPU busy time per step", r.gpu_busy_per_step_us / 1e3, "ms", None, &cx.rank_source()),
         ],
         fixes: fixes::host_sync(),
     })
@@ -314,7 +329,7 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
     let r = cx.rank?;
     let th = cx.th;
     let trace_share = cx.share_of_window(r.host_waits.launch_us)?;
-    if trace_share < th.reportable_share {
+    if trace_share < th.reportable_share || sync_drains_queue(cx) {
         return None;
     }
     let k = &r.kernels;

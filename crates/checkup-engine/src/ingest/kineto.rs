@@ -63,6 +63,8 @@ pub enum RuntimeKind {
     Launch,
     /// A call that blocks the host until GPU work finishes.
     Sync,
+    /// `cudaMemcpy*`: blocking when it copies device-to-host into pageable memory.
+    Memcpy,
     Other,
 }
 
@@ -224,6 +226,22 @@ fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, b
         buf.clear();
         let at = s.pos;
         s.capture_value(buf)?;
+        // Only complete ("X") events are kept: skip flows, instants and metadata before
+        // paying for a full parse.
+        if !is_complete_event(buf) {
+            match s.peek_nonws()? {
+                Some(b',') => {
+                    s.bump();
+                    continue;
+                }
+                Some(b']') => {
+                    s.bump();
+                    return Ok(());
+                }
+                Some(_) => return Err(s.syntax("expected ',' or ']' between trace events")),
+                None => return Err(s.truncated()),
+            }
+        }
         let event: RawEvent<'_> = serde_json::from_slice(buf).map_err(|e| {
             let byte = at + offset_in(buf, e.line(), e.column()) as u64;
             EngineError::invalid(s.path, format!("invalid trace event at byte {byte}: {}", e.classify_message()))
@@ -239,6 +257,13 @@ fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, b
             None => return Err(s.truncated()),
         }
     }
+}
+
+/// Whether a raw event's `ph` is `"X"` (a cheap byte search; a full parse decides the rest).
+fn is_complete_event(raw: &[u8]) -> bool {
+    let Some(at) = memchr::memmem::find(raw, b"\"ph\"") else { return false };
+    raw[at + 4..].iter().copied().find(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r')).is_some_and(|b| b == b'"')
+        && raw[at + 4..].iter().copied().filter(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r')).nth(1) == Some(b'X')
 }
 
 /// Byte offset of a 1-based (line, column) position inside `buf`.
@@ -606,6 +631,8 @@ fn runtime_kind(name: &str) -> RuntimeKind {
         RuntimeKind::Sync
     } else if name.contains("Launch") {
         RuntimeKind::Launch
+    } else if name.contains("Memcpy") {
+        RuntimeKind::Memcpy
     } else {
         RuntimeKind::Other
     }

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Times GPU Checkup's engine against Holistic Trace Analysis (HTA) on the same traces, in one
+run, and prints the ratio table; then builds a ~1 GB trace (a corpus trace's steps repeated
+with shifted timestamps, written to a temp folder and deleted after) and measures the engine's
+time and peak RSS on it.
+
+usage: bench/engine_vs_hta.py [--checkup target/release/checkup] [--big-gb 1.0]
+HTA: pip install HolisticTraceAnalysis (run with the Python that has it).
+"""
+import argparse, gzip, json, os, platform, resource, shutil, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.join(ROOT, "tests", "corpus")
+TRACES = ["healthy/trace.json.gz", "dataloader_starved/trace.json.gz", "launch_bound/trace.json.gz",
+          "memory_bound/trace.json.gz", "h2d_pageable/trace.json.gz", "ddp_comm_bound/rank0/trace.json.gz",
+          "ddp_resnet50/rank0/trace.json.gz", "wide_mlp_1gpu/rank0/trace.json.gz"]
+
+HTA_SNIPPET = r"""
+import sys, time, warnings, logging
+warnings.filterwarnings("ignore"); logging.disable(logging.CRITICAL)
+t0 = time.perf_counter()
+from hta.trace_analysis import TraceAnalysis
+t1 = time.perf_counter()
+status = "ok"
+try:
+    ta = TraceAnalysis(trace_dir=sys.argv[1])
+    ta.get_temporal_breakdown(visualize=False)
+    ta.get_idle_time_breakdown(visualize=False)
+except Exception as e:  # HTA fails on some real traces; record it
+    status = type(e).__name__
+t2 = time.perf_counter()
+print(f"{t1-t0:.4f} {t2-t1:.4f} {status}")
+"""
+
+
+def run_engine(checkup, path):
+    t0 = time.perf_counter()
+    out = subprocess.run([checkup, "analyze", path, "--json"], capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if out.returncode != 0:
+        raise SystemExit(f"checkup failed on {path}: {out.stderr}")
+    return dt, json.loads(out.stdout)["primary"]
+
+
+def run_hta(path):
+    d = tempfile.mkdtemp(prefix="hta-")
+    try:
+        shutil.copy(path, os.path.join(d, "rank0.pt.trace.json.gz"))
+        out = subprocess.run([sys.executable, "-c", HTA_SNIPPET, d], capture_output=True, text=True)
+        parts = out.stdout.strip().split()
+        if len(parts) != 3:
+            return None, None, f"crashed: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else out.returncode}"
+        return float(parts[0]), float(parts[1]), parts[2]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def build_big_trace(src, dst, target_bytes):
+    """Repeats the source trace's events with shifted timestamps, step numbers and correlation
+    ids until the file reaches target_bytes. Streams: never holds the output in memory."""
+    d = json.load(gzip.open(src))
+    events = d.pop("traceEvents")
+    steps = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+    t0 = min(e["ts"] for e in events if isinstance(e.get("ts"), (int, float)))
+    t1 = max(e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float)))
+    span = t1 - t0 + 1000.0
+    n_steps = len(steps)
+    max_corr = max((e.get("args", {}).get("correlation", 0) for e in events if isinstance(e.get("args"), dict)), default=0) + 1
+    written = 0
+    with open(dst, "w") as f:
+        head = json.dumps(d)[:-1]
+        f.write(head + ', "traceEvents": [\n')
+        rep = 0
+        first = True
+        while written < target_bytes:
+            chunk = []
+            for e in events:
+                if e.get("ph") == "M" and rep > 0:
+                    continue
+                e2 = dict(e)
+                if isinstance(e2.get("ts"), (int, float)):
+                    e2["ts"] = e2["ts"] + rep * span
+                if e2.get("cat") == "user_annotation" and e2["name"].startswith("ProfilerStep#"):
+                    e2["name"] = "ProfilerStep#%d" % (int(e2["name"][13:]) + rep * n_steps)
+                if isinstance(e2.get("args"), dict) and "correlation" in e2["args"]:
+                    e2["args"] = dict(e2["args"], correlation=e2["args"]["correlation"] + rep * max_corr)
+                if e2.get("cat") == "ac2g" and "id" in e2:
+                    e2["id"] = e2["id"] + rep * max_corr
+                chunk.append(json.dumps(e2))
+            text = ("" if first else ",\n") + ",\n".join(chunk)
+            first = False
+            f.write(text)
+            written += len(text)
+            rep += 1
+        f.write("\n]}\n")
+    return os.path.getsize(dst), rep * n_steps
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--checkup", default=os.path.join(ROOT, "target", "release", "checkup"))
+    ap.add_argument("--big-gb", type=float, default=1.0)
+    args = ap.parse_args()
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
+    print(f"# {time.strftime('%Y-%m-%d')} · {cpu} · {os.cpu_count()} cores · {platform.system()} · python {platform.python_version()}")
+    print("| trace | size (gz) | checkup (end to end) | HTA load + temporal + idle | HTA import | ratio | HTA status |")
+    print("|---|---|---|---|---|---|---|")
+    for rel in TRACES:
+        path = os.path.join(CORPUS, rel)
+        engine = min(run_engine(args.checkup, path)[0] for _ in range(3))
+        imp, hta, status = run_hta(path)
+        ratio = f"{hta / engine:.0f}×" if hta else "–"
+        print(f"| {rel} | {os.path.getsize(path) / 1e6:.2f} MB | {engine * 1e3:.0f} ms | "
+              f"{hta * 1e3 if hta else float('nan'):.0f} ms | {imp * 1e3 if imp else float('nan'):.0f} ms | {ratio} | {status} |")
+    if args.big_gb > 0:
+        d = tempfile.mkdtemp(prefix="big-trace-")
+        try:
+            big = os.path.join(d, "big.pt.trace.json")
+            t0 = time.perf_counter()
+            size, steps = build_big_trace(os.path.join(CORPUS, "healthy/trace.json.gz"), big, int(args.big_gb * 1e9))
+            print(f"\nbuilt {size / 1e9:.2f} GB trace with {steps} steps in {time.perf_counter() - t0:.0f} s")
+            # A fresh parent process, so its children's peak RSS is the engine's alone.
+            probe = ("import json,resource,subprocess,sys,time;t=time.perf_counter();"
+                     "o=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
+                     "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, json.loads(o.stdout)['primary'])")
+            out = subprocess.run([sys.executable, "-c", probe, args.checkup, "analyze", big, "--json"], capture_output=True, text=True)
+            dt, peak_kib, primary = out.stdout.split()
+            print(f"| {size / 1e9:.2f} GB trace ({steps} steps) | checkup {float(dt):.1f} s | peak RSS {int(peak_kib) / 1024:.0f} MiB | primary {primary} |")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
