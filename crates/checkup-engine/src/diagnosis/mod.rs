@@ -595,8 +595,9 @@ fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
         confidence,
         share: compute_share,
         summary: format!(
-            "The GPU computes {:.0}% of each step; no input, launch, copy or communication problem costs significant time.{}",
+            "The GPU computes {:.0}% of each step{}.{}",
             compute_share * 100.0,
+            if busy >= th.gpu_busy_high { "; the GPU itself is the limit" } else { "" },
             if tensor_idle { " Matrix multiplies do not use the tensor cores, though." } else { "" }
         ),
         evidence,
