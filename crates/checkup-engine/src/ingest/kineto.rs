@@ -122,14 +122,75 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
     let file = File::open(path).map_err(|e| EngineError::io(path, e))?;
     const BUF: usize = 1 << 20;
     let reader: Box<dyn BufRead> = if magic == [0x1f, 0x8b] {
-        Box::new(BufReader::with_capacity(
-            BUF,
-            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF, file)),
-        ))
+        // Inflate on a second thread while this one parses: the two take similar time.
+        Box::new(ThreadedReader::spawn(flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF, file))))
     } else {
         Box::new(BufReader::with_capacity(BUF, file))
     };
     parse_trace(reader, path)
+}
+
+/// A reader that fills buffers on its own thread and hands them over a bounded channel.
+struct ThreadedReader {
+    rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl ThreadedReader {
+    fn spawn(mut inner: impl Read + Send + 'static) -> Self {
+        const CHUNK: usize = 256 * 1024;
+        let (tx, rx) = std::sync::mpsc::sync_channel(8);
+        std::thread::spawn(move || loop {
+            let mut buf = vec![0u8; CHUNK];
+            let result = read_up_to(&mut inner, &mut buf).map(|n| {
+                buf.truncate(n);
+                buf
+            });
+            let stop = !matches!(&result, Ok(b) if !b.is_empty());
+            if tx.send(result).is_err() || stop {
+                break;
+            }
+        });
+        Self { rx, current: Vec::new(), pos: 0, done: false }
+    }
+}
+
+impl Read for ThreadedReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ThreadedReader {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.pos >= self.current.len() && !self.done {
+            match self.rx.recv() {
+                Ok(Ok(chunk)) if !chunk.is_empty() => {
+                    self.current = chunk;
+                    self.pos = 0;
+                }
+                Ok(Ok(_)) | Err(_) => self.done = true,
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(&self.current[self.pos.min(self.current.len())..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -228,7 +289,7 @@ fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, b
         s.capture_value(buf)?;
         // Only complete ("X") events are kept: skip flows, instants and metadata before
         // paying for a full parse.
-        if !is_complete_event(buf) {
+        if !worth_parsing(buf) {
             match s.peek_nonws()? {
                 Some(b',') => {
                     s.bump();
@@ -259,9 +320,45 @@ fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, b
     }
 }
 
+/// The raw bytes of a top-level string field's value, unescaped only as far as ASCII
+/// prefix matching needs (Kineto names never escape their first characters).
+fn raw_string_field<'a>(raw: &'a [u8], key: &memchr::memmem::Finder<'static>) -> Option<&'a [u8]> {
+    let at = key.find(raw)?;
+    let rest = &raw[at + key.needle().len()..];
+    let open = rest.iter().position(|b| *b == b'"')?;
+    let value = &rest[open + 1..];
+    let close = memchr::memchr(b'"', value)?;
+    Some(&value[..close])
+}
+
+/// Whether a raw event may be kept. CPU-side events are only kept for the few names the
+/// analysis reads, so the rest (most of a trace) skip the full parse.
+fn worth_parsing(raw: &[u8]) -> bool {
+    if !is_complete_event(raw) {
+        return false;
+    }
+    use std::sync::LazyLock;
+    static CAT: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b"\"cat\""));
+    static NAME: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b"\"name\""));
+    static SAVE: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
+    match raw_string_field(raw, &CAT) {
+        Some(b"cpu_op" | b"user_annotation" | b"python_function" | b"Operator") => {
+            let Some(name) = raw_string_field(raw, &NAME) else { return true };
+            name.starts_with(b"ProfilerStep#")
+                || name.starts_with(b"enumerate(DataLoader)")
+                || name.starts_with(b"aten::item")
+                || name.starts_with(b"aten::_local_scalar_dense")
+                || SAVE.find(name).is_some()
+        }
+        _ => true,
+    }
+}
+
 /// Whether a raw event's `ph` is `"X"` (a cheap byte search; a full parse decides the rest).
 fn is_complete_event(raw: &[u8]) -> bool {
-    let Some(at) = memchr::memmem::find(raw, b"\"ph\"") else { return false };
+    static PH: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"ph\""));
+    let Some(at) = PH.find(raw) else { return false };
     raw[at + 4..].iter().copied().find(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r')).is_some_and(|b| b == b'"')
         && raw[at + 4..].iter().copied().filter(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r')).nth(1) == Some(b'X')
 }
@@ -363,28 +460,37 @@ impl<R: BufRead> Scanner<'_, R> {
                 return Err(self.truncated());
             }
             let mut end = None;
-            for (i, &b) in buf.iter().enumerate() {
+            let mut i = 0;
+            while i < buf.len() {
                 if in_string {
                     if escaped {
                         escaped = false;
-                    } else if b == b'\\' {
-                        escaped = true;
-                    } else if b == b'"' {
-                        in_string = false;
-                        if string_only {
-                            end = Some(i);
-                            break;
+                        i += 1;
+                        continue;
+                    }
+                    // Strings (kernel names, args) are most of a trace: jump to the next
+                    // quote or backslash with SIMD.
+                    match memchr::memchr2(b'"', b'\\', &buf[i..]) {
+                        None => i = buf.len(),
+                        Some(k) => {
+                            i += k;
+                            if buf[i] == b'\\' {
+                                escaped = true;
+                            } else {
+                                in_string = false;
+                                if string_only {
+                                    end = Some(i);
+                                    break;
+                                }
+                            }
+                            i += 1;
                         }
                     }
                     continue;
                 }
-                match b {
-                    b'"' => {
-                        in_string = true;
-                    }
-                    b'{' | b'[' => {
-                        depth += 1;
-                    }
+                match buf[i] {
+                    b'"' => in_string = true,
+                    b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
                         depth = depth.saturating_sub(1);
                         if depth == 0 {
@@ -394,6 +500,7 @@ impl<R: BufRead> Scanner<'_, R> {
                     }
                     _ => {}
                 }
+                i += 1;
             }
             match end {
                 Some(i) => {
