@@ -154,3 +154,23 @@ fn nvidia_smi_logs_people_already_have_are_read() {
     let d = analyze_paths(&[corpus("ddp_resnet50/dmon.txt")], &Options::default()).unwrap();
     assert_eq!(d.samples.len(), 2, "dmon rows of two GPUs");
 }
+
+#[test]
+fn checkpoint_every_25_steps_is_a_periodic_stall_with_its_period() {
+    let d = diagnose("checkpoint_stall");
+    assert_eq!(d.primary, "periodic_stall");
+    assert_eq!(evidence(&d, "periodic_stall", "stall period"), 25.0);
+    let stall = evidence(&d, "periodic_stall", "typical stall length");
+    assert!((200.0..400.0).contains(&stall), "{stall}");
+    assert!(d.findings[0].fixes[0].title.contains("asynchronously"));
+}
+
+#[test]
+fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
+    let d = diagnose("host_sync");
+    assert_eq!(d.primary, "host_sync");
+    assert!(evidence(&d, "host_sync", "synchronising CUDA calls per step") >= 2.0);
+    // The host needs less time per step than the GPU: without the sync it would run ahead.
+    assert!(evidence(&d, "host_sync", "host time to launch a step") < evidence(&d, "host_sync", "GPU busy time per step"));
+    assert!(d.finding("kernel_launch").is_none());
+}

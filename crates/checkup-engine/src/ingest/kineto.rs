@@ -130,9 +130,11 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
     parse_trace(reader, path)
 }
 
-/// A reader that fills buffers on its own thread and hands them over a bounded channel.
+/// A reader that fills buffers on its own thread and hands them over a bounded channel;
+/// emptied buffers go back to be refilled, so no fresh pages are touched per chunk.
 struct ThreadedReader {
     rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    recycle: std::sync::mpsc::Sender<Vec<u8>>,
     current: Vec<u8>,
     pos: usize,
     done: bool,
@@ -141,9 +143,11 @@ struct ThreadedReader {
 impl ThreadedReader {
     fn spawn(mut inner: impl Read + Send + 'static) -> Self {
         const CHUNK: usize = 256 * 1024;
-        let (tx, rx) = std::sync::mpsc::sync_channel(8);
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let (recycle, reuse) = std::sync::mpsc::channel::<Vec<u8>>();
         std::thread::spawn(move || loop {
-            let mut buf = vec![0u8; CHUNK];
+            let mut buf = reuse.try_recv().unwrap_or_default();
+            buf.resize(CHUNK, 0);
             let result = read_up_to(&mut inner, &mut buf).map(|n| {
                 buf.truncate(n);
                 buf
@@ -153,7 +157,7 @@ impl ThreadedReader {
                 break;
             }
         });
-        Self { rx, current: Vec::new(), pos: 0, done: false }
+        Self { rx, recycle, current: Vec::new(), pos: 0, done: false }
     }
 }
 
@@ -175,7 +179,9 @@ impl BufRead for ThreadedReader {
         while self.pos >= self.current.len() && !self.done {
             match self.rx.recv() {
                 Ok(Ok(chunk)) if !chunk.is_empty() => {
-                    self.current = chunk;
+                    let used = std::mem::replace(&mut self.current, chunk);
+                    // The producer may have finished; a lost buffer is only a lost reuse.
+                    let _ = self.recycle.send(used);
                     self.pos = 0;
                 }
                 Ok(Ok(_)) | Err(_) => self.done = true,
