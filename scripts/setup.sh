@@ -7,6 +7,8 @@ need_apt=()
 command -v cc >/dev/null || need_apt+=(build-essential)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v curl >/dev/null || need_apt+=(curl ca-certificates)
+# Report tests read PDFs back as text and render their pages to PNG.
+command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq

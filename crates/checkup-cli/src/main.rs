@@ -29,24 +29,43 @@ enum Command {
         #[arg(long)]
         partner: Option<PathBuf>,
     },
-    /// Write a report of a recording.
+    /// Write a report of a recording: PDF, single-file HTML, Markdown with its charts in
+    /// `charts/` beside it, or JSON.
     Report {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value = "md")]
+        #[arg(long, value_enum, default_value = "pdf")]
         format: ReportFormat,
-        /// Output file; standard output when absent.
+        /// Output file (required for pdf and md); standard output for html and json when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[arg(long)]
         partner: Option<PathBuf>,
+        /// Report language: en or zh (Simplified Chinese).
+        #[arg(long, default_value = "en")]
+        lang: checkup_report::Language,
+        /// A baseline card (or a baseline run) to compare against.
+        #[arg(long)]
+        baseline: Option<PathBuf>,
     },
+    /// Write the baseline card of a healthy run: a small text file to commit next to the
+    /// training code.
+    Baseline {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Compare a run with a baseline (a card written by `checkup baseline`, or a run) and say
+    /// what changed.
+    Compare { current: PathBuf, baseline: PathBuf },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum ReportFormat {
-    Md,
+    Pdf,
     Html,
+    Md,
     Json,
 }
 
@@ -58,6 +77,12 @@ enum CliError {
     Report(#[from] checkup_report::ReportError),
     #[error("{path}: cannot write: {source}")]
     Write { path: String, source: std::io::Error },
+    #[error("{path}: cannot read the baseline card: {source}")]
+    ReadBaseline { path: String, source: std::io::Error },
+    #[error("{0}: {1}")]
+    Baseline(String, checkup_report::ReportError),
+    #[error("--format {0} writes files: give the output path with -o")]
+    NeedsOutput(&'static str),
 }
 
 fn main() -> ExitCode {
@@ -82,15 +107,54 @@ fn run(cli: Cli) -> Result<(), CliError> {
             let out = if json { checkup_report::json(&d)? + "\n" } else { text::render(&d) };
             write_out(None, out.as_bytes())
         }
-        Command::Report { paths, format, output, partner } => {
+        Command::Report { paths, format, output, partner, lang, baseline } => {
             let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
-            let out = match format {
-                ReportFormat::Md => checkup_report::markdown(&d),
-                ReportFormat::Html => checkup_report::html(&d),
-                ReportFormat::Json => checkup_report::json(&d)? + "\n",
-            };
-            write_out(output, out.as_bytes())
+            let opts = checkup_report::ReportOptions { language: lang, baseline: baseline.map(|b| load_card(&b)).transpose()? };
+            match format {
+                ReportFormat::Pdf => {
+                    let out = output.ok_or(CliError::NeedsOutput("pdf"))?;
+                    write_out(Some(out), &checkup_report::pdf(&d, &opts)?)
+                }
+                ReportFormat::Md => {
+                    let out = output.ok_or(CliError::NeedsOutput("md"))?;
+                    let (md, charts) = checkup_report::markdown(&d, &opts);
+                    let dir = out.parent().map(|p| p.join("charts")).unwrap_or_else(|| PathBuf::from("charts"));
+                    std::fs::create_dir_all(&dir).map_err(|source| CliError::Write { path: dir.display().to_string(), source })?;
+                    for c in &charts {
+                        write_out(Some(dir.join(format!("{}.svg", c.name))), c.svg.as_bytes())?;
+                    }
+                    write_out(Some(out), md.as_bytes())
+                }
+                ReportFormat::Html => write_out(output, checkup_report::html(&d, &opts).as_bytes()),
+                ReportFormat::Json => write_out(output, (checkup_report::json(&d)? + "\n").as_bytes()),
+            }
         }
+        Command::Baseline { paths, output } => {
+            let d = checkup_engine::analyze_paths(&paths, &options(None))?;
+            write_out(output, checkup_report::BaselineCard::from_diagnosis(&d).to_text().as_bytes())
+        }
+        Command::Compare { current, baseline } => {
+            let now = checkup_engine::analyze_paths(&[current], &options(None))?;
+            let base = load_card(&baseline)?;
+            let cmp = checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
+            let mut out = format!("{}\n\n", cmp.summary);
+            for c in &cmp.changes {
+                out.push_str(&format!("{:<22} {:>14} → {:<14} {}\n", c.figure, c.baseline, c.current, c.change));
+            }
+            write_out(None, out.as_bytes())
+        }
+    }
+}
+
+/// A baseline is a card file, or a run to compute the card from.
+fn load_card(path: &std::path::Path) -> Result<checkup_report::BaselineCard, CliError> {
+    let is_card = path.is_file() && std::fs::read(path).is_ok_and(|b| b.starts_with(b"# GPU Checkup baseline card"));
+    if is_card {
+        let text = std::fs::read_to_string(path).map_err(|source| CliError::ReadBaseline { path: path.display().to_string(), source })?;
+        checkup_report::BaselineCard::parse(&text).map_err(|e| CliError::Baseline(path.display().to_string(), e))
+    } else {
+        let d = checkup_engine::analyze_paths(&[path.to_path_buf()], &options(None))?;
+        Ok(checkup_report::BaselineCard::from_diagnosis(&d))
     }
 }
 

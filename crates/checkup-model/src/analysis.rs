@@ -143,6 +143,8 @@ pub struct RankSummary {
     pub gpu_step_us: f64,
     /// Median GPU busy time (any kernel, copy or set) per step.
     pub gpu_busy_per_step_us: f64,
+    /// The GPU's activity over the first few steady steps, for the timeline chart.
+    pub timeline: crate::RankTimeline,
 }
 
 /// Step timings of the whole run from `steps.csv`, profiled or not.

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling, SteadyWindow, StepTiming,
+    ChartData, EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling, SteadyWindow, StepTiming,
 };
 
 /// Stable finding ids (a finding may add a sub-id: `communication/p2p_disabled`).
@@ -116,6 +116,8 @@ pub struct Diagnosis {
     /// Caveats about the inputs (missing files, profiler overhead, partial data).
     pub notes: Vec<String>,
     pub sources: Vec<String>,
+    /// Curves and timelines for the charts of reports and the app.
+    pub charts: ChartData,
 }
 
 impl Diagnosis {

@@ -9,9 +9,11 @@ pub mod environment;
 pub mod facts;
 pub mod finding;
 pub mod samples;
+pub mod series;
 
 pub use analysis::*;
 pub use environment::*;
 pub use facts::*;
 pub use finding::*;
 pub use samples::*;
+pub use series::*;

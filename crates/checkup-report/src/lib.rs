@@ -1,16 +1,50 @@
-//! Views of a [`Diagnosis`]: Markdown (the source of every report), HTML rendered from it
-//! with pulldown-cmark, and JSON.
+//! Views of a [`Diagnosis`]: the report as Markdown (the single source of its content),
+//! HTML with inline SVG charts, PDF typeset natively, and JSON; plus the baseline card.
+//! Used by the CLI and the desktop app alike.
 
+pub mod baseline;
+pub mod charts;
+pub mod i18n;
 mod markdown;
+mod pdf;
 
 use checkup_model::Diagnosis;
 
-pub use markdown::markdown;
+pub use baseline::{compare, BaselineCard, Comparison};
+pub use charts::{charts, Chart};
+pub use i18n::Language;
+pub use markdown::escape;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error("cannot serialise the diagnosis to JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("PDF typesetting failed: {0}")]
+    Pdf(String),
+    #[error("baseline card: {0}")]
+    Baseline(String),
+}
+
+/// What a report contains besides the diagnosis.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOptions {
+    pub language: Language,
+    /// A baseline to compare against; its comparison opens the report.
+    pub baseline: Option<BaselineCard>,
+}
+
+fn comparison(d: &Diagnosis, o: &ReportOptions) -> Option<Comparison> {
+    o.baseline.as_ref().map(|b| compare(&BaselineCard::from_diagnosis(d), b))
+}
+
+/// Markdown with charts as files beside it: returns the text (charts linked as
+/// `charts/NAME.svg`) and the charts to write there.
+pub fn markdown(d: &Diagnosis, o: &ReportOptions) -> (String, Vec<Chart>) {
+    let t = i18n::text(o.language);
+    let charts = charts::charts(d, t);
+    let cmp = comparison(d, o);
+    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| format!("![{}](charts/{}.svg)", c.title, c.name));
+    (md, charts)
 }
 
 /// The diagnosis as one pretty-printed JSON object. Top-level keys `primary` and `findings`
@@ -19,10 +53,14 @@ pub fn json(d: &Diagnosis) -> Result<String, ReportError> {
     Ok(serde_json::to_string_pretty(d)?)
 }
 
-/// A single self-contained HTML page. Raw HTML in the Markdown source is escaped, so
+/// A single self-contained HTML file: charts inline as SVG, print CSS (A4 or Letter, page
+/// numbers, no chart split across pages). Raw HTML in the Markdown source is escaped, so
 /// strings from traces and hosts (kernel names, commands) always show as text.
-pub fn html(d: &Diagnosis) -> String {
-    let md = markdown(d);
+pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
+    let t = i18n::text(o.language);
+    let charts = charts::charts(d, t);
+    let cmp = comparison(d, o);
+    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| format!("CHART-PLACEHOLDER-{}", c.name));
     let mut opts = pulldown_cmark::Options::empty();
     opts.insert(pulldown_cmark::Options::ENABLE_TABLES);
     let parser = pulldown_cmark::Parser::new_ext(&md, opts).map(|ev| match ev {
@@ -31,9 +69,38 @@ pub fn html(d: &Diagnosis) -> String {
     });
     let mut body = String::new();
     pulldown_cmark::html::push_html(&mut body, parser);
+    for c in &charts {
+        let svg = c.svg.trim_start_matches(|ch| ch != '<');
+        let svg = svg.strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>").unwrap_or(svg).trim_start();
+        let figure = format!(
+            "<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>",
+            html_escape(&c.title)
+        );
+        body = body.replace(&format!("<p>CHART-PLACEHOLDER-{}</p>", c.name), &figure);
+    }
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>GPU Checkup report</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n</body>\n</html>\n"
+        "<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n<footer>{footer}</footer>\n</body>\n</html>\n",
+        lang = if o.language == Language::Zh { "zh-CN" } else { "en" },
+        title = html_escape(t.title),
+        footer = html_escape(t.generated_by),
     )
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;line-height:1.45;color:#111;margin:0}main{max-width:60rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse;margin:0.5rem 0}td,th{border:1px solid #999;padding:0.2rem 0.5rem;text-align:left;vertical-align:top}pre{background:#f4f4f4;border:1px solid #ccc;padding:0.6rem;overflow-x:auto}code{font-family:ui-monospace,monospace}h2{border-bottom:2px solid #333;margin-top:2rem}@page{size:A4;margin:18mm}@media print{pre,table{break-inside:avoid}h2,h3{break-after:avoid}}";
+/// The report as PDF, typeset in-process (no browser, no display).
+pub fn pdf(d: &Diagnosis, o: &ReportOptions) -> Result<Vec<u8>, ReportError> {
+    let (md, charts) = markdown(d, o);
+    pdf::markdown_to_pdf(&md, &charts, i18n::text(o.language).lang_tag)
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+const CSS: &str = "body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif;line-height:1.45;color:#111;margin:0}\
+main{max-width:62rem;margin:2rem auto;padding:0 1rem}\
+table{border-collapse:collapse;margin:0.5rem 0;font-size:0.9rem}td,th{border:1px solid #999;padding:0.2rem 0.5rem;text-align:left;vertical-align:top}\
+pre{background:#f4f4f4;border:1px solid #ccc;padding:0.6rem;overflow-x:auto}code{font-family:ui-monospace,monospace}\
+h2{border-bottom:2px solid #333;margin-top:2rem}figure.chart{margin:1rem 0}figure.chart svg{width:100%;height:auto}\
+figcaption{font-size:0.85rem;color:#444}footer{text-align:center;color:#666;font-size:0.8rem;margin:2rem 0}\
+@page{margin:16mm;@bottom-center{content:counter(page) ' / ' counter(pages);font-size:9pt;color:#555}}\
+@media print{main{max-width:none;margin:0}figure,pre,table,tr{break-inside:avoid}h2,h3{break-after:avoid}footer{display:none}}";

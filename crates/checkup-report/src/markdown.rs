@@ -5,6 +5,10 @@ use std::fmt::Write;
 
 use checkup_model::{CheckStatus, Comparison, Diagnosis};
 
+use crate::baseline::Comparison as BaselineComparison;
+use crate::charts::Chart;
+use crate::i18n::Text;
+
 /// Escapes text that came from a trace or a host so Markdown shows it literally.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -31,29 +35,41 @@ fn num(v: f64) -> String {
     }
 }
 
-pub fn markdown(d: &Diagnosis) -> String {
+/// The report as Markdown. `chart_ref` writes the Markdown that shows one chart (an image
+/// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).
+pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&BaselineComparison>, chart_ref: &dyn Fn(&Chart) -> String) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "# GPU Checkup report\n");
-    let _ = writeln!(s, "## Verdict\n");
-    let _ = writeln!(s, "**Primary bottleneck: `{}`**\n", d.primary);
+    let _ = writeln!(s, "# {}\n", t.title);
+    let _ = writeln!(s, "## {}\n", t.verdict);
+    let _ = writeln!(s, "**{}: `{}`**\n", t.primary, d.primary);
     let _ = writeln!(s, "{}\n", escape(&d.verdict));
+    if let Some(b) = baseline {
+        let _ = writeln!(s, "## {}\n", t.baseline);
+        let _ = writeln!(s, "**{}**\n", escape(&b.summary));
+        let h = t.baseline_headers;
+        let _ = writeln!(s, "| {} | {} | {} | {} |\n|---|---|---|---|", h[0], h[1], h[2], h[3]);
+        for c in &b.changes {
+            let _ = writeln!(s, "| {} | {} | {} | {} |", c.figure, escape(&c.baseline), escape(&c.current), escape(&c.change));
+        }
+        let _ = writeln!(s);
+    }
 
     let f = &d.facts;
-    let _ = writeln!(s, "## Run\n");
-    let _ = writeln!(s, "| fact | value |\n|---|---|");
-    let rows: [(&str, Option<String>); 10] = [
-        ("GPU", f.gpu_name.clone().map(|g| format!("{g}{}", f.world_size.filter(|w| *w > 1).map(|w| format!(" × {w} ranks")).unwrap_or_default()))),
-        ("driver", f.driver_version.clone()),
-        ("CUDA (driver)", f.cuda_driver_version.clone()),
-        ("CUDA (torch)", f.cuda_runtime_version.clone()),
-        ("torch", f.torch_version.clone()),
-        ("NCCL", f.nccl_version.clone()),
-        ("model", f.model.clone()),
-        ("batch size", f.batch_size.map(|b| b.to_string())),
-        ("precision", f.precision.clone()),
-        ("host CPUs", f.host_cpus.map(|c| c.to_string())),
+    let _ = writeln!(s, "## {}\n", t.run);
+    let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
+    let values: [Option<String>; 10] = [
+        f.gpu_name.clone().map(|g| format!("{g}{}", f.world_size.filter(|w| *w > 1).map(|w| format!(" × {w} ranks")).unwrap_or_default())),
+        f.driver_version.clone(),
+        f.cuda_driver_version.clone(),
+        f.cuda_runtime_version.clone(),
+        f.torch_version.clone(),
+        f.nccl_version.clone(),
+        f.model.clone(),
+        f.batch_size.map(|b| b.to_string()),
+        f.precision.clone(),
+        f.host_cpus.map(|c| c.to_string()),
     ];
-    for (k, v) in rows {
+    for (k, v) in t.facts.iter().zip(values) {
         if let Some(v) = v {
             let _ = writeln!(s, "| {k} | {} |", escape(&v));
         }
@@ -61,38 +77,57 @@ pub fn markdown(d: &Diagnosis) -> String {
     let _ = writeln!(s);
 
     if !d.environment.is_empty() {
-        let _ = writeln!(s, "## Environment\n");
-        let _ = writeln!(s, "| check | status | value | fix |\n|---|---|---|---|");
+        let _ = writeln!(s, "## {}\n", t.environment);
+        let h = t.env_headers;
+        let _ = writeln!(s, "| {} | {} | {} | {} |\n|---|---|---|---|", h[0], h[1], h[2], h[3]);
         for c in &d.environment {
             let status = match c.status {
-                CheckStatus::Pass => "pass",
-                CheckStatus::Warn => "WARN",
-                CheckStatus::Fail => "FAIL",
-                CheckStatus::Unknown => "unknown",
+                CheckStatus::Pass => t.status[0],
+                CheckStatus::Warn => t.status[1],
+                CheckStatus::Fail => t.status[2],
+                CheckStatus::Unknown => t.status[3],
             };
             let _ = writeln!(s, "| {} | {status} | {} | {} |", escape(&c.title), escape(&c.value), escape(c.fix.as_deref().unwrap_or("")));
         }
         let _ = writeln!(s);
     }
 
-    let _ = writeln!(s, "## Findings\n");
+    if !charts.is_empty() {
+        let _ = writeln!(s, "## {}\n", t.charts);
+        for c in charts {
+            let _ = writeln!(s, "{}\n", chart_ref(c));
+        }
+    }
+
+    let _ = writeln!(s, "## {}\n", t.findings);
     for (i, f) in d.findings.iter().enumerate() {
-        let _ = writeln!(s, "### {}. {} (`{}`)\n", i + 1, escape(&f.title), f.id);
-        let _ = writeln!(s, "Severity **{:?}**, explains **{:.0}%** of step time, confidence {:.0}%.\n", f.severity, f.share * 100.0, f.confidence * 100.0);
+        let _ = writeln!(s, "### {}. {} (`{}`)\n", i + 1, escape(&t.finding_title(&f.id, &f.title)), f.id);
+        let _ = writeln!(
+            s,
+            "{} **{}**, {} **{:.0}%** {}, {} {:.0}%.\n",
+            t.severity,
+            t.severities[f.severity as usize],
+            t.explains,
+            f.share * 100.0,
+            t.of_step_time,
+            t.confidence,
+            f.confidence * 100.0
+        );
         let _ = writeln!(s, "{}\n", escape(&f.summary));
         if !f.evidence.is_empty() {
-            let _ = writeln!(s, "| evidence | value | threshold | source |\n|---|---|---|---|");
+            let h = t.evidence_headers;
+            let _ = writeln!(s, "| {} | {} | {} | {} |\n|---|---|---|---|", h[0], h[1], h[2], h[3]);
             for e in &f.evidence {
-                let threshold = e.threshold.as_ref().map_or(String::new(), |t| {
-                    let op = if t.comparison == Comparison::AtLeast { "≥" } else { "≤" };
-                    format!("{op} {} {}", num(t.value), escape(&e.unit))
+                let threshold = e.threshold.as_ref().map_or(String::new(), |th| {
+                    let op = if th.comparison == Comparison::AtLeast { "≥" } else { "≤" };
+                    format!("{op} {} {}", num(th.value), escape(&e.unit))
                 });
                 let _ = writeln!(s, "| {} | {} {} | {} | {} |", escape(&e.metric), num(e.value), escape(&e.unit), threshold, escape(&e.source));
             }
             let _ = writeln!(s);
         }
         for (k, fix) in f.fixes.iter().enumerate() {
-            let _ = writeln!(s, "**Fix {}: {}.** {} *Expected:* {}\n", k + 1, escape(&fix.title), escape(&fix.detail), escape(&fix.expected_effect));
+            let _ = writeln!(s, "**{} {}: {}.** {} *{}:* {}\n", t.fix, k + 1, escape(&fix.title), escape(&fix.detail), t.expected, escape(&fix.expected_effect));
             if let Some(code) = &fix.snippet {
                 let fence = if code.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}python\n{code}\n{fence}\n");
@@ -101,8 +136,8 @@ pub fn markdown(d: &Diagnosis) -> String {
     }
 
     if !d.ranks.is_empty() {
-        let _ = writeln!(s, "## GPU time per rank\n");
-        let _ = writeln!(s, "| rank | window | compute | exposed comm | exposed copies | idle | idle: host wait | idle: kernel wait | kernels/step | median kernel |\n|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(s, "## {}\n", t.per_rank);
+        let _ = writeln!(s, "| {} |\n|{}", t.rank_headers.join(" | "), "---|".repeat(t.rank_headers.len()));
         for r in &d.ranks {
             let g = &r.gpu;
             let p = |us: f64| format!("{:.1}%", g.share(us) * 100.0);
@@ -124,34 +159,34 @@ pub fn markdown(d: &Diagnosis) -> String {
         let _ = writeln!(s);
     }
     if !d.step_timing.is_empty() {
-        let _ = writeln!(s, "## Step timing (unprofiled steps)\n");
-        let _ = writeln!(s, "| rank | steps | warm-up | mean step | median | p90 | data wait | stalls |\n|---|---|---|---|---|---|---|---|");
-        for t in &d.step_timing {
+        let _ = writeln!(s, "## {}\n", t.step_timing);
+        let _ = writeln!(s, "| {} |\n|{}", t.step_headers.join(" | "), "---|".repeat(t.step_headers.len()));
+        for st in &d.step_timing {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1}% | {}{} |",
-                t.rank,
-                t.total_steps,
-                t.warmup_steps,
-                t.mean_step_ms,
-                t.median_step_ms,
-                t.p90_step_ms,
-                t.data_wait_share * 100.0,
-                t.stalls.len(),
-                t.stall_period_steps.map(|p| format!(" (every {p:.0} steps)")).unwrap_or_default()
+                st.rank,
+                st.total_steps,
+                st.warmup_steps,
+                st.mean_step_ms,
+                st.median_step_ms,
+                st.p90_step_ms,
+                st.data_wait_share * 100.0,
+                st.stalls.len(),
+                st.stall_period_steps.map(|p| format!(" ({})", t.every_n_steps.replace("{}", &format!("{p:.0}")))).unwrap_or_default()
             );
         }
         let _ = writeln!(s);
     }
-    let _ = writeln!(s, "## Method\n");
-    let _ = writeln!(s, "Steady-state window: {}.\n", escape(&d.window.method));
-    let _ = writeln!(s, "GPU time is split exclusively: compute kernels, then communication not hidden by compute, then copies not hidden by either, then idle. Idle gaps follow Holistic Trace Analysis: *host wait* when the next work had not been launched when the GPU went idle, *kernel wait* for shorter gaps with work queued. Shares are of step time on the diagnosed rank; launch-bound claims are checked against unprofiled step times, since the profiler slows the host.\n");
+    let _ = writeln!(s, "## {}\n", t.method);
+    let _ = writeln!(s, "{}: {}.\n", t.steady_window, escape(&d.window.method));
+    let _ = writeln!(s, "{}\n", t.method_text);
     for n in &d.notes {
         let _ = writeln!(s, "- {}", escape(n));
     }
     if !d.notes.is_empty() {
         let _ = writeln!(s);
     }
-    let _ = writeln!(s, "Sources: {}", d.sources.iter().map(|x| format!("`{}`", x.replace('`', "'"))).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(s, "{}: {}", t.sources, d.sources.iter().map(|x| format!("`{}`", x.replace('`', "'"))).collect::<Vec<_>>().join(", "));
     s
 }

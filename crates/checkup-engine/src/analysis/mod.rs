@@ -1,13 +1,14 @@
 //! Analyses over a [`Recording`](crate::ingest::Recording). Each module measures one thing;
 //! the diagnosis reads their results.
 
+pub mod charts;
 pub mod intervals;
 pub mod samples;
 pub mod stats;
 pub mod step_timing;
 pub mod trace;
 
-use checkup_model::{HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming};
+use checkup_model::{ChartData, HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming};
 
 use crate::diagnosis::thresholds::Thresholds;
 use crate::ingest::Recording;
@@ -20,15 +21,18 @@ pub struct Analysis {
     pub step_timing: Vec<StepTiming>,
     pub samples: Vec<SampleStats>,
     pub host: Option<HostStats>,
+    pub charts: ChartData,
 }
 
 pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
     let step_timing: Vec<StepTiming> =
         rec.steps.iter().map(|(rank, steps)| step_timing::analyze_steps(*rank, steps, rec.profile_steps, th)).collect();
-    let window = steady_window(rec, &step_timing);
+    let window = steady_window(rec, &step_timing, th);
     let span = window.start_s.zip(window.end_s);
-    let ranks = rec.traces.iter().map(|t| trace::analyze_trace(t, th).summary).collect();
+    let ranks: Vec<RankSummary> = rec.traces.iter().map(|t| trace::analyze_trace(t, th).summary).collect();
+    let charts = charts::chart_data(&rec.samples, &rec.steps, &step_timing, span, &ranks);
     Analysis {
+        charts,
         samples: samples::analyze_gpu_samples(&rec.samples, span, th),
         host: samples::analyze_host_samples(&rec.samples, span),
         window,
@@ -39,7 +43,7 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
 
 /// The steady window in wall time: from the first steady step to the last step of rank 0's
 /// `steps.csv`. Without step timings, samples are taken whole and that is said.
-fn steady_window(rec: &Recording, timing: &[StepTiming]) -> SteadyWindow {
+fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> SteadyWindow {
     let Some((rank, steps)) = rec.steps.iter().next() else {
         return SteadyWindow {
             method: if rec.traces.is_empty() {
@@ -66,8 +70,8 @@ fn steady_window(rec: &Recording, timing: &[StepTiming]) -> SteadyWindow {
             last.step,
             warmup,
             if warmup == 1 { "" } else { "s" },
-            3.0,
-            8
+            th.warmup_step_factor,
+            th.profiler_margin_steps
         ),
     }
 }

@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 
 use checkup_model::{
-    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary, StepBreakdown,
+    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary, RankTimeline, SegmentKind,
+    StepBreakdown,
 };
 
 use super::intervals::{clip, gaps, merge, overlap, total, Interval};
@@ -207,6 +208,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     };
     let busy_per_step: Vec<f64> = periods.iter().map(|&(_, (p0, p1))| total(&clip(&busy, p0, p1))).collect();
     let cpu_durations: Vec<f64> = steady.iter().map(|&i| t.steps[i].end - t.steps[i].start).collect();
+    let timeline = timeline(t.rank.unwrap_or(0), &periods, &compute, &comm, &memory);
     let summary = RankSummary {
         rank: t.rank.unwrap_or(0),
         source: t.source.display().to_string(),
@@ -229,8 +231,39 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         profiled_step_us: median(&cpu_durations),
         gpu_step_us: median(&periods.iter().map(|&(_, (a, b))| b - a).collect::<Vec<_>>()),
         gpu_busy_per_step_us: median(&busy_per_step),
+        timeline,
     };
     TraceAnalysis { cpu_step_us: summary.profiled_step_us, summary }
+}
+
+/// The GPU's busy segments over the first few periods, exclusive by kind (compute, then
+/// communication, then copies), with segments too short to see at that scale merged.
+fn timeline(rank: u32, periods: &[(u64, Interval)], compute: &[Interval], comm: &[Interval], memory: &[Interval]) -> RankTimeline {
+    const STEPS_SHOWN: usize = 3;
+    const RESOLUTION: f64 = 4000.0;
+    let shown = &periods[..periods.len().min(STEPS_SHOWN)];
+    let (Some(first), Some(last)) = (shown.first(), shown.last()) else { return RankTimeline { rank, ..RankTimeline::default() } };
+    let (lo, hi) = (first.1 .0, last.1 .1);
+    let min_gap = (hi - lo) / RESOLUTION;
+    let mut segments = Vec::new();
+    let compute_comm = merge([compute.to_vec(), comm.to_vec()].concat());
+    let layers = [
+        (clip(compute, lo, hi), SegmentKind::Compute),
+        (subtract(&clip(comm, lo, hi), compute), SegmentKind::Communication),
+        (subtract(&clip(memory, lo, hi), &compute_comm), SegmentKind::Memory),
+    ];
+    for (intervals, kind) in layers {
+        let mut merged: Vec<Interval> = Vec::new();
+        for (a, b) in intervals {
+            match merged.last_mut() {
+                Some(prev) if a - prev.1 < min_gap => prev.1 = b,
+                _ => merged.push((a, b)),
+            }
+        }
+        segments.extend(merged.into_iter().map(|(a, b)| (a - lo, b - lo, kind)));
+    }
+    segments.sort_by(|x, y| x.0.total_cmp(&y.0));
+    RankTimeline { rank, span_us: hi - lo, step_starts_us: shown.iter().map(|p| p.1 .0 - lo).collect(), segments }
 }
 
 fn empty_summary(t: &Trace, steady: Vec<u64>) -> RankSummary {

@@ -142,6 +142,7 @@ pub fn diagnose(
         scaling,
         notes,
         sources,
+        charts: a.charts.clone(),
         facts,
     }
 }

@@ -1,0 +1,83 @@
+//! Chart data: the recording's curves on one time axis, thinned to what a chart can show.
+
+use checkup_model::{ChartData, GpuSeries, HostSeries, SampleSet, StepRecord, StepSeries, StepTiming};
+
+/// Most points a curve keeps; longer series are thinned by taking every n-th sample, which
+/// keeps dips visible at the sampling rates recorded (≤ 10 Hz over a checkup).
+const MAX_POINTS: usize = 3000;
+
+fn thin<T: Clone>(v: &[T]) -> Vec<T> {
+    let step = v.len().div_ceil(MAX_POINTS).max(1);
+    v.iter().step_by(step).cloned().collect()
+}
+
+pub fn chart_data(
+    samples: &SampleSet,
+    steps: &std::collections::BTreeMap<u32, Vec<StepRecord>>,
+    timing: &[StepTiming],
+    steady: Option<(f64, f64)>,
+    ranks: &[checkup_model::RankSummary],
+) -> ChartData {
+    let t0 = samples
+        .nvml
+        .iter()
+        .map(|s| s.ts)
+        .chain(samples.host.iter().map(|s| s.ts))
+        .chain(steps.values().filter_map(|s| s.first().map(|r| r.t_start)))
+        .fold(f64::INFINITY, f64::min);
+    let t0 = if t0.is_finite() { t0 } else { 0.0 };
+    let mut gpus: Vec<u32> = samples.nvml.iter().map(|s| s.gpu).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    let f = |v: Option<f64>| v.map(|x| x as f32);
+    let gpu_series = gpus
+        .into_iter()
+        .map(|gpu| {
+            let nvml: Vec<_> = thin(&samples.nvml.iter().filter(|s| s.gpu == gpu).collect::<Vec<_>>());
+            let gpm: Vec<_> = thin(&samples.gpm.iter().filter(|s| s.gpu == gpu).collect::<Vec<_>>());
+            GpuSeries {
+                gpu,
+                t: nvml.iter().map(|s| s.ts - t0).collect(),
+                util_pct: nvml.iter().map(|s| f(s.util_gpu)).collect(),
+                power_w: nvml.iter().map(|s| f(s.power_w)).collect(),
+                power_limit_w: nvml.iter().filter_map(|s| s.power_limit_w).reduce(f64::max),
+                sm_clock_mhz: nvml.iter().map(|s| f(s.sm_clock_mhz)).collect(),
+                sm_clock_max_mhz: nvml.iter().filter_map(|s| s.sm_clock_max_mhz).reduce(f64::max),
+                gpm_t: gpm.iter().map(|s| s.ts - t0).collect(),
+                sm_active_pct: gpm.iter().map(|s| f(s.sm_util)).collect(),
+                tensor_pct: gpm.iter().map(|s| f(s.any_tensor_util)).collect(),
+                dram_pct: gpm.iter().map(|s| f(s.dram_bw_util)).collect(),
+            }
+        })
+        .collect();
+    let host = (!samples.host.is_empty()).then(|| {
+        let h = thin(&samples.host);
+        HostSeries {
+            t: h.iter().map(|s| s.ts - t0).collect(),
+            cpu_total_pct: h.iter().map(|s| f(s.cpu_total_pct)).collect(),
+            proc_tree_pct: h.iter().map(|s| f(s.proc_tree_cpu_pct)).collect(),
+            cores: h.iter().map(|s| s.per_core_pct.len()).max().unwrap_or(0) as u32,
+        }
+    });
+    let step_series = steps
+        .iter()
+        .map(|(rank, rows)| {
+            let t = timing.iter().find(|t| t.rank == *rank);
+            StepSeries {
+                rank: *rank,
+                step: rows.windows(2).map(|w| w[0].step).collect(),
+                duration_ms: rows.windows(2).map(|w| ((w[1].t_start - w[0].t_start) * 1e3) as f32).collect(),
+                warmup_steps: t.map_or(0, |t| t.warmup_steps),
+                stall_steps: t.map(|t| t.stalls.iter().map(|s| s.step).collect()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    ChartData {
+        t0,
+        steady: steady.map(|(a, b)| (a - t0, b - t0)),
+        gpus: gpu_series,
+        host,
+        steps: step_series,
+        timelines: ranks.iter().map(|r| r.timeline.clone()).collect(),
+    }
+}

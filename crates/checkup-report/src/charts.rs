@@ -1,0 +1,469 @@
+//! The report's charts, drawn with plotters as SVG. The same code serves the app and every
+//! export. Charts are readable in greyscale print: series differ by dash pattern and shade as
+//! well as hue, axes carry units, and the steady-state window is shaded.
+
+use checkup_model::{Diagnosis, SegmentKind};
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::i18n::Text;
+
+/// One chart: a stable file name, a caption and the SVG.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    pub name: &'static str,
+    pub title: String,
+    pub svg: String,
+}
+
+const WIDTH: u32 = 900;
+const HEIGHT: u32 = 300;
+const FONT: &str = "sans-serif";
+
+/// The chart font: WenQuanYi Micro Hei covers Latin and Chinese, so both report languages
+/// measure and render with one face.
+pub(crate) static FONT_BYTES: &[u8] = include_bytes!("../fonts/wqy-microhei.ttc");
+
+fn register_font() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // The font is compiled in; failing to parse it would be a build defect caught by tests.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES);
+    });
+}
+
+const INK: RGBColor = RGBColor(20, 20, 20);
+const BLUE: RGBColor = RGBColor(31, 94, 160);
+const ORANGE: RGBColor = RGBColor(204, 102, 0);
+const GREEN: RGBColor = RGBColor(46, 125, 50);
+const GREY: RGBColor = RGBColor(120, 120, 120);
+const SHADE: RGBColor = RGBColor(238, 238, 238);
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// All charts the diagnosis has data for, in report order.
+pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
+    register_font();
+    let mut out = Vec::new();
+    let mut push = |name: &'static str, title: String, draw: &dyn Fn(&Area) -> Result<(), String>| {
+        let mut svg = String::new();
+        let ok = {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+            let r = root.fill(&WHITE).map_err(|e| e.to_string()).and_then(|_| draw(&root));
+            r.and_then(|_| root.present().map_err(|e| e.to_string()))
+        };
+        if ok.is_ok() {
+            out.push(Chart { name, title, svg });
+        }
+    };
+    if let Some(g) = d.charts.gpus.first().filter(|g| !g.t.is_empty()) {
+        push("utilisation", t.chart_util.into(), &|a| util_chart(a, d, g, t));
+        push("power", t.chart_power.into(), &|a| power_chart(a, d, g, t));
+        push("sm_clock", t.chart_clock.into(), &|a| clock_chart(a, d, g, t));
+    }
+    if d.charts.host.as_ref().is_some_and(|h| !h.t.is_empty()) {
+        push("host_cpu", t.chart_host.into(), &|a| host_chart(a, d, t));
+    }
+    if d.charts.timelines.iter().any(|tl| tl.span_us > 0.0) {
+        push("gpu_timeline", t.chart_timeline.into(), &|a| timeline_chart(a, d, t));
+    }
+    if d.ranks.iter().any(|r| !r.steps.is_empty()) {
+        push("step_breakdown", t.chart_breakdown.into(), &|a| breakdown_chart(a, d, t));
+        push("idle_breakdown", t.chart_idle.into(), &|a| idle_chart(a, d, t));
+    }
+    if d.charts.steps.iter().any(|s| s.duration_ms.len() > 1) {
+        push("step_times", t.chart_steps.into(), &|a| step_chart(a, d, t));
+    }
+    if d.scaling.is_some() {
+        push("scaling", t.chart_scaling.into(), &|a| scaling_chart(a, d, t));
+    }
+    out
+}
+
+fn style(size: u32) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&INK)
+}
+
+fn e(err: impl std::fmt::Display) -> String {
+    err.to_string()
+}
+
+fn points(t: &[f64], v: &[Option<f32>]) -> Vec<(f64, f64)> {
+    t.iter().zip(v).filter_map(|(t, v)| v.map(|v| (*t, v as f64))).collect()
+}
+
+fn x_range(d: &Diagnosis, t: &[f64]) -> std::ops::Range<f64> {
+    let end = t.last().copied().unwrap_or(1.0).max(d.charts.steady.map_or(0.0, |s| s.1)).max(1e-3);
+    0.0..end
+}
+
+/// Shades the steady window on a time chart.
+fn shade_steady<'a, 'b: 'a>(
+    chart: &mut Plot<'a, 'b>,
+    d: &Diagnosis,
+    y_max: f64,
+) -> Result<(), String> {
+    if let Some((a, b)) = d.charts.steady {
+        chart.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, y_max)], SHADE.filled()))).map_err(e)?;
+    }
+    Ok(())
+}
+
+fn time_chart<'a, 'b>(
+    a: &'a Area<'b>,
+    caption: &str,
+    x: std::ops::Range<f64>,
+    y_max: f64,
+    y_desc: &str,
+    t: &Text,
+) -> Result<Plot<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(a)
+        .caption(caption, style(18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x, 0.0..y_max)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(t.axis_time_s)
+        .y_desc(y_desc)
+        .label_style(style(13))
+        .axis_desc_style(style(14))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    Ok(chart)
+}
+
+fn legend<'a, 'b: 'a>(
+    chart: &mut Plot<'a, 'b>,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .label_font(style(13))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(e)
+}
+
+fn labelled<'a, 'b: 'a>(
+    chart: &mut Plot<'a, 'b>,
+    pts: Vec<(f64, f64)>,
+    color: RGBColor,
+    dashed: bool,
+    label: &str,
+) -> Result<(), String> {
+    if pts.is_empty() {
+        return Ok(());
+    }
+    let stroke = ShapeStyle::from(&color).stroke_width(2);
+    let anno = if dashed {
+        chart.draw_series(DashedLineSeries::new(pts, 6, 4, stroke)).map_err(e)?
+    } else {
+        chart.draw_series(LineSeries::new(pts, stroke)).map_err(e)?
+    };
+    anno.label(label).legend(move |(x, y)| {
+        if dashed {
+            PathElement::new(vec![(x, y), (x + 8, y)], stroke)
+        } else {
+            PathElement::new(vec![(x, y), (x + 20, y)], stroke)
+        }
+    });
+    Ok(())
+}
+
+fn util_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
+    let mut chart = time_chart(a, &format!("{} (GPU {})", t.chart_util, g.gpu), x_range(d, &g.t), 105.0, t.axis_percent, t)?;
+    shade_steady(&mut chart, d, 105.0)?;
+    labelled(&mut chart, points(&g.t, &g.util_pct), INK, false, t.series_util)?;
+    labelled(&mut chart, points(&g.gpm_t, &g.sm_active_pct), BLUE, true, t.series_sm_active)?;
+    labelled(&mut chart, points(&g.gpm_t, &g.tensor_pct), GREEN, false, t.series_tensor)?;
+    labelled(&mut chart, points(&g.gpm_t, &g.dram_pct), ORANGE, true, t.series_dram)?;
+    legend(&mut chart)
+}
+
+fn power_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
+    let pts = points(&g.t, &g.power_w);
+    let limit = g.power_limit_w.unwrap_or(0.0);
+    let y_max = pts.iter().map(|p| p.1).fold(limit, f64::max) * 1.1 + 1.0;
+    let mut chart = time_chart(a, &format!("{} (GPU {})", t.chart_power, g.gpu), x_range(d, &g.t), y_max, t.axis_watts, t)?;
+    shade_steady(&mut chart, d, y_max)?;
+    labelled(&mut chart, pts, INK, false, t.series_power)?;
+    if limit > 0.0 {
+        let x = x_range(d, &g.t);
+        labelled(&mut chart, vec![(x.start, limit), (x.end, limit)], ORANGE, true, t.series_limit)?;
+    }
+    legend(&mut chart)
+}
+
+fn clock_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
+    let pts = points(&g.t, &g.sm_clock_mhz);
+    let max = g.sm_clock_max_mhz.unwrap_or(0.0);
+    let y_max = pts.iter().map(|p| p.1).fold(max, f64::max) * 1.1 + 1.0;
+    let mut chart = time_chart(a, &format!("{} (GPU {})", t.chart_clock, g.gpu), x_range(d, &g.t), y_max, t.axis_mhz, t)?;
+    shade_steady(&mut chart, d, y_max)?;
+    labelled(&mut chart, pts, INK, false, t.series_sm_clock)?;
+    if max > 0.0 {
+        let x = x_range(d, &g.t);
+        labelled(&mut chart, vec![(x.start, max), (x.end, max)], ORANGE, true, t.series_max)?;
+    }
+    legend(&mut chart)
+}
+
+fn host_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let Some(h) = &d.charts.host else { return Ok(()) };
+    let total = points(&h.t, &h.cpu_total_pct);
+    let tree = points(&h.t, &h.proc_tree_pct);
+    let y_max = tree.iter().map(|p| p.1).fold(100.0, f64::max) * 1.05;
+    let mut chart = time_chart(a, t.chart_host, x_range(d, &h.t), y_max, t.axis_percent, t)?;
+    shade_steady(&mut chart, d, y_max)?;
+    labelled(&mut chart, total, INK, false, &format!("{} ({} {})", t.series_host_total, h.cores, t.cores))?;
+    labelled(&mut chart, tree, BLUE, true, t.series_proc_tree)?;
+    legend(&mut chart)
+}
+
+fn kind_color(k: SegmentKind) -> RGBColor {
+    match k {
+        SegmentKind::Compute => RGBColor(40, 40, 40),
+        SegmentKind::Communication => ORANGE,
+        SegmentKind::Memory => RGBColor(150, 150, 150),
+    }
+}
+
+fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let lanes: Vec<_> = d.charts.timelines.iter().filter(|tl| tl.span_us > 0.0).collect();
+    let span_ms = lanes.iter().map(|l| l.span_us).fold(0.0, f64::max) / 1e3;
+    let n = lanes.len() as f64;
+    // The right quarter is left free for the legend.
+    let x_max = span_ms.max(1e-3) * 1.3;
+    let mut chart = ChartBuilder::on(a)
+        .caption(t.chart_timeline, style(18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, 0.0..n)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc(t.axis_time_ms)
+        .label_style(style(13))
+        .axis_desc_style(style(14))
+        .draw()
+        .map_err(e)?;
+    row_labels(a, &chart, &lanes.iter().map(|l| format!("{} {}", t.rank, l.rank)).collect::<Vec<_>>())?;
+    for (i, lane) in lanes.iter().enumerate() {
+        let top = n - i as f64 - 0.15;
+        let bottom = n - i as f64 - 0.85;
+        chart
+            .draw_series(lane.segments.iter().map(|&(s, en, k)| {
+                Rectangle::new([(s / 1e3, bottom), ((en / 1e3).max(s / 1e3 + span_ms / 3000.0), top)], kind_color(k).filled())
+            }))
+            .map_err(e)?;
+        chart
+            .draw_series(lane.step_starts_us.iter().map(|&s| {
+                PathElement::new(vec![(s / 1e3, bottom - 0.1), (s / 1e3, top + 0.1)], BLUE.stroke_width(2))
+            }))
+            .map_err(e)?;
+    }
+    for (label, kind) in [(t.seg_compute, SegmentKind::Compute), (t.seg_comm, SegmentKind::Communication), (t.seg_memory, SegmentKind::Memory)] {
+        chart
+            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+            .map_err(e)?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], kind_color(kind).filled()));
+    }
+    chart
+        .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+        .map_err(e)?
+        .label(t.seg_step)
+        .legend(|(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], BLUE.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(GREY)
+        .label_font(style(13))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(e)
+}
+
+/// Writes one label per horizontal row (row 0 at the top) in the y-label area, centred on
+/// the row: plotters' own tick labels do not line up with categorical rows.
+fn row_labels(a: &Area, chart: &Plot, labels: &[String]) -> Result<(), String> {
+    let n = labels.len() as f64;
+    let x0 = chart.x_range().start;
+    for (i, label) in labels.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(x0, n - i as f64 - 0.5));
+        let pos = plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Right,
+            plotters::style::text_anchor::VPos::Center,
+        );
+        a.draw(&plotters::element::Text::new(label.clone(), (px - 6, py), style(12).pos(pos))).map_err(e)?;
+    }
+    Ok(())
+}
+
+fn diagnosed_rank(d: &Diagnosis) -> Option<&checkup_model::RankSummary> {
+    d.ranks.iter().find(|r| Some(r.rank) == d.diagnosed_rank).or(d.ranks.first())
+}
+
+/// Horizontal stacked bars: one row per item, segments in a fixed order.
+fn stacked_bars(a: &Area, caption: &str, rows: &[(String, Vec<f64>)], parts: &[String], x_desc: &str) -> Result<(), String> {
+    let palette = [RGBColor(40, 40, 40), RGBColor(150, 150, 150), RGBColor(200, 200, 200), ORANGE, BLUE, GREEN, RGBColor(230, 200, 120)];
+    // The right third is left free for the legend.
+    let x_max = rows.iter().map(|r| r.1.iter().sum::<f64>()).fold(0.0, f64::max).max(1e-6) * 1.45;
+    let n = rows.len() as f64;
+    let mut chart = ChartBuilder::on(a)
+        .caption(caption, style(18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(110)
+        .build_cartesian_2d(0.0..x_max, 0.0..n.max(1.0))
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_desc(x_desc)
+        .label_style(style(13))
+        .axis_desc_style(style(14))
+        .draw()
+        .map_err(e)?;
+    row_labels(a, &chart, &rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())?;
+    for (i, (_, values)) in rows.iter().enumerate() {
+        let (bottom, top) = (n - i as f64 - 0.8, n - i as f64 - 0.2);
+        let mut x = 0.0;
+        for (k, v) in values.iter().enumerate() {
+            if *v > 0.0 {
+                chart
+                    .draw_series(std::iter::once(Rectangle::new([(x, bottom), (x + v, top)], palette[k % palette.len()].filled())))
+                    .map_err(e)?;
+                chart
+                    .draw_series(std::iter::once(Rectangle::new([(x, bottom), (x + v, top)], WHITE.stroke_width(1))))
+                    .map_err(e)?;
+            }
+            x += v;
+        }
+    }
+    for (k, part) in parts.iter().enumerate() {
+        let color = palette[k % palette.len()];
+        chart
+            .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
+            .map_err(e)?
+            .label(part)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.9))
+        .border_style(GREY)
+        .label_font(style(12))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(e)
+}
+
+fn breakdown_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let Some(r) = diagnosed_rank(d) else { return Ok(()) };
+    let rows: Vec<(String, Vec<f64>)> = r
+        .steps
+        .iter()
+        .map(|s| {
+            (
+                format!("{} {}", t.step, s.step),
+                [s.kernel_us, s.memcpy_us, s.memset_us, s.communication_us, s.runtime_us, s.dataloader_us, s.cpu_other_us]
+                    .iter()
+                    .map(|v| v / 1e3)
+                    .collect(),
+            )
+        })
+        .collect();
+    let parts: Vec<String> = t.breakdown_parts.iter().map(|p| p.to_string()).collect();
+    stacked_bars(a, &format!("{} ({} {})", t.chart_breakdown, t.rank, r.rank), &rows, &parts, t.axis_time_ms)
+}
+
+fn idle_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let Some(r) = diagnosed_rank(d) else { return Ok(()) };
+    let g = &r.gpu;
+    let w = &r.host_waits;
+    let pct = |v: f64| g.share(v) * 100.0;
+    let rows = vec![
+        (t.idle_by_kind.to_string(), vec![pct(g.idle.host_wait_us), pct(g.idle.kernel_wait_us), pct(g.idle.other_us), 0.0, 0.0]),
+        (t.idle_by_cause.to_string(), vec![pct(w.dataloader_us), pct(w.checkpoint_us), pct(w.sync_us), pct(w.launch_us), pct(w.other_us)]),
+    ];
+    // The two rows split the same idle time two ways; each legend entry names both splits.
+    let parts: Vec<String> = (0..5)
+        .map(|k| if k < 3 { format!("{} / {}", t.idle_parts[k], t.cause_parts[k]) } else { t.cause_parts[k].to_string() })
+        .collect();
+    stacked_bars(a, &format!("{} ({} {})", t.chart_idle, t.rank, r.rank), &rows, &parts, t.axis_percent_of_step)
+}
+
+fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let Some(s) = d.charts.steps.iter().find(|s| Some(s.rank) == d.diagnosed_rank).or(d.charts.steps.first()) else { return Ok(()) };
+    let warm = s.warmup_steps as usize;
+    let steady: Vec<f64> = s.duration_ms.iter().skip(warm).map(|v| *v as f64).collect();
+    let mut sorted = steady.clone();
+    sorted.sort_by(f64::total_cmp);
+    // Cap the axis at a high quantile so one giant warm-up step does not flatten the rest.
+    let cap = sorted.get(((sorted.len() as f64) * 0.999) as usize).copied().unwrap_or(1.0).max(1e-3) * 1.15;
+    let x_max = s.step.last().copied().unwrap_or(1) as f64 + 1.0;
+    let mut chart = ChartBuilder::on(a)
+        .caption(format!("{} ({} {})", t.chart_steps, t.rank, s.rank), style(18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_max, 0.0..cap)
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc(t.step)
+        .y_desc(t.axis_step_ms)
+        .label_style(style(13))
+        .axis_desc_style(style(14))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    if warm > 0 {
+        let end = s.step.get(warm).copied().unwrap_or(0) as f64;
+        chart.draw_series(std::iter::once(Rectangle::new([(0.0, 0.0), (end, cap)], SHADE.filled()))).map_err(e)?;
+    }
+    let pts: Vec<(f64, f64)> = s.step.iter().zip(&s.duration_ms).map(|(x, y)| (*x as f64, (*y as f64).min(cap))).collect();
+    chart
+        .draw_series(LineSeries::new(pts.clone(), INK.stroke_width(1)))
+        .map_err(e)?
+        .label(t.series_step)
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], INK.stroke_width(2)));
+    let stalls: Vec<(f64, f64)> = pts.iter().filter(|(x, _)| s.stall_steps.contains(&(*x as u64))).copied().collect();
+    if !stalls.is_empty() {
+        chart
+            .draw_series(stalls.into_iter().map(|p| TriangleMarker::new(p, 7, ORANGE.filled())))
+            .map_err(e)?
+            .label(t.series_stall)
+            .legend(|(x, y)| TriangleMarker::new((x + 7, y), 6, ORANGE.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .label_font(style(13))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(e)
+}
+
+fn scaling_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let Some(s) = &d.scaling else { return Ok(()) };
+    let rows = vec![
+        ("1 GPU".to_string(), vec![s.single_gpu_samples_per_s, 0.0]),
+        (format!("{} GPUs", s.gpus), vec![s.multi_gpu_samples_per_s, 0.0]),
+        (format!("{} ({} GPUs)", t.ideal, s.gpus), vec![0.0, s.single_gpu_samples_per_s * s.gpus as f64]),
+    ];
+    stacked_bars(a, &format!("{} — {:.0}%", t.chart_scaling, s.efficiency * 100.0), &rows, &[t.measured.to_string(), t.ideal.to_string()], t.axis_samples_per_s)
+}
