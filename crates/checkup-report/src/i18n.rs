@@ -104,32 +104,6 @@ pub struct Text {
     pub generated_by: &'static str,
 }
 
-impl Text {
-    /// The finding's title in this language, by its id family; the engine's title otherwise.
-    pub fn finding_title<'a>(&self, id: &str, engine_title: &'a str) -> std::borrow::Cow<'a, str> {
-        if self.lang_tag == "en" {
-            return engine_title.into();
-        }
-        let family = id.split('/').next().unwrap_or(id);
-        let zh = match family {
-            "compute_bound" => "计算瓶颈：GPU 本身是限制",
-            "data_loading" => "输入管线（DataLoader）让 GPU 挨饿",
-            "kernel_launch" => "内核启动开销：大量微小内核",
-            "memory_bandwidth" => "显存带宽瓶颈",
-            "communication" if id.ends_with("/straggler") => "某个 rank 在等待更慢的 rank",
-            "communication" if id.ends_with("/p2p_disabled") => "NCCL 点对点通信被禁用（存在 NVLink）",
-            "communication" => "梯度 all-reduce 通信未被隐藏",
-            "host_sync" => "主机同步使 GPU 空闲",
-            "h2d_copy" => "主机到设备拷贝阻塞 GPU",
-            "periodic_stall" => "周期性停顿",
-            "throttling" => "GPU 时钟被压低",
-            "environment" => "环境问题",
-            _ => return engine_title.into(),
-        };
-        format!("{zh}（{engine_title}）").into()
-    }
-}
-
 pub fn text(lang: Language) -> &'static Text {
     match lang {
         Language::En => &EN,

@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod charts;
 pub mod i18n;
+mod localize;
 mod markdown;
 mod pdf;
 
@@ -41,6 +42,7 @@ fn comparison(d: &Diagnosis, o: &ReportOptions) -> Option<Comparison> {
 /// `charts/NAME.svg`) and the charts to write there.
 pub fn markdown(d: &Diagnosis, o: &ReportOptions) -> (String, Vec<Chart>) {
     let t = i18n::text(o.language);
+    let d = &localize::localize(d, o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
     let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| format!("![{}](charts/{}.svg)", c.title, c.name));
@@ -58,6 +60,7 @@ pub fn json(d: &Diagnosis) -> Result<String, ReportError> {
 /// strings from traces and hosts (kernel names, commands) always show as text.
 pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
     let t = i18n::text(o.language);
+    let d = &localize::localize(d, o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
     let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| format!("CHART-PLACEHOLDER-{}", c.name));

@@ -101,7 +101,7 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
 
     let _ = writeln!(s, "## {}\n", t.findings);
     for (i, f) in d.findings.iter().enumerate() {
-        let _ = writeln!(s, "### {}. {} (`{}`)\n", i + 1, escape(&t.finding_title(&f.id, &f.title)), f.id);
+        let _ = writeln!(s, "### {}. {} (`{}`)\n", i + 1, escape(&f.title), f.id);
         let _ = writeln!(
             s,
             "{} **{}**, {} **{:.0}%** {}, {} {:.0}%.\n",

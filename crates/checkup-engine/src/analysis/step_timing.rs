@@ -25,9 +25,14 @@ pub fn analyze_steps(rank: u32, steps: &[StepRecord], profiled: Option<(u64, u64
 
     let mut stalls: Vec<Stall> = Vec::new();
     if !host_runs_ahead && median_step > 0.0 {
+        let data_wait: std::collections::HashMap<u64, f64> = steps.iter().map(|s| (s.step, s.data_wait_ms)).collect();
         for &(step, d) in &steady {
-            if d > th.stall_factor * median_step && !near_profiler(step) {
-                stalls.push(Stall { step, duration_ms: d, excess_ms: d - median_step });
+            let excess = d - median_step;
+            // A slow step spent waiting for its batch is the input pipeline (workers taking
+            // turns), which the data-loading finding accounts for, not a stall.
+            let waited = data_wait.get(&step).copied().unwrap_or(0.0);
+            if d > th.stall_factor * median_step && !near_profiler(step) && waited < 0.5 * excess {
+                stalls.push(Stall { step, duration_ms: d, excess_ms: excess });
             }
         }
     }
@@ -112,6 +117,20 @@ mod tests {
         assert_eq!(t.stall_period_steps, Some(25.0));
         assert!((t.stalls[0].excess_ms - 600.0).abs() < 1e-6);
         assert!((t.median_step_ms - 40.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn slow_steps_spent_waiting_for_data_are_not_stalls() {
+        let mut d = vec![5000.0];
+        for i in 1..100 {
+            d.push(if i % 2 == 0 { 900.0 } else { 60.0 });
+        }
+        let mut rows = run(&d);
+        for r in rows.iter_mut().filter(|r| r.step % 2 == 0 && r.step > 0) {
+            r.data_wait_ms = 830.0;
+        }
+        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        assert!(t.stalls.is_empty(), "{:?}", t.stalls);
     }
 
     #[test]

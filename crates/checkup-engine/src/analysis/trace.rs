@@ -89,7 +89,6 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         .iter()
         .filter(blocks)
         .map(|r| r.end)
-        .chain(t.cpu.iter().filter(|c| c.kind == CpuKind::Item).map(|c| c.end))
         .collect();
     sync_ends.sort_by(f64::total_cmp);
     let launch_at: HashMap<i64, f64> =
@@ -147,7 +146,20 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let in_steady = |x: f64| contains(&steady_cpu, x);
     let n_steady = steady.len().max(1) as f64;
     waits.sync_calls_per_step = t.runtime.iter().filter(|r| blocks(r) && in_steady(r.start)).count() as f64 / n_steady;
-    waits.item_calls_per_step = t.cpu.iter().filter(|c| c.kind == CpuKind::Item && in_steady(c.start)).count() as f64 / n_steady;
+    // `.item()` on a CPU tensor (optimizer step counters) does not wait for the GPU: count
+    // only those that enclose a blocking CUDA call.
+    let mut blocking_starts: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.start).collect();
+    blocking_starts.sort_by(f64::total_cmp);
+    let encloses_block = |a: f64, b: f64| {
+        let i = blocking_starts.partition_point(|&x| x < a);
+        blocking_starts.get(i).is_some_and(|&x| x < b)
+    };
+    waits.item_calls_per_step = t
+        .cpu
+        .iter()
+        .filter(|c| c.kind == CpuKind::Item && in_steady(c.start) && encloses_block(c.start, c.end))
+        .count() as f64
+        / n_steady;
 
     let blocked = merge(
         t.runtime
