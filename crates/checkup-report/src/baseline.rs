@@ -168,8 +168,18 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
         (Some(b), Some(n)) => format!("{:+.0} points", (n - b) * 100.0),
         _ => String::new(),
     };
+    // A fact missing on either side (a bare trace knows no driver) is unknown, not a change.
+    let mut env_changes = Vec::new();
     for (figure, b, n) in [("GPU", &base.gpu, &now.gpu), ("driver", &base.driver, &now.driver), ("CUDA", &base.cuda, &now.cuda)] {
-        changes.push(Change { figure, baseline: b.clone(), current: n.clone(), change: if b == n { "same".into() } else { "changed".into() } });
+        let change = if b.is_empty() || n.is_empty() {
+            "unknown"
+        } else if b == n {
+            "same"
+        } else {
+            env_changes.push(format!("{figure} {b} → {n}"));
+            "changed"
+        };
+        changes.push(Change { figure, baseline: b.clone(), current: n.clone(), change: change.into() });
     }
     let step = rel(base.mean_step_ms, now.mean_step_ms);
     changes.push(Change { figure: "mean step time", baseline: num(base.mean_step_ms, "ms"), current: num(now.mean_step_ms, "ms"), change: signed(step) });
@@ -185,8 +195,8 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
     // Name the layer whose figure moved most, in the order a checkup looks at them.
     let rose = |b: Option<f64>, n: Option<f64>, by: f64| matches!((b, n), (Some(b), Some(n)) if n - b >= by);
     let mut reasons: Vec<String> = Vec::new();
-    if base.gpu != now.gpu || base.driver != now.driver || base.cuda != now.cuda {
-        reasons.push(format!("the environment changed (GPU {} → {}, driver {} → {}, CUDA {} → {})", base.gpu, now.gpu, base.driver, now.driver, base.cuda, now.cuda));
+    if !env_changes.is_empty() {
+        reasons.push(format!("the environment changed ({})", env_changes.join(", ")));
     }
     if rose(base.data_loading_share, now.data_loading_share, 0.10) {
         reasons.push(format!("data-loading share {} → {}: the input pipeline regressed", pct(base.data_loading_share), pct(now.data_loading_share)));

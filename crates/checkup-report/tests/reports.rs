@@ -147,6 +147,7 @@ fn compare_healthy_baseline_with_starved_run_names_the_input_pipeline() {
     let now = BaselineCard::from_diagnosis(&diagnose("dataloader_starved"));
     let cmp = checkup_report::compare(&now, &parsed);
     assert!(cmp.summary.contains("the input pipeline regressed"), "{}", cmp.summary);
+    assert!(!cmp.summary.contains("environment"), "a driver unknown to the current run is not a change: {}", cmp.summary);
     assert!(cmp.summary.starts_with("step time +"), "{}", cmp.summary);
     let dl = cmp.changes.iter().find(|c| c.figure == "data-loading share").unwrap();
     assert_eq!(dl.baseline, "0%");
@@ -157,4 +158,13 @@ fn compare_healthy_baseline_with_starved_run_names_the_input_pipeline() {
 fn a_baseline_card_that_is_not_one_is_refused_with_the_line() {
     let err = BaselineCard::parse("gpu = H200\nmean_step_ms_first_20_steady = fast\n").unwrap_err().to_string();
     assert_eq!(err, "baseline card: line 2: `mean_step_ms_first_20_steady` is not a number: `fast`");
+}
+
+#[test]
+fn a_driver_upgrade_is_called_an_environment_change() {
+    let base = BaselineCard::from_diagnosis(&diagnose("healthy"));
+    let mut now = base.clone();
+    now.driver = "590.10".into();
+    let cmp = checkup_report::compare(&now, &base);
+    assert_eq!(cmp.summary, "step time unchanged (within 5%), the environment changed (driver 580.159.04 → 590.10)");
 }
