@@ -173,6 +173,8 @@ pub struct StepTiming {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stall {
     pub step: u64,
+    /// Epoch seconds when the stalled step began.
+    pub t_start: f64,
     pub duration_ms: f64,
     pub excess_ms: f64,
 }

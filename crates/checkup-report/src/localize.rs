@@ -58,8 +58,8 @@ fn localize_finding(f: &mut Finding) {
             format!("GPU 在等待输入管线，而主机 CPU 已饱和（{}）：增加 worker 无济于事，每个批次消耗的 CPU 太多。", pct(value(f, "host CPU use")))
         }
         ids::DATA_LOADING => format!(
-            "GPU 在等待下一个批次：输入管线比 GPU 慢（每步数据等待中位数 {:.0} ms），而主机仍有空闲核心。",
-            value(f, "median data wait").unwrap_or(0.0)
+            "GPU 在等待下一个批次：输入管线比 GPU 慢（每步平均等待数据 {:.0} ms），而主机仍有空闲核心。",
+            value(f, "mean data wait").unwrap_or(0.0)
         ),
         ids::KERNEL_LAUNCH => format!(
             "主机发射内核的速度跟不上 GPU 执行的速度：每步 {:.0} 个内核，中位时长 {:.1} µs，GPU 大部分时间在等待下一次发射。",
@@ -139,6 +139,7 @@ fn localize_evidence(e: &mut Evidence) {
         ("matmul/convolution share of kernel time", "矩阵乘/卷积占内核时间比例"),
         ("mean GPU utilisation", "平均 GPU 利用率"),
         ("median data wait per step", "每步数据等待中位数"),
+        ("mean data wait per step", "每步平均数据等待"),
         ("median kernel duration", "内核时长中位数"),
         ("pageable bytes copied per step", "每步可分页拷贝字节数"),
         ("pageable copy bandwidth", "可分页拷贝带宽"),

@@ -25,14 +25,15 @@ pub fn analyze_steps(rank: u32, steps: &[StepRecord], profiled: Option<(u64, u64
 
     let mut stalls: Vec<Stall> = Vec::new();
     if !host_runs_ahead && median_step > 0.0 {
-        let data_wait: std::collections::HashMap<u64, f64> = steps.iter().map(|s| (s.step, s.data_wait_ms)).collect();
+        let by_step: std::collections::HashMap<u64, &StepRecord> = steps.iter().map(|s| (s.step, s)).collect();
         for &(step, d) in &steady {
             let excess = d - median_step;
             // A slow step spent waiting for its batch is the input pipeline (workers taking
             // turns), which the data-loading finding accounts for, not a stall.
-            let waited = data_wait.get(&step).copied().unwrap_or(0.0);
+            let waited = by_step.get(&step).map_or(0.0, |s| s.data_wait_ms);
             if d > th.stall_factor * median_step && !near_profiler(step) && waited < 0.5 * excess {
-                stalls.push(Stall { step, duration_ms: d, excess_ms: excess });
+                let t_start = by_step.get(&step).map_or(0.0, |s| s.t_start);
+                stalls.push(Stall { step, t_start, duration_ms: d, excess_ms: excess });
             }
         }
     }

@@ -14,6 +14,9 @@ use checkup_model::{
 use crate::analysis::Analysis;
 use thresholds::Thresholds;
 
+/// Fewer whole steps than this in a trace's steady window make its shares anecdotal.
+const MIN_TRACE_STEPS: usize = 3;
+
 /// Families that are lost time: the GPU waits, or runs slower than it could.
 const LOST_TIME: [&str; 7] = [
     ids::DATA_LOADING,
@@ -125,6 +128,13 @@ pub fn diagnose(
         });
     }
     notes.append(&mut cx.notes);
+    for r in a.ranks.iter().filter(|r| r.steps.len() < MIN_TRACE_STEPS) {
+        notes.push(format!(
+            "The trace of rank {} holds only {} whole steady step(s): its shares are anecdotal; profile more steps (checkup-agent run --profile-steps 8, or a longer run)",
+            r.rank,
+            r.steps.len()
+        ));
+    }
     let findings = rank_findings(findings, th);
     let primary = findings.first().map_or_else(|| ids::COMPUTE_BOUND.to_owned(), |f| f.id.clone());
     let verdict = findings.first().map_or_else(|| "Not enough data for a verdict.".to_owned(), verdict);
@@ -203,8 +213,10 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
     let trace_share = cx.rank.and_then(|r| cx.share_of_window(r.host_waits.dataloader_us));
     let steps_share = cx.timing.map(|t| t.data_wait_share).filter(|s| *s > 0.0);
     // The trace tells GPU idle time spent waiting for data; steps.csv tells host time blocked
-    // on data, which may overlap GPU work still queued. Prefer the trace when there is one.
-    let share = trace_share.or(steps_share)?;
+    // on data, which may overlap GPU work still queued. Prefer the trace, unless its window
+    // is too short to represent an input pipeline whose waits come in bursts.
+    let short_window = cx.rank.is_some_and(|r| r.steps.len() < MIN_TRACE_STEPS);
+    let share = if short_window { steps_share.or(trace_share) } else { trace_share.or(steps_share) }?;
     if share < th.reportable_share {
         return None;
     }
@@ -215,6 +227,7 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         evidence.push(ev("GPU idle while waiting for the DataLoader (share of step)", s * 100.0, "%", Some((Comparison::AtLeast, th.significant_share * 100.0)), &cx.rank_source()));
     }
     if let Some(t) = cx.timing {
+        evidence.push(ev("mean data wait per step", t.data_wait_share * t.mean_step_ms, "ms", None, "steps.csv (unprofiled steps)"));
         evidence.push(ev("median data wait per step", t.median_data_wait_ms, "ms", None, "steps.csv (unprofiled steps)"));
         evidence.push(ev("data wait share of step time", t.data_wait_share * 100.0, "%", Some((Comparison::AtLeast, th.significant_share * 100.0)), "steps.csv (unprofiled steps)"));
     }
@@ -238,7 +251,7 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
     } else {
         format!(
             "The GPU waits for the next batch: the input pipeline is slower than the GPU{}, while the host has idle cores.",
-            cx.timing.map(|t| format!(" (data wait {:.0} ms of a {:.0} ms step)", t.median_data_wait_ms, t.mean_step_ms)).unwrap_or_default()
+            cx.timing.map(|t| format!(" (on average {:.0} ms of a {:.0} ms step waiting for data)", t.data_wait_share * t.mean_step_ms, t.mean_step_ms)).unwrap_or_default()
         )
     };
     Some(Finding {
@@ -465,9 +478,35 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
     }
 }
 
+/// Share of stalls during which the GPU's sampled utilisation dropped below busy, or None
+/// without samples. A long host-side step while the GPU stays busy is the host waiting for
+/// the GPU (a sync draining a deep queue), not a stall.
+fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
+    let g = cx.a.charts.gpus.iter().find(|g| Some(g.gpu) == cx.rank.map(|r| r.rank)).or(cx.a.charts.gpus.first())?;
+    let t0 = cx.a.charts.t0;
+    let mut checked = 0;
+    let mut idle = 0;
+    for s in &t.stalls {
+        let (a, b) = (s.t_start - t0, s.t_start - t0 + s.duration_ms / 1e3);
+        let inside: Vec<f32> = g.t.iter().zip(&g.util_pct).filter(|(ts, _)| **ts >= a && **ts <= b).filter_map(|(_, u)| *u).collect();
+        if inside.is_empty() {
+            continue;
+        }
+        checked += 1;
+        if inside.iter().any(|u| (*u as f64) < cx.th.util_busy_pct) {
+            idle += 1;
+        }
+    }
+    (checked > 0).then(|| idle as f64 / checked as f64)
+}
+
 fn periodic_stall(cx: &Ctx) -> Option<Finding> {
     let t = cx.timing?;
     let period = t.stall_period_steps?;
+    let seen_idle = stalls_seen_idle(cx, t);
+    if seen_idle.is_some_and(|s| s < 0.5) {
+        return None;
+    }
     let total: f64 = t.mean_step_ms * t.steady_steps as f64;
     let excess: f64 = t.stalls.iter().map(|s| s.excess_ms).sum();
     let share = if total > 0.0 { excess / total } else { 0.0 };
@@ -481,6 +520,9 @@ fn periodic_stall(cx: &Ctx) -> Option<Finding> {
     ];
     if let Some(p) = cx.gpu.and_then(|g| g.dip_period_s) {
         evidence.push(ev("GPU util dips to idle every", p, "s", None, "NVML samples"));
+    }
+    if let Some(s) = seen_idle {
+        evidence.push(ev("stalls during which GPU-Util fell below busy", s * 100.0, "%", Some((Comparison::AtLeast, 50.0)), "NVML samples"));
     }
     if let Some(w) = cx.a.host.as_ref().and_then(|h| h.disk_write_mbs_max).filter(|w| *w > 0.0) {
         evidence.push(ev("peak disk write rate", w, "MB/s", None, "host samples"));

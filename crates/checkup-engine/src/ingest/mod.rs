@@ -197,6 +197,12 @@ fn load_run_folder(
         rec.samples.host = samples::read_host_csv(&p)?;
     }
     let st = dir.join("static");
+    // Written by checkup-agent: the GPUs and driver as NVML saw them.
+    if let Some(p) = first_existing(&st, &["facts.json"]) {
+        let text = std::fs::read_to_string(&p).map_err(|e| EngineError::io(&p, e))?;
+        let facts: RunFacts = serde_json::from_str(&text).map_err(|e| EngineError::invalid(&p, format!("invalid run facts: {e}")))?;
+        meta::merge_into(&mut rec.facts, facts);
+    }
     if let Some(p) = first_existing(&st, &["nvidia-smi-q.xml"]) {
         let snap = static_files::read_smi_xml(&p)?;
         rec.facts.driver_version = rec.facts.driver_version.take().or(snap.driver_version);

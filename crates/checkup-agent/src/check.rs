@@ -1,0 +1,225 @@
+//! The static environment check: seconds, read-only. GPU facts come from NVML, training
+//! software versions from the user's Python, the rest from the host. The judgement of the
+//! GPU facts is the engine's (one set of rules for live hosts and recordings); this module
+//! adds what only a live host can show.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use checkup_model::{CheckStatus, EnvCheck, RunFacts};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// The Python that runs training (its torch is inspected).
+    pub python: Option<String>,
+    /// Where data and checkpoints live (free disk is checked there).
+    pub data_dir: Option<std::path::PathBuf>,
+    /// DataLoader workers per GPU the user plans.
+    pub workers: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub facts: RunFacts,
+    pub checks: Vec<EnvCheck>,
+}
+
+fn check(id: &str, title: &str, status: CheckStatus, value: String, meaning: &str, fix: Option<&str>) -> EnvCheck {
+    EnvCheck { id: id.into(), title: title.into(), status, value, meaning: meaning.into(), fix: fix.map(str::to_owned) }
+}
+
+/// GPU and driver facts alone (no Python, no host checks): what a run folder records.
+pub fn gpu_facts() -> RunFacts {
+    let mut facts = RunFacts::default();
+    #[cfg(feature = "nvml")]
+    if let Ok(nv) = crate::collect::nvml::NvmlCollector::new() {
+        facts.driver_version = nv.driver_version();
+        facts.cuda_driver_version = nv.cuda_driver_version();
+        facts.gpus = nv.static_facts();
+        facts.gpu_count = Some(nv.gpu_count());
+        facts.gpu_name = facts.gpus.first().and_then(|g| g.name.clone());
+    }
+    facts.host_cpus = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
+    facts
+}
+
+pub fn run_check(opts: &CheckOptions) -> CheckReport {
+    let mut facts = RunFacts::default();
+    let mut checks = Vec::new();
+    #[cfg(feature = "nvml")]
+    match crate::collect::nvml::NvmlCollector::new() {
+        Ok(nv) => {
+            facts.driver_version = nv.driver_version();
+            facts.cuda_driver_version = nv.cuda_driver_version();
+            facts.gpus = nv.static_facts();
+            facts.gpu_count = Some(nv.gpu_count());
+            facts.gpu_name = facts.gpus.first().and_then(|g| g.name.clone());
+            checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Pass, format!("{} GPU(s), driver {}, CUDA {}", nv.gpu_count(), facts.driver_version.clone().unwrap_or_default(), facts.cuda_driver_version.clone().unwrap_or_default()), "NVML answered: GPU sampling works.", None));
+            let procs = nv.gpu_processes();
+            let me = std::process::id();
+            let others: Vec<String> = procs.iter().filter(|(_, pid, _)| *pid != me).map(|(g, pid, mib)| format!("GPU {g}: pid {pid} ({} MiB)", mib.map_or("?".into(), |m| m.to_string()))).collect();
+            checks.push(check(
+                "gpu_processes",
+                "Other processes on the GPUs",
+                if others.is_empty() { CheckStatus::Pass } else { CheckStatus::Warn },
+                if others.is_empty() { "none".into() } else { others.join("; ") },
+                "Another process on the same GPU shares its SMs and memory: timings of this job will be slower and noisy.",
+                (!others.is_empty()).then_some("Check who runs them (ps -p PID) before measuring; on shared hosts pick an idle GPU with CUDA_VISIBLE_DEVICES"),
+            ));
+            if !nv.gpm_supported() && nv.gpu_count() > 0 {
+                checks.push(check("gpm", "GPU performance monitoring (GPM)", CheckStatus::Warn, "not supported".into(), "Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", None));
+            }
+        }
+        Err(e) => checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Fail, e.to_string(), "Without the driver there is nothing to sample on the GPU side.", Some("Install the NVIDIA driver, or run the agent on the GPU host"))),
+    }
+    #[cfg(not(feature = "nvml"))]
+    checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Unknown, "agent built without NVML".into(), "GPU facts were not read.", None));
+
+    facts.host_cpus = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
+    let python = opts.python.clone().unwrap_or_else(|| "python3".into());
+    match python_versions(&python) {
+        Ok(v) => {
+            facts.torch_version = v.torch.clone();
+            facts.cuda_runtime_version = v.cuda.clone();
+            facts.nccl_version = v.nccl.clone();
+            checks.push(check(
+                "torch",
+                "PyTorch in the training environment",
+                if v.torch.is_some() { CheckStatus::Pass } else { CheckStatus::Warn },
+                format!(
+                    "torch {}, CUDA {}, cuDNN {}, NCCL {} ({python})",
+                    v.torch.as_deref().unwrap_or("missing"),
+                    v.cuda.as_deref().unwrap_or("none"),
+                    v.cudnn.as_deref().unwrap_or("none"),
+                    v.nccl.as_deref().unwrap_or("none")
+                ),
+                "The versions training will use; torch's CUDA runtime must not be newer than the driver's.",
+                v.torch.is_none().then_some("Point --python at the interpreter of the training environment (a venv or conda env)"),
+            ));
+        }
+        Err(e) => checks.push(check("torch", "PyTorch in the training environment", CheckStatus::Unknown, e, "Training software versions could not be read.", Some("Pass --python /path/to/venv/bin/python"))),
+    }
+    if let Some(w) = opts.workers {
+        facts.dataloader = Some(checkup_model::DataLoaderSettings { num_workers: Some(w), ..Default::default() });
+        facts.world_size = facts.gpu_count;
+    }
+    // The engine's rules judge the GPU and version facts.
+    checks.extend(checkup_engine::diagnosis::environment::environment_checks(&facts));
+    checks.push(shm_check(Path::new("/dev/shm")));
+    checks.push(profiling_permission_check());
+    let dir = opts.data_dir.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| "/".into()));
+    checks.push(disk_check(&dir));
+    CheckReport { facts, checks }
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+struct PythonVersions {
+    torch: Option<String>,
+    cuda: Option<String>,
+    cudnn: Option<String>,
+    nccl: Option<String>,
+}
+
+const VERSIONS_PY: &str = r#"
+import json
+out = {}
+try:
+    import torch
+    out["torch"] = torch.__version__
+    out["cuda"] = torch.version.cuda
+    out["cudnn"] = str(torch.backends.cudnn.version()) if torch.backends.cudnn.is_available() else None
+    try:
+        out["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
+    except Exception:
+        out["nccl"] = None
+except ImportError:
+    pass
+print(json.dumps(out))
+"#;
+
+fn python_versions(python: &str) -> Result<PythonVersions, String> {
+    let mut child = Command::new(python)
+        .args(["-c", VERSIONS_PY])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot run `{python}`: {e}"))?;
+    // Importing torch can take seconds; never hang the check on a broken environment.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = child.kill();
+                return Err(format!("`{python}` did not answer within 60 s"));
+            }
+        }
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    serde_json::from_slice(&out.stdout).map_err(|_| format!("`{python}` printed no version information"))
+}
+
+/// (total, available) bytes of the filesystem holding `path`.
+pub fn fs_space(path: &Path) -> Option<(u64, u64)> {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid NUL-terminated path and st is ours to fill.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    let block = st.f_frsize as u64;
+    Some((st.f_blocks as u64 * block, st.f_bavail as u64 * block))
+}
+
+fn gib(b: u64) -> String {
+    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+}
+
+pub fn shm_check(path: &Path) -> EnvCheck {
+    match fs_space(path) {
+        Some((total, _)) => {
+            let status = if total < 256 << 20 { CheckStatus::Fail } else if total < 2 << 30 { CheckStatus::Warn } else { CheckStatus::Pass };
+            check(
+                "dev_shm",
+                "/dev/shm size",
+                status,
+                gib(total),
+                "DataLoader workers hand batches to the training process through /dev/shm; containers default to 64 MB, which crashes workers (bus error) or forces tiny batches.",
+                (status != CheckStatus::Pass).then_some("Start the container with --shm-size=16g (or --ipc=host)"),
+            )
+        }
+        None => check("dev_shm", "/dev/shm size", CheckStatus::Warn, "missing".into(), "No /dev/shm: DataLoader workers cannot share batches.", Some("Mount a tmpfs at /dev/shm")),
+    }
+}
+
+fn profiling_permission_check() -> EnvCheck {
+    let params = std::fs::read_to_string("/proc/driver/nvidia/params").ok();
+    let admin_only = params.as_deref().and_then(|p| {
+        p.lines().find_map(|l| l.strip_prefix("RmProfilingAdminOnly:")).map(|v| v.trim() == "1")
+    });
+    match admin_only {
+        Some(true) => check("profiling_permission", "GPU performance counters", CheckStatus::Warn, "admin only (RmProfilingAdminOnly=1)".into(), "Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", Some("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)")),
+        Some(false) => check("profiling_permission", "GPU performance counters", CheckStatus::Pass, "open to all users".into(), "Profiling counters are readable without root.", None),
+        None => check("profiling_permission", "GPU performance counters", CheckStatus::Unknown, "no /proc/driver/nvidia/params".into(), "The driver's profiling restriction could not be read.", None),
+    }
+}
+
+pub fn disk_check(dir: &Path) -> EnvCheck {
+    match fs_space(dir) {
+        Some((_, free)) => {
+            let status = if free < 5 << 30 { CheckStatus::Fail } else if free < 50 << 30 { CheckStatus::Warn } else { CheckStatus::Pass };
+            check(
+                "disk_free",
+                "Free disk for data and checkpoints",
+                status,
+                format!("{} free at {}", gib(free), dir.display()),
+                "Checkpoints of large models take tens of GB each; a full disk kills training at the first save.",
+                (status != CheckStatus::Pass).then_some("Free space or point checkpoints at a larger volume"),
+            )
+        }
+        None => check("disk_free", "Free disk for data and checkpoints", CheckStatus::Unknown, format!("{} not readable", dir.display()), "", None),
+    }
+}

@@ -1,0 +1,12 @@
+//! GPU Checkup's agent: what runs on the GPU host. It samples NVML/GPM and the host, checks
+//! the environment, and profiles a training command without code changes, writing every
+//! recording in the corpus run-folder layout so the engine reads live and recorded runs alike.
+
+pub mod check;
+pub mod collect;
+pub mod error;
+pub mod recorder;
+pub mod run;
+pub mod sampler;
+
+pub use error::{AgentError, Result};

@@ -1,0 +1,130 @@
+//! `checkup-agent`: runs on the GPU host.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use checkup_agent::check::{run_check, CheckOptions};
+use checkup_agent::run::{run_command, RunOptions};
+use checkup_agent::sampler::{self, SamplerConfig};
+use checkup_agent::AgentError;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "checkup-agent", version, about = "GPU Checkup's agent: environment check, NVML/GPM and host sampling, and zero-code-change profiling of training commands")]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check the environment (read-only, seconds): driver, GPUs, clocks, PCIe, MIG, ECC,
+    /// power, versions, /dev/shm, disk, other GPU processes.
+    Check {
+        /// The Python of the training environment.
+        #[arg(long)]
+        python: Option<String>,
+        /// Where data and checkpoints live.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// DataLoader workers per GPU you plan to use.
+        #[arg(long)]
+        workers: Option<u32>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Sample GPUs and the host into a run folder (attach mode: --pid follows a running job).
+    Sample {
+        #[arg(short, long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 30.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 10.0)]
+        hz: f64,
+        /// A running training process to follow (its tree's CPU and memory).
+        #[arg(long)]
+        pid: Option<u32>,
+        #[arg(long)]
+        no_gpm: bool,
+    },
+    /// Run a training command with the probe injected and sampling on:
+    /// checkup-agent run -o RUN -- python train.py ...
+    Run {
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Steps to let pass before profiling (warm-up).
+        #[arg(long, default_value_t = 10)]
+        skip_steps: u32,
+        /// Steps to profile with torch.profiler (0: none).
+        #[arg(long, default_value_t = 8)]
+        profile_steps: u32,
+        #[arg(long, default_value_t = 10.0)]
+        hz: f64,
+        #[arg(long)]
+        no_gpm: bool,
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("checkup-agent: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, AgentError> {
+    match cli.command {
+        Cmd::Check { python, data_dir, workers, json } => {
+            let report = run_check(&CheckOptions { python, data_dir, workers });
+            let mut out = std::io::stdout().lock();
+            if json {
+                let _ = writeln!(out, "{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            } else {
+                for c in &report.checks {
+                    let status = format!("{:?}", c.status).to_uppercase();
+                    let _ = writeln!(out, "[{status:<7}] {}: {}", c.title, c.value);
+                    if c.status != checkup_model::CheckStatus::Pass {
+                        let _ = writeln!(out, "          {}", c.meaning);
+                        if let Some(fix) = &c.fix {
+                            let _ = writeln!(out, "          fix: {fix}");
+                        }
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Sample { out, seconds, hz, pid, no_gpm } => {
+            let stop = Arc::new(AtomicBool::new(false));
+            let config = SamplerConfig { hz, gpm: !no_gpm, root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))) };
+            let timer = {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_secs_f64(seconds.max(0.0)));
+                    stop.store(true, Ordering::Relaxed);
+                })
+            };
+            let report = sampler::run(&out, &config, &stop)?;
+            let _ = timer.join();
+            eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Run { out, skip_steps, profile_steps, hz, no_gpm, command } => {
+            let outcome = run_command(&RunOptions { out, skip_steps, profile_steps, hz, gpm: !no_gpm, command })?;
+            eprintln!("checkup-agent: {}", serde_json::to_string(&outcome).unwrap_or_default());
+            // The training command's exit code is the agent's: scripts chaining on it keep working.
+            Ok(match outcome.exit_code {
+                Some(0) => ExitCode::SUCCESS,
+                Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
+                None => ExitCode::FAILURE,
+            })
+        }
+    }
+}

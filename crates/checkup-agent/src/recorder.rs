@@ -1,0 +1,160 @@
+//! Writes samples in the corpus run-folder layout (`samples_nvml.csv`, `samples_gpm.csv`,
+//! `samples_host.csv`, same columns), so the engine reads live and recorded runs alike.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use checkup_model::{GpmSample, HostSample, NvmlSample};
+
+use crate::error::{AgentError, Result};
+
+const FLUSH_EVERY: u64 = 10;
+
+const NVML_HEADER: &str = "ts,gpu,util_gpu,util_mem,mem_used_mib,mem_total_mib,temp_c,power_w,power_limit_w,sm_clock_mhz,sm_clock_max_mhz,mem_clock_mhz,pcie_tx_kbs,pcie_rx_kbs,clock_event_reasons,pstate,fan_pct";
+const GPM_HEADER: &str = "ts,gpu,graphics_util,sm_util,sm_occupancy,integer_util,any_tensor_util,dfma_tensor_util,hmma_tensor_util,imma_tensor_util,dram_bw_util,fp64_util,fp32_util,fp16_util,pcie_tx_per_sec,pcie_rx_per_sec,nvlink_total_rx_per_sec,nvlink_total_tx_per_sec";
+
+fn cell(v: Option<f64>) -> String {
+    match v {
+        Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
+        Some(v) => format!("{v}"),
+        None => String::new(),
+    }
+}
+
+/// Appends samples to the run folder's CSV files as they arrive, flushed every
+/// `FLUSH_EVERY` writes (an agent killed outright loses at most about a second).
+pub struct Recorder {
+    dir: PathBuf,
+    writes: u64,
+    nvml: Option<BufWriter<File>>,
+    gpm: Option<BufWriter<File>>,
+    host: Option<(BufWriter<File>, usize)>,
+}
+
+impl Recorder {
+    pub fn create(dir: &Path) -> Result<Self> {
+        std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;
+        Ok(Self { dir: dir.to_path_buf(), writes: 0, nvml: None, gpm: None, host: None })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn open(&self, name: &str, header: &str) -> Result<BufWriter<File>> {
+        let path = self.dir.join(name);
+        let mut w = BufWriter::new(File::create(&path).map_err(|e| AgentError::io(&path, e))?);
+        writeln!(w, "{header}").map_err(|e| AgentError::io(&path, e))?;
+        Ok(w)
+    }
+
+    /// Writes everything buffered to disk.
+    pub fn flush(&mut self) -> Result<()> {
+        let dir = self.dir.clone();
+        let io = |e| AgentError::io(&dir, e);
+        if let Some(w) = self.nvml.as_mut() {
+            w.flush().map_err(io)?;
+        }
+        if let Some(w) = self.gpm.as_mut() {
+            w.flush().map_err(io)?;
+        }
+        if let Some((w, _)) = self.host.as_mut() {
+            w.flush().map_err(io)?;
+        }
+        Ok(())
+    }
+
+    pub fn write_nvml(&mut self, samples: &[NvmlSample]) -> Result<()> {
+        if samples.is_empty() {
+            return Ok(());
+        }
+        if self.nvml.is_none() {
+            self.nvml = Some(self.open("samples_nvml.csv", NVML_HEADER)?);
+        }
+        let path = self.dir.join("samples_nvml.csv");
+        let w = self.nvml.as_mut().expect("opened above");
+        for s in samples {
+            writeln!(
+                w,
+                "{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},",
+                s.ts,
+                s.gpu,
+                cell(s.util_gpu),
+                cell(s.util_mem),
+                cell(s.mem_used_mib),
+                cell(s.mem_total_mib),
+                cell(s.temp_c),
+                cell(s.power_w),
+                cell(s.power_limit_w),
+                cell(s.sm_clock_mhz),
+                cell(s.sm_clock_max_mhz),
+                cell(s.mem_clock_mhz),
+                cell(s.pcie_tx_kbs),
+                cell(s.pcie_rx_kbs),
+                s.clock_event_reasons.map_or(String::new(), |r| r.0.to_string()),
+                s.pstate.map_or(String::new(), |p| p.to_string()),
+            )
+            .map_err(|e| AgentError::io(&path, e))?;
+        }
+        self.writes += 1;
+        if self.writes % FLUSH_EVERY == 0 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    pub fn write_gpm(&mut self, samples: &[GpmSample]) -> Result<()> {
+        if samples.is_empty() {
+            return Ok(());
+        }
+        if self.gpm.is_none() {
+            self.gpm = Some(self.open("samples_gpm.csv", GPM_HEADER)?);
+        }
+        let path = self.dir.join("samples_gpm.csv");
+        let w = self.gpm.as_mut().expect("opened above");
+        for s in samples {
+            let v = [
+                s.graphics_util, s.sm_util, s.sm_occupancy, s.integer_util, s.any_tensor_util, s.dfma_tensor_util,
+                s.hmma_tensor_util, s.imma_tensor_util, s.dram_bw_util, s.fp64_util, s.fp32_util, s.fp16_util,
+                s.pcie_tx_mibs, s.pcie_rx_mibs, s.nvlink_rx_mibs, s.nvlink_tx_mibs,
+            ];
+            let cells: Vec<String> = v.iter().map(|x| x.map_or(String::new(), |x| format!("{x:.3}"))).collect();
+            writeln!(w, "{:.3},{},{}", s.ts, s.gpu, cells.join(",")).map_err(|e| AgentError::io(&path, e))?;
+        }
+        self.writes += 1;
+        if self.writes % FLUSH_EVERY == 0 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    pub fn write_host(&mut self, s: &HostSample) -> Result<()> {
+        if self.host.is_none() {
+            let cores: Vec<String> = (0..s.per_core_pct.len()).map(|i| format!("cpu{i}")).collect();
+            let header = format!("ts,cpu_total_pct,proc_tree_cpu_pct,proc_tree_rss_mib,disk_read_mbs,disk_write_mbs,load1,{}", cores.join(","));
+            self.host = Some((self.open("samples_host.csv", &header)?, s.per_core_pct.len()));
+        }
+        let path = self.dir.join("samples_host.csv");
+        let (w, cores) = self.host.as_mut().expect("opened above");
+        let per_core: Vec<String> = (0..*cores).map(|i| cell(s.per_core_pct.get(i).copied())).collect();
+        writeln!(
+            w,
+            "{:.3},{},{},{},{},{},{},{}",
+            s.ts,
+            cell(s.cpu_total_pct),
+            cell(s.proc_tree_cpu_pct.or(Some(0.0))),
+            cell(s.proc_tree_rss_mib.or(Some(0.0))),
+            cell(s.disk_read_mbs),
+            cell(s.disk_write_mbs),
+            cell(s.load1),
+            per_core.join(",")
+        )
+        .map_err(|e| AgentError::io(&path, e))?;
+        self.writes += 1;
+        if self.writes % FLUSH_EVERY == 0 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! `checkup-agent run -- python train.py ...`: runs a training command with the probe
+//! injected through Python's startup hook (a `sitecustomize` first on `PYTHONPATH`, chaining
+//! to any existing one), samples while it runs, and leaves a run folder the engine reads.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::{AgentError, Result};
+use crate::sampler::{self, SamplerConfig, SamplerReport};
+
+/// The probe, shipped inside the agent binary.
+const PROBE_SITECUSTOMIZE: &str = include_str!("../probe/sitecustomize.py");
+const PROBE_CORE: &str = include_str!("../probe/checkup_probe.py");
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    pub skip_steps: u32,
+    pub profile_steps: u32,
+    pub hz: f64,
+    pub gpm: bool,
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunOutcome {
+    pub exit_code: Option<i32>,
+    pub sampler: SamplerReport,
+    pub probe: Vec<serde_json::Value>,
+    pub out: PathBuf,
+}
+
+/// Writes the probe into `dir` and returns the PYTHONPATH that puts it first.
+pub fn install_probe(dir: &Path) -> Result<String> {
+    std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;
+    for (name, text) in [("sitecustomize.py", PROBE_SITECUSTOMIZE), ("checkup_probe.py", PROBE_CORE)] {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| AgentError::io(&p, e))?;
+    }
+    let existing = std::env::var("PYTHONPATH").unwrap_or_default();
+    Ok(if existing.is_empty() { dir.display().to_string() } else { format!("{}:{existing}", dir.display()) })
+}
+
+pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
+    let Some((program, args)) = opts.command.split_first() else {
+        return Err(AgentError::Invalid("no command to run: give it after `--`, e.g. checkup-agent run -- python train.py".into()));
+    };
+    std::fs::create_dir_all(&opts.out).map_err(|e| AgentError::io(&opts.out, e))?;
+    let probe_dir = opts.out.join(".checkup-probe");
+    let pythonpath = install_probe(&probe_dir)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let root = Arc::new(AtomicU32::new(0));
+    let config = SamplerConfig { hz: opts.hz, gpm: opts.gpm, root_pid: root.clone() };
+    let started = sampler::now_s();
+    let sampler_thread = {
+        let (dir, stop) = (opts.out.clone(), stop.clone());
+        std::thread::spawn(move || sampler::run(&dir, &config, &stop))
+    };
+    let spawned = Command::new(program)
+        .args(args)
+        .env("PYTHONPATH", &pythonpath)
+        .env("CHECKUP_OUT", &opts.out)
+        .env("CHECKUP_SKIP_STEPS", opts.skip_steps.to_string())
+        .env("CHECKUP_PROFILE_STEPS", opts.profile_steps.to_string())
+        .spawn();
+    let status: Result<ExitStatus> = match spawned {
+        Ok(mut child) => {
+            root.store(child.id(), Ordering::Relaxed);
+            child.wait().map_err(|e| AgentError::Spawn { command: program.clone(), source: e })
+        }
+        Err(e) => Err(AgentError::Spawn { command: program.clone(), source: e }),
+    };
+    stop.store(true, Ordering::Relaxed);
+    let report = sampler_thread.join().map_err(|_| AgentError::Invalid("the sampler thread panicked".into()))??;
+    let status = status?;
+    let ended = sampler::now_s();
+    let probe = read_probe_status(&opts.out);
+    write_meta(opts, &report, &probe, started, ended)?;
+    write_static_facts(&opts.out)?;
+    let _ = std::fs::remove_dir_all(&probe_dir);
+    Ok(RunOutcome { exit_code: status.code(), sampler: report, probe, out: opts.out.clone() })
+}
+
+/// `probe_status.json` of the run folder and of each `rankN/`.
+fn read_probe_status(out: &Path) -> Vec<serde_json::Value> {
+    let mut dirs = vec![out.to_path_buf()];
+    if let Ok(rd) = std::fs::read_dir(out) {
+        let mut ranks: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rank")))
+            .collect();
+        ranks.sort();
+        dirs.extend(ranks);
+    }
+    dirs.iter()
+        .filter_map(|d| std::fs::read_to_string(d.join("probe_status.json")).ok())
+        .filter_map(|t| serde_json::from_str(&t).ok())
+        .collect()
+}
+
+fn count_steps(out: &Path) -> Option<u64> {
+    let candidates = [out.join("steps.csv"), out.join("rank0/steps.csv")];
+    let text = candidates.iter().find_map(|p| std::fs::read_to_string(p).ok())?;
+    Some(text.lines().count().saturating_sub(1) as u64)
+}
+
+fn write_meta(opts: &RunOptions, report: &SamplerReport, probe: &[serde_json::Value], started: f64, ended: f64) -> Result<()> {
+    let ranks = probe.iter().filter(|p| p.get("rank").is_some()).count().max(1);
+    let torch = probe.iter().find_map(|p| p.get("torch").and_then(|t| t.as_str()).map(str::to_owned));
+    let window = (opts.profile_steps > 0).then(|| [opts.skip_steps, opts.skip_steps + opts.profile_steps - 1]);
+    let env: serde_json::Map<String, serde_json::Value> = ["NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NVLS_ENABLE", "NCCL_IB_DISABLE", "CUDA_VISIBLE_DEVICES"]
+        .iter()
+        .map(|k| (k.to_string(), std::env::var(k).ok().map_or(serde_json::Value::Null, serde_json::Value::String)))
+        .collect();
+    let meta = serde_json::json!({
+        "scenario": opts.command.join(" "),
+        "command": opts.command,
+        "info": {},
+        "world_size": ranks,
+        "steps": count_steps(&opts.out),
+        "wall_s": ((ended - started) * 1000.0).round() / 1000.0,
+        "profile_steps": window,
+        "torch": torch,
+        "started": started,
+        "ended": ended,
+        "env": env,
+        "gpm": report.gpm,
+        "sampler_notes": report.notes,
+        "agent_cpu_pct_of_core": (report.cpu_pct_of_core * 1000.0).round() / 1000.0,
+        "recorded_by": format!("checkup-agent {}", env!("CARGO_PKG_VERSION")),
+    });
+    let path = opts.out.join("meta.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&meta).unwrap_or_default()).map_err(|e| AgentError::io(&path, e))
+}
+
+/// `static/facts.json`: the GPUs and driver as NVML saw them (the engine reads it like the
+/// corpus' `nvidia-smi -q -x` snapshot).
+fn write_static_facts(out: &Path) -> Result<()> {
+    let dir = out.join("static");
+    std::fs::create_dir_all(&dir).map_err(|e| AgentError::io(&dir, e))?;
+    let path = dir.join("facts.json");
+    let facts = crate::check::gpu_facts();
+    std::fs::write(&path, serde_json::to_string_pretty(&facts).unwrap_or_default()).map_err(|e| AgentError::io(&path, e))
+}

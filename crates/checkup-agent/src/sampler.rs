@@ -1,0 +1,136 @@
+//! The sampling loop: NVML at `hz` (10 by default), GPM and the host at 2 Hz,
+//! written to a run folder until stopped. It also measures its own CPU cost.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::collect::host::HostCollector;
+use crate::error::Result;
+use crate::recorder::Recorder;
+
+#[derive(Debug, Clone)]
+pub struct SamplerConfig {
+    pub hz: f64,
+    pub gpm: bool,
+    /// The process whose tree is followed (0: none yet).
+    pub root_pid: Arc<AtomicU32>,
+}
+
+/// What a finished sampling run reports about itself.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SamplerReport {
+    pub ticks: u64,
+    pub seconds: f64,
+    /// The sampler thread's own CPU time per wall second, percent of one core.
+    pub cpu_pct_of_core: f64,
+    pub gpus: u32,
+    pub gpm: bool,
+    /// CPU milliseconds per wall second spent in each part of the loop.
+    pub cpu_ms_per_s: CpuBreakdown,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct CpuBreakdown {
+    pub nvml: f64,
+    pub gpm: f64,
+    pub host: f64,
+    pub write: f64,
+}
+
+pub fn now_s() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// CPU time of the calling thread (user + system).
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Samples into `dir` until `stop` is set. Runs on the calling thread.
+pub fn run(dir: &Path, config: &SamplerConfig, stop: &AtomicBool) -> Result<SamplerReport> {
+    let mut rec = Recorder::create(dir)?;
+    let mut report = SamplerReport::default();
+    #[cfg(feature = "nvml")]
+    let mut gpu = match crate::collect::nvml::NvmlCollector::new() {
+        Ok(c) => {
+            report.gpus = c.gpu_count();
+            report.gpm = config.gpm && c.gpm_supported();
+            if config.gpm && !c.gpm_supported() {
+                report.notes.push("GPM is not supported on these GPUs (Hopper or newer needed): SM activity, tensor and DRAM metrics unavailable".into());
+            }
+            Some(c)
+        }
+        Err(e) => {
+            report.notes.push(e.to_string());
+            None
+        }
+    };
+    #[cfg(not(feature = "nvml"))]
+    report.notes.push("built without NVML support: host sampling only".into());
+    let mut host = HostCollector::new(None);
+    let period = Duration::from_secs_f64(1.0 / config.hz.max(0.1));
+    let host_every = (config.hz / 2.0).round().max(1.0) as u64;
+    // GPM rates over 0.5 s windows: a gpm_sample costs ~60 µs of CPU per GPU.
+    let gpm_every = (config.hz / 2.0).round().max(1.0) as u64;
+    let start = Instant::now();
+    let cpu0 = thread_cpu();
+    let mut next = start;
+    let mut tick: u64 = 0;
+    let (mut nvml_cpu, mut gpm_cpu, mut host_cpu, mut write_cpu) = (Duration::ZERO, Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let timed = |acc: &mut Duration, t0: Duration| *acc += thread_cpu().saturating_sub(t0);
+    while !stop.load(Ordering::Relaxed) {
+        let ts = now_s();
+        #[cfg(feature = "nvml")]
+        if let Some(g) = gpu.as_mut() {
+            let t0 = thread_cpu();
+            let samples = g.sample(ts);
+            timed(&mut nvml_cpu, t0);
+            let t0 = thread_cpu();
+            rec.write_nvml(&samples)?;
+            timed(&mut write_cpu, t0);
+            if report.gpm && tick % gpm_every == 0 {
+                let t0 = thread_cpu();
+                let samples = g.sample_gpm(ts);
+                timed(&mut gpm_cpu, t0);
+                let t0 = thread_cpu();
+                rec.write_gpm(&samples)?;
+                timed(&mut write_cpu, t0);
+            }
+        }
+        let _ = gpm_every;
+        if tick % host_every == 0 {
+            let t0 = thread_cpu();
+            let root = config.root_pid.load(Ordering::Relaxed);
+            host.set_root((root != 0).then_some(root));
+            let sample = host.sample(ts);
+            timed(&mut host_cpu, t0);
+            if let Some(s) = sample {
+                let t0 = thread_cpu();
+                rec.write_host(&s)?;
+                timed(&mut write_cpu, t0);
+            }
+        }
+        tick += 1;
+        next += period;
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        } else {
+            // Fell behind (a slow NVML call): skip ahead rather than burst.
+            next = now;
+        }
+    }
+    rec.flush()?;
+    report.ticks = tick;
+    report.seconds = start.elapsed().as_secs_f64();
+    report.cpu_pct_of_core = (thread_cpu() - cpu0).as_secs_f64() / report.seconds.max(1e-9) * 100.0;
+    let per_s = |d: Duration| (d.as_secs_f64() * 1e3 / report.seconds.max(1e-9) * 1000.0).round() / 1000.0;
+    report.cpu_ms_per_s = CpuBreakdown { nvml: per_s(nvml_cpu), gpm: per_s(gpm_cpu), host: per_s(host_cpu), write: per_s(write_cpu) };
+    Ok(report)
+}
