@@ -2,11 +2,13 @@
 //! the environment, and profiles a training command without code changes, writing every
 //! recording in the corpus run-folder layout so the engine reads live and recorded runs alike.
 
+pub mod api;
 pub mod check;
 pub mod collect;
 pub mod error;
 pub mod recorder;
 pub mod run;
 pub mod sampler;
+pub mod stream;
 
 pub use error::{AgentError, Result};

@@ -50,6 +50,18 @@ enum Cmd {
         #[arg(long)]
         no_gpm: bool,
     },
+    /// Serve the API on loopback: prints {"listening": ADDR, "token_file": PATH} and serves
+    /// until interrupted.
+    Serve {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+        /// Where the bearer token is written (mode 0600).
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+        /// Where run folders are kept.
+        #[arg(long)]
+        runs: Option<PathBuf>,
+    },
     /// Run a training command with the probe injected and sampling on:
     /// checkup-agent run -o RUN -- python train.py ...
     Run {
@@ -116,8 +128,20 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Serve { listen, token_file, runs } => {
+            let state_dir = std::env::var_os("XDG_STATE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
+                .unwrap_or_else(std::env::temp_dir)
+                .join("checkup-agent");
+            let token_file = token_file.unwrap_or_else(|| state_dir.join("token"));
+            let runs = runs.unwrap_or_else(|| state_dir.join("runs"));
+            let rt = tokio::runtime::Runtime::new().map_err(|e| AgentError::Invalid(format!("cannot start the async runtime: {e}")))?;
+            rt.block_on(checkup_agent::api::serve(listen, token_file, runs))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Run { out, skip_steps, profile_steps, hz, no_gpm, command } => {
-            let outcome = run_command(&RunOptions { out, skip_steps, profile_steps, hz, gpm: !no_gpm, command })?;
+            let outcome = run_command(&RunOptions { out, skip_steps, profile_steps, hz, gpm: !no_gpm, command, log: None })?;
             eprintln!("checkup-agent: {}", serde_json::to_string(&outcome).unwrap_or_default());
             // The training command's exit code is the agent's: scripts chaining on it keep working.
             Ok(match outcome.exit_code {

@@ -24,6 +24,8 @@ pub struct RunOptions {
     pub hz: f64,
     pub gpm: bool,
     pub command: Vec<String>,
+    /// Where the command's output goes; None: the agent's own terminal.
+    pub log: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -46,6 +48,11 @@ pub fn install_probe(dir: &Path) -> Result<String> {
 }
 
 pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
+    run_command_streaming(opts, None)
+}
+
+/// As [`run_command`], also publishing every sample to a live stream.
+pub fn run_command_streaming(opts: &RunOptions, stream: Option<Arc<crate::stream::SampleStream>>) -> Result<RunOutcome> {
     let Some((program, args)) = opts.command.split_first() else {
         return Err(AgentError::Invalid("no command to run: give it after `--`, e.g. checkup-agent run -- python train.py".into()));
     };
@@ -58,9 +65,18 @@ pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
     let started = sampler::now_s();
     let sampler_thread = {
         let (dir, stop) = (opts.out.clone(), stop.clone());
-        std::thread::spawn(move || sampler::run(&dir, &config, &stop))
+        std::thread::spawn(move || match stream {
+            Some(stream) => sampler::run_with_sink(&dir, &config, &stop, &mut |s| crate::api::publish(&stream, s)),
+            None => sampler::run(&dir, &config, &stop),
+        })
     };
-    let spawned = Command::new(program)
+    let mut cmd = Command::new(program);
+    if let Some(log) = &opts.log {
+        let file = std::fs::File::create(log).map_err(|e| AgentError::io(log, e))?;
+        let err = file.try_clone().map_err(|e| AgentError::io(log, e))?;
+        cmd.stdout(file).stderr(err);
+    }
+    let spawned = cmd
         .args(args)
         .env("PYTHONPATH", &pythonpath)
         .env("CHECKUP_OUT", &opts.out)

@@ -52,8 +52,21 @@ fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
+/// Samples as they are taken, for live streaming.
+#[derive(Debug, Clone, Copy)]
+pub enum Sampled<'a> {
+    Nvml(&'a [checkup_model::NvmlSample]),
+    Gpm(&'a [checkup_model::GpmSample]),
+    Host(&'a checkup_model::HostSample),
+}
+
 /// Samples into `dir` until `stop` is set. Runs on the calling thread.
 pub fn run(dir: &Path, config: &SamplerConfig, stop: &AtomicBool) -> Result<SamplerReport> {
+    run_with_sink(dir, config, stop, &mut |_| {})
+}
+
+/// As [`run`], also handing every sample to `sink` (the API's live stream).
+pub fn run_with_sink(dir: &Path, config: &SamplerConfig, stop: &AtomicBool, sink: &mut dyn FnMut(Sampled<'_>)) -> Result<SamplerReport> {
     let mut rec = Recorder::create(dir)?;
     let mut report = SamplerReport::default();
     #[cfg(feature = "nvml")]
@@ -94,6 +107,7 @@ pub fn run(dir: &Path, config: &SamplerConfig, stop: &AtomicBool) -> Result<Samp
             let t0 = thread_cpu();
             rec.write_nvml(&samples)?;
             timed(&mut write_cpu, t0);
+            sink(Sampled::Nvml(&samples));
             if report.gpm && tick % gpm_every == 0 {
                 let t0 = thread_cpu();
                 let samples = g.sample_gpm(ts);
@@ -101,6 +115,7 @@ pub fn run(dir: &Path, config: &SamplerConfig, stop: &AtomicBool) -> Result<Samp
                 let t0 = thread_cpu();
                 rec.write_gpm(&samples)?;
                 timed(&mut write_cpu, t0);
+                sink(Sampled::Gpm(&samples));
             }
         }
         let _ = gpm_every;
@@ -114,6 +129,7 @@ pub fn run(dir: &Path, config: &SamplerConfig, stop: &AtomicBool) -> Result<Samp
                 let t0 = thread_cpu();
                 rec.write_host(&s)?;
                 timed(&mut write_cpu, t0);
+                sink(Sampled::Host(&s));
             }
         }
         tick += 1;

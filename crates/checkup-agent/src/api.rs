@@ -1,0 +1,357 @@
+//! The agent's API: HTTP and a WebSocket on loopback (by default), every request
+//! authenticated with a bearer token generated at start and written to a file only its user
+//! can read. It only ever runs the training command an authenticated client asked for.
+//!
+//! | method and path | what |
+//! |---|---|
+//! | `GET /v1/health` | version, GPUs, whether sampling runs, the last sample sequence number |
+//! | `GET /v1/check` | the static environment check |
+//! | `POST /v1/sampling` `{"hz"?, "pid"?}` | start sampling into a new run folder (attach to `pid`) |
+//! | `DELETE /v1/sampling` | stop sampling; returns the sampler's report |
+//! | `POST /v1/runs` `{"command": [..], "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
+//! | `GET /v1/runs` | runs with their state |
+//! | `GET /v1/runs/{id}/files` and `/files/{path}` | a run's files, and one file's bytes |
+//! | `GET /v1/samples?since=N` (WebSocket) | every sample with `seq > N`, then live ones |
+
+use std::net::SocketAddr;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+
+use crate::run::{RunOptions, RunOutcome};
+use crate::sampler::{self, Sampled, SamplerConfig, SamplerReport};
+use crate::stream::{LiveSample, SampleStream};
+
+pub fn publish(stream: &SampleStream, s: Sampled<'_>) {
+    match s {
+        Sampled::Nvml(v) => v.iter().for_each(|x| stream.push(LiveSample::Nvml(x.clone()))),
+        Sampled::Gpm(v) => v.iter().for_each(|x| stream.push(LiveSample::Gpm(x.clone()))),
+        Sampled::Host(x) => stream.push(LiveSample::Host(x.clone())),
+    }
+}
+
+/// Compares secrets in time independent of where they differ.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// 32 random bytes from the kernel, hex encoded.
+pub fn new_token() -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes the token readable by its owner only (mode 0600, set at creation).
+pub fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let _ = std::fs::remove_file(path);
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    f.write_all(token.as_bytes())
+}
+
+struct Sampling {
+    id: String,
+    stop: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<crate::Result<SamplerReport>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct RunInfo {
+    id: String,
+    command: Vec<String>,
+    state: &'static str,
+    exit_code: Option<i32>,
+    error: Option<String>,
+}
+
+pub struct AgentState {
+    token: String,
+    runs_dir: PathBuf,
+    stream: Arc<SampleStream>,
+    sampling: Mutex<Option<Sampling>>,
+    runs: Mutex<Vec<RunInfo>>,
+    /// One profiled run at a time: two trainings on one GPU would spoil both measurements.
+    run_active: AtomicBool,
+}
+
+impl AgentState {
+    pub fn new(token: String, runs_dir: PathBuf) -> std::io::Result<Arc<Self>> {
+        let stream = Arc::new(SampleStream::new(&runs_dir.join(".stream.jsonl"), 20_000)?);
+        Ok(Arc::new(Self { token, runs_dir, stream, sampling: Mutex::new(None), runs: Mutex::new(Vec::new()), run_active: AtomicBool::new(false) }))
+    }
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
+}
+
+async fn require_token(State(state): State<Arc<AgentState>>, req: Request, next: Next) -> Response {
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if !constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
+        return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (see the agent's token file)");
+    }
+    next.run(req).await
+}
+
+pub fn router(state: Arc<AgentState>) -> Router {
+    Router::new()
+        .route("/v1/health", get(health))
+        .route("/v1/check", get(check))
+        .route("/v1/sampling", axum::routing::post(start_sampling).delete(stop_sampling))
+        .route("/v1/runs", get(list_runs).post(start_run))
+        .route("/v1/runs/{id}/files", get(list_files))
+        .route("/v1/runs/{id}/files/{*path}", get(get_file))
+        .route("/v1/samples", get(samples_ws))
+        .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .with_state(state)
+}
+
+async fn health(State(s): State<Arc<AgentState>>) -> Json<serde_json::Value> {
+    let sampling = s.sampling.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|x| x.id.clone());
+    Json(serde_json::json!({
+        "agent": env!("CARGO_PKG_VERSION"),
+        "sampling": sampling,
+        "run_active": s.run_active.load(Ordering::Relaxed),
+        "last_seq": s.stream.last_seq(),
+    }))
+}
+
+async fn check() -> Response {
+    match tokio::task::spawn_blocking(|| crate::check::run_check(&Default::default())).await {
+        Ok(report) => Json(report).into_response(),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("check failed: {e}")),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SamplingRequest {
+    #[serde(default = "default_hz")]
+    hz: f64,
+    pid: Option<u32>,
+}
+
+fn default_hz() -> f64 {
+    10.0
+}
+
+fn new_id(prefix: &str) -> String {
+    format!("{prefix}-{}", (sampler::now_s() * 1000.0) as u64)
+}
+
+async fn start_sampling(State(s): State<Arc<AgentState>>, Json(req): Json<SamplingRequest>) -> Response {
+    if !(0.1..=100.0).contains(&req.hz) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, format!("hz must be between 0.1 and 100, not {}", req.hz));
+    }
+    let mut slot = s.sampling.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(running) = slot.as_ref() {
+        return error(StatusCode::CONFLICT, format!("already sampling into {}", running.id));
+    }
+    let id = new_id("sampling");
+    let dir = s.runs_dir.join(&id);
+    let stop = Arc::new(AtomicBool::new(false));
+    let config = SamplerConfig { hz: req.hz, gpm: true, root_pid: Arc::new(AtomicU32::new(req.pid.unwrap_or(0))) };
+    let (stream, stop2) = (s.stream.clone(), stop.clone());
+    let handle = std::thread::spawn(move || sampler::run_with_sink(&dir, &config, &stop2, &mut |x| publish(&stream, x)));
+    *slot = Some(Sampling { id: id.clone(), stop, handle });
+    (StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response()
+}
+
+async fn stop_sampling(State(s): State<Arc<AgentState>>) -> Response {
+    let Some(sampling) = s.sampling.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+        return error(StatusCode::CONFLICT, "not sampling");
+    };
+    sampling.stop.store(true, Ordering::Relaxed);
+    let id = sampling.id.clone();
+    match tokio::task::spawn_blocking(move || sampling.handle.join()).await {
+        Ok(Ok(Ok(report))) => Json(serde_json::json!({ "id": id, "report": report })).into_response(),
+        Ok(Ok(Err(e))) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+        _ => error(StatusCode::INTERNAL_SERVER_ERROR, "the sampler stopped unexpectedly"),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunRequest {
+    command: Vec<String>,
+    #[serde(default = "default_skip")]
+    skip_steps: u32,
+    #[serde(default = "default_profile")]
+    profile_steps: u32,
+    #[serde(default = "default_hz")]
+    hz: f64,
+}
+
+fn default_skip() -> u32 {
+    10
+}
+
+fn default_profile() -> u32 {
+    8
+}
+
+async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>) -> Response {
+    if req.command.is_empty() || req.command[0].trim().is_empty() {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, "command is empty: give the training command as a list, e.g. [\"python\", \"train.py\"]");
+    }
+    if s.run_active.swap(true, Ordering::SeqCst) {
+        return error(StatusCode::CONFLICT, "a profiled run is already active");
+    }
+    let id = new_id("run");
+    let info = RunInfo { id: id.clone(), command: req.command.clone(), state: "running", exit_code: None, error: None };
+    s.runs.lock().unwrap_or_else(|p| p.into_inner()).push(info);
+    let out = s.runs_dir.join(&id);
+    // The client is not at the agent's terminal: the command's output is kept in the run.
+    let log = Some(out.join("train.log"));
+    if let Err(e) = std::fs::create_dir_all(&out) {
+        s.run_active.store(false, Ordering::SeqCst);
+        return error(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot create {}: {e}", out.display()));
+    }
+    let opts = RunOptions { out, skip_steps: req.skip_steps, profile_steps: req.profile_steps, hz: req.hz, gpm: true, command: req.command, log };
+    let state = s.clone();
+    let run_id = id.clone();
+    std::thread::spawn(move || {
+        let outcome: crate::Result<RunOutcome> = crate::run::run_command_streaming(&opts, Some(state.stream.clone()));
+        let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = runs.iter_mut().find(|r| r.id == run_id) {
+            match outcome {
+                Ok(o) => {
+                    r.state = "finished";
+                    r.exit_code = o.exit_code;
+                }
+                Err(e) => {
+                    r.state = "failed";
+                    r.error = Some(e.to_string());
+                }
+            }
+        }
+        state.run_active.store(false, Ordering::SeqCst);
+    });
+    (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
+}
+
+async fn list_runs(State(s): State<Arc<AgentState>>) -> Json<Vec<RunInfo>> {
+    Json(s.runs.lock().unwrap_or_else(|p| p.into_inner()).clone())
+}
+
+/// A run folder by id: only ids this agent created, so no path from a client reaches the disk.
+fn run_dir(s: &AgentState, id: &str) -> Option<PathBuf> {
+    let known = s.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|r| r.id == id)
+        || s.sampling.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|x| x.id == id)
+        || id.starts_with("sampling-") && id[9..].bytes().all(|b| b.is_ascii_digit());
+    known.then(|| s.runs_dir.join(id)).filter(|p| p.is_dir())
+}
+
+fn files_under(dir: &Path, prefix: &Path, out: &mut Vec<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let rel = prefix.join(e.file_name());
+        if p.is_dir() {
+            if !e.file_name().to_string_lossy().starts_with('.') {
+                files_under(&p, &rel, out);
+            }
+        } else if p.is_file() {
+            out.push(rel.display().to_string());
+        }
+    }
+}
+
+async fn list_files(State(s): State<Arc<AgentState>>, UrlPath(id): UrlPath<String>) -> Response {
+    let Some(dir) = run_dir(&s, &id) else { return error(StatusCode::NOT_FOUND, format!("no run {id}")) };
+    let mut files = Vec::new();
+    files_under(&dir, Path::new(""), &mut files);
+    files.sort();
+    Json(files).into_response()
+}
+
+async fn get_file(State(s): State<Arc<AgentState>>, UrlPath((id, path)): UrlPath<(String, String)>) -> Response {
+    let Some(dir) = run_dir(&s, &id) else { return error(StatusCode::NOT_FOUND, format!("no run {id}")) };
+    let rel = Path::new(&path);
+    if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return error(StatusCode::BAD_REQUEST, "file paths are relative to the run folder, without `..`");
+    }
+    match tokio::fs::read(dir.join(rel)).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
+        Err(_) => error(StatusCode::NOT_FOUND, format!("no file {path} in run {id}")),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct SamplesQuery {
+    #[serde(default)]
+    since: u64,
+}
+
+async fn samples_ws(State(s): State<Arc<AgentState>>, Query(q): Query<SamplesQuery>, ws: WebSocketUpgrade) -> Response {
+    ws.on_upgrade(move |socket| stream_samples(socket, s, q.since))
+}
+
+/// Sends every event after `since`, then each new one as it arrives, as JSON text messages
+/// `{"seq": N, "kind": "nvml"|"gpm"|"host", "sample": {...}}`.
+async fn stream_samples(mut socket: WebSocket, s: Arc<AgentState>, since: u64) {
+    let mut last = since;
+    loop {
+        // Register for wake-ups before reading, so an event pushed in between is not missed.
+        let notified = s.stream.notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let events = s.stream.since(last, 2000);
+        if events.is_empty() {
+            tokio::select! {
+                _ = &mut notified => continue,
+                msg = socket.recv() => match msg {
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    _ => continue,
+                },
+            }
+        }
+        for e in events {
+            let Ok(text) = serde_json::to_string(&e) else { continue };
+            if socket.send(Message::Text(text.into())).await.is_err() {
+                return;
+            }
+            last = e.seq;
+        }
+    }
+}
+
+/// Binds, prints where it listens and where the token is, and serves until Ctrl-C.
+pub async fn serve(addr: SocketAddr, token_file: PathBuf, runs_dir: PathBuf) -> crate::Result<()> {
+    let token = new_token().map_err(|e| crate::AgentError::io("/dev/urandom", e))?;
+    write_token(&token_file, &token).map_err(|e| crate::AgentError::io(&token_file, e))?;
+    let state = AgentState::new(token, runs_dir.clone()).map_err(|e| crate::AgentError::io(&runs_dir, e))?;
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| crate::AgentError::Invalid(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(|e| crate::AgentError::Invalid(e.to_string()))?;
+    // One JSON line on stdout: how the app (or a script) finds the agent.
+    println!("{}", serde_json::json!({ "listening": local.to_string(), "token_file": token_file, "runs": runs_dir }));
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| crate::AgentError::Invalid(format!("server stopped: {e}")))
+}
