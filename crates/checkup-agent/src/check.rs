@@ -223,3 +223,24 @@ pub fn disk_check(dir: &Path) -> EnvCheck {
         None => check("disk_free", "Free disk for data and checkpoints", CheckStatus::Unknown, format!("{} not readable", dir.display()), "", None),
     }
 }
+
+/// The process holding the most memory on `gpu`: the training job to attach to.
+pub fn process_on_gpu(gpu: u32) -> crate::Result<u32> {
+    #[cfg(feature = "nvml")]
+    {
+        let nv = crate::collect::nvml::NvmlCollector::new()?;
+        if gpu >= nv.gpu_count() {
+            return Err(crate::AgentError::Invalid(format!("GPU {gpu} does not exist: this host has {} GPU(s)", nv.gpu_count())));
+        }
+        nv.gpu_processes()
+            .into_iter()
+            .filter(|(g, _, _)| *g == gpu)
+            .max_by_key(|(_, _, mib)| mib.unwrap_or(0))
+            .map(|(_, pid, _)| pid)
+            .ok_or_else(|| crate::AgentError::Invalid(format!("no process is using GPU {gpu}: start training first, or give --pid")))
+    }
+    #[cfg(not(feature = "nvml"))]
+    {
+        Err(crate::AgentError::Invalid(format!("cannot find the process on GPU {gpu}: agent built without NVML")))
+    }
+}

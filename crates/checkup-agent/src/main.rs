@@ -45,8 +45,11 @@ enum Cmd {
         #[arg(long, default_value_t = 10.0)]
         hz: f64,
         /// A running training process to follow (its tree's CPU and memory).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "gpu")]
         pid: Option<u32>,
+        /// Follow the process using this GPU (the one with the most GPU memory).
+        #[arg(long)]
+        gpu: Option<u32>,
         #[arg(long)]
         no_gpm: bool,
     },
@@ -113,7 +116,11 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Sample { out, seconds, hz, pid, no_gpm } => {
+        Cmd::Sample { out, seconds, hz, pid, gpu, no_gpm } => {
+            let pid = match gpu {
+                Some(g) => Some(checkup_agent::check::process_on_gpu(g)?),
+                None => pid,
+            };
             let stop = Arc::new(AtomicBool::new(false));
             let config = SamplerConfig { hz, gpm: !no_gpm, root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))) };
             let timer = {

@@ -116,3 +116,14 @@ fn sample_writes_host_rows_for_the_requested_time() {
     assert!(rows.len() >= 2);
     assert!(rows[0].per_core_pct.len() as u32 >= 1);
 }
+
+#[test]
+fn attaching_by_gpu_without_a_driver_says_why() {
+    if nvidia_driver_present() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = agent(&["sample", "-o", dir.path().to_str().unwrap(), "--gpu", "0", "--seconds", "0.1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("checkup-agent: no NVIDIA driver"), "{}", String::from_utf8_lossy(&out.stderr));
+}
