@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use checkup_model::{Comparison, Diagnosis};
+use checkup_report::format_number;
 
 pub fn render(d: &Diagnosis) -> String {
     let mut s = String::new();
@@ -31,9 +32,9 @@ pub fn render(d: &Diagnosis) -> String {
                     Comparison::AtLeast => "≥",
                     Comparison::AtMost => "≤",
                 };
-                format!(" (threshold {op} {})", trim(t.value))
+                format!(" (threshold {op} {})", format_number(t.value))
             });
-            let _ = writeln!(s, "   - {}: {} {}{}  [{}]", e.metric, trim(e.value), e.unit, threshold.unwrap_or_default(), e.source);
+            let _ = writeln!(s, "   - {}: {} {}{}  [{}]", e.metric, format_number(e.value), e.unit, threshold.unwrap_or_default(), e.source);
         }
         for (k, fix) in f.fixes.iter().enumerate() {
             let _ = writeln!(s, "   fix {}: {} — {}", k + 1, fix.title, fix.expected_effect);
@@ -49,14 +50,4 @@ pub fn render(d: &Diagnosis) -> String {
         let _ = writeln!(s, "note: {n}");
     }
     s
-}
-
-fn trim(v: f64) -> String {
-    if v.abs() >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
 }

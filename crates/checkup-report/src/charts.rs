@@ -188,32 +188,36 @@ fn util_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -
     legend(&mut chart)
 }
 
-fn power_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
-    let pts = points(&g.t, &g.power_w);
-    let limit = g.power_limit_w.unwrap_or(0.0);
-    let y_max = pts.iter().map(|p| p.1).fold(limit, f64::max) * 1.1 + 1.0;
-    let mut chart = time_chart(a, &format!("{} (GPU {})", t.chart_power, g.gpu), x_range(d, &g.t), y_max, t.axis_watts, t)?;
+/// A reading against its ceiling (power vs limit, SM clock vs max): the ceiling dashed.
+struct Ceiling<'a> {
+    caption: &'a str,
+    axis: &'a str,
+    series: &'a str,
+    ceiling_label: &'a str,
+}
+
+fn ceiling_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, values: &[Option<f32>], ceiling: Option<f64>, c: Ceiling, t: &Text) -> Result<(), String> {
+    let pts = points(&g.t, values);
+    let ceiling = ceiling.unwrap_or(0.0);
+    let y_max = pts.iter().map(|p| p.1).fold(ceiling, f64::max) * 1.1 + 1.0;
+    let x = x_range(d, &g.t);
+    let mut chart = time_chart(a, &format!("{} (GPU {})", c.caption, g.gpu), x.clone(), y_max, c.axis, t)?;
     shade_steady(&mut chart, d, y_max)?;
-    labelled(&mut chart, pts, INK, false, t.series_power)?;
-    if limit > 0.0 {
-        let x = x_range(d, &g.t);
-        labelled(&mut chart, vec![(x.start, limit), (x.end, limit)], ORANGE, true, t.series_limit)?;
+    labelled(&mut chart, pts, INK, false, c.series)?;
+    if ceiling > 0.0 {
+        labelled(&mut chart, vec![(x.start, ceiling), (x.end, ceiling)], ORANGE, true, c.ceiling_label)?;
     }
     legend(&mut chart)
 }
 
+fn power_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
+    let c = Ceiling { caption: t.chart_power, axis: t.axis_watts, series: t.series_power, ceiling_label: t.series_limit };
+    ceiling_chart(a, d, g, &g.power_w, g.power_limit_w, c, t)
+}
+
 fn clock_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
-    let pts = points(&g.t, &g.sm_clock_mhz);
-    let max = g.sm_clock_max_mhz.unwrap_or(0.0);
-    let y_max = pts.iter().map(|p| p.1).fold(max, f64::max) * 1.1 + 1.0;
-    let mut chart = time_chart(a, &format!("{} (GPU {})", t.chart_clock, g.gpu), x_range(d, &g.t), y_max, t.axis_mhz, t)?;
-    shade_steady(&mut chart, d, y_max)?;
-    labelled(&mut chart, pts, INK, false, t.series_sm_clock)?;
-    if max > 0.0 {
-        let x = x_range(d, &g.t);
-        labelled(&mut chart, vec![(x.start, max), (x.end, max)], ORANGE, true, t.series_max)?;
-    }
-    legend(&mut chart)
+    let c = Ceiling { caption: t.chart_clock, axis: t.axis_mhz, series: t.series_sm_clock, ceiling_label: t.series_max };
+    ceiling_chart(a, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
 }
 
 fn host_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {

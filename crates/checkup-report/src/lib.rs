@@ -14,7 +14,7 @@ use checkup_model::Diagnosis;
 pub use baseline::{compare, BaselineCard, Comparison};
 pub use charts::{charts, Chart};
 pub use i18n::Language;
-pub use markdown::escape;
+pub use markdown::{escape, format_number};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {

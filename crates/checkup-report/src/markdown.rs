@@ -25,7 +25,8 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-fn num(v: f64) -> String {
+/// How every view prints a measured value: 3 significant-ish digits, no trailing noise.
+pub fn format_number(v: f64) -> String {
     if v.abs() >= 100.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else if v.abs() >= 10.0 {
@@ -120,9 +121,9 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
             for e in &f.evidence {
                 let threshold = e.threshold.as_ref().map_or(String::new(), |th| {
                     let op = if th.comparison == Comparison::AtLeast { "≥" } else { "≤" };
-                    format!("{op} {} {}", num(th.value), escape(&e.unit))
+                    format!("{op} {} {}", format_number(th.value), escape(&e.unit))
                 });
-                let _ = writeln!(s, "| {} | {} {} | {} | {} |", escape(&e.metric), num(e.value), escape(&e.unit), threshold, escape(&e.source));
+                let _ = writeln!(s, "| {} | {} {} | {} | {} |", escape(&e.metric), format_number(e.value), escape(&e.unit), threshold, escape(&e.source));
             }
             let _ = writeln!(s);
         }

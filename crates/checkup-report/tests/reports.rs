@@ -40,17 +40,6 @@ fn pdf_text(pdf: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// How the report prints an evidence value (see markdown::num).
-fn printed(v: f64) -> String {
-    if v.abs() >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
-
 #[test]
 fn every_corpus_run_prints_a_pdf_holding_its_verdict_and_evidence() {
     let dir = artifacts();
@@ -63,7 +52,7 @@ fn every_corpus_run_prints_a_pdf_holding_its_verdict_and_evidence() {
         let text = pdf_text(&path);
         assert!(text.contains(&format!("Primary bottleneck: {}", d.primary)), "{run}: no primary in\n{text}");
         let first = &d.findings[0].evidence[0];
-        assert!(text.contains(&printed(first.value)), "{run}: evidence value {} ({}) not in the PDF", printed(first.value), first.metric);
+        assert!(text.contains(&checkup_report::format_number(first.value)), "{run}: evidence value {} ({}) not in the PDF", checkup_report::format_number(first.value), first.metric);
         assert!(text.contains("GPU utilisation, SM activity") || d.charts.gpus.is_empty(), "{run}: utilisation chart caption missing");
         // Pages as PNG for people to look at.
         let status = tool("pdftoppm").args(["-r", "50", "-png", path.to_str().unwrap(), dir.join(&run).to_str().unwrap()]).status().unwrap();
