@@ -9,6 +9,7 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v curl >/dev/null || need_apt+=(curl ca-certificates)
 # Report tests read PDFs back as text and render their pages to PNG.
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
+command -v objdump >/dev/null || need_apt+=(binutils)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq

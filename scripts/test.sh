@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo build -p checkup-model --target wasm32-unknown-unknown
 cargo test --workspace
+# The agent binary shipped to GPU hosts must run on glibc 2.31.
+./scripts/build-agent.sh

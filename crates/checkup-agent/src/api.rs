@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `GET /v1/health` | version, GPUs, whether sampling runs, the last sample sequence number |
 //! | `GET /v1/check` | the static environment check |
-//! | `POST /v1/sampling` `{"hz"?, "pid"?}` | start sampling into a new run folder (attach to `pid`) |
+//! | `POST /v1/sampling` `{"hz"?, "slow_hz"?, "pid"?}` | start sampling into a new run folder (attach to `pid`) |
 //! | `DELETE /v1/sampling` | stop sampling; returns the sampler's report |
 //! | `POST /v1/runs` `{"command": [..], "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
 //! | `GET /v1/runs` | runs with their state |
@@ -151,7 +151,14 @@ async fn check() -> Response {
 struct SamplingRequest {
     #[serde(default = "default_hz")]
     hz: f64,
+    /// GPM and host rate.
+    #[serde(default = "default_slow_hz")]
+    slow_hz: f64,
     pid: Option<u32>,
+}
+
+fn default_slow_hz() -> f64 {
+    1.0
 }
 
 fn default_hz() -> f64 {
@@ -163,8 +170,8 @@ fn new_id(prefix: &str) -> String {
 }
 
 async fn start_sampling(State(s): State<Arc<AgentState>>, Json(req): Json<SamplingRequest>) -> Response {
-    if !(0.1..=100.0).contains(&req.hz) {
-        return error(StatusCode::UNPROCESSABLE_ENTITY, format!("hz must be between 0.1 and 100, not {}", req.hz));
+    if !(0.1..=100.0).contains(&req.hz) || !(0.1..=req.hz).contains(&req.slow_hz) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, format!("hz must be between 0.1 and 100 and slow_hz between 0.1 and hz, not {} and {}", req.hz, req.slow_hz));
     }
     let mut slot = s.sampling.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(running) = slot.as_ref() {
@@ -173,7 +180,7 @@ async fn start_sampling(State(s): State<Arc<AgentState>>, Json(req): Json<Sampli
     let id = new_id("sampling");
     let dir = s.runs_dir.join(&id);
     let stop = Arc::new(AtomicBool::new(false));
-    let config = SamplerConfig { hz: req.hz, gpm: true, root_pid: Arc::new(AtomicU32::new(req.pid.unwrap_or(0))) };
+    let config = SamplerConfig { hz: req.hz, gpm: true, slow_hz: req.slow_hz, root_pid: Arc::new(AtomicU32::new(req.pid.unwrap_or(0))) };
     let (stream, stop2) = (s.stream.clone(), stop.clone());
     let handle = std::thread::spawn(move || sampler::run_with_sink(&dir, &config, &stop2, &mut |x| publish(&stream, x)));
     *slot = Some(Sampling { id: id.clone(), stop, handle });

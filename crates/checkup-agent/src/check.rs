@@ -18,12 +18,16 @@ pub struct CheckOptions {
     pub data_dir: Option<std::path::PathBuf>,
     /// DataLoader workers per GPU the user plans.
     pub workers: Option<u32>,
+    /// Also run `python -m torch.utils.collect_env` (slow: a few seconds).
+    pub collect_env: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
     pub facts: RunFacts,
     pub checks: Vec<EnvCheck>,
+    /// `python -m torch.utils.collect_env` output, when asked for.
+    pub collect_env: Option<String>,
 }
 
 fn check(id: &str, title: &str, status: CheckStatus, value: String, meaning: &str, fix: Option<&str>) -> EnvCheck {
@@ -111,7 +115,14 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
     checks.push(profiling_permission_check());
     let dir = opts.data_dir.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| "/".into()));
     checks.push(disk_check(&dir));
-    CheckReport { facts, checks }
+    let collect_env = opts.collect_env.then(|| {
+        Command::new(&python)
+            .args(["-m", "torch.utils.collect_env"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
+            .unwrap_or_else(|e| format!("cannot run `{python} -m torch.utils.collect_env`: {e}"))
+    });
+    CheckReport { facts, checks, collect_env }
 }
 
 #[derive(Debug, Default, serde::Deserialize)]

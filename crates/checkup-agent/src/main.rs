@@ -33,6 +33,9 @@ enum Cmd {
         /// DataLoader workers per GPU you plan to use.
         #[arg(long)]
         workers: Option<u32>,
+        /// Also print `python -m torch.utils.collect_env`.
+        #[arg(long)]
+        collect_env: bool,
         #[arg(long)]
         json: bool,
     },
@@ -44,6 +47,9 @@ enum Cmd {
         seconds: f64,
         #[arg(long, default_value_t = 10.0)]
         hz: f64,
+        /// GPM and host sampling rate.
+        #[arg(long, default_value_t = 1.0)]
+        slow_hz: f64,
         /// A running training process to follow (its tree's CPU and memory).
         #[arg(long, conflicts_with = "gpu")]
         pid: Option<u32>,
@@ -97,12 +103,15 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, AgentError> {
     match cli.command {
-        Cmd::Check { python, data_dir, workers, json } => {
-            let report = run_check(&CheckOptions { python, data_dir, workers });
+        Cmd::Check { python, data_dir, workers, collect_env, json } => {
+            let report = run_check(&CheckOptions { python, data_dir, workers, collect_env });
             let mut out = std::io::stdout().lock();
             if json {
                 let _ = writeln!(out, "{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             } else {
+                if let Some(env) = &report.collect_env {
+                    let _ = writeln!(out, "{env}");
+                }
                 for c in &report.checks {
                     let status = format!("{:?}", c.status).to_uppercase();
                     let _ = writeln!(out, "[{status:<7}] {}: {}", c.title, c.value);
@@ -116,13 +125,13 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Sample { out, seconds, hz, pid, gpu, no_gpm } => {
+        Cmd::Sample { out, seconds, hz, slow_hz, pid, gpu, no_gpm } => {
             let pid = match gpu {
                 Some(g) => Some(checkup_agent::check::process_on_gpu(g)?),
                 None => pid,
             };
             let stop = Arc::new(AtomicBool::new(false));
-            let config = SamplerConfig { hz, gpm: !no_gpm, root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))) };
+            let config = SamplerConfig { hz, gpm: !no_gpm, slow_hz, root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))) };
             let timer = {
                 let stop = stop.clone();
                 std::thread::spawn(move || {

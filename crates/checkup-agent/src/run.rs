@@ -61,7 +61,7 @@ pub fn run_command_streaming(opts: &RunOptions, stream: Option<Arc<crate::stream
     let pythonpath = install_probe(&probe_dir)?;
     let stop = Arc::new(AtomicBool::new(false));
     let root = Arc::new(AtomicU32::new(0));
-    let config = SamplerConfig { hz: opts.hz, gpm: opts.gpm, root_pid: root.clone() };
+    let config = SamplerConfig { hz: opts.hz, gpm: opts.gpm, slow_hz: 1.0, root_pid: root.clone() };
     let started = sampler::now_s();
     let sampler_thread = {
         let (dir, stop) = (opts.out.clone(), stop.clone());

@@ -1,4 +1,4 @@
-//! The sampling loop: NVML at `hz` (10 by default), GPM and the host at 2 Hz,
+//! The sampling loop: NVML at `hz` (10 by default), GPM and the host at `slow_hz` (1),
 //! written to a run folder until stopped. It also measures its own CPU cost.
 
 use std::path::Path;
@@ -12,8 +12,12 @@ use crate::recorder::Recorder;
 
 #[derive(Debug, Clone)]
 pub struct SamplerConfig {
+    /// NVML sampling rate.
     pub hz: f64,
     pub gpm: bool,
+    /// GPM and host sampling rate (each GPM window and host reading costs more than an NVML
+    /// tick; 1 Hz keeps the agent near 0.15 % of a core).
+    pub slow_hz: f64,
     /// The process whose tree is followed (0: none yet).
     pub root_pid: Arc<AtomicU32>,
 }
@@ -88,9 +92,8 @@ pub fn run_with_sink(dir: &Path, config: &SamplerConfig, stop: &AtomicBool, sink
     report.notes.push("built without NVML support: host sampling only".into());
     let mut host = HostCollector::new(None);
     let period = Duration::from_secs_f64(1.0 / config.hz.max(0.1));
-    let host_every = (config.hz / 2.0).round().max(1.0) as u64;
-    // GPM rates over 0.5 s windows: a gpm_sample costs ~60 µs of CPU per GPU.
-    let gpm_every = (config.hz / 2.0).round().max(1.0) as u64;
+    let slow_every = (config.hz / config.slow_hz.clamp(0.1, config.hz.max(0.1))).round().max(1.0) as u64;
+    let (host_every, gpm_every) = (slow_every, slow_every);
     let start = Instant::now();
     let cpu0 = thread_cpu();
     let mut next = start;

@@ -43,7 +43,7 @@ fn check_without_a_driver_says_so_and_still_checks_the_host() {
 fn run_keeps_the_commands_output_and_exit_code_and_records_the_host() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("run");
-    let script = "import sys, time\nprint('epoch 1 loss 0.5', flush=True)\ntime.sleep(1.2)\nsys.exit(3)\n";
+    let script = "import sys, time\nprint('epoch 1 loss 0.5', flush=True)\ntime.sleep(2.2)\nsys.exit(3)\n";
     let out = agent(&["run", "-o", out_dir.to_str().unwrap(), "--hz", "20", "--", "python3", "-c", script]);
     assert_eq!(out.status.code(), Some(3), "the training command's exit code");
     assert!(String::from_utf8_lossy(&out.stdout).contains("epoch 1 loss 0.5"), "training output stays visible");
@@ -107,7 +107,7 @@ fn a_missing_command_is_a_clear_error() {
 #[test]
 fn sample_writes_host_rows_for_the_requested_time() {
     let dir = tempfile::tempdir().unwrap();
-    let out = agent(&["sample", "-o", dir.path().to_str().unwrap(), "--seconds", "1.2", "--hz", "10"]);
+    let out = agent(&["sample", "-o", dir.path().to_str().unwrap(), "--seconds", "1.2", "--hz", "10", "--slow-hz", "5"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(out.stderr.split(|b| *b == b'\n').next().unwrap()).unwrap();
     let ticks = report["ticks"].as_u64().unwrap();
