@@ -14,11 +14,33 @@ const FLUSH_EVERY: u64 = 10;
 const NVML_HEADER: &str = "ts,gpu,util_gpu,util_mem,mem_used_mib,mem_total_mib,temp_c,power_w,power_limit_w,sm_clock_mhz,sm_clock_max_mhz,mem_clock_mhz,pcie_tx_kbs,pcie_rx_kbs,clock_event_reasons,pstate,fan_pct";
 const GPM_HEADER: &str = "ts,gpu,graphics_util,sm_util,sm_occupancy,integer_util,any_tensor_util,dfma_tensor_util,hmma_tensor_util,imma_tensor_util,dram_bw_util,fp64_util,fp32_util,fp16_util,pcie_tx_per_sec,pcie_rx_per_sec,nvlink_total_rx_per_sec,nvlink_total_tx_per_sec";
 
-fn cell(v: Option<f64>) -> String {
-    match v {
-        Some(v) if v.fract() == 0.0 => format!("{v:.0}"),
-        Some(v) => format!("{v}"),
-        None => String::new(),
+/// A CSV cell written straight into the buffer (no String per cell: the agent writes a row
+/// ten times a second and its CPU budget is counted in microseconds).
+struct Cell(Option<f64>);
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => write!(f, "{}", v as i64),
+            Some(v) => write!(f, "{v}"),
+            None => Ok(()),
+        }
+    }
+}
+
+fn cell(v: Option<f64>) -> Cell {
+    Cell(v)
+}
+
+/// An integer-like cell (bitmask, P-state) without a float round trip.
+struct IntCell(Option<u64>);
+
+impl std::fmt::Display for IntCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v}"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -72,7 +94,6 @@ impl Recorder {
         if self.nvml.is_none() {
             self.nvml = Some(self.open("samples_nvml.csv", NVML_HEADER)?);
         }
-        let path = self.dir.join("samples_nvml.csv");
         let w = self.nvml.as_mut().expect("opened above");
         for s in samples {
             writeln!(
@@ -92,10 +113,10 @@ impl Recorder {
                 cell(s.mem_clock_mhz),
                 cell(s.pcie_tx_kbs),
                 cell(s.pcie_rx_kbs),
-                s.clock_event_reasons.map_or(String::new(), |r| r.0.to_string()),
-                s.pstate.map_or(String::new(), |p| p.to_string()),
+                IntCell(s.clock_event_reasons.map(|r| r.0)),
+                IntCell(s.pstate.map(u64::from)),
             )
-            .map_err(|e| AgentError::io(&path, e))?;
+            .map_err(|e| AgentError::io(self.dir.join("samples_nvml.csv"), e))?;
         }
         self.writes += 1;
         if self.writes % FLUSH_EVERY == 0 {
@@ -119,8 +140,15 @@ impl Recorder {
                 s.hmma_tensor_util, s.imma_tensor_util, s.dram_bw_util, s.fp64_util, s.fp32_util, s.fp16_util,
                 s.pcie_tx_mibs, s.pcie_rx_mibs, s.nvlink_rx_mibs, s.nvlink_tx_mibs,
             ];
-            let cells: Vec<String> = v.iter().map(|x| x.map_or(String::new(), |x| format!("{x:.3}"))).collect();
-            writeln!(w, "{:.3},{},{}", s.ts, s.gpu, cells.join(",")).map_err(|e| AgentError::io(&path, e))?;
+            write!(w, "{:.3},{}", s.ts, s.gpu).map_err(|e| AgentError::io(&path, e))?;
+            for x in v {
+                match x {
+                    Some(x) => write!(w, ",{x:.3}"),
+                    None => write!(w, ","),
+                }
+                .map_err(|e| AgentError::io(&path, e))?;
+            }
+            writeln!(w).map_err(|e| AgentError::io(&path, e))?;
         }
         self.writes += 1;
         if self.writes % FLUSH_EVERY == 0 {
@@ -137,10 +165,9 @@ impl Recorder {
         }
         let path = self.dir.join("samples_host.csv");
         let (w, cores) = self.host.as_mut().expect("opened above");
-        let per_core: Vec<String> = (0..*cores).map(|i| cell(s.per_core_pct.get(i).copied())).collect();
-        writeln!(
+        write!(
             w,
-            "{:.3},{},{},{},{},{},{},{}",
+            "{:.3},{},{},{},{},{},{}",
             s.ts,
             cell(s.cpu_total_pct),
             cell(s.proc_tree_cpu_pct.or(Some(0.0))),
@@ -148,9 +175,12 @@ impl Recorder {
             cell(s.disk_read_mbs),
             cell(s.disk_write_mbs),
             cell(s.load1),
-            per_core.join(",")
         )
         .map_err(|e| AgentError::io(&path, e))?;
+        for i in 0..*cores {
+            write!(w, ",{}", cell(s.per_core_pct.get(i).copied())).map_err(|e| AgentError::io(&path, e))?;
+        }
+        writeln!(w).map_err(|e| AgentError::io(&path, e))?;
         self.writes += 1;
         if self.writes % FLUSH_EVERY == 0 {
             self.flush()?;

@@ -32,9 +32,9 @@ const GPM_METRICS: [GpmMetricId; 16] = [
 /// Metrics computed at every GPM sample, by index into [`GPM_METRICS`]: all but graphics
 /// utilisation. Measured on an H200 (CPU per metric and GPU): graphics util 1.5 ms, DRAM
 /// bandwidth 98 µs, every other metric about 1 µs. Graphics util (close to SM active anyway)
-/// is computed only every `FULL_EVERY` GPM samples.
+/// is computed only every `FULL_EVERY` GPM samples (a minute at the default 1 Hz).
 const GPM_CORE: [usize; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
-const FULL_EVERY: u64 = 20;
+const FULL_EVERY: u64 = 60;
 
 pub struct NvmlCollector {
     nvml: Nvml,
