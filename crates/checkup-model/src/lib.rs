@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod environment;
 pub mod facts;
 pub mod finding;
+pub mod history;
 pub mod samples;
 pub mod series;
 
@@ -15,5 +16,6 @@ pub use analysis::*;
 pub use environment::*;
 pub use facts::*;
 pub use finding::*;
+pub use history::*;
 pub use samples::*;
 pub use series::*;

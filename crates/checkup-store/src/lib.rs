@@ -1,0 +1,198 @@
+//! The app's history in SQLite: checkups with their diagnoses, where the wizard was left,
+//! review notes on findings and the project's baseline. One file in the user's data
+//! directory, WAL mode, migrations from the workspace's `migrations/`.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use checkup_model::{CheckupSummary, Diagnosis, FindingNote, WIZARD_STEPS};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use sqlx::{Row, SqlitePool};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: cannot open the checkup database: {source}")]
+    Open { path: String, source: sqlx::Error },
+    #[error("{path}: cannot bring the checkup database up to date: {source}")]
+    Migrate { path: String, source: sqlx::migrate::MigrateError },
+    #[error("database: {0}")]
+    Query(#[from] sqlx::Error),
+    #[error("checkup {0} does not exist")]
+    NoSuchCheckup(i64),
+    #[error("checkup {id}: its stored diagnosis is unreadable: {source}")]
+    Corrupt { id: i64, source: serde_json::Error },
+    #[error("unknown wizard step `{0}`")]
+    BadStep(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What a new checkup starts from.
+#[derive(Debug, Clone, Default)]
+pub struct NewCheckup {
+    pub title: String,
+    pub host: String,
+    pub source: Option<String>,
+    pub is_demo: bool,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+fn now() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    pub async fn open(path: &Path) -> Result<Self> {
+        let shown = path.display().to_string();
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open { path: shown.clone(), source: sqlx::Error::Io(e) })?;
+        }
+        let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
+            .map_err(|e| StoreError::Open { path: shown.clone(), source: e })?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|e| StoreError::Open { path: shown.clone(), source: e })?;
+        sqlx::migrate!("../../migrations").run(&pool).await.map_err(|e| StoreError::Migrate { path: shown, source: e })?;
+        Ok(Self { pool })
+    }
+
+    pub async fn journal_mode(&self) -> Result<String> {
+        Ok(sqlx::query("PRAGMA journal_mode").fetch_one(&self.pool).await?.get::<String, _>(0))
+    }
+
+    pub async fn create(&self, new: &NewCheckup) -> Result<i64> {
+        let id = sqlx::query("INSERT INTO checkups (created_at, title, host, source, is_demo) VALUES (?, ?, ?, ?, ?)")
+            .bind(now())
+            .bind(&new.title)
+            .bind(&new.host)
+            .bind(&new.source)
+            .bind(new.is_demo)
+            .execute(&self.pool)
+            .await?
+            .last_insert_rowid();
+        Ok(id)
+    }
+
+    /// Stores (or replaces) a checkup's diagnosis.
+    pub async fn save_diagnosis(&self, id: i64, d: &Diagnosis) -> Result<()> {
+        let json = serde_json::to_string(d).map_err(|e| StoreError::Corrupt { id, source: e })?;
+        let done = sqlx::query("UPDATE checkups SET diagnosis = ?, primary_id = ?, verdict = ? WHERE id = ?")
+            .bind(json)
+            .bind(&d.primary)
+            .bind(&d.verdict)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NoSuchCheckup(id));
+        }
+        Ok(())
+    }
+
+    pub async fn diagnosis(&self, id: i64) -> Result<Option<Diagnosis>> {
+        let row = sqlx::query("SELECT diagnosis FROM checkups WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
+        let Some(row) = row else { return Err(StoreError::NoSuchCheckup(id)) };
+        match row.get::<Option<String>, _>(0) {
+            None => Ok(None),
+            Some(text) => serde_json::from_str(&text).map(Some).map_err(|e| StoreError::Corrupt { id, source: e }),
+        }
+    }
+
+    /// Where the wizard was left, so the checkup resumes there.
+    pub async fn set_wizard_step(&self, id: i64, step: &str) -> Result<()> {
+        if !WIZARD_STEPS.contains(&step) {
+            return Err(StoreError::BadStep(step.into()));
+        }
+        let done = sqlx::query("UPDATE checkups SET wizard_step = ? WHERE id = ?").bind(step).bind(id).execute(&self.pool).await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NoSuchCheckup(id));
+        }
+        Ok(())
+    }
+
+    /// Newest first.
+    pub async fn list(&self) -> Result<Vec<CheckupSummary>> {
+        let rows = sqlx::query(
+            "SELECT c.id, c.created_at, c.title, c.host, c.source, c.is_demo, c.wizard_step, c.primary_id, c.verdict,
+                    EXISTS (SELECT 1 FROM baseline b WHERE b.checkup_id = c.id) AS is_baseline
+             FROM checkups c ORDER BY c.created_at DESC, c.id DESC",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| CheckupSummary {
+                id: r.get(0),
+                created_at: r.get(1),
+                title: r.get(2),
+                host: r.get(3),
+                source: r.get(4),
+                is_demo: r.get(5),
+                wizard_step: r.get(6),
+                primary: r.get(7),
+                verdict: r.get(8),
+                is_baseline: r.get(9),
+            })
+            .collect())
+    }
+
+    pub async fn delete(&self, id: i64) -> Result<()> {
+        sqlx::query("DELETE FROM checkups WHERE id = ?").bind(id).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn add_note(&self, id: i64, finding_id: &str, author: &str, body: &str) -> Result<i64> {
+        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
+        if exists.is_none() {
+            return Err(StoreError::NoSuchCheckup(id));
+        }
+        Ok(sqlx::query("INSERT INTO finding_notes (checkup_id, finding_id, author, body, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(id)
+            .bind(finding_id)
+            .bind(author)
+            .bind(body)
+            .bind(now())
+            .execute(&self.pool)
+            .await?
+            .last_insert_rowid())
+    }
+
+    pub async fn notes(&self, id: i64) -> Result<Vec<FindingNote>> {
+        let rows = sqlx::query("SELECT id, finding_id, author, body, created_at FROM finding_notes WHERE checkup_id = ? ORDER BY created_at, id")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.into_iter().map(|r| FindingNote { id: r.get(0), finding_id: r.get(1), author: r.get(2), body: r.get(3), created_at: r.get(4) }).collect())
+    }
+
+    pub async fn set_baseline(&self, id: i64) -> Result<()> {
+        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
+        if exists.is_none() {
+            return Err(StoreError::NoSuchCheckup(id));
+        }
+        sqlx::query("INSERT INTO baseline (only, checkup_id) VALUES (1, ?) ON CONFLICT (only) DO UPDATE SET checkup_id = excluded.checkup_id")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn baseline(&self) -> Result<Option<i64>> {
+        Ok(sqlx::query("SELECT checkup_id FROM baseline").fetch_optional(&self.pool).await?.map(|r| r.get(0)))
+    }
+
+    pub async fn close(self) {
+        self.pool.close().await;
+    }
+}
