@@ -174,3 +174,61 @@ fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
     assert!(evidence(&d, "host_sync", "host time to launch a step") < evidence(&d, "host_sync", "GPU busy time per step"));
     assert!(d.finding("kernel_launch").is_none());
 }
+
+/// A copy of a corpus run with one file rewritten, for what-if checks on real data.
+fn altered_copy(run: &str, file: &str, edit: impl Fn(String) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&corpus(run), dir.path());
+    let p = dir.path().join(file);
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, edit(text)).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn nccl_p2p_disabled_over_nvlink_is_named_as_the_cause() {
+    let dir = altered_copy("ddp_comm_bound", "meta.json", |t| t.replace("\"NCCL_P2P_DISABLE\": null", "\"NCCL_P2P_DISABLE\": \"1\""));
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    assert_eq!(d.primary, "communication/p2p_disabled");
+    let check = d.environment.iter().find(|c| c.id == "nccl_p2p").unwrap();
+    assert_eq!(check.status, checkup_model::CheckStatus::Fail);
+    assert!(d.findings[0].fixes[0].snippet.as_deref().unwrap().contains("unset NCCL_P2P_DISABLE"));
+}
+
+#[test]
+fn a_power_capped_gpu_running_at_reduced_clocks_is_throttling() {
+    // The healthy run's samples with the SW power cap bit set and the SM clock held at
+    // 1500 of 1980 MHz whenever the GPU was busy.
+    let dir = altered_copy("healthy", "samples_nvml.csv", |t| {
+        t.lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut cells: Vec<String> = line.split(',').map(str::to_owned).collect();
+                if i > 0 && cells[2].parse::<f64>().unwrap_or(0.0) > 0.0 {
+                    cells[9] = "1500".into();
+                    cells[14] = "4".into();
+                }
+                cells.join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    let f = d.finding("throttling").expect("throttling found");
+    assert_eq!(f.id, "throttling/power");
+    assert!((evidence(&d, "throttling", "SM clock while busy") - 1500.0 / 1980.0 * 100.0).abs() < 1.0);
+    assert!(evidence(&d, "throttling", "busy samples with a throttling") > 95.0);
+    assert!((0.15..0.30).contains(&f.share), "{}", f.share);
+}
