@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds the `checkup` CLI and diagnoses a bundled real-GPU
-# recording (pass your own run folder or trace to analyse that instead).
+# Installs what is missing, builds the UI and opens the GPU Checkup desktop app (the demo
+# checkups from real H200 recordings are there on first start). For the command line
+# instead: cargo run --release -p checkup-cli -- analyze RUN_FOLDER
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build --release -p checkup-cli
-if [ $# -eq 0 ]; then
-  set -- tests/corpus/dataloader_starved
-fi
-exec "${CARGO_TARGET_DIR:-target}/release/checkup" analyze "$@"
+./scripts/build-frontend.sh
+exec cargo run -p checkup-app

@@ -10,6 +10,11 @@ command -v curl >/dev/null || need_apt+=(curl ca-certificates)
 # Report tests read PDFs back as text and render their pages to PNG.
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
 command -v objdump >/dev/null || need_apt+=(binutils)
+# The desktop app: WebKitGTK for Tauri; Xvfb and ImageMagick to run and screenshot it headless.
+pkg-config --exists webkit2gtk-4.1 2>/dev/null || need_apt+=(libwebkit2gtk-4.1-dev)
+command -v Xvfb >/dev/null || need_apt+=(xvfb xauth)
+command -v import >/dev/null || need_apt+=(imagemagick)
+command -v xdotool >/dev/null || need_apt+=(xdotool)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
@@ -28,4 +33,11 @@ fi
 # checkup-model is shared with the WebAssembly UI: CI checks it builds for wasm32.
 if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
+fi
+
+# wasm-bindgen's CLI must match the wasm-bindgen version in Cargo.lock exactly.
+export PATH="$HOME/.cargo/bin:$PATH"
+wbg=$(grep -A1 '^name = "wasm-bindgen"$' "$(dirname "$0")/../Cargo.lock" | sed -n 's/^version = "\(.*\)"/\1/p')
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
+  cargo install wasm-bindgen-cli --version "$wbg"
 fi

@@ -125,3 +125,14 @@ impl Diagnosis {
         self.findings.iter().find(|f| f.id == id || f.family() == id)
     }
 }
+
+/// How every view prints a measured value: 3 significant-ish digits, no trailing noise.
+pub fn format_number(v: f64) -> String {
+    if v.abs() >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}

@@ -32,3 +32,13 @@ pub struct FindingNote {
     pub body: String,
     pub created_at: f64,
 }
+
+/// Everything the app shows for one checkup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckupView {
+    pub summary: CheckupSummary,
+    pub diagnosis: Option<crate::Diagnosis>,
+    /// Charts drawn by the report's own chart code, in the view's language.
+    pub charts: Vec<crate::ChartSvg>,
+    pub notes: Vec<FindingNote>,
+}

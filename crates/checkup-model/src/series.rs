@@ -66,3 +66,11 @@ pub struct RankTimeline {
     pub step_starts_us: Vec<f64>,
     pub segments: Vec<(f64, f64, SegmentKind)>,
 }
+
+/// One drawn chart: a stable name, a caption and the SVG (shared by reports and the app).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartSvg {
+    pub name: String,
+    pub title: String,
+    pub svg: String,
+}

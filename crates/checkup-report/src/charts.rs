@@ -9,13 +9,9 @@ use plotters::prelude::*;
 
 use crate::i18n::Text;
 
-/// One chart: a stable file name, a caption and the SVG.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
-    pub name: &'static str,
-    pub title: String,
-    pub svg: String,
-}
+/// One chart: a stable file name, a caption and the SVG (the model's type, so the app's UI
+/// shows the very same charts).
+pub type Chart = checkup_model::ChartSvg;
 
 const WIDTH: u32 = 900;
 const HEIGHT: u32 = 300;
@@ -47,7 +43,7 @@ type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64,
 pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
     register_font();
     let mut out = Vec::new();
-    let mut push = |name: &'static str, title: String, draw: &dyn Fn(&Area) -> Result<(), String>| {
+    let mut push = |name: &str, title: String, draw: &dyn Fn(&Area) -> Result<(), String>| {
         let mut svg = String::new();
         let ok = {
             let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -55,7 +51,7 @@ pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
             r.and_then(|_| root.present().map_err(|e| e.to_string()))
         };
         if ok.is_ok() {
-            out.push(Chart { name, title, svg });
+            out.push(Chart { name: name.to_owned(), title, svg });
         }
     };
     if let Some(g) = d.charts.gpus.first().filter(|g| !g.t.is_empty()) {

@@ -25,16 +25,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// How every view prints a measured value: 3 significant-ish digits, no trailing noise.
-pub fn format_number(v: f64) -> String {
-    if v.abs() >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    }
-}
+pub use checkup_model::format_number;
 
 /// The report as Markdown. `chart_ref` writes the Markdown that shows one chart (an image
 /// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).

@@ -1,0 +1,38 @@
+//! Demo checkups: the real H200 recordings shipped with the app, analysed and stored on the
+//! first start so someone without a GPU sees the whole flow.
+
+use std::path::PathBuf;
+
+use checkup_store::{NewCheckup, Store};
+
+use crate::AppError;
+
+/// Where the bundled recordings are: `GPU_CHECKUP_DEMOS`, else the repository's corpus.
+fn demo_dir() -> PathBuf {
+    std::env::var_os("GPU_CHECKUP_DEMOS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus"))
+}
+
+pub async fn import_demos_once(store: &Store) -> Result<(), AppError> {
+    if !store.list().await?.is_empty() {
+        return Ok(());
+    }
+    let dir = demo_dir();
+    let labels: serde_json::Value = std::fs::read_to_string(dir.join("labels.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let Some(runs) = labels.as_object() else { return Ok(()) };
+    let mut names: Vec<&String> = runs.keys().collect();
+    names.sort();
+    for name in names {
+        let path = dir.join(name);
+        let Ok(d) = checkup_engine::analyze_paths(&[path.clone()], &Default::default()) else { continue };
+        let title = format!("{name} (demo)");
+        let id = store.create(&NewCheckup { title, host: "recording".into(), source: Some(path.display().to_string()), is_demo: true }).await?;
+        store.save_diagnosis(id, &d).await?;
+        store.set_wizard_step(id, "diagnosis").await?;
+    }
+    Ok(())
+}

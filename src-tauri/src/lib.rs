@@ -1,0 +1,58 @@
+//! The desktop shell: Tauri commands that call the shared crates (engine, report, store)
+//! and nothing more. Checkups live in SQLite in the user's data directory; the first start
+//! imports the bundled real-GPU recordings as demo checkups.
+
+mod commands;
+mod demo;
+
+use std::path::PathBuf;
+
+use tauri::Manager;
+
+/// Shared state of the running app.
+pub struct AppState {
+    pub store: checkup_store::Store,
+    pub exports: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Store(#[from] checkup_store::StoreError),
+    #[error(transparent)]
+    Engine(#[from] checkup_engine::EngineError),
+    #[error(transparent)]
+    Report(#[from] checkup_report::ReportError),
+    #[error("{0}")]
+    Other(String),
+}
+
+// Commands return errors to the UI as their message.
+impl serde::Serialize for AppError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+pub fn run() {
+    tauri::Builder::default()
+        .setup(|app| {
+            let data = app.path().app_data_dir().unwrap_or_else(|_| std::env::temp_dir().join("gpu-checkup"));
+            let db = std::env::var_os("GPU_CHECKUP_DB").map(PathBuf::from).unwrap_or_else(|| data.join("checkups.db"));
+            let store = tauri::async_runtime::block_on(checkup_store::Store::open(&db))?;
+            tauri::async_runtime::block_on(demo::import_demos_once(&store))?;
+            app.manage(AppState { store, exports: data.join("exports") });
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::list_checkups,
+            commands::open_checkup,
+            commands::set_step,
+            commands::export_report,
+        ])
+        .run(tauri::generate_context!())
+        .unwrap_or_else(|e| {
+            eprintln!("GPU Checkup could not start: {e}");
+            std::process::exit(1);
+        });
+}
