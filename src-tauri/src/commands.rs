@@ -18,7 +18,8 @@ pub async fn list_checkups(state: State<'_, AppState>) -> Result<Vec<CheckupSumm
 #[tauri::command]
 pub async fn open_checkup(state: State<'_, AppState>, id: i64, lang: String) -> Result<CheckupView, AppError> {
     let summary = state.store.list().await?.into_iter().find(|c| c.id == id).ok_or(checkup_store::StoreError::NoSuchCheckup(id))?;
-    let diagnosis = state.store.diagnosis(id).await?;
+    // The view's texts in the chosen language (findings, evidence, fixes, checks).
+    let diagnosis = state.store.diagnosis(id).await?.map(|d| checkup_report::localize(&d, language(&lang)));
     let charts = diagnosis.as_ref().map(|d| checkup_report::charts(d, checkup_report::i18n::text(language(&lang)))).unwrap_or_default();
     let notes = state.store.notes(id).await?;
     Ok(CheckupView { summary, diagnosis, charts, notes })

@@ -5,7 +5,7 @@
 pub mod baseline;
 pub mod charts;
 pub mod i18n;
-mod localize;
+pub mod localize;
 mod markdown;
 mod pdf;
 
@@ -14,6 +14,7 @@ use checkup_model::Diagnosis;
 pub use baseline::{compare, BaselineCard, Comparison};
 pub use charts::{charts, Chart};
 pub use i18n::Language;
+pub use localize::localize;
 pub use markdown::{escape, format_number};
 
 #[derive(Debug, thiserror::Error)]
