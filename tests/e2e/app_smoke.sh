@@ -10,13 +10,14 @@ out="$target/app-artifacts"
 mkdir -p "$out"
 tmp=$(mktemp -d)
 db="$tmp/checkups.db"
-display=:97
-Xvfb $display -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+# Xvfb picks a free display itself and writes its number to fd 3.
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$tmp/display" >/dev/null 2>&1 &
 xvfb=$!
 app=""
 cleanup() { [ -n "$app" ] && kill "$app" 2>/dev/null; kill "$xvfb" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-sleep 1
+for _ in $(seq 1 50); do [ -s "$tmp/display" ] && break; sleep 0.1; done
+display=":$(cat "$tmp/display")"
 GPU_CHECKUP_DB="$db" DISPLAY=$display WEBKIT_DISABLE_COMPOSITING_MODE=1 "$bin" >"$out/app.log" 2>&1 &
 app=$!
 # Wait for the demo import (analysis of every bundled run) and the first paint.
