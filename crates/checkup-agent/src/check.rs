@@ -34,16 +34,22 @@ fn check(id: &str, title: &str, status: CheckStatus, value: String, meaning: &st
     EnvCheck { id: id.into(), title: title.into(), status, value, meaning: meaning.into(), fix: fix.map(str::to_owned) }
 }
 
+/// What NVML says about the driver and the GPUs, into `facts`.
+#[cfg(feature = "nvml")]
+fn nvml_facts(nv: &crate::collect::nvml::NvmlCollector, facts: &mut RunFacts) {
+    facts.driver_version = nv.driver_version();
+    facts.cuda_driver_version = nv.cuda_driver_version();
+    facts.gpus = nv.static_facts();
+    facts.gpu_count = Some(nv.gpu_count());
+    facts.gpu_name = facts.gpus.first().and_then(|g| g.name.clone());
+}
+
 /// GPU and driver facts alone (no Python, no host checks): what a run folder records.
 pub fn gpu_facts() -> RunFacts {
     let mut facts = RunFacts::default();
     #[cfg(feature = "nvml")]
     if let Ok(nv) = crate::collect::nvml::NvmlCollector::new() {
-        facts.driver_version = nv.driver_version();
-        facts.cuda_driver_version = nv.cuda_driver_version();
-        facts.gpus = nv.static_facts();
-        facts.gpu_count = Some(nv.gpu_count());
-        facts.gpu_name = facts.gpus.first().and_then(|g| g.name.clone());
+        nvml_facts(&nv, &mut facts);
     }
     facts.host_cpus = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
     facts
@@ -55,11 +61,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
     #[cfg(feature = "nvml")]
     match crate::collect::nvml::NvmlCollector::new() {
         Ok(nv) => {
-            facts.driver_version = nv.driver_version();
-            facts.cuda_driver_version = nv.cuda_driver_version();
-            facts.gpus = nv.static_facts();
-            facts.gpu_count = Some(nv.gpu_count());
-            facts.gpu_name = facts.gpus.first().and_then(|g| g.name.clone());
+            nvml_facts(&nv, &mut facts);
             checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Pass, format!("{} GPU(s), driver {}, CUDA {}", nv.gpu_count(), facts.driver_version.clone().unwrap_or_default(), facts.cuda_driver_version.clone().unwrap_or_default()), "NVML answered: GPU sampling works.", None));
             let procs = nv.gpu_processes();
             let me = std::process::id();

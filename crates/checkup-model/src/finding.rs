@@ -124,6 +124,21 @@ impl Diagnosis {
     pub fn finding(&self, id: &str) -> Option<&Finding> {
         self.findings.iter().find(|f| f.id == id || f.family() == id)
     }
+
+    /// The diagnosed rank's trace summary (the first rank when none was picked).
+    pub fn diagnosed_rank_summary(&self) -> Option<&RankSummary> {
+        self.ranks.iter().find(|r| Some(r.rank) == self.diagnosed_rank).or(self.ranks.first())
+    }
+
+    /// The samples of the diagnosed rank's GPU (rank n runs on GPU n).
+    pub fn diagnosed_samples(&self) -> Option<&SampleStats> {
+        self.samples.iter().find(|s| Some(s.gpu) == self.diagnosed_rank).or(self.samples.first())
+    }
+
+    /// The diagnosed rank's step series.
+    pub fn diagnosed_steps(&self) -> Option<&crate::StepSeries> {
+        self.charts.steps.iter().find(|s| Some(s.rank) == self.diagnosed_rank).or(self.charts.steps.first())
+    }
 }
 
 /// How every view prints a measured value: 3 significant-ish digits, no trailing noise.

@@ -34,9 +34,9 @@ pub struct BaselineCard {
 
 impl BaselineCard {
     pub fn from_diagnosis(d: &Diagnosis) -> Self {
-        let rank = d.ranks.iter().find(|r| Some(r.rank) == d.diagnosed_rank).or(d.ranks.first());
-        let gpu_stats = d.samples.iter().find(|s| Some(s.gpu) == d.diagnosed_rank).or(d.samples.first());
-        let series = d.charts.steps.iter().find(|s| Some(s.rank) == d.diagnosed_rank).or(d.charts.steps.first());
+        let rank = d.diagnosed_rank_summary();
+        let gpu_stats = d.diagnosed_samples();
+        let series = d.diagnosed_steps();
         let mean_step_ms = series
             .map(|s| s.duration_ms.iter().skip(s.warmup_steps as usize).take(CARD_STEPS).map(|v| *v as f64).collect::<Vec<_>>())
             .filter(|v| !v.is_empty())

@@ -135,14 +135,17 @@ fn time_chart<'a, 'b>(
     Ok(chart)
 }
 
-fn legend<'a, 'b: 'a>(
-    chart: &mut Plot<'a, 'b>,
-) -> Result<(), String> {
+fn legend<'a, 'b: 'a>(chart: &mut Plot<'a, 'b>) -> Result<(), String> {
+    legend_sized(chart, 13, 0.85)
+}
+
+/// The legend box, top right: `size` is the label font, `opacity` the box's white.
+fn legend_sized<'a, 'b: 'a>(chart: &mut Plot<'a, 'b>, size: u32, opacity: f64) -> Result<(), String> {
     chart
         .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
+        .background_style(WHITE.mix(opacity))
         .border_style(GREY)
-        .label_font(style(13))
+        .label_font(style(size))
         .position(SeriesLabelPosition::UpperRight)
         .draw()
         .map_err(e)
@@ -285,14 +288,7 @@ fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .map_err(e)?
         .label(t.seg_step)
         .legend(|(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], BLUE.stroke_width(2)));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(GREY)
-        .label_font(style(13))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(e)
+    legend_sized(&mut chart, 13, 0.9)
 }
 
 /// Writes one label per horizontal row (row 0 at the top) in the y-label area, centred on
@@ -309,10 +305,6 @@ fn row_labels(a: &Area, chart: &Plot, labels: &[String]) -> Result<(), String> {
         a.draw(&plotters::element::Text::new(label.clone(), (px - 6, py), style(12).pos(pos))).map_err(e)?;
     }
     Ok(())
-}
-
-fn diagnosed_rank(d: &Diagnosis) -> Option<&checkup_model::RankSummary> {
-    d.ranks.iter().find(|r| Some(r.rank) == d.diagnosed_rank).or(d.ranks.first())
 }
 
 /// Horizontal stacked bars: one row per item, segments in a fixed order.
@@ -361,18 +353,11 @@ fn stacked_bars(a: &Area, caption: &str, rows: &[(String, Vec<f64>)], parts: &[S
             .label(part)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.9))
-        .border_style(GREY)
-        .label_font(style(12))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(e)
+    legend_sized(&mut chart, 12, 0.9)
 }
 
 fn breakdown_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(r) = diagnosed_rank(d) else { return Ok(()) };
+    let Some(r) = d.diagnosed_rank_summary() else { return Ok(()) };
     let rows: Vec<(String, Vec<f64>)> = r
         .steps
         .iter()
@@ -391,7 +376,7 @@ fn breakdown_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
 }
 
 fn idle_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(r) = diagnosed_rank(d) else { return Ok(()) };
+    let Some(r) = d.diagnosed_rank_summary() else { return Ok(()) };
     let g = &r.gpu;
     let w = &r.host_waits;
     let pct = |v: f64| g.share(v) * 100.0;
@@ -407,7 +392,7 @@ fn idle_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
 }
 
 fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(s) = d.charts.steps.iter().find(|s| Some(s.rank) == d.diagnosed_rank).or(d.charts.steps.first()) else { return Ok(()) };
+    let Some(s) = d.diagnosed_steps() else { return Ok(()) };
     let warm = s.warmup_steps as usize;
     let steady: Vec<f64> = s.duration_ms.iter().skip(warm).map(|v| *v as f64).collect();
     let mut sorted = steady.clone();
@@ -449,20 +434,13 @@ fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
             .label(t.series_stall)
             .legend(|(x, y)| TriangleMarker::new((x + 7, y), 6, ORANGE.filled()));
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(GREY)
-        .label_font(style(13))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(e)
+    legend(&mut chart)
 }
 
 /// Histogram of steady step times; bins holding stall steps are drawn in the stall colour so a
 /// periodic stall shows as a separate hump.
 fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(s) = d.charts.steps.iter().find(|s| Some(s.rank) == d.diagnosed_rank).or(d.charts.steps.first()) else { return Ok(()) };
+    let Some(s) = d.diagnosed_steps() else { return Ok(()) };
     let warm = s.warmup_steps as usize;
     let steady: Vec<(u64, f64)> = s.step.iter().zip(&s.duration_ms).skip(warm).map(|(k, v)| (*k, *v as f64)).collect();
     if steady.is_empty() {
