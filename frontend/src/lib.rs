@@ -4,7 +4,10 @@
 
 mod i18n;
 
-use checkup_model::{format_number, CheckStatus, CheckupSummary, CheckupView, ChartSvg, Diagnosis, Finding, WIZARD_STEPS};
+use checkup_model::{
+    format_number, ChartSvg, CheckStatus, CheckupSummary, CheckupView, Diagnosis, Finding,
+    WIZARD_STEPS,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::de::DeserializeOwned;
@@ -21,8 +24,12 @@ extern "C" {
 
 /// Calls a Tauri command; errors come back as the backend's message.
 async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, String> {
-    let args = args.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| e.to_string())?;
-    let value = invoke(cmd, args).await.map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
+    let args = args
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| e.to_string())?;
+    let value = invoke(cmd, args)
+        .await
+        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
     serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
 }
 
@@ -74,7 +81,15 @@ fn App() -> impl IntoView {
 
     let open = move |id: i64| {
         spawn_local(async move {
-            match call::<CheckupView>("open_checkup", Open { id, lang: lang.get_untracked() }).await {
+            match call::<CheckupView>(
+                "open_checkup",
+                Open {
+                    id,
+                    lang: lang.get_untracked(),
+                },
+            )
+            .await
+            {
                 Ok(v) => {
                     step.set(v.summary.wizard_step.clone());
                     exported.set(None);
@@ -88,7 +103,15 @@ fn App() -> impl IntoView {
         step.set(s.to_string());
         if let Some(id) = view_data.with_untracked(|v| v.as_ref().map(|v| v.summary.id)) {
             spawn_local(async move {
-                if let Err(e) = call::<()>("set_step", Step { id, step: s.to_string() }).await {
+                if let Err(e) = call::<()>(
+                    "set_step",
+                    Step {
+                        id,
+                        step: s.to_string(),
+                    },
+                )
+                .await
+                {
                     error.set(Some(e));
                 }
             });
@@ -164,7 +187,12 @@ fn charts_named(charts: &[ChartSvg], names: &[&str]) -> impl IntoView {
         .collect_view()
 }
 
-fn step_view(step: &str, v: &CheckupView, lang: &str, exported: RwSignal<Option<String>>) -> AnyView {
+fn step_view(
+    step: &str,
+    v: &CheckupView,
+    lang: &str,
+    exported: RwSignal<Option<String>>,
+) -> AnyView {
     let Some(d) = v.diagnosis.clone() else {
         return view! { <p class="empty">{tr(lang, "no_diagnosis")}</p> }.into_any();
     };
@@ -211,8 +239,16 @@ fn environment_view(d: &Diagnosis, lang: &str) -> impl IntoView {
 }
 
 fn diagnosis_view(d: &Diagnosis, lang: &str) -> impl IntoView {
-    let primary_class = format!("verdict {}", d.primary.split('/').next().unwrap_or_default());
-    let findings = d.findings.iter().cloned().map(|f| finding_view(f, lang)).collect_view();
+    let primary_class = format!(
+        "verdict {}",
+        d.primary.split('/').next().unwrap_or_default()
+    );
+    let findings = d
+        .findings
+        .iter()
+        .cloned()
+        .map(|f| finding_view(f, lang))
+        .collect_view();
     view! {
         <div class=primary_class>
             <strong>{tr(lang, "primary")}": "<code>{d.primary.clone()}</code></strong>

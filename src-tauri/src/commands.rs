@@ -16,13 +16,35 @@ pub async fn list_checkups(state: State<'_, AppState>) -> Result<Vec<CheckupSumm
 }
 
 #[tauri::command]
-pub async fn open_checkup(state: State<'_, AppState>, id: i64, lang: String) -> Result<CheckupView, AppError> {
-    let summary = state.store.list().await?.into_iter().find(|c| c.id == id).ok_or(checkup_store::StoreError::NoSuchCheckup(id))?;
+pub async fn open_checkup(
+    state: State<'_, AppState>,
+    id: i64,
+    lang: String,
+) -> Result<CheckupView, AppError> {
+    let summary = state
+        .store
+        .list()
+        .await?
+        .into_iter()
+        .find(|c| c.id == id)
+        .ok_or(checkup_store::StoreError::NoSuchCheckup(id))?;
     // The view's texts in the chosen language (findings, evidence, fixes, checks).
-    let diagnosis = state.store.diagnosis(id).await?.map(|d| checkup_report::localize(&d, language(&lang)));
-    let charts = diagnosis.as_ref().map(|d| checkup_report::charts(d, checkup_report::i18n::text(language(&lang)))).unwrap_or_default();
+    let diagnosis = state
+        .store
+        .diagnosis(id)
+        .await?
+        .map(|d| checkup_report::localize(&d, language(&lang)));
+    let charts = diagnosis
+        .as_ref()
+        .map(|d| checkup_report::charts(d, checkup_report::i18n::text(language(&lang))))
+        .unwrap_or_default();
     let notes = state.store.notes(id).await?;
-    Ok(CheckupView { summary, diagnosis, charts, notes })
+    Ok(CheckupView {
+        summary,
+        diagnosis,
+        charts,
+        notes,
+    })
 }
 
 #[tauri::command]
@@ -32,12 +54,28 @@ pub async fn set_step(state: State<'_, AppState>, id: i64, step: String) -> Resu
 
 /// Writes the report in `format` (pdf, html, md, json) and returns where.
 #[tauri::command]
-pub async fn export_report(state: State<'_, AppState>, id: i64, format: String, lang: String) -> Result<String, AppError> {
-    let d = state.store.diagnosis(id).await?.ok_or_else(|| AppError::Other(format!("checkup {id} has no diagnosis to export")))?;
-    let opts = ReportOptions { language: language(&lang), baseline: None };
-    std::fs::create_dir_all(&state.exports).map_err(|e| AppError::Other(format!("{}: {e}", state.exports.display())))?;
+pub async fn export_report(
+    state: State<'_, AppState>,
+    id: i64,
+    format: String,
+    lang: String,
+) -> Result<String, AppError> {
+    let d = state
+        .store
+        .diagnosis(id)
+        .await?
+        .ok_or_else(|| AppError::Other(format!("checkup {id} has no diagnosis to export")))?;
+    let opts = ReportOptions {
+        language: language(&lang),
+        baseline: None,
+    };
+    std::fs::create_dir_all(&state.exports)
+        .map_err(|e| AppError::Other(format!("{}: {e}", state.exports.display())))?;
     let path = state.exports.join(format!("checkup-{id}-{lang}.{format}"));
-    let write = |bytes: &[u8]| std::fs::write(&path, bytes).map_err(|e| AppError::Other(format!("{}: {e}", path.display())));
+    let write = |bytes: &[u8]| {
+        std::fs::write(&path, bytes)
+            .map_err(|e| AppError::Other(format!("{}: {e}", path.display())))
+    };
     match format.as_str() {
         "pdf" => write(&checkup_report::pdf(&d, &opts)?)?,
         "html" => write(checkup_report::html(&d, &opts).as_bytes())?,
@@ -45,13 +83,19 @@ pub async fn export_report(state: State<'_, AppState>, id: i64, format: String, 
         "md" => {
             let (md, charts) = checkup_report::markdown(&d, &opts);
             let dir = state.exports.join("charts");
-            std::fs::create_dir_all(&dir).map_err(|e| AppError::Other(format!("{}: {e}", dir.display())))?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| AppError::Other(format!("{}: {e}", dir.display())))?;
             for c in charts {
-                std::fs::write(dir.join(format!("{}.svg", c.name)), c.svg).map_err(|e| AppError::Other(e.to_string()))?;
+                std::fs::write(dir.join(format!("{}.svg", c.name)), c.svg)
+                    .map_err(|e| AppError::Other(e.to_string()))?;
             }
             write(md.as_bytes())?
         }
-        other => return Err(AppError::Other(format!("unknown export format `{other}`: use pdf, html, md or json"))),
+        other => {
+            return Err(AppError::Other(format!(
+                "unknown export format `{other}`: use pdf, html, md or json"
+            )))
+        }
     }
     Ok(path.display().to_string())
 }

@@ -23,14 +23,25 @@ pub async fn import_demos_once(store: &Store) -> Result<(), AppError> {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
-    let Some(runs) = labels.as_object() else { return Ok(()) };
+    let Some(runs) = labels.as_object() else {
+        return Ok(());
+    };
     let mut names: Vec<&String> = runs.keys().collect();
     names.sort();
     for name in names {
         let path = dir.join(name);
-        let Ok(d) = checkup_engine::analyze_paths(&[path.clone()], &Default::default()) else { continue };
+        let Ok(d) = checkup_engine::analyze_paths(&[path.clone()], &Default::default()) else {
+            continue;
+        };
         let title = format!("{name} (demo)");
-        let id = store.create(&NewCheckup { title, host: "recording".into(), source: Some(path.display().to_string()), is_demo: true }).await?;
+        let id = store
+            .create(&NewCheckup {
+                title,
+                host: "recording".into(),
+                source: Some(path.display().to_string()),
+                is_demo: true,
+            })
+            .await?;
         store.save_diagnosis(id, &d).await?;
         store.set_wizard_step(id, "diagnosis").await?;
     }

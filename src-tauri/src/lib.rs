@@ -37,11 +37,19 @@ impl serde::Serialize for AppError {
 pub fn run() {
     tauri::Builder::default()
         .setup(|app| {
-            let data = app.path().app_data_dir().unwrap_or_else(|_| std::env::temp_dir().join("gpu-checkup"));
-            let db = std::env::var_os("GPU_CHECKUP_DB").map(PathBuf::from).unwrap_or_else(|| data.join("checkups.db"));
+            let data = app
+                .path()
+                .app_data_dir()
+                .unwrap_or_else(|_| std::env::temp_dir().join("gpu-checkup"));
+            let db = std::env::var_os("GPU_CHECKUP_DB")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| data.join("checkups.db"));
             let store = tauri::async_runtime::block_on(checkup_store::Store::open(&db))?;
             tauri::async_runtime::block_on(demo::import_demos_once(&store))?;
-            app.manage(AppState { store, exports: data.join("exports") });
+            app.manage(AppState {
+                store,
+                exports: data.join("exports"),
+            });
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![

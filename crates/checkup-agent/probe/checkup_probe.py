@@ -92,6 +92,18 @@ def rank_dir(out, env=os.environ):
     return out
 
 
+def write_progress(out_dir, step, profiling, trace_written):
+    """progress.json: steps done and the profiler window's state, replaced atomically."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        path = os.path.join(out_dir, "progress.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump({"step": step, "profiling": profiling, "trace_written": trace_written}, f)
+        os.replace(path + ".tmp", path)
+    except Exception:
+        pass
+
+
 def status(out_dir, **fields):
     try:
         os.makedirs(out_dir, exist_ok=True)
@@ -122,7 +134,7 @@ def install():
     # Step 0 runs from here (imports, model set-up, first iteration): the engine treats it
     # as warm-up, as it does in recorded runs.
     tracker.t_start = time.time()
-    state = {"prof": None, "events": [], "written": 0}
+    state = {"prof": None, "events": [], "written": 0, "progress_t": 0.0}
 
     def gpu_event():
         try:
@@ -191,6 +203,11 @@ def install():
                     state["prof"] = None
             if tracker.step % 50 == 0:
                 flush()
+            now = time.time()
+            if now - state["progress_t"] >= 0.5:
+                # Cheap progress for the agent's clients (steps done, profiler window state).
+                state["progress_t"] = now
+                write_progress(out_dir, tracker.step, state["prof"] is not None, bool(state.get("exported")))
         except Exception as e:
             status(out_dir, hook_error=repr(e))
 

@@ -1,6 +1,7 @@
 """Tests of the probe's bookkeeping with a real interpreter (no torch needed).
 Run: python3 -m unittest test_checkup_probe (from this folder)."""
 import csv
+import json
 import os
 import tempfile
 import unittest
@@ -68,6 +69,13 @@ class StepTrackerTest(unittest.TestCase):
         self.assertEqual(rows[0], ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"])
         self.assertEqual(rows[1][0], "0")
         self.assertEqual(rows[1][4], "12.500")
+
+    def test_progress_file_tells_steps_done_and_window_state(self):
+        with tempfile.TemporaryDirectory() as d:
+            P.write_progress(d, 42, True, False)
+            with open(os.path.join(d, "progress.json")) as f:
+                self.assertEqual(json.load(f), {"step": 42, "profiling": True, "trace_written": False})
+            self.assertFalse(os.path.exists(os.path.join(d, "progress.json.tmp")))
 
     def test_torchrun_ranks_write_into_rank_folders(self):
         self.assertEqual(P.rank_dir("/out", {"WORLD_SIZE": "2", "RANK": "1"}), "/out/rank1")

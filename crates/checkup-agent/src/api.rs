@@ -4,18 +4,18 @@
 //!
 //! | method and path | what |
 //! |---|---|
-//! | `GET /v1/health` | version, GPUs, whether sampling runs, the last sample sequence number |
+//! | `GET /v1/health` | version, GPUs (or why none), whether sampling runs, the last sample sequence number |
 //! | `GET /v1/check` | the static environment check |
-//! | `POST /v1/sampling` `{"hz"?, "slow_hz"?, "pid"?}` | start sampling into a new run folder (attach to `pid`) |
+//! | `POST /v1/sampling` `{"hz"?, "slow_hz"?, "pid"?, "gpu"?}` | start sampling into a new run folder (follow `pid`, or the process on `gpu`) |
 //! | `DELETE /v1/sampling` | stop sampling; returns the sampler's report |
-//! | `POST /v1/runs` `{"command": [..], "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
-//! | `GET /v1/runs` | runs with their state |
+//! | `POST /v1/runs` `{"command": [..], "cwd"?, "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
+//! | `GET /v1/runs` | runs with their state, steps done and, once ended, the output's last lines |
 //! | `GET /v1/runs/{id}/files` and `/files/{path}` | a run's files, and one file's bytes |
 //! | `GET /v1/samples?since=N` (WebSocket) | every sample with `seq > N`, then live ones |
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -25,7 +25,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::{Deserialize, Serialize};
+use checkup_model::{AgentHealth, RunInfo, RunRequest, RunState, SamplingRequest, ServeInfo};
+use serde::Deserialize;
 
 use crate::run::{RunOptions, RunOutcome};
 use crate::sampler::{self, Sampled, SamplerConfig, SamplerReport};
@@ -33,8 +34,12 @@ use crate::stream::{LiveSample, SampleStream};
 
 pub fn publish(stream: &SampleStream, s: Sampled<'_>) {
     match s {
-        Sampled::Nvml(v) => v.iter().for_each(|x| stream.push(LiveSample::Nvml(x.clone()))),
-        Sampled::Gpm(v) => v.iter().for_each(|x| stream.push(LiveSample::Gpm(x.clone()))),
+        Sampled::Nvml(v) => v
+            .iter()
+            .for_each(|x| stream.push(LiveSample::Nvml(x.clone()))),
+        Sampled::Gpm(v) => v
+            .iter()
+            .for_each(|x| stream.push(LiveSample::Gpm(x.clone()))),
         Sampled::Host(x) => stream.push(LiveSample::Host(x.clone())),
     }
 }
@@ -63,7 +68,11 @@ pub fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
     }
     let _ = std::fs::remove_file(path);
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
     f.write_all(token.as_bytes())
 }
 
@@ -73,17 +82,12 @@ struct Sampling {
     handle: std::thread::JoinHandle<crate::Result<SamplerReport>>,
 }
 
-#[derive(Debug, Clone, Serialize)]
-struct RunInfo {
-    id: String,
-    command: Vec<String>,
-    state: &'static str,
-    exit_code: Option<i32>,
-    error: Option<String>,
-}
-
 pub struct AgentState {
     token: String,
+    gpus: u32,
+    gpu_error: Option<String>,
+    /// Epoch seconds of the last authenticated request (for `--idle-exit`).
+    last_request: AtomicU64,
     runs_dir: PathBuf,
     stream: Arc<SampleStream>,
     sampling: Mutex<Option<Sampling>>,
@@ -95,8 +99,45 @@ pub struct AgentState {
 impl AgentState {
     pub fn new(token: String, runs_dir: PathBuf) -> std::io::Result<Arc<Self>> {
         let stream = Arc::new(SampleStream::new(&runs_dir.join(".stream.jsonl"), 20_000)?);
-        Ok(Arc::new(Self { token, runs_dir, stream, sampling: Mutex::new(None), runs: Mutex::new(Vec::new()), run_active: AtomicBool::new(false) }))
+        let (gpus, gpu_error) = gpu_presence();
+        Ok(Arc::new(Self {
+            token,
+            gpus,
+            gpu_error,
+            last_request: AtomicU64::new(sampler::now_s() as u64),
+            runs_dir,
+            stream,
+            sampling: Mutex::new(None),
+            runs: Mutex::new(Vec::new()),
+            run_active: AtomicBool::new(false),
+        }))
     }
+
+    /// Nothing to do and nobody asked for anything for `idle_s`.
+    fn idle_for(&self, idle_s: u64) -> bool {
+        let busy = self.run_active.load(Ordering::Relaxed)
+            || self
+                .sampling
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some();
+        !busy
+            && (sampler::now_s() as u64).saturating_sub(self.last_request.load(Ordering::Relaxed))
+                >= idle_s
+    }
+}
+
+/// How many GPUs NVML sees, or why it sees none.
+fn gpu_presence() -> (u32, Option<String>) {
+    #[cfg(feature = "nvml")]
+    {
+        match crate::collect::nvml::NvmlCollector::new() {
+            Ok(nv) => (nv.gpu_count(), None),
+            Err(e) => (0, Some(e.to_string())),
+        }
+    }
+    #[cfg(not(feature = "nvml"))]
+    (0, Some("this agent was built without NVML".into()))
 }
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -111,8 +152,14 @@ async fn require_token(State(state): State<Arc<AgentState>>, req: Request, next:
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or("");
     if !constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
-        return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (see the agent's token file)");
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token (see the agent's token file)",
+        );
     }
+    state
+        .last_request
+        .store(sampler::now_s() as u64, Ordering::Relaxed);
     next.run(req).await
 }
 
@@ -120,7 +167,10 @@ pub fn router(state: Arc<AgentState>) -> Router {
     Router::new()
         .route("/v1/health", get(health))
         .route("/v1/check", get(check))
-        .route("/v1/sampling", axum::routing::post(start_sampling).delete(stop_sampling))
+        .route(
+            "/v1/sampling",
+            axum::routing::post(start_sampling).delete(stop_sampling),
+        )
         .route("/v1/runs", get(list_runs).post(start_run))
         .route("/v1/runs/{id}/files", get(list_files))
         .route("/v1/runs/{id}/files/{*path}", get(get_file))
@@ -129,61 +179,91 @@ pub fn router(state: Arc<AgentState>) -> Router {
         .with_state(state)
 }
 
-async fn health(State(s): State<Arc<AgentState>>) -> Json<serde_json::Value> {
-    let sampling = s.sampling.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|x| x.id.clone());
-    Json(serde_json::json!({
-        "agent": env!("CARGO_PKG_VERSION"),
-        "sampling": sampling,
-        "run_active": s.run_active.load(Ordering::Relaxed),
-        "last_seq": s.stream.last_seq(),
-    }))
+async fn health(State(s): State<Arc<AgentState>>) -> Json<AgentHealth> {
+    let sampling = s
+        .sampling
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .map(|x| x.id.clone());
+    Json(AgentHealth {
+        agent: env!("CARGO_PKG_VERSION").into(),
+        gpus: s.gpus,
+        gpu_error: s.gpu_error.clone(),
+        sampling,
+        run_active: s.run_active.load(Ordering::Relaxed),
+        last_seq: s.stream.last_seq(),
+    })
 }
 
 async fn check() -> Response {
     match tokio::task::spawn_blocking(|| crate::check::run_check(&Default::default())).await {
         Ok(report) => Json(report).into_response(),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, format!("check failed: {e}")),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("check failed: {e}"),
+        ),
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SamplingRequest {
-    #[serde(default = "default_hz")]
-    hz: f64,
-    /// GPM and host rate.
-    #[serde(default = "default_slow_hz")]
-    slow_hz: f64,
-    pid: Option<u32>,
-}
-
-fn default_slow_hz() -> f64 {
-    1.0
-}
-
-fn default_hz() -> f64 {
-    10.0
 }
 
 fn new_id(prefix: &str) -> String {
     format!("{prefix}-{}", (sampler::now_s() * 1000.0) as u64)
 }
 
-async fn start_sampling(State(s): State<Arc<AgentState>>, Json(req): Json<SamplingRequest>) -> Response {
+async fn start_sampling(
+    State(s): State<Arc<AgentState>>,
+    Json(req): Json<SamplingRequest>,
+) -> Response {
     if !(0.1..=100.0).contains(&req.hz) || !(0.1..=req.hz).contains(&req.slow_hz) {
-        return error(StatusCode::UNPROCESSABLE_ENTITY, format!("hz must be between 0.1 and 100 and slow_hz between 0.1 and hz, not {} and {}", req.hz, req.slow_hz));
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "hz must be between 0.1 and 100 and slow_hz between 0.1 and hz, not {} and {}",
+                req.hz, req.slow_hz
+            ),
+        );
     }
+    let pid = match (req.pid, req.gpu) {
+        (Some(_), Some(_)) => {
+            return error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "give pid or gpu, not both",
+            )
+        }
+        (None, Some(g)) => {
+            match tokio::task::spawn_blocking(move || crate::check::process_on_gpu(g)).await {
+                Ok(Ok(pid)) => Some(pid),
+                Ok(Err(e)) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
+                Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+            }
+        }
+        (pid, None) => pid,
+    };
     let mut slot = s.sampling.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(running) = slot.as_ref() {
-        return error(StatusCode::CONFLICT, format!("already sampling into {}", running.id));
+        return error(
+            StatusCode::CONFLICT,
+            format!("already sampling into {}", running.id),
+        );
     }
     let id = new_id("sampling");
     let dir = s.runs_dir.join(&id);
     let stop = Arc::new(AtomicBool::new(false));
-    let config = SamplerConfig { hz: req.hz, gpm: true, slow_hz: req.slow_hz, root_pid: Arc::new(AtomicU32::new(req.pid.unwrap_or(0))) };
+    let config = SamplerConfig {
+        hz: req.hz,
+        gpm: true,
+        slow_hz: req.slow_hz,
+        root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))),
+    };
     let (stream, stop2) = (s.stream.clone(), stop.clone());
-    let handle = std::thread::spawn(move || sampler::run_with_sink(&dir, &config, &stop2, &mut |x| publish(&stream, x)));
-    *slot = Some(Sampling { id: id.clone(), stop, handle });
+    let handle = std::thread::spawn(move || {
+        sampler::run_with_sink(&dir, &config, &stop2, &mut |x| publish(&stream, x))
+    });
+    *slot = Some(Sampling {
+        id: id.clone(),
+        stop,
+        handle,
+    });
     (StatusCode::CREATED, Json(serde_json::json!({ "id": id }))).into_response()
 }
 
@@ -194,63 +274,85 @@ async fn stop_sampling(State(s): State<Arc<AgentState>>) -> Response {
     sampling.stop.store(true, Ordering::Relaxed);
     let id = sampling.id.clone();
     match tokio::task::spawn_blocking(move || sampling.handle.join()).await {
-        Ok(Ok(Ok(report))) => Json(serde_json::json!({ "id": id, "report": report })).into_response(),
+        Ok(Ok(Ok(report))) => {
+            Json(serde_json::json!({ "id": id, "report": report })).into_response()
+        }
         Ok(Ok(Err(e))) => error(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
-        _ => error(StatusCode::INTERNAL_SERVER_ERROR, "the sampler stopped unexpectedly"),
+        _ => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the sampler stopped unexpectedly",
+        ),
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RunRequest {
-    command: Vec<String>,
-    #[serde(default = "default_skip")]
-    skip_steps: u32,
-    #[serde(default = "default_profile")]
-    profile_steps: u32,
-    #[serde(default = "default_hz")]
-    hz: f64,
-}
-
-fn default_skip() -> u32 {
-    10
-}
-
-fn default_profile() -> u32 {
-    8
 }
 
 async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>) -> Response {
     if req.command.is_empty() || req.command[0].trim().is_empty() {
         return error(StatusCode::UNPROCESSABLE_ENTITY, "command is empty: give the training command as a list, e.g. [\"python\", \"train.py\"]");
     }
+    if let Some(cwd) = req.cwd.as_deref().filter(|c| !Path::new(c).is_dir()) {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("working directory {cwd} does not exist on this host"),
+        );
+    }
     if s.run_active.swap(true, Ordering::SeqCst) {
         return error(StatusCode::CONFLICT, "a profiled run is already active");
     }
     let id = new_id("run");
-    let info = RunInfo { id: id.clone(), command: req.command.clone(), state: "running", exit_code: None, error: None };
+    let info = RunInfo {
+        id: id.clone(),
+        command: req.command.clone(),
+        state: RunState::Running,
+        steps_done: 0,
+        exit_code: None,
+        error: None,
+        output_tail: Vec::new(),
+    };
     s.runs.lock().unwrap_or_else(|p| p.into_inner()).push(info);
     let out = s.runs_dir.join(&id);
     // The client is not at the agent's terminal: the command's output is kept in the run.
     let log = Some(out.join("train.log"));
     if let Err(e) = std::fs::create_dir_all(&out) {
         s.run_active.store(false, Ordering::SeqCst);
-        return error(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot create {}: {e}", out.display()));
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot create {}: {e}", out.display()),
+        );
     }
-    let opts = RunOptions { out, skip_steps: req.skip_steps, profile_steps: req.profile_steps, hz: req.hz, gpm: true, command: req.command, log };
+    let opts = RunOptions {
+        out,
+        skip_steps: req.skip_steps,
+        profile_steps: req.profile_steps,
+        hz: req.hz,
+        gpm: true,
+        command: req.command,
+        log,
+        cwd: req.cwd.map(PathBuf::from),
+    };
     let state = s.clone();
     let run_id = id.clone();
     std::thread::spawn(move || {
-        let outcome: crate::Result<RunOutcome> = crate::run::run_command_streaming(&opts, Some(state.stream.clone()));
+        let outcome: crate::Result<RunOutcome> =
+            crate::run::run_command_streaming(&opts, Some(state.stream.clone()));
         let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(r) = runs.iter_mut().find(|r| r.id == run_id) {
             match outcome {
                 Ok(o) => {
-                    r.state = "finished";
+                    r.state = if o.exit_code == Some(0) {
+                        RunState::Finished
+                    } else {
+                        RunState::Failed
+                    };
                     r.exit_code = o.exit_code;
+                    if o.exit_code != Some(0) {
+                        r.error = Some(match o.exit_code {
+                            Some(c) => format!("the command exited with code {c}"),
+                            None => "the command was killed by a signal".into(),
+                        });
+                    }
                 }
                 Err(e) => {
-                    r.state = "failed";
+                    r.state = RunState::Failed;
                     r.error = Some(e.to_string());
                 }
             }
@@ -261,19 +363,64 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
 }
 
 async fn list_runs(State(s): State<Arc<AgentState>>) -> Json<Vec<RunInfo>> {
-    Json(s.runs.lock().unwrap_or_else(|p| p.into_inner()).clone())
+    let mut runs = s.runs.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    for r in &mut runs {
+        let dir = s.runs_dir.join(&r.id);
+        r.steps_done = steps_done(&dir);
+        r.output_tail = output_tail(&dir.join("train.log"), 20);
+    }
+    Json(runs)
+}
+
+/// Steps done so far on rank 0, from the probe's progress file.
+fn steps_done(run: &Path) -> u64 {
+    [run.join("progress.json"), run.join("rank0/progress.json")]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("step").and_then(|s| s.as_u64()))
+        .unwrap_or(0)
+}
+
+/// The last `n` lines of the command's output (read from the end: logs can be large).
+fn output_tail(log: &Path, n: usize) -> Vec<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(log) else {
+        return Vec::new();
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(8192)));
+    let mut buf = Vec::new();
+    let _ = f.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
 }
 
 /// A run folder by id: only ids this agent created, so no path from a client reaches the disk.
 fn run_dir(s: &AgentState, id: &str) -> Option<PathBuf> {
-    let known = s.runs.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|r| r.id == id)
-        || s.sampling.lock().unwrap_or_else(|p| p.into_inner()).as_ref().is_some_and(|x| x.id == id)
+    let known = s
+        .runs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .any(|r| r.id == id)
+        || s.sampling
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|x| x.id == id)
         || id.starts_with("sampling-") && id[9..].bytes().all(|b| b.is_ascii_digit());
     known.then(|| s.runs_dir.join(id)).filter(|p| p.is_dir())
 }
 
 fn files_under(dir: &Path, prefix: &Path, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         let rel = prefix.join(e.file_name());
@@ -288,18 +435,28 @@ fn files_under(dir: &Path, prefix: &Path, out: &mut Vec<String>) {
 }
 
 async fn list_files(State(s): State<Arc<AgentState>>, UrlPath(id): UrlPath<String>) -> Response {
-    let Some(dir) = run_dir(&s, &id) else { return error(StatusCode::NOT_FOUND, format!("no run {id}")) };
+    let Some(dir) = run_dir(&s, &id) else {
+        return error(StatusCode::NOT_FOUND, format!("no run {id}"));
+    };
     let mut files = Vec::new();
     files_under(&dir, Path::new(""), &mut files);
     files.sort();
     Json(files).into_response()
 }
 
-async fn get_file(State(s): State<Arc<AgentState>>, UrlPath((id, path)): UrlPath<(String, String)>) -> Response {
-    let Some(dir) = run_dir(&s, &id) else { return error(StatusCode::NOT_FOUND, format!("no run {id}")) };
+async fn get_file(
+    State(s): State<Arc<AgentState>>,
+    UrlPath((id, path)): UrlPath<(String, String)>,
+) -> Response {
+    let Some(dir) = run_dir(&s, &id) else {
+        return error(StatusCode::NOT_FOUND, format!("no run {id}"));
+    };
     let rel = Path::new(&path);
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-        return error(StatusCode::BAD_REQUEST, "file paths are relative to the run folder, without `..`");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "file paths are relative to the run folder, without `..`",
+        );
     }
     match tokio::fs::read(dir.join(rel)).await {
         Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
@@ -313,7 +470,11 @@ struct SamplesQuery {
     since: u64,
 }
 
-async fn samples_ws(State(s): State<Arc<AgentState>>, Query(q): Query<SamplesQuery>, ws: WebSocketUpgrade) -> Response {
+async fn samples_ws(
+    State(s): State<Arc<AgentState>>,
+    Query(q): Query<SamplesQuery>,
+    ws: WebSocketUpgrade,
+) -> Response {
     ws.on_upgrade(move |socket| stream_samples(socket, s, q.since))
 }
 
@@ -337,7 +498,9 @@ async fn stream_samples(mut socket: WebSocket, s: Arc<AgentState>, since: u64) {
             }
         }
         for e in events {
-            let Ok(text) = serde_json::to_string(&e) else { continue };
+            let Ok(text) = serde_json::to_string(&e) else {
+                continue;
+            };
             if socket.send(Message::Text(text.into())).await.is_err() {
                 return;
             }
@@ -346,19 +509,74 @@ async fn stream_samples(mut socket: WebSocket, s: Arc<AgentState>, since: u64) {
     }
 }
 
-/// Binds, prints where it listens and where the token is, and serves until Ctrl-C.
-pub async fn serve(addr: SocketAddr, token_file: PathBuf, runs_dir: PathBuf) -> crate::Result<()> {
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub addr: SocketAddr,
+    pub token_file: PathBuf,
+    pub runs_dir: PathBuf,
+    /// Also write the startup line here (mode 0600): how a client that reconnects over SSH
+    /// finds an agent that kept running.
+    pub state_file: Option<PathBuf>,
+    /// Exit after this many seconds with no request, no sampling and no run.
+    pub idle_exit_s: Option<u64>,
+}
+
+/// Binds, prints where it listens and where the token is (one JSON line, [`ServeInfo`]), and
+/// serves until interrupted, terminated or idle for `idle_exit_s`.
+pub async fn serve(o: ServeOptions) -> crate::Result<()> {
     let token = new_token().map_err(|e| crate::AgentError::io("/dev/urandom", e))?;
-    write_token(&token_file, &token).map_err(|e| crate::AgentError::io(&token_file, e))?;
-    let state = AgentState::new(token, runs_dir.clone()).map_err(|e| crate::AgentError::io(&runs_dir, e))?;
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| crate::AgentError::Invalid(format!("cannot listen on {addr}: {e}")))?;
-    let local = listener.local_addr().map_err(|e| crate::AgentError::Invalid(e.to_string()))?;
-    // One JSON line on stdout: how the app (or a script) finds the agent.
-    println!("{}", serde_json::json!({ "listening": local.to_string(), "token_file": token_file, "runs": runs_dir }));
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
+    write_token(&o.token_file, &token).map_err(|e| crate::AgentError::io(&o.token_file, e))?;
+    let state = AgentState::new(token, o.runs_dir.clone())
+        .map_err(|e| crate::AgentError::io(&o.runs_dir, e))?;
+    let listener = tokio::net::TcpListener::bind(o.addr)
         .await
-        .map_err(|e| crate::AgentError::Invalid(format!("server stopped: {e}")))
+        .map_err(|e| crate::AgentError::Invalid(format!("cannot listen on {}: {e}", o.addr)))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| crate::AgentError::Invalid(e.to_string()))?;
+    let info = ServeInfo {
+        listening: local.to_string(),
+        token_file: o.token_file.display().to_string(),
+        runs: o.runs_dir.display().to_string(),
+        pid: std::process::id(),
+        agent: env!("CARGO_PKG_VERSION").into(),
+    };
+    let line = serde_json::to_string(&info).unwrap_or_default();
+    if let Some(path) = &o.state_file {
+        write_token(path, &line).map_err(|e| crate::AgentError::io(path, e))?;
+    }
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+    let watched = state.clone();
+    let shutdown = async move {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let idle = async {
+            match o.idle_exit_s {
+                Some(s) => loop {
+                    tokio::time::sleep(std::time::Duration::from_secs(s.clamp(1, 10))).await;
+                    if watched.idle_for(s) {
+                        break;
+                    }
+                },
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+            _ = idle => {}
+        }
+    };
+    let served = axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await;
+    if let Some(path) = &o.state_file {
+        let _ = std::fs::remove_file(path);
+    }
+    served.map_err(|e| crate::AgentError::Invalid(format!("server stopped: {e}")))
 }

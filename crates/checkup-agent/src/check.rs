@@ -8,7 +8,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use checkup_model::{CheckStatus, EnvCheck, RunFacts};
-use serde::Serialize;
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -22,16 +21,24 @@ pub struct CheckOptions {
     pub collect_env: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
-    pub facts: RunFacts,
-    pub checks: Vec<EnvCheck>,
-    /// `python -m torch.utils.collect_env` output, when asked for.
-    pub collect_env: Option<String>,
-}
+pub use checkup_model::CheckReport;
 
-fn check(id: &str, title: &str, status: CheckStatus, value: String, meaning: &str, fix: Option<&str>) -> EnvCheck {
-    EnvCheck { id: id.into(), title: title.into(), status, value, meaning: meaning.into(), fix: fix.map(str::to_owned) }
+fn check(
+    id: &str,
+    title: &str,
+    status: CheckStatus,
+    value: String,
+    meaning: &str,
+    fix: Option<&str>,
+) -> EnvCheck {
+    EnvCheck {
+        id: id.into(),
+        title: title.into(),
+        status,
+        value,
+        meaning: meaning.into(),
+        fix: fix.map(str::to_owned),
+    }
 }
 
 /// What NVML says about the driver and the GPUs, into `facts`.
@@ -51,7 +58,9 @@ pub fn gpu_facts() -> RunFacts {
     if let Ok(nv) = crate::collect::nvml::NvmlCollector::new() {
         nvml_facts(&nv, &mut facts);
     }
-    facts.host_cpus = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
+    facts.host_cpus = std::thread::available_parallelism()
+        .ok()
+        .map(|n| n.get() as u32);
     facts
 }
 
@@ -62,10 +71,31 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
     match crate::collect::nvml::NvmlCollector::new() {
         Ok(nv) => {
             nvml_facts(&nv, &mut facts);
-            checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Pass, format!("{} GPU(s), driver {}, CUDA {}", nv.gpu_count(), facts.driver_version.clone().unwrap_or_default(), facts.cuda_driver_version.clone().unwrap_or_default()), "NVML answered: GPU sampling works.", None));
+            checks.push(check(
+                "nvidia_driver",
+                "NVIDIA driver",
+                CheckStatus::Pass,
+                format!(
+                    "{} GPU(s), driver {}, CUDA {}",
+                    nv.gpu_count(),
+                    facts.driver_version.clone().unwrap_or_default(),
+                    facts.cuda_driver_version.clone().unwrap_or_default()
+                ),
+                "NVML answered: GPU sampling works.",
+                None,
+            ));
             let procs = nv.gpu_processes();
             let me = std::process::id();
-            let others: Vec<String> = procs.iter().filter(|(_, pid, _)| *pid != me).map(|(g, pid, mib)| format!("GPU {g}: pid {pid} ({} MiB)", mib.map_or("?".into(), |m| m.to_string()))).collect();
+            let others: Vec<String> = procs
+                .iter()
+                .filter(|(_, pid, _)| *pid != me)
+                .map(|(g, pid, mib)| {
+                    format!(
+                        "GPU {g}: pid {pid} ({} MiB)",
+                        mib.map_or("?".into(), |m| m.to_string())
+                    )
+                })
+                .collect();
             checks.push(check(
                 "gpu_processes",
                 "Other processes on the GPUs",
@@ -78,12 +108,28 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                 checks.push(check("gpm", "GPU performance monitoring (GPM)", CheckStatus::Warn, "not supported".into(), "Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", None));
             }
         }
-        Err(e) => checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Fail, e.to_string(), "Without the driver there is nothing to sample on the GPU side.", Some("Install the NVIDIA driver, or run the agent on the GPU host"))),
+        Err(e) => checks.push(check(
+            "nvidia_driver",
+            "NVIDIA driver",
+            CheckStatus::Fail,
+            e.to_string(),
+            "Without the driver there is nothing to sample on the GPU side.",
+            Some("Install the NVIDIA driver, or run the agent on the GPU host"),
+        )),
     }
     #[cfg(not(feature = "nvml"))]
-    checks.push(check("nvidia_driver", "NVIDIA driver", CheckStatus::Unknown, "agent built without NVML".into(), "GPU facts were not read.", None));
+    checks.push(check(
+        "nvidia_driver",
+        "NVIDIA driver",
+        CheckStatus::Unknown,
+        "agent built without NVML".into(),
+        "GPU facts were not read.",
+        None,
+    ));
 
-    facts.host_cpus = std::thread::available_parallelism().ok().map(|n| n.get() as u32);
+    facts.host_cpus = std::thread::available_parallelism()
+        .ok()
+        .map(|n| n.get() as u32);
     let python = opts.python.clone().unwrap_or_else(|| "python3".into());
     match python_versions(&python) {
         Ok(v) => {
@@ -105,26 +151,48 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                 v.torch.is_none().then_some("Point --python at the interpreter of the training environment (a venv or conda env)"),
             ));
         }
-        Err(e) => checks.push(check("torch", "PyTorch in the training environment", CheckStatus::Unknown, e, "Training software versions could not be read.", Some("Pass --python /path/to/venv/bin/python"))),
+        Err(e) => checks.push(check(
+            "torch",
+            "PyTorch in the training environment",
+            CheckStatus::Unknown,
+            e,
+            "Training software versions could not be read.",
+            Some("Pass --python /path/to/venv/bin/python"),
+        )),
     }
     if let Some(w) = opts.workers {
-        facts.dataloader = Some(checkup_model::DataLoaderSettings { num_workers: Some(w), ..Default::default() });
+        facts.dataloader = Some(checkup_model::DataLoaderSettings {
+            num_workers: Some(w),
+            ..Default::default()
+        });
         facts.world_size = facts.gpu_count;
     }
     // The engine's rules judge the GPU and version facts.
-    checks.extend(checkup_engine::diagnosis::environment::environment_checks(&facts));
+    checks.extend(checkup_engine::diagnosis::environment::environment_checks(
+        &facts,
+    ));
     checks.push(shm_check(Path::new("/dev/shm")));
     checks.push(profiling_permission_check());
-    let dir = opts.data_dir.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| "/".into()));
+    let dir = opts
+        .data_dir
+        .clone()
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| "/".into()));
     checks.push(disk_check(&dir));
     let collect_env = opts.collect_env.then(|| {
         Command::new(&python)
             .args(["-m", "torch.utils.collect_env"])
             .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout).into_owned()
+                    + &String::from_utf8_lossy(&o.stderr)
+            })
             .unwrap_or_else(|e| format!("cannot run `{python} -m torch.utils.collect_env`: {e}"))
     });
-    CheckReport { facts, checks, collect_env }
+    CheckReport {
+        facts,
+        checks,
+        collect_env,
+    }
 }
 
 #[derive(Debug, Default, serde::Deserialize)]
@@ -164,7 +232,9 @@ fn python_versions(python: &str) -> Result<PythonVersions, String> {
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
             _ => {
                 let _ = child.kill();
                 return Err(format!("`{python}` did not answer within 60 s"));
@@ -172,7 +242,8 @@ fn python_versions(python: &str) -> Result<PythonVersions, String> {
         }
     }
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    serde_json::from_slice(&out.stdout).map_err(|_| format!("`{python}` printed no version information"))
+    serde_json::from_slice(&out.stdout)
+        .map_err(|_| format!("`{python}` printed no version information"))
 }
 
 /// (total, available) bytes of the filesystem holding `path`.
@@ -194,7 +265,13 @@ fn gib(b: u64) -> String {
 pub fn shm_check(path: &Path) -> EnvCheck {
     match fs_space(path) {
         Some((total, _)) => {
-            let status = if total < 256 << 20 { CheckStatus::Fail } else if total < 2 << 30 { CheckStatus::Warn } else { CheckStatus::Pass };
+            let status = if total < 256 << 20 {
+                CheckStatus::Fail
+            } else if total < 2 << 30 {
+                CheckStatus::Warn
+            } else {
+                CheckStatus::Pass
+            };
             check(
                 "dev_shm",
                 "/dev/shm size",
@@ -204,14 +281,23 @@ pub fn shm_check(path: &Path) -> EnvCheck {
                 (status != CheckStatus::Pass).then_some("Start the container with --shm-size=16g (or --ipc=host)"),
             )
         }
-        None => check("dev_shm", "/dev/shm size", CheckStatus::Warn, "missing".into(), "No /dev/shm: DataLoader workers cannot share batches.", Some("Mount a tmpfs at /dev/shm")),
+        None => check(
+            "dev_shm",
+            "/dev/shm size",
+            CheckStatus::Warn,
+            "missing".into(),
+            "No /dev/shm: DataLoader workers cannot share batches.",
+            Some("Mount a tmpfs at /dev/shm"),
+        ),
     }
 }
 
 fn profiling_permission_check() -> EnvCheck {
     let params = std::fs::read_to_string("/proc/driver/nvidia/params").ok();
     let admin_only = params.as_deref().and_then(|p| {
-        p.lines().find_map(|l| l.strip_prefix("RmProfilingAdminOnly:")).map(|v| v.trim() == "1")
+        p.lines()
+            .find_map(|l| l.strip_prefix("RmProfilingAdminOnly:"))
+            .map(|v| v.trim() == "1")
     });
     match admin_only {
         Some(true) => check("profiling_permission", "GPU performance counters", CheckStatus::Warn, "admin only (RmProfilingAdminOnly=1)".into(), "Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", Some("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)")),
@@ -223,7 +309,13 @@ fn profiling_permission_check() -> EnvCheck {
 pub fn disk_check(dir: &Path) -> EnvCheck {
     match fs_space(dir) {
         Some((_, free)) => {
-            let status = if free < 5 << 30 { CheckStatus::Fail } else if free < 50 << 30 { CheckStatus::Warn } else { CheckStatus::Pass };
+            let status = if free < 5 << 30 {
+                CheckStatus::Fail
+            } else if free < 50 << 30 {
+                CheckStatus::Warn
+            } else {
+                CheckStatus::Pass
+            };
             check(
                 "disk_free",
                 "Free disk for data and checkpoints",
@@ -233,7 +325,14 @@ pub fn disk_check(dir: &Path) -> EnvCheck {
                 (status != CheckStatus::Pass).then_some("Free space or point checkpoints at a larger volume"),
             )
         }
-        None => check("disk_free", "Free disk for data and checkpoints", CheckStatus::Unknown, format!("{} not readable", dir.display()), "", None),
+        None => check(
+            "disk_free",
+            "Free disk for data and checkpoints",
+            CheckStatus::Unknown,
+            format!("{} not readable", dir.display()),
+            "",
+            None,
+        ),
     }
 }
 
@@ -243,17 +342,26 @@ pub fn process_on_gpu(gpu: u32) -> crate::Result<u32> {
     {
         let nv = crate::collect::nvml::NvmlCollector::new()?;
         if gpu >= nv.gpu_count() {
-            return Err(crate::AgentError::Invalid(format!("GPU {gpu} does not exist: this host has {} GPU(s)", nv.gpu_count())));
+            return Err(crate::AgentError::Invalid(format!(
+                "GPU {gpu} does not exist: this host has {} GPU(s)",
+                nv.gpu_count()
+            )));
         }
         nv.gpu_processes()
             .into_iter()
             .filter(|(g, _, _)| *g == gpu)
             .max_by_key(|(_, _, mib)| mib.unwrap_or(0))
             .map(|(_, pid, _)| pid)
-            .ok_or_else(|| crate::AgentError::Invalid(format!("no process is using GPU {gpu}: start training first, or give --pid")))
+            .ok_or_else(|| {
+                crate::AgentError::Invalid(format!(
+                    "no process is using GPU {gpu}: start training first, or give --pid"
+                ))
+            })
     }
     #[cfg(not(feature = "nvml"))]
     {
-        Err(crate::AgentError::Invalid(format!("cannot find the process on GPU {gpu}: agent built without NVML")))
+        Err(crate::AgentError::Invalid(format!(
+            "cannot find the process on GPU {gpu}: agent built without NVML"
+        )))
     }
 }

@@ -6,16 +6,25 @@ pub enum AgentError {
     #[error("NVML: {0}")]
     Nvml(String),
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot start `{command}`: {source}")]
-    Spawn { command: String, source: std::io::Error },
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Invalid(String),
 }
 
 impl AgentError {
     pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
-        Self::Io { path: path.as_ref().display().to_string(), source }
+        Self::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        }
     }
 }
 

@@ -13,7 +13,11 @@ use checkup_agent::AgentError;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "checkup-agent", version, about = "GPU Checkup's agent: environment check, NVML/GPM and host sampling, and zero-code-change profiling of training commands")]
+#[command(
+    name = "checkup-agent",
+    version,
+    about = "GPU Checkup's agent: environment check, NVML/GPM and host sampling, and zero-code-change profiling of training commands"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
@@ -70,6 +74,13 @@ enum Cmd {
         /// Where run folders are kept.
         #[arg(long)]
         runs: Option<PathBuf>,
+        /// Also write the startup line to this file (mode 0600), so a client reconnecting
+        /// later finds this agent.
+        #[arg(long)]
+        state_file: Option<PathBuf>,
+        /// Exit after this many seconds without requests, sampling or runs.
+        #[arg(long)]
+        idle_exit: Option<u64>,
     },
     /// Run a training command with the probe injected and sampling on:
     /// checkup-agent run -o RUN -- python train.py ...
@@ -103,11 +114,26 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, AgentError> {
     match cli.command {
-        Cmd::Check { python, data_dir, workers, collect_env, json } => {
-            let report = run_check(&CheckOptions { python, data_dir, workers, collect_env });
+        Cmd::Check {
+            python,
+            data_dir,
+            workers,
+            collect_env,
+            json,
+        } => {
+            let report = run_check(&CheckOptions {
+                python,
+                data_dir,
+                workers,
+                collect_env,
+            });
             let mut out = std::io::stdout().lock();
             if json {
-                let _ = writeln!(out, "{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                );
             } else {
                 if let Some(env) = &report.collect_env {
                     let _ = writeln!(out, "{env}");
@@ -125,13 +151,26 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Sample { out, seconds, hz, slow_hz, pid, gpu, no_gpm } => {
+        Cmd::Sample {
+            out,
+            seconds,
+            hz,
+            slow_hz,
+            pid,
+            gpu,
+            no_gpm,
+        } => {
             let pid = match gpu {
                 Some(g) => Some(checkup_agent::check::process_on_gpu(g)?),
                 None => pid,
             };
             let stop = Arc::new(AtomicBool::new(false));
-            let config = SamplerConfig { hz, gpm: !no_gpm, slow_hz, root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))) };
+            let config = SamplerConfig {
+                hz,
+                gpm: !no_gpm,
+                slow_hz,
+                root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))),
+            };
             let timer = {
                 let stop = stop.clone();
                 std::thread::spawn(move || {
@@ -144,7 +183,13 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Serve { listen, token_file, runs } => {
+        Cmd::Serve {
+            listen,
+            token_file,
+            runs,
+            state_file,
+            idle_exit,
+        } => {
             let state_dir = std::env::var_os("XDG_STATE_HOME")
                 .map(PathBuf::from)
                 .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
@@ -152,13 +197,40 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 .join("checkup-agent");
             let token_file = token_file.unwrap_or_else(|| state_dir.join("token"));
             let runs = runs.unwrap_or_else(|| state_dir.join("runs"));
-            let rt = tokio::runtime::Runtime::new().map_err(|e| AgentError::Invalid(format!("cannot start the async runtime: {e}")))?;
-            rt.block_on(checkup_agent::api::serve(listen, token_file, runs))?;
+            let rt = tokio::runtime::Runtime::new()
+                .map_err(|e| AgentError::Invalid(format!("cannot start the async runtime: {e}")))?;
+            let options = checkup_agent::api::ServeOptions {
+                addr: listen,
+                token_file,
+                runs_dir: runs,
+                state_file,
+                idle_exit_s: idle_exit,
+            };
+            rt.block_on(checkup_agent::api::serve(options))?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Run { out, skip_steps, profile_steps, hz, no_gpm, command } => {
-            let outcome = run_command(&RunOptions { out, skip_steps, profile_steps, hz, gpm: !no_gpm, command, log: None })?;
-            eprintln!("checkup-agent: {}", serde_json::to_string(&outcome).unwrap_or_default());
+        Cmd::Run {
+            out,
+            skip_steps,
+            profile_steps,
+            hz,
+            no_gpm,
+            command,
+        } => {
+            let outcome = run_command(&RunOptions {
+                out,
+                skip_steps,
+                profile_steps,
+                hz,
+                gpm: !no_gpm,
+                command,
+                log: None,
+                cwd: None,
+            })?;
+            eprintln!(
+                "checkup-agent: {}",
+                serde_json::to_string(&outcome).unwrap_or_default()
+            );
             // The training command's exit code is the agent's: scripts chaining on it keep working.
             Ok(match outcome.exit_code {
                 Some(0) => ExitCode::SUCCESS,

@@ -57,7 +57,13 @@ pub struct Recorder {
 impl Recorder {
     pub fn create(dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;
-        Ok(Self { dir: dir.to_path_buf(), writes: 0, nvml: None, gpm: None, host: None })
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            writes: 0,
+            nvml: None,
+            gpm: None,
+            host: None,
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -136,9 +142,22 @@ impl Recorder {
         let w = self.gpm.as_mut().expect("opened above");
         for s in samples {
             let v = [
-                s.graphics_util, s.sm_util, s.sm_occupancy, s.integer_util, s.any_tensor_util, s.dfma_tensor_util,
-                s.hmma_tensor_util, s.imma_tensor_util, s.dram_bw_util, s.fp64_util, s.fp32_util, s.fp16_util,
-                s.pcie_tx_mibs, s.pcie_rx_mibs, s.nvlink_rx_mibs, s.nvlink_tx_mibs,
+                s.graphics_util,
+                s.sm_util,
+                s.sm_occupancy,
+                s.integer_util,
+                s.any_tensor_util,
+                s.dfma_tensor_util,
+                s.hmma_tensor_util,
+                s.imma_tensor_util,
+                s.dram_bw_util,
+                s.fp64_util,
+                s.fp32_util,
+                s.fp16_util,
+                s.pcie_tx_mibs,
+                s.pcie_rx_mibs,
+                s.nvlink_rx_mibs,
+                s.nvlink_tx_mibs,
             ];
             write!(w, "{:.3},{}", s.ts, s.gpu).map_err(|e| AgentError::io(&path, e))?;
             for x in v {
@@ -159,9 +178,14 @@ impl Recorder {
 
     pub fn write_host(&mut self, s: &HostSample) -> Result<()> {
         if self.host.is_none() {
-            let cores: Vec<String> = (0..s.per_core_pct.len()).map(|i| format!("cpu{i}")).collect();
+            let cores: Vec<String> = (0..s.per_core_pct.len())
+                .map(|i| format!("cpu{i}"))
+                .collect();
             let header = format!("ts,cpu_total_pct,proc_tree_cpu_pct,proc_tree_rss_mib,disk_read_mbs,disk_write_mbs,load1,{}", cores.join(","));
-            self.host = Some((self.open("samples_host.csv", &header)?, s.per_core_pct.len()));
+            self.host = Some((
+                self.open("samples_host.csv", &header)?,
+                s.per_core_pct.len(),
+            ));
         }
         let path = self.dir.join("samples_host.csv");
         let (w, cores) = self.host.as_mut().expect("opened above");
@@ -178,7 +202,8 @@ impl Recorder {
         )
         .map_err(|e| AgentError::io(&path, e))?;
         for i in 0..*cores {
-            write!(w, ",{}", cell(s.per_core_pct.get(i).copied())).map_err(|e| AgentError::io(&path, e))?;
+            write!(w, ",{}", cell(s.per_core_pct.get(i).copied()))
+                .map_err(|e| AgentError::io(&path, e))?;
         }
         writeln!(w).map_err(|e| AgentError::io(&path, e))?;
         self.writes += 1;

@@ -26,6 +26,8 @@ pub struct RunOptions {
     pub command: Vec<String>,
     /// Where the command's output goes; None: the agent's own terminal.
     pub log: Option<PathBuf>,
+    /// Working directory of the command; None: the agent's.
+    pub cwd: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -39,12 +41,19 @@ pub struct RunOutcome {
 /// Writes the probe into `dir` and returns the PYTHONPATH that puts it first.
 pub fn install_probe(dir: &Path) -> Result<String> {
     std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;
-    for (name, text) in [("sitecustomize.py", PROBE_SITECUSTOMIZE), ("checkup_probe.py", PROBE_CORE)] {
+    for (name, text) in [
+        ("sitecustomize.py", PROBE_SITECUSTOMIZE),
+        ("checkup_probe.py", PROBE_CORE),
+    ] {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| AgentError::io(&p, e))?;
     }
     let existing = std::env::var("PYTHONPATH").unwrap_or_default();
-    Ok(if existing.is_empty() { dir.display().to_string() } else { format!("{}:{existing}", dir.display()) })
+    Ok(if existing.is_empty() {
+        dir.display().to_string()
+    } else {
+        format!("{}:{existing}", dir.display())
+    })
 }
 
 pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
@@ -52,25 +61,41 @@ pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
 }
 
 /// As [`run_command`], also publishing every sample to a live stream.
-pub fn run_command_streaming(opts: &RunOptions, stream: Option<Arc<crate::stream::SampleStream>>) -> Result<RunOutcome> {
+pub fn run_command_streaming(
+    opts: &RunOptions,
+    stream: Option<Arc<crate::stream::SampleStream>>,
+) -> Result<RunOutcome> {
     let Some((program, args)) = opts.command.split_first() else {
-        return Err(AgentError::Invalid("no command to run: give it after `--`, e.g. checkup-agent run -- python train.py".into()));
+        return Err(AgentError::Invalid(
+            "no command to run: give it after `--`, e.g. checkup-agent run -- python train.py"
+                .into(),
+        ));
     };
     std::fs::create_dir_all(&opts.out).map_err(|e| AgentError::io(&opts.out, e))?;
     let probe_dir = opts.out.join(".checkup-probe");
     let pythonpath = install_probe(&probe_dir)?;
     let stop = Arc::new(AtomicBool::new(false));
     let root = Arc::new(AtomicU32::new(0));
-    let config = SamplerConfig { hz: opts.hz, gpm: opts.gpm, slow_hz: 1.0, root_pid: root.clone() };
+    let config = SamplerConfig {
+        hz: opts.hz,
+        gpm: opts.gpm,
+        slow_hz: 1.0,
+        root_pid: root.clone(),
+    };
     let started = sampler::now_s();
     let sampler_thread = {
         let (dir, stop) = (opts.out.clone(), stop.clone());
         std::thread::spawn(move || match stream {
-            Some(stream) => sampler::run_with_sink(&dir, &config, &stop, &mut |s| crate::api::publish(&stream, s)),
+            Some(stream) => sampler::run_with_sink(&dir, &config, &stop, &mut |s| {
+                crate::api::publish(&stream, s)
+            }),
             None => sampler::run(&dir, &config, &stop),
         })
     };
     let mut cmd = Command::new(program);
+    if let Some(dir) = &opts.cwd {
+        cmd.current_dir(dir);
+    }
     if let Some(log) = &opts.log {
         let file = std::fs::File::create(log).map_err(|e| AgentError::io(log, e))?;
         let err = file.try_clone().map_err(|e| AgentError::io(log, e))?;
@@ -86,19 +111,32 @@ pub fn run_command_streaming(opts: &RunOptions, stream: Option<Arc<crate::stream
     let status: Result<ExitStatus> = match spawned {
         Ok(mut child) => {
             root.store(child.id(), Ordering::Relaxed);
-            child.wait().map_err(|e| AgentError::Spawn { command: program.clone(), source: e })
+            child.wait().map_err(|e| AgentError::Spawn {
+                command: program.clone(),
+                source: e,
+            })
         }
-        Err(e) => Err(AgentError::Spawn { command: program.clone(), source: e }),
+        Err(e) => Err(AgentError::Spawn {
+            command: program.clone(),
+            source: e,
+        }),
     };
     stop.store(true, Ordering::Relaxed);
-    let report = sampler_thread.join().map_err(|_| AgentError::Invalid("the sampler thread panicked".into()))??;
+    let report = sampler_thread
+        .join()
+        .map_err(|_| AgentError::Invalid("the sampler thread panicked".into()))??;
     let status = status?;
     let ended = sampler::now_s();
     let probe = read_probe_status(&opts.out);
     write_meta(opts, &report, &probe, started, ended)?;
     write_static_facts(&opts.out)?;
     let _ = std::fs::remove_dir_all(&probe_dir);
-    Ok(RunOutcome { exit_code: status.code(), sampler: report, probe, out: opts.out.clone() })
+    Ok(RunOutcome {
+        exit_code: status.code(),
+        sampler: report,
+        probe,
+        out: opts.out.clone(),
+    })
 }
 
 /// `probe_status.json` of the run folder and of each `rankN/`.
@@ -108,7 +146,12 @@ fn read_probe_status(out: &Path) -> Vec<serde_json::Value> {
         let mut ranks: Vec<PathBuf> = rd
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.is_dir() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rank")))
+            .filter(|p| {
+                p.is_dir()
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("rank"))
+            })
             .collect();
         ranks.sort();
         dirs.extend(ranks);
@@ -121,18 +164,46 @@ fn read_probe_status(out: &Path) -> Vec<serde_json::Value> {
 
 fn count_steps(out: &Path) -> Option<u64> {
     let candidates = [out.join("steps.csv"), out.join("rank0/steps.csv")];
-    let text = candidates.iter().find_map(|p| std::fs::read_to_string(p).ok())?;
+    let text = candidates
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())?;
     Some(text.lines().count().saturating_sub(1) as u64)
 }
 
-fn write_meta(opts: &RunOptions, report: &SamplerReport, probe: &[serde_json::Value], started: f64, ended: f64) -> Result<()> {
-    let ranks = probe.iter().filter(|p| p.get("rank").is_some()).count().max(1);
-    let torch = probe.iter().find_map(|p| p.get("torch").and_then(|t| t.as_str()).map(str::to_owned));
-    let window = (opts.profile_steps > 0).then(|| [opts.skip_steps, opts.skip_steps + opts.profile_steps - 1]);
-    let env: serde_json::Map<String, serde_json::Value> = ["NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NVLS_ENABLE", "NCCL_IB_DISABLE", "CUDA_VISIBLE_DEVICES"]
+fn write_meta(
+    opts: &RunOptions,
+    report: &SamplerReport,
+    probe: &[serde_json::Value],
+    started: f64,
+    ended: f64,
+) -> Result<()> {
+    let ranks = probe
         .iter()
-        .map(|k| (k.to_string(), std::env::var(k).ok().map_or(serde_json::Value::Null, serde_json::Value::String)))
-        .collect();
+        .filter(|p| p.get("rank").is_some())
+        .count()
+        .max(1);
+    let torch = probe
+        .iter()
+        .find_map(|p| p.get("torch").and_then(|t| t.as_str()).map(str::to_owned));
+    let window = (opts.profile_steps > 0)
+        .then(|| [opts.skip_steps, opts.skip_steps + opts.profile_steps - 1]);
+    let env: serde_json::Map<String, serde_json::Value> = [
+        "NCCL_P2P_DISABLE",
+        "NCCL_SHM_DISABLE",
+        "NCCL_NVLS_ENABLE",
+        "NCCL_IB_DISABLE",
+        "CUDA_VISIBLE_DEVICES",
+    ]
+    .iter()
+    .map(|k| {
+        (
+            k.to_string(),
+            std::env::var(k)
+                .ok()
+                .map_or(serde_json::Value::Null, serde_json::Value::String),
+        )
+    })
+    .collect();
     let meta = serde_json::json!({
         "scenario": opts.command.join(" "),
         "command": opts.command,
@@ -151,7 +222,11 @@ fn write_meta(opts: &RunOptions, report: &SamplerReport, probe: &[serde_json::Va
         "recorded_by": format!("checkup-agent {}", env!("CARGO_PKG_VERSION")),
     });
     let path = opts.out.join("meta.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&meta).unwrap_or_default()).map_err(|e| AgentError::io(&path, e))
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&meta).unwrap_or_default(),
+    )
+    .map_err(|e| AgentError::io(&path, e))
 }
 
 /// `static/facts.json`: the GPUs and driver as NVML saw them (the engine reads it like the
@@ -161,5 +236,9 @@ fn write_static_facts(out: &Path) -> Result<()> {
     std::fs::create_dir_all(&dir).map_err(|e| AgentError::io(&dir, e))?;
     let path = dir.join("facts.json");
     let facts = crate::check::gpu_facts();
-    std::fs::write(&path, serde_json::to_string_pretty(&facts).unwrap_or_default()).map_err(|e| AgentError::io(&path, e))
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&facts).unwrap_or_default(),
+    )
+    .map_err(|e| AgentError::io(&path, e))
 }

@@ -45,12 +45,17 @@ pub struct CpuBreakdown {
 }
 
 pub fn now_s() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 /// CPU time of the calling thread (user + system).
 fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes into the timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
@@ -70,7 +75,12 @@ pub fn run(dir: &Path, config: &SamplerConfig, stop: &AtomicBool) -> Result<Samp
 }
 
 /// As [`run`], also handing every sample to `sink` (the API's live stream).
-pub fn run_with_sink(dir: &Path, config: &SamplerConfig, stop: &AtomicBool, sink: &mut dyn FnMut(Sampled<'_>)) -> Result<SamplerReport> {
+pub fn run_with_sink(
+    dir: &Path,
+    config: &SamplerConfig,
+    stop: &AtomicBool,
+    sink: &mut dyn FnMut(Sampled<'_>),
+) -> Result<SamplerReport> {
     let mut rec = Recorder::create(dir)?;
     let mut report = SamplerReport::default();
     #[cfg(feature = "nvml")]
@@ -89,16 +99,25 @@ pub fn run_with_sink(dir: &Path, config: &SamplerConfig, stop: &AtomicBool, sink
         }
     };
     #[cfg(not(feature = "nvml"))]
-    report.notes.push("built without NVML support: host sampling only".into());
+    report
+        .notes
+        .push("built without NVML support: host sampling only".into());
     let mut host = HostCollector::new(None);
     let period = Duration::from_secs_f64(1.0 / config.hz.max(0.1));
-    let slow_every = (config.hz / config.slow_hz.clamp(0.1, config.hz.max(0.1))).round().max(1.0) as u64;
+    let slow_every = (config.hz / config.slow_hz.clamp(0.1, config.hz.max(0.1)))
+        .round()
+        .max(1.0) as u64;
     let (host_every, gpm_every) = (slow_every, slow_every);
     let start = Instant::now();
     let cpu0 = thread_cpu();
     let mut next = start;
     let mut tick: u64 = 0;
-    let (mut nvml_cpu, mut gpm_cpu, mut host_cpu, mut write_cpu) = (Duration::ZERO, Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut nvml_cpu, mut gpm_cpu, mut host_cpu, mut write_cpu) = (
+        Duration::ZERO,
+        Duration::ZERO,
+        Duration::ZERO,
+        Duration::ZERO,
+    );
     let timed = |acc: &mut Duration, t0: Duration| *acc += thread_cpu().saturating_sub(t0);
     while !stop.load(Ordering::Relaxed) {
         let ts = now_s();
@@ -149,7 +168,13 @@ pub fn run_with_sink(dir: &Path, config: &SamplerConfig, stop: &AtomicBool, sink
     report.ticks = tick;
     report.seconds = start.elapsed().as_secs_f64();
     report.cpu_pct_of_core = (thread_cpu() - cpu0).as_secs_f64() / report.seconds.max(1e-9) * 100.0;
-    let per_s = |d: Duration| (d.as_secs_f64() * 1e3 / report.seconds.max(1e-9) * 1000.0).round() / 1000.0;
-    report.cpu_ms_per_s = CpuBreakdown { nvml: per_s(nvml_cpu), gpm: per_s(gpm_cpu), host: per_s(host_cpu), write: per_s(write_cpu) };
+    let per_s =
+        |d: Duration| (d.as_secs_f64() * 1e3 / report.seconds.max(1e-9) * 1000.0).round() / 1000.0;
+    report.cpu_ms_per_s = CpuBreakdown {
+        nvml: per_s(nvml_cpu),
+        gpm: per_s(gpm_cpu),
+        host: per_s(host_cpu),
+        write: per_s(write_cpu),
+    };
     Ok(report)
 }

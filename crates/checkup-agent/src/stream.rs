@@ -9,23 +9,7 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use checkup_model::{GpmSample, HostSample, NvmlSample};
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", content = "sample", rename_all = "snake_case")]
-pub enum LiveSample {
-    Nvml(NvmlSample),
-    Gpm(GpmSample),
-    Host(HostSample),
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StreamEvent {
-    pub seq: u64,
-    #[serde(flatten)]
-    pub sample: LiveSample,
-}
+pub use checkup_model::{LiveSample, StreamEvent};
 
 struct Inner {
     next_seq: u64,
@@ -48,7 +32,11 @@ impl SampleStream {
         }
         let spill = BufWriter::new(File::create(spill_path)?);
         Ok(Self {
-            inner: Mutex::new(Inner { next_seq: 1, ring: VecDeque::with_capacity(ring_capacity), spill }),
+            inner: Mutex::new(Inner {
+                next_seq: 1,
+                ring: VecDeque::with_capacity(ring_capacity),
+                spill,
+            }),
             spill_path: spill_path.to_path_buf(),
             ring_capacity: ring_capacity.max(1),
             notify: tokio::sync::Notify::new(),
@@ -58,7 +46,10 @@ impl SampleStream {
     pub fn push(&self, sample: LiveSample) {
         {
             let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            let event = StreamEvent { seq: inner.next_seq, sample };
+            let event = StreamEvent {
+                seq: inner.next_seq,
+                sample,
+            };
             inner.next_seq += 1;
             if let Ok(line) = serde_json::to_string(&event) {
                 let _ = writeln!(inner.spill, "{line}");
@@ -73,7 +64,11 @@ impl SampleStream {
 
     /// The last sequence number handed out (0: none yet).
     pub fn last_seq(&self) -> u64 {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner()).next_seq - 1
+        self.inner
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .next_seq
+            - 1
     }
 
     /// Up to `max` events with `seq > since`, oldest first.
@@ -81,12 +76,20 @@ impl SampleStream {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let ring_start = inner.ring.front().map_or(inner.next_seq, |e| e.seq);
         if since + 1 >= ring_start {
-            return inner.ring.iter().filter(|e| e.seq > since).take(max).cloned().collect();
+            return inner
+                .ring
+                .iter()
+                .filter(|e| e.seq > since)
+                .take(max)
+                .cloned()
+                .collect();
         }
         // Older than the ring: read back from the spill file.
         let _ = inner.spill.flush();
         drop(inner);
-        let Ok(file) = File::open(&self.spill_path) else { return Vec::new() };
+        let Ok(file) = File::open(&self.spill_path) else {
+            return Vec::new();
+        };
         BufReader::new(file)
             .lines()
             .map_while(Result::ok)
@@ -100,9 +103,13 @@ impl SampleStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use checkup_model::HostSample;
 
     fn host(ts: f64) -> LiveSample {
-        LiveSample::Host(HostSample { ts, ..HostSample::default() })
+        LiveSample::Host(HostSample {
+            ts,
+            ..HostSample::default()
+        })
     }
 
     #[test]
@@ -114,9 +121,18 @@ mod tests {
         }
         assert_eq!(s.last_seq(), 10);
         let all = s.since(0, 100);
-        assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
+        assert_eq!(
+            all.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            (1..=10).collect::<Vec<_>>()
+        );
         let recent = s.since(8, 100);
-        assert_eq!(recent.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![9, 10]);
-        assert_eq!(s.since(2, 3).iter().map(|e| e.seq).collect::<Vec<_>>(), vec![3, 4, 5]);
+        assert_eq!(
+            recent.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![9, 10]
+        );
+        assert_eq!(
+            s.since(2, 3).iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![3, 4, 5]
+        );
     }
 }

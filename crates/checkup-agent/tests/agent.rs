@@ -6,7 +6,10 @@ use std::path::Path;
 use std::process::Command;
 
 fn agent(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_checkup-agent")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn nvidia_driver_present() -> bool {
@@ -16,10 +19,14 @@ fn nvidia_driver_present() -> bool {
 #[test]
 fn the_probe_bookkeeping_passes_its_python_tests() {
     let probe = Path::new(env!("CARGO_MANIFEST_DIR")).join("probe");
-    let out = Command::new("python3").args(["-m", "unittest", "-v", "test_checkup_probe"]).current_dir(&probe).output().expect("python3");
+    let out = Command::new("python3")
+        .args(["-m", "unittest", "-v", "test_checkup_probe"])
+        .current_dir(&probe)
+        .output()
+        .expect("python3");
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{log}");
-    assert!(log.contains("Ran 6 tests"), "{log}");
+    assert!(log.contains("Ran 7 tests"), "{log}");
 }
 
 #[test]
@@ -33,7 +40,13 @@ fn check_without_a_driver_says_so_and_still_checks_the_host() {
     let checks = report["checks"].as_array().unwrap();
     let driver = checks.iter().find(|c| c["id"] == "nvidia_driver").unwrap();
     assert_eq!(driver["status"], "fail");
-    assert!(driver["value"].as_str().unwrap().starts_with("no NVIDIA driver"), "{driver}");
+    assert!(
+        driver["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("no NVIDIA driver"),
+        "{driver}"
+    );
     let shm = checks.iter().find(|c| c["id"] == "dev_shm").unwrap();
     assert!(shm["value"].as_str().unwrap().ends_with("GiB"), "{shm}");
     assert!(checks.iter().any(|c| c["id"] == "disk_free"));
@@ -43,40 +56,90 @@ fn check_without_a_driver_says_so_and_still_checks_the_host() {
 fn run_keeps_the_commands_output_and_exit_code_and_records_the_host() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("run");
-    let script = "import sys, time\nprint('epoch 1 loss 0.5', flush=True)\ntime.sleep(2.2)\nsys.exit(3)\n";
-    let out = agent(&["run", "-o", out_dir.to_str().unwrap(), "--hz", "20", "--", "python3", "-c", script]);
-    assert_eq!(out.status.code(), Some(3), "the training command's exit code");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("epoch 1 loss 0.5"), "training output stays visible");
-    let meta: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("meta.json")).unwrap()).unwrap();
+    let script =
+        "import sys, time\nprint('epoch 1 loss 0.5', flush=True)\ntime.sleep(2.2)\nsys.exit(3)\n";
+    let out = agent(&[
+        "run",
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--hz",
+        "20",
+        "--",
+        "python3",
+        "-c",
+        script,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the training command's exit code"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("epoch 1 loss 0.5"),
+        "training output stays visible"
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["command"][0], "python3");
     assert_eq!(meta["profile_steps"], serde_json::json!([10, 17]));
     let host = std::fs::read_to_string(out_dir.join("samples_host.csv")).unwrap();
-    assert!(host.starts_with("ts,cpu_total_pct,proc_tree_cpu_pct,proc_tree_rss_mib,"), "{host}");
+    assert!(
+        host.starts_with("ts,cpu_total_pct,proc_tree_cpu_pct,proc_tree_rss_mib,"),
+        "{host}"
+    );
     assert!(host.lines().count() >= 2, "{host}");
     if !nvidia_driver_present() {
         let notes = meta["sampler_notes"].as_array().unwrap();
-        assert!(notes.iter().any(|n| n.as_str().unwrap().starts_with("no NVIDIA driver")), "{meta}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.as_str().unwrap().starts_with("no NVIDIA driver")),
+            "{meta}"
+        );
     }
     // The engine reads what the agent wrote.
     let rec = checkup_engine::ingest::load(&[out_dir.clone()]).unwrap();
     assert!(!rec.samples.host.is_empty());
-    assert!(!out_dir.join(".checkup-probe").exists(), "the injected probe is removed afterwards");
+    assert!(
+        !out_dir.join(".checkup-probe").exists(),
+        "the injected probe is removed afterwards"
+    );
 }
 
 #[test]
 fn without_torch_the_probe_steps_aside_and_reports_why() {
-    let has_torch = Command::new("python3").args(["-c", "import torch"]).stderr(std::process::Stdio::null()).status().is_ok_and(|s| s.success());
+    let has_torch = Command::new("python3")
+        .args(["-c", "import torch"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     if has_torch {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("run");
-    let out = agent(&["run", "-o", out_dir.to_str().unwrap(), "--", "python3", "-c", "print('trained')"]);
+    let out = agent(&[
+        "run",
+        "-o",
+        out_dir.to_str().unwrap(),
+        "--",
+        "python3",
+        "-c",
+        "print('trained')",
+    ]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("trained"));
-    let status: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("probe_status.json")).unwrap()).unwrap();
+    let status: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("probe_status.json")).unwrap())
+            .unwrap();
     assert_eq!(status["ok"], false);
-    assert!(status["error"].as_str().unwrap().contains("torch could not be imported"), "{status}");
+    assert!(
+        status["error"]
+            .as_str()
+            .unwrap()
+            .contains("torch could not be imported"),
+        "{status}"
+    );
 }
 
 #[test]
@@ -84,35 +147,76 @@ fn an_existing_sitecustomize_still_runs_after_the_probe() {
     let dir = tempfile::tempdir().unwrap();
     let user_site = dir.path().join("user_site");
     std::fs::create_dir_all(&user_site).unwrap();
-    std::fs::write(user_site.join("sitecustomize.py"), "import os\nos.environ['USER_SITE_RAN'] = 'yes'\n").unwrap();
+    std::fs::write(
+        user_site.join("sitecustomize.py"),
+        "import os\nos.environ['USER_SITE_RAN'] = 'yes'\n",
+    )
+    .unwrap();
     let out_dir = dir.path().join("run");
     let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
-        .args(["run", "-o", out_dir.to_str().unwrap(), "--", "python3", "-c", "import os; print('user site:', os.environ.get('USER_SITE_RAN'))"])
+        .args([
+            "run",
+            "-o",
+            out_dir.to_str().unwrap(),
+            "--",
+            "python3",
+            "-c",
+            "import os; print('user site:', os.environ.get('USER_SITE_RAN'))",
+        ])
         .env("PYTHONPATH", &user_site)
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("user site: yes"), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("user site: yes"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]
 fn a_missing_command_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let out = agent(&["run", "-o", dir.path().to_str().unwrap(), "--", "/no/such/trainer"]);
+    let out = agent(&[
+        "run",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--",
+        "/no/such/trainer",
+    ]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("checkup-agent: cannot start `/no/such/trainer`:"), "{err}");
+    assert!(
+        err.starts_with("checkup-agent: cannot start `/no/such/trainer`:"),
+        "{err}"
+    );
 }
 
 #[test]
 fn sample_writes_host_rows_for_the_requested_time() {
     let dir = tempfile::tempdir().unwrap();
-    let out = agent(&["sample", "-o", dir.path().to_str().unwrap(), "--seconds", "1.2", "--hz", "10", "--slow-hz", "5"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: serde_json::Value = serde_json::from_slice(out.stderr.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let out = agent(&[
+        "sample",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--seconds",
+        "1.2",
+        "--hz",
+        "10",
+        "--slow-hz",
+        "5",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(out.stderr.split(|b| *b == b'\n').next().unwrap()).unwrap();
     let ticks = report["ticks"].as_u64().unwrap();
     assert!((10..=14).contains(&ticks), "{report}");
-    let rows = checkup_engine::ingest::samples::read_host_csv(&dir.path().join("samples_host.csv")).unwrap();
+    let rows = checkup_engine::ingest::samples::read_host_csv(&dir.path().join("samples_host.csv"))
+        .unwrap();
     assert!(rows.len() >= 2);
     assert!(rows[0].per_core_pct.len() as u32 >= 1);
 }
@@ -123,7 +227,19 @@ fn attaching_by_gpu_without_a_driver_says_why() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = agent(&["sample", "-o", dir.path().to_str().unwrap(), "--gpu", "0", "--seconds", "0.1"]);
+    let out = agent(&[
+        "sample",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--gpu",
+        "0",
+        "--seconds",
+        "0.1",
+    ]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("checkup-agent: no NVIDIA driver"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("checkup-agent: no NVIDIA driver"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -26,31 +26,65 @@ fn start() -> Agent {
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
     let mut child = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--token-file", token_file.to_str().unwrap(), "--runs", dir.path().join("runs").to_str().unwrap()])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            token_file.to_str().unwrap(),
+            "--runs",
+            dir.path().join("runs").to_str().unwrap(),
+        ])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let hello: serde_json::Value = serde_json::from_str(&line).unwrap();
     let token = std::fs::read_to_string(&token_file).unwrap();
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777, 0o600, "token readable by its user only");
-    Agent { child, addr: hello["listening"].as_str().unwrap().to_owned(), token, _dir: dir }
+    assert_eq!(
+        std::fs::metadata(&token_file).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "token readable by its user only"
+    );
+    Agent {
+        child,
+        addr: hello["listening"].as_str().unwrap().to_owned(),
+        token,
+        _dir: dir,
+    }
 }
 
 /// A minimal HTTP/1.1 request: (status, body).
-fn http(agent: &Agent, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> (u16, String) {
+fn http(
+    agent: &Agent,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&str>,
+) -> (u16, String) {
     let mut s = TcpStream::connect(&agent.addr).unwrap();
-    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
     let body = body.unwrap_or("");
-    let ctype = if body.is_empty() { String::new() } else { "Content-Type: application/json\r\n".into() };
+    let ctype = if body.is_empty() {
+        String::new()
+    } else {
+        "Content-Type: application/json\r\n".into()
+    };
     write!(s, "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}{ctype}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", agent.addr, body.len()).unwrap();
     let mut out = Vec::new();
     s.read_to_end(&mut out).unwrap();
     let text = String::from_utf8_lossy(&out).into_owned();
     let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
     (status, body)
 }
 
@@ -72,7 +106,13 @@ fn malformed_requests_get_4xx_with_a_message_and_the_agent_lives_on() {
     let t = a.token.clone();
     let (status, _) = http(&a, "POST", "/v1/sampling", Some(&t), Some("{not json"));
     assert_eq!(status, 400);
-    let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some(r#"{"hz": 10, "colour": "red"}"#));
+    let (status, body) = http(
+        &a,
+        "POST",
+        "/v1/sampling",
+        Some(&t),
+        Some(r#"{"hz": 10, "colour": "red"}"#),
+    );
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("colour"), "{body}");
     let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some(r#"{"hz": 1e9}"#));
@@ -81,7 +121,10 @@ fn malformed_requests_get_4xx_with_a_message_and_the_agent_lives_on() {
     let (status, body) = http(&a, "POST", "/v1/runs", Some(&t), Some(r#"{"command": []}"#));
     assert_eq!(status, 422);
     assert!(body.contains("command is empty"), "{body}");
-    assert_eq!(http(&a, "GET", "/v1/runs/nope/files/meta.json", Some(&t), None).0, 404);
+    assert_eq!(
+        http(&a, "GET", "/v1/runs/nope/files/meta.json", Some(&t), None).0,
+        404
+    );
     assert_eq!(http(&a, "DELETE", "/v1/sampling", Some(&t), None).0, 409);
     assert_eq!(http(&a, "GET", "/v1/health", Some(&t), None).0, 200);
 }
@@ -90,14 +133,29 @@ fn malformed_requests_get_4xx_with_a_message_and_the_agent_lives_on() {
 fn a_profiled_run_started_through_the_api_leaves_its_files_for_download() {
     let a = start();
     let t = a.token.clone();
-    let (status, body) = http(&a, "POST", "/v1/runs", Some(&t), Some(r#"{"command": ["python3", "-c", "import time; time.sleep(2.2); print('ok')"]}"#));
+    let (status, body) = http(
+        &a,
+        "POST",
+        "/v1/runs",
+        Some(&t),
+        Some(r#"{"command": ["python3", "-c", "import time; time.sleep(2.2); print('ok')"]}"#),
+    );
     assert_eq!(status, 202, "{body}");
-    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"].as_str().unwrap().to_owned();
+    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (_, runs) = http(&a, "GET", "/v1/runs", Some(&t), None);
         let runs: serde_json::Value = serde_json::from_str(&runs).unwrap();
-        let run = runs.as_array().unwrap().iter().find(|r| r["id"] == id.as_str()).unwrap().clone();
+        let run = runs
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .unwrap()
+            .clone();
         if run["state"] != "running" {
             assert_eq!(run["state"], "finished", "{run}");
             assert_eq!(run["exit_code"], 0);
@@ -108,27 +166,61 @@ fn a_profiled_run_started_through_the_api_leaves_its_files_for_download() {
     }
     let (status, files) = http(&a, "GET", &format!("/v1/runs/{id}/files"), Some(&t), None);
     assert_eq!(status, 200);
-    assert!(files.contains("meta.json") && files.contains("samples_host.csv") && files.contains("train.log"), "{files}");
-    let (_, log) = http(&a, "GET", &format!("/v1/runs/{id}/files/train.log"), Some(&t), None);
+    assert!(
+        files.contains("meta.json")
+            && files.contains("samples_host.csv")
+            && files.contains("train.log"),
+        "{files}"
+    );
+    let (_, log) = http(
+        &a,
+        "GET",
+        &format!("/v1/runs/{id}/files/train.log"),
+        Some(&t),
+        None,
+    );
     assert_eq!(log.trim(), "ok", "the command's output is kept in the run");
-    let (status, meta) = http(&a, "GET", &format!("/v1/runs/{id}/files/meta.json"), Some(&t), None);
+    let (status, meta) = http(
+        &a,
+        "GET",
+        &format!("/v1/runs/{id}/files/meta.json"),
+        Some(&t),
+        None,
+    );
     assert_eq!(status, 200);
     assert!(meta.contains("\"command\""), "{meta}");
-    let (status, _) = http(&a, "GET", &format!("/v1/runs/{id}/files/../../token"), Some(&t), None);
-    assert!(status == 400 || status == 404, "no way out of the run folder: {status}");
+    let (status, _) = http(
+        &a,
+        "GET",
+        &format!("/v1/runs/{id}/files/../../token"),
+        Some(&t),
+        None,
+    );
+    assert!(
+        status == 400 || status == 404,
+        "no way out of the run folder: {status}"
+    );
 }
 
 async fn read_events(url: &str, token: &str, n: usize) -> Vec<u64> {
     let mut req = url.into_client_request().unwrap();
-    req.headers_mut().insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    req.headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
     let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
     let mut seqs = Vec::new();
     use futures_util::StreamExt;
     while seqs.len() < n {
-        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("samples keep coming").unwrap().unwrap();
+        let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("samples keep coming")
+            .unwrap()
+            .unwrap();
         if let Message::Text(t) = msg {
             let v: serde_json::Value = serde_json::from_str(&t).unwrap();
-            assert!(v["kind"].is_string() && v["sample"]["ts"].is_number(), "{v}");
+            assert!(
+                v["kind"].is_string() && v["sample"]["ts"].is_number(),
+                "{v}"
+            );
             seqs.push(v["seq"].as_u64().unwrap());
         }
     }
@@ -139,7 +231,13 @@ async fn read_events(url: &str, token: &str, n: usize) -> Vec<u64> {
 fn a_websocket_client_that_reconnects_with_its_last_sequence_loses_no_sample() {
     let a = start();
     let t = a.token.clone();
-    let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some(r#"{"hz": 20, "slow_hz": 10}"#));
+    let (status, body) = http(
+        &a,
+        "POST",
+        "/v1/sampling",
+        Some(&t),
+        Some(r#"{"hz": 20, "slow_hz": 10}"#),
+    );
     assert_eq!(status, 201, "{body}");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let url = format!("ws://{}/v1/samples?since=0", a.addr);
@@ -149,10 +247,17 @@ fn a_websocket_client_that_reconnects_with_its_last_sequence_loses_no_sample() {
     std::thread::sleep(Duration::from_millis(1500));
     let url = format!("ws://{}/v1/samples?since={}", a.addr, first[2]);
     let second = rt.block_on(read_events(&url, &t, 4));
-    assert_eq!(second, vec![4, 5, 6, 7], "resumes right after the last sample seen");
+    assert_eq!(
+        second,
+        vec![4, 5, 6, 7],
+        "resumes right after the last sample seen"
+    );
     let (status, body) = http(&a, "DELETE", "/v1/sampling", Some(&t), None);
     assert_eq!(status, 200, "{body}");
     // Without a token the stream is refused.
-    let err = rt.block_on(tokio_tungstenite::connect_async(format!("ws://{}/v1/samples", a.addr)));
+    let err = rt.block_on(tokio_tungstenite::connect_async(format!(
+        "ws://{}/v1/samples",
+        a.addr
+    )));
     assert!(err.is_err());
 }

@@ -9,7 +9,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "checkup", version, about = "Find which layer makes GPU training slow: input pipeline, launches, memory bandwidth, communication, sync, stalls, throttling or environment")]
+#[command(
+    name = "checkup",
+    version,
+    about = "Find which layer makes GPU training slow: input pipeline, launches, memory bandwidth, communication, sync, stalls, throttling or environment"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -76,9 +80,15 @@ enum CliError {
     #[error(transparent)]
     Report(#[from] checkup_report::ReportError),
     #[error("{path}: cannot write: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: cannot read the baseline card: {source}")]
-    ReadBaseline { path: String, source: std::io::Error },
+    ReadBaseline {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{0}: {1}")]
     Baseline(String, checkup_report::ReportError),
     #[error("--format {0} writes files: give the output path with -o")]
@@ -97,19 +107,40 @@ fn main() -> ExitCode {
 }
 
 fn options(partner: Option<PathBuf>) -> checkup_engine::Options {
-    checkup_engine::Options { partner: partner.map(|p| vec![p]), ..Default::default() }
+    checkup_engine::Options {
+        partner: partner.map(|p| vec![p]),
+        ..Default::default()
+    }
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Analyze { paths, json, partner } => {
+        Command::Analyze {
+            paths,
+            json,
+            partner,
+        } => {
             let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
-            let out = if json { checkup_report::json(&d)? + "\n" } else { text::render(&d) };
+            let out = if json {
+                checkup_report::json(&d)? + "\n"
+            } else {
+                text::render(&d)
+            };
             write_out(None, out.as_bytes())
         }
-        Command::Report { paths, format, output, partner, lang, baseline } => {
+        Command::Report {
+            paths,
+            format,
+            output,
+            partner,
+            lang,
+            baseline,
+        } => {
             let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
-            let opts = checkup_report::ReportOptions { language: lang, baseline: baseline.map(|b| load_card(&b)).transpose()? };
+            let opts = checkup_report::ReportOptions {
+                language: lang,
+                baseline: baseline.map(|b| load_card(&b)).transpose()?,
+            };
             match format {
                 ReportFormat::Pdf => {
                     let out = output.ok_or(CliError::NeedsOutput("pdf"))?;
@@ -118,28 +149,45 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 ReportFormat::Md => {
                     let out = output.ok_or(CliError::NeedsOutput("md"))?;
                     let (md, charts) = checkup_report::markdown(&d, &opts);
-                    let dir = out.parent().map(|p| p.join("charts")).unwrap_or_else(|| PathBuf::from("charts"));
-                    std::fs::create_dir_all(&dir).map_err(|source| CliError::Write { path: dir.display().to_string(), source })?;
+                    let dir = out
+                        .parent()
+                        .map(|p| p.join("charts"))
+                        .unwrap_or_else(|| PathBuf::from("charts"));
+                    std::fs::create_dir_all(&dir).map_err(|source| CliError::Write {
+                        path: dir.display().to_string(),
+                        source,
+                    })?;
                     for c in &charts {
                         write_out(Some(dir.join(format!("{}.svg", c.name))), c.svg.as_bytes())?;
                     }
                     write_out(Some(out), md.as_bytes())
                 }
                 ReportFormat::Html => write_out(output, checkup_report::html(&d, &opts).as_bytes()),
-                ReportFormat::Json => write_out(output, (checkup_report::json(&d)? + "\n").as_bytes()),
+                ReportFormat::Json => {
+                    write_out(output, (checkup_report::json(&d)? + "\n").as_bytes())
+                }
             }
         }
         Command::Baseline { paths, output } => {
             let d = checkup_engine::analyze_paths(&paths, &options(None))?;
-            write_out(output, checkup_report::BaselineCard::from_diagnosis(&d).to_text().as_bytes())
+            write_out(
+                output,
+                checkup_report::BaselineCard::from_diagnosis(&d)
+                    .to_text()
+                    .as_bytes(),
+            )
         }
         Command::Compare { current, baseline } => {
             let now = checkup_engine::analyze_paths(&[current], &options(None))?;
             let base = load_card(&baseline)?;
-            let cmp = checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
+            let cmp =
+                checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
             let mut out = format!("{}\n\n", cmp.summary);
             for c in &cmp.changes {
-                out.push_str(&format!("{:<22} {:>14} → {:<14} {}\n", c.figure, c.baseline, c.current, c.change));
+                out.push_str(&format!(
+                    "{:<22} {:>14} → {:<14} {}\n",
+                    c.figure, c.baseline, c.current, c.change
+                ));
             }
             write_out(None, out.as_bytes())
         }
@@ -148,10 +196,15 @@ fn run(cli: Cli) -> Result<(), CliError> {
 
 /// A baseline is a card file, or a run to compute the card from.
 fn load_card(path: &std::path::Path) -> Result<checkup_report::BaselineCard, CliError> {
-    let is_card = path.is_file() && std::fs::read(path).is_ok_and(|b| b.starts_with(b"# GPU Checkup baseline card"));
+    let is_card = path.is_file()
+        && std::fs::read(path).is_ok_and(|b| b.starts_with(b"# GPU Checkup baseline card"));
     if is_card {
-        let text = std::fs::read_to_string(path).map_err(|source| CliError::ReadBaseline { path: path.display().to_string(), source })?;
-        checkup_report::BaselineCard::parse(&text).map_err(|e| CliError::Baseline(path.display().to_string(), e))
+        let text = std::fs::read_to_string(path).map_err(|source| CliError::ReadBaseline {
+            path: path.display().to_string(),
+            source,
+        })?;
+        checkup_report::BaselineCard::parse(&text)
+            .map_err(|e| CliError::Baseline(path.display().to_string(), e))
     } else {
         let d = checkup_engine::analyze_paths(&[path.to_path_buf()], &options(None))?;
         Ok(checkup_report::BaselineCard::from_diagnosis(&d))
@@ -160,13 +213,19 @@ fn load_card(path: &std::path::Path) -> Result<checkup_report::BaselineCard, Cli
 
 fn write_out(path: Option<PathBuf>, bytes: &[u8]) -> Result<(), CliError> {
     match path {
-        Some(p) => std::fs::write(&p, bytes).map_err(|source| CliError::Write { path: p.display().to_string(), source }),
+        Some(p) => std::fs::write(&p, bytes).map_err(|source| CliError::Write {
+            path: p.display().to_string(),
+            source,
+        }),
         None => {
             let mut stdout = std::io::stdout().lock();
             match stdout.write_all(bytes).and_then(|_| stdout.flush()) {
                 // A closed pipe (`checkup analyze ... | head`) is not an error worth a message.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => other.map_err(|source| CliError::Write { path: "standard output".into(), source }),
+                other => other.map_err(|source| CliError::Write {
+                    path: "standard output".into(),
+                    source,
+                }),
             }
         }
     }

@@ -11,7 +11,10 @@ pub fn render(d: &Diagnosis) -> String {
     let _ = writeln!(s, "{}\n", d.verdict);
     let _ = writeln!(s, "Window: {}", d.window.method);
     if let Some(r) = d.diagnosed_rank.filter(|_| d.ranks.len() > 1) {
-        let _ = writeln!(s, "Diagnosed rank: {r} (the slowest; the others wait for it)");
+        let _ = writeln!(
+            s,
+            "Diagnosed rank: {r} (the slowest; the others wait for it)"
+        );
     }
     let _ = writeln!(s);
     for (i, f) in d.findings.iter().enumerate() {
@@ -34,10 +37,24 @@ pub fn render(d: &Diagnosis) -> String {
                 };
                 format!(" (threshold {op} {})", format_number(t.value))
             });
-            let _ = writeln!(s, "   - {}: {} {}{}  [{}]", e.metric, format_number(e.value), e.unit, threshold.unwrap_or_default(), e.source);
+            let _ = writeln!(
+                s,
+                "   - {}: {} {}{}  [{}]",
+                e.metric,
+                format_number(e.value),
+                e.unit,
+                threshold.unwrap_or_default(),
+                e.source
+            );
         }
         for (k, fix) in f.fixes.iter().enumerate() {
-            let _ = writeln!(s, "   fix {}: {} — {}", k + 1, fix.title, fix.expected_effect);
+            let _ = writeln!(
+                s,
+                "   fix {}: {} — {}",
+                k + 1,
+                fix.title,
+                fix.expected_effect
+            );
             if let Some(code) = &fix.snippet {
                 for line in code.lines() {
                     let _ = writeln!(s, "       {line}");

@@ -4,17 +4,30 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(run)
 }
 
 fn checkup(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkup")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_checkup"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 #[test]
 fn analyze_json_has_the_stable_keys_scripts_rely_on() {
-    let (code, out, err) = checkup(&["analyze", corpus("dataloader_starved").to_str().unwrap(), "--json"]);
+    let (code, out, err) = checkup(&[
+        "analyze",
+        corpus("dataloader_starved").to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["primary"], "data_loading");
@@ -66,11 +79,39 @@ fn report_writes_markdown_and_escaped_html() {
     let md = dir.path().join("r.md");
     let html = dir.path().join("r.html");
     let run = corpus("launch_bound");
-    assert_eq!(checkup(&["report", run.to_str().unwrap(), "--format", "md", "-o", md.to_str().unwrap()]).0, 0);
-    assert!(dir.path().join("charts/utilisation.svg").is_file(), "charts beside the Markdown");
-    assert_eq!(checkup(&["report", run.to_str().unwrap(), "--format", "html", "-o", html.to_str().unwrap()]).0, 0);
+    assert_eq!(
+        checkup(&[
+            "report",
+            run.to_str().unwrap(),
+            "--format",
+            "md",
+            "-o",
+            md.to_str().unwrap()
+        ])
+        .0,
+        0
+    );
+    assert!(
+        dir.path().join("charts/utilisation.svg").is_file(),
+        "charts beside the Markdown"
+    );
+    assert_eq!(
+        checkup(&[
+            "report",
+            run.to_str().unwrap(),
+            "--format",
+            "html",
+            "-o",
+            html.to_str().unwrap()
+        ])
+        .0,
+        0
+    );
     let md = std::fs::read_to_string(md).unwrap();
-    assert!(md.contains("**Primary bottleneck: `kernel_launch`**"), "{md}");
+    assert!(
+        md.contains("**Primary bottleneck: `kernel_launch`**"),
+        "{md}"
+    );
     assert!(md.contains("![GPU utilisation, SM activity, tensor cores and DRAM bandwidth](charts/utilisation.svg)"), "{md}");
     let html = std::fs::read_to_string(html).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
@@ -83,10 +124,20 @@ fn report_pdf_needs_an_output_path_and_writes_a_pdf() {
     let run = corpus("memory_bound");
     let (code, _, err) = checkup(&["report", run.to_str().unwrap(), "--format", "pdf"]);
     assert_ne!(code, 0);
-    assert_eq!(err.trim(), "checkup: --format pdf writes files: give the output path with -o");
+    assert_eq!(
+        err.trim(),
+        "checkup: --format pdf writes files: give the output path with -o"
+    );
     let dir = tempfile::tempdir().unwrap();
     let pdf = dir.path().join("r.pdf");
-    let (code, _, err) = checkup(&["report", run.to_str().unwrap(), "-o", pdf.to_str().unwrap(), "--lang", "zh"]);
+    let (code, _, err) = checkup(&[
+        "report",
+        run.to_str().unwrap(),
+        "-o",
+        pdf.to_str().unwrap(),
+        "--lang",
+        "zh",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
 }
@@ -95,14 +146,26 @@ fn report_pdf_needs_an_output_path_and_writes_a_pdf() {
 fn baseline_card_then_compare_tells_the_input_pipeline_regressed() {
     let dir = tempfile::tempdir().unwrap();
     let card = dir.path().join("gpu-checkup-baseline.txt");
-    let (code, _, err) = checkup(&["baseline", corpus("healthy").to_str().unwrap(), "-o", card.to_str().unwrap()]);
+    let (code, _, err) = checkup(&[
+        "baseline",
+        corpus("healthy").to_str().unwrap(),
+        "-o",
+        card.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&card).unwrap();
     assert!(text.starts_with("# GPU Checkup baseline card"), "{text}");
     assert!(text.contains("gpu = NVIDIA H200"), "{text}");
-    let (code, out, err) = checkup(&["compare", corpus("dataloader_starved").to_str().unwrap(), card.to_str().unwrap()]);
+    let (code, out, err) = checkup(&[
+        "compare",
+        corpus("dataloader_starved").to_str().unwrap(),
+        card.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{err}");
     let first = out.lines().next().unwrap();
-    assert!(first.starts_with("step time +") && first.contains("data-loading share 0% → 9"), "{first}");
+    assert!(
+        first.starts_with("step time +") && first.contains("data-loading share 0% → 9"),
+        "{first}"
+    );
     assert!(first.ends_with("the input pipeline regressed"), "{first}");
 }

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{}: {message}", path.display())]
     Invalid { path: PathBuf, message: String },
     #[error("{}: no recording found: expected a run folder (steps.csv, samples_*.csv, trace.json.gz or rankN/), a Kineto trace (.json or .json.gz), a tensorboard_trace_handler folder (*.pt.trace.json[.gz]), or an nvidia-smi log", path.display())]
@@ -20,11 +23,17 @@ impl EngineError {
         if source.kind() == std::io::ErrorKind::UnexpectedEof {
             return Self::invalid(path, "file is truncated (the data ends early; was it still being written or cut during a copy?)");
         }
-        Self::Io { path: path.to_path_buf(), source }
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
     }
 
     pub fn invalid(path: &Path, message: impl Into<String>) -> Self {
-        Self::Invalid { path: path.to_path_buf(), message: message.into() }
+        Self::Invalid {
+            path: path.to_path_buf(),
+            message: message.into(),
+        }
     }
 }
 

@@ -33,11 +33,22 @@ pub fn analyze_paths(paths: &[PathBuf], options: &Options) -> Result<Diagnosis> 
         Some(p) => {
             let prec = ingest::load(p)?;
             let pa = analysis::analyze(&prec, &options.thresholds);
-            Some((prec, pa, p.iter().map(|x| x.display().to_string()).collect::<Vec<_>>().join(" ")))
+            Some((
+                prec,
+                pa,
+                p.iter()
+                    .map(|x| x.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ))
         }
         None => None,
     };
-    Ok(diagnose_recording(rec, partner.as_ref().map(|(r, a, n)| (&r.facts, a, n.clone())), &options.thresholds))
+    Ok(diagnose_recording(
+        rec,
+        partner.as_ref().map(|(r, a, n)| (&r.facts, a, n.clone())),
+        &options.thresholds,
+    ))
 }
 
 /// Diagnoses an already loaded recording (the agent and the app hold recordings in memory).
@@ -47,6 +58,11 @@ pub fn diagnose_recording(
     th: &Thresholds,
 ) -> Diagnosis {
     let a = analysis::analyze(&rec, th);
-    let sources = rec.sources.iter().chain(rec.traces.iter().map(|t| &t.source)).map(|p| p.display().to_string()).collect();
+    let sources = rec
+        .sources
+        .iter()
+        .chain(rec.traces.iter().map(|t| &t.source))
+        .map(|p| p.display().to_string())
+        .collect();
     diagnosis::diagnose(rec.facts, a, partner, rec.notes, sources, th)
 }

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use checkup_engine::{analyze_paths, Options};
 
 fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(run)
 }
 
 fn error_for(paths: &[PathBuf]) -> String {
@@ -35,9 +37,16 @@ fn truncated_gzip_trace_says_truncated() {
 #[test]
 fn invalid_json_names_the_byte() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "t.json", br#"{"traceEvents": [{"ph": "X", "name": }]}"#);
+    let p = write(
+        dir.path(),
+        "t.json",
+        br#"{"traceEvents": [{"ph": "X", "name": }]}"#,
+    );
     let e = error_for(&[p]);
-    assert!(e.ends_with("invalid trace event at byte 37: expected value"), "{e}");
+    assert!(
+        e.ends_with("invalid trace event at byte 37: expected value"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -45,7 +54,10 @@ fn a_trace_without_profiler_steps_asks_for_prof_step_in_the_loop() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "t.json", br#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"correlation": 1}}]}"#);
     let e = error_for(&[p]);
-    assert!(e.contains("no ProfilerStep#N annotations") && e.contains("prof.step()"), "{e}");
+    assert!(
+        e.contains("no ProfilerStep#N annotations") && e.contains("prof.step()"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -61,18 +73,32 @@ fn empty_files_are_named_as_empty() {
 #[test]
 fn a_steps_csv_with_wrong_columns_lists_what_it_has() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "steps.csv", b"step,start,wait\n0,1.0,2\n1,2.0,2\n");
+    write(
+        dir.path(),
+        "steps.csv",
+        b"step,start,wait\n0,1.0,2\n1,2.0,2\n",
+    );
     let e = error_for(&[dir.path().to_path_buf()]);
-    assert!(e.contains("missing column `t_start` (the header has: step, start, wait)"), "{e}");
+    assert!(
+        e.contains("missing column `t_start` (the header has: step, start, wait)"),
+        "{e}"
+    );
 }
 
 #[test]
 fn a_multi_rank_run_missing_a_rank_says_which() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("rank0")).unwrap();
-    std::fs::copy(corpus("ddp_comm_bound/rank0/trace.json.gz"), dir.path().join("rank0/trace.json.gz")).unwrap();
+    std::fs::copy(
+        corpus("ddp_comm_bound/rank0/trace.json.gz"),
+        dir.path().join("rank0/trace.json.gz"),
+    )
+    .unwrap();
     let e = error_for(&[dir.path().to_path_buf()]);
-    assert!(e.contains("the run has 2 ranks but no trace for rank1"), "{e}");
+    assert!(
+        e.contains("the run has 2 ranks but no trace for rank1"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -92,9 +118,20 @@ fn a_missing_path_is_reported_with_the_os_reason() {
 #[test]
 fn a_tensorboard_trace_handler_folder_is_read_one_trace_per_rank() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(corpus("ddp_comm_bound/rank0/trace.json.gz"), dir.path().join("host_1.1700000000.pt.trace.json.gz")).unwrap();
-    std::fs::copy(corpus("ddp_comm_bound/rank1/trace.json.gz"), dir.path().join("host_2.1700000001.pt.trace.json.gz")).unwrap();
+    std::fs::copy(
+        corpus("ddp_comm_bound/rank0/trace.json.gz"),
+        dir.path().join("host_1.1700000000.pt.trace.json.gz"),
+    )
+    .unwrap();
+    std::fs::copy(
+        corpus("ddp_comm_bound/rank1/trace.json.gz"),
+        dir.path().join("host_2.1700000001.pt.trace.json.gz"),
+    )
+    .unwrap();
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
-    assert_eq!(d.ranks.iter().map(|r| r.rank).collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(
+        d.ranks.iter().map(|r| r.rank).collect::<Vec<_>>(),
+        vec![0, 1]
+    );
     assert_eq!(d.primary, "communication");
 }

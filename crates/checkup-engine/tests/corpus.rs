@@ -7,7 +7,9 @@ use checkup_engine::{analyze_paths, Options};
 use checkup_model::Diagnosis;
 
 fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(run)
 }
 
 fn diagnose(run: &str) -> Diagnosis {
@@ -15,11 +17,21 @@ fn diagnose(run: &str) -> Diagnosis {
 }
 
 fn evidence(d: &Diagnosis, finding: &str, metric: &str) -> f64 {
-    let f = d.finding(finding).unwrap_or_else(|| panic!("no finding {finding}; have {:?}", d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()));
+    let f = d.finding(finding).unwrap_or_else(|| {
+        panic!(
+            "no finding {finding}; have {:?}",
+            d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
+        )
+    });
     f.evidence
         .iter()
         .find(|e| e.metric.starts_with(metric))
-        .unwrap_or_else(|| panic!("{finding} has no evidence `{metric}`: {:?}", f.evidence.iter().map(|e| &e.metric).collect::<Vec<_>>()))
+        .unwrap_or_else(|| {
+            panic!(
+                "{finding} has no evidence `{metric}`: {:?}",
+                f.evidence.iter().map(|e| &e.metric).collect::<Vec<_>>()
+            )
+        })
         .value
 }
 
@@ -34,7 +46,10 @@ fn every_labelled_run_gets_its_primary_finding() {
         let got = d.findings[0].family().to_owned();
         assert_eq!(d.primary, d.findings[0].id);
         if got != want {
-            wrong.push(format!("{run}: want {want}, got {} ({})", d.primary, d.verdict));
+            wrong.push(format!(
+                "{run}: want {want}, got {} ({})",
+                d.primary, d.verdict
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -49,19 +64,29 @@ fn healthy_resnet_is_compute_bound_after_13_s_of_autotune() {
     let t = &d.step_timing[0];
     assert!((40.0..48.0).contains(&t.mean_step_ms), "{}", t.mean_step_ms);
     assert!(evidence(&d, "compute_bound", "GPU busy share") >= 90.0);
-    assert!(d.findings.iter().all(|f| f.share < 0.15 || f.family() == "compute_bound"));
+    assert!(d
+        .findings
+        .iter()
+        .all(|f| f.share < 0.15 || f.family() == "compute_bound"));
 }
 
 #[test]
 fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
     let d = diagnose("dataloader_starved");
     assert_eq!(d.primary, "data_loading", "host CPU is ~12%: not saturated");
-    let idle_share = evidence(&d, "data_loading", "GPU idle while waiting for the DataLoader");
+    let idle_share = evidence(
+        &d,
+        "data_loading",
+        "GPU idle while waiting for the DataLoader",
+    );
     assert!((85.0..=100.0).contains(&idle_share), "{idle_share}");
     assert!(evidence(&d, "data_loading", "data wait share") > 70.0);
     assert_eq!(evidence(&d, "data_loading", "DataLoader num_workers"), 2.0);
     let fix = &d.findings[0].fixes[0];
-    assert!(fix.snippet.as_deref().unwrap().contains("num_workers="), "{fix:?}");
+    assert!(
+        fix.snippet.as_deref().unwrap().contains("num_workers="),
+        "{fix:?}"
+    );
 }
 
 #[test]
@@ -72,7 +97,13 @@ fn launch_bound_mlp_runs_a_thousand_tiny_kernels_per_step() {
     assert!((950.0..1050.0).contains(&per_step), "{per_step}");
     assert!(evidence(&d, "kernel_launch", "median kernel duration") < 2.0);
     // Cross-checked at unprofiled speed: the GPU is busy well under 15% of a 21 ms step.
-    assert!(evidence(&d, "kernel_launch", "GPU busy share of a step at unprofiled speed") < 15.0);
+    assert!(
+        evidence(
+            &d,
+            "kernel_launch",
+            "GPU busy share of a step at unprofiled speed"
+        ) < 15.0
+    );
     assert!(d.findings[0].share > 0.6);
 }
 
@@ -101,17 +132,27 @@ fn pageable_copies_take_half_the_gpu_time() {
 fn ddp_comm_bound_exposes_a_third_of_the_step_and_scales_at_70_percent() {
     let d = analyze_paths(
         &[corpus("ddp_comm_bound")],
-        &Options { partner: Some(vec![corpus("wide_mlp_1gpu")]), ..Options::default() },
+        &Options {
+            partner: Some(vec![corpus("wide_mlp_1gpu")]),
+            ..Options::default()
+        },
     )
     .unwrap();
     assert_eq!(d.primary, "communication");
-    let exposed = evidence(&d, "communication", "exposed communication on the slowest rank");
+    let exposed = evidence(
+        &d,
+        "communication",
+        "exposed communication on the slowest rank",
+    );
     assert!((25.0..45.0).contains(&exposed), "{exposed}");
     let s = d.scaling.as_ref().unwrap();
     assert_eq!(s.gpus, 2);
     assert!((0.68..0.72).contains(&s.efficiency), "{}", s.efficiency);
     assert!((1.38..1.42).contains(&s.speedup), "{}", s.speedup);
-    assert!(d.findings.iter().all(|f| f.id != "periodic_stall"), "a host sync every 10 steps while the host runs ahead is back-pressure, not a stall");
+    assert!(
+        d.findings.iter().all(|f| f.id != "periodic_stall"),
+        "a host sync every 10 steps while the host runs ahead is back-pressure, not a stall"
+    );
 }
 
 #[test]
@@ -121,8 +162,14 @@ fn ddp_resnet_is_compute_bound_and_the_waiting_rank_is_not_blamed_on_communicati
     assert_eq!(d.ranks.len(), 2);
     // Rank 0 spins in NCCL waiting for rank 1, which idles more: diagnose rank 1.
     assert_eq!(d.diagnosed_rank, Some(1));
-    let waiting = d.finding("communication/straggler").expect("rank 0 waits for rank 1");
-    assert!(waiting.title.contains("Rank 0 waits for rank 1"), "{}", waiting.title);
+    let waiting = d
+        .finding("communication/straggler")
+        .expect("rank 0 waits for rank 1");
+    assert!(
+        waiting.title.contains("Rank 0 waits for rank 1"),
+        "{}",
+        waiting.title
+    );
 }
 
 #[test]
@@ -134,7 +181,10 @@ fn nvlink_topology_and_versions_are_read_from_the_static_snapshot() {
     assert!(d.facts.topology.as_ref().unwrap().has_nvlink());
     let p2p = d.environment.iter().find(|c| c.id == "nccl_p2p").unwrap();
     assert_eq!(p2p.status, checkup_model::CheckStatus::Pass);
-    assert!(d.environment.iter().any(|c| c.id == "pcie_link" && c.value == "Gen 5 x16 of Gen 5 x16"));
+    assert!(d
+        .environment
+        .iter()
+        .any(|c| c.id == "pcie_link" && c.value == "Gen 5 x16 of Gen 5 x16"));
 }
 
 #[test]
@@ -171,7 +221,10 @@ fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
     assert_eq!(d.primary, "host_sync");
     assert!(evidence(&d, "host_sync", "synchronising CUDA calls per step") >= 2.0);
     // The host needs less time per step than the GPU: without the sync it would run ahead.
-    assert!(evidence(&d, "host_sync", "host time to launch a step") < evidence(&d, "host_sync", "GPU busy time per step"));
+    assert!(
+        evidence(&d, "host_sync", "host time to launch a step")
+            < evidence(&d, "host_sync", "GPU busy time per step")
+    );
     assert!(d.finding("kernel_launch").is_none());
 }
 
@@ -199,12 +252,18 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn nccl_p2p_disabled_over_nvlink_is_named_as_the_cause() {
-    let dir = altered_copy("ddp_comm_bound", "meta.json", |t| t.replace("\"NCCL_P2P_DISABLE\": null", "\"NCCL_P2P_DISABLE\": \"1\""));
+    let dir = altered_copy("ddp_comm_bound", "meta.json", |t| {
+        t.replace("\"NCCL_P2P_DISABLE\": null", "\"NCCL_P2P_DISABLE\": \"1\"")
+    });
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
     assert_eq!(d.primary, "communication/p2p_disabled");
     let check = d.environment.iter().find(|c| c.id == "nccl_p2p").unwrap();
     assert_eq!(check.status, checkup_model::CheckStatus::Fail);
-    assert!(d.findings[0].fixes[0].snippet.as_deref().unwrap().contains("unset NCCL_P2P_DISABLE"));
+    assert!(d.findings[0].fixes[0]
+        .snippet
+        .as_deref()
+        .unwrap()
+        .contains("unset NCCL_P2P_DISABLE"));
 }
 
 #[test]
@@ -228,7 +287,9 @@ fn a_power_capped_gpu_running_at_reduced_clocks_is_throttling() {
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
     let f = d.finding("throttling").expect("throttling found");
     assert_eq!(f.id, "throttling/power");
-    assert!((evidence(&d, "throttling", "SM clock while busy") - 1500.0 / 1980.0 * 100.0).abs() < 1.0);
+    assert!(
+        (evidence(&d, "throttling", "SM clock while busy") - 1500.0 / 1980.0 * 100.0).abs() < 1.0
+    );
     assert!(evidence(&d, "throttling", "busy samples with a throttling") > 95.0);
     assert!((0.15..0.30).contains(&f.share), "{}", f.share);
 }

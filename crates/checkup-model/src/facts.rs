@@ -75,7 +75,9 @@ pub struct Topology {
 
 impl Topology {
     pub fn has_nvlink(&self) -> bool {
-        self.links.iter().any(|l| matches!(l.kind, LinkKind::NvLink { .. }))
+        self.links
+            .iter()
+            .any(|l| matches!(l.kind, LinkKind::NvLink { .. }))
     }
 }
 
@@ -89,7 +91,11 @@ pub struct GpuLink {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LinkKind {
-    NvLink { links: u32 },
+    NvLink {
+        links: u32,
+    },
     /// PIX, PXB, PHB, NODE or SYS: traffic crosses PCIe (and maybe the CPU interconnect).
-    Pcie { path: String },
+    Pcie {
+        path: String,
+    },
 }

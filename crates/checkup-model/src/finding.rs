@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ChartData, EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling, SteadyWindow, StepTiming,
+    ChartData, EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling, SteadyWindow,
+    StepTiming,
 };
 
 /// Stable finding ids (a finding may add a sub-id: `communication/p2p_disabled`).
@@ -122,22 +123,34 @@ pub struct Diagnosis {
 
 impl Diagnosis {
     pub fn finding(&self, id: &str) -> Option<&Finding> {
-        self.findings.iter().find(|f| f.id == id || f.family() == id)
+        self.findings
+            .iter()
+            .find(|f| f.id == id || f.family() == id)
     }
 
     /// The diagnosed rank's trace summary (the first rank when none was picked).
     pub fn diagnosed_rank_summary(&self) -> Option<&RankSummary> {
-        self.ranks.iter().find(|r| Some(r.rank) == self.diagnosed_rank).or(self.ranks.first())
+        self.ranks
+            .iter()
+            .find(|r| Some(r.rank) == self.diagnosed_rank)
+            .or(self.ranks.first())
     }
 
     /// The samples of the diagnosed rank's GPU (rank n runs on GPU n).
     pub fn diagnosed_samples(&self) -> Option<&SampleStats> {
-        self.samples.iter().find(|s| Some(s.gpu) == self.diagnosed_rank).or(self.samples.first())
+        self.samples
+            .iter()
+            .find(|s| Some(s.gpu) == self.diagnosed_rank)
+            .or(self.samples.first())
     }
 
     /// The diagnosed rank's step series.
     pub fn diagnosed_steps(&self) -> Option<&crate::StepSeries> {
-        self.charts.steps.iter().find(|s| Some(s.rank) == self.diagnosed_rank).or(self.charts.steps.first())
+        self.charts
+            .steps
+            .iter()
+            .find(|s| Some(s.rank) == self.diagnosed_rank)
+            .or(self.charts.steps.first())
     }
 }
 

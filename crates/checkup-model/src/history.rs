@@ -3,7 +3,13 @@
 use serde::{Deserialize, Serialize};
 
 /// The wizard's steps, in order.
-pub const WIZARD_STEPS: [&str; 5] = ["environment", "sampling", "profiling", "diagnosis", "report"];
+pub const WIZARD_STEPS: [&str; 5] = [
+    "environment",
+    "sampling",
+    "profiling",
+    "diagnosis",
+    "report",
+];
 
 /// A row of the history list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

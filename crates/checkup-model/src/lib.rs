@@ -4,6 +4,7 @@
 //! CLI, the report and the WebAssembly UI all exchange exactly the same values. Data flows one
 //! way: sources (agent, recordings) → these types → engine analysis → [`Diagnosis`] → views.
 
+pub mod agent_api;
 pub mod analysis;
 pub mod environment;
 pub mod facts;
@@ -12,6 +13,7 @@ pub mod history;
 pub mod samples;
 pub mod series;
 
+pub use agent_api::*;
 pub use analysis::*;
 pub use environment::*;
 pub use facts::*;

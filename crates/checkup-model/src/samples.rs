@@ -109,7 +109,10 @@ impl ClockEventReasons {
     pub fn names(self) -> Vec<&'static str> {
         const NAMES: [(u64, &str); 9] = [
             (ClockEventReasons::GPU_IDLE, "GPU idle"),
-            (ClockEventReasons::APPLICATIONS_CLOCKS, "applications clocks setting"),
+            (
+                ClockEventReasons::APPLICATIONS_CLOCKS,
+                "applications clocks setting",
+            ),
             (ClockEventReasons::SW_POWER_CAP, "software power cap"),
             (ClockEventReasons::HW_SLOWDOWN, "hardware slowdown"),
             (ClockEventReasons::SYNC_BOOST, "sync boost"),
@@ -118,7 +121,11 @@ impl ClockEventReasons {
             (ClockEventReasons::HW_POWER_BRAKE, "hardware power brake"),
             (ClockEventReasons::DISPLAY_CLOCKS, "display clock setting"),
         ];
-        NAMES.iter().filter(|(bit, _)| self.0 & bit != 0).map(|(_, n)| *n).collect()
+        NAMES
+            .iter()
+            .filter(|(bit, _)| self.0 & bit != 0)
+            .map(|(_, n)| *n)
+            .collect()
     }
 }
 
@@ -145,6 +152,9 @@ mod tests {
         assert!(!ClockEventReasons(ClockEventReasons::GPU_IDLE).is_throttling());
         assert!(ClockEventReasons(0x4).is_throttling());
         assert!(ClockEventReasons(0x40 | 0x1).is_throttling());
-        assert_eq!(ClockEventReasons(0x5).names(), vec!["GPU idle", "software power cap"]);
+        assert_eq!(
+            ClockEventReasons(0x5).names(),
+            vec!["GPU idle", "software power cap"]
+        );
     }
 }

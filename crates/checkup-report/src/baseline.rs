@@ -38,7 +38,14 @@ impl BaselineCard {
         let gpu_stats = d.diagnosed_samples();
         let series = d.diagnosed_steps();
         let mean_step_ms = series
-            .map(|s| s.duration_ms.iter().skip(s.warmup_steps as usize).take(CARD_STEPS).map(|v| *v as f64).collect::<Vec<_>>())
+            .map(|s| {
+                s.duration_ms
+                    .iter()
+                    .skip(s.warmup_steps as usize)
+                    .take(CARD_STEPS)
+                    .map(|v| *v as f64)
+                    .collect::<Vec<_>>()
+            })
             .filter(|v| !v.is_empty())
             .map(|v| v.iter().sum::<f64>() / v.len() as f64)
             .or_else(|| rank.map(|r| r.gpu_step_us / 1e3).filter(|v| *v > 0.0));
@@ -50,12 +57,20 @@ impl BaselineCard {
         let data_loading = d
             .finding(ids::DATA_LOADING)
             .map(|f| f.share)
-            .or_else(|| rank.filter(|r| r.gpu.window_us > 0.0).map(|r| r.host_waits.dataloader_us / r.gpu.window_us))
+            .or_else(|| {
+                rank.filter(|r| r.gpu.window_us > 0.0)
+                    .map(|r| r.host_waits.dataloader_us / r.gpu.window_us)
+            })
             .or_else(|| d.step_timing.first().map(|t| t.data_wait_share));
         BaselineCard {
             gpu: d.facts.gpu_name.clone().unwrap_or_default(),
             driver: d.facts.driver_version.clone().unwrap_or_default(),
-            cuda: d.facts.cuda_runtime_version.clone().or(d.facts.cuda_driver_version.clone()).unwrap_or_default(),
+            cuda: d
+                .facts
+                .cuda_runtime_version
+                .clone()
+                .or(d.facts.cuda_driver_version.clone())
+                .unwrap_or_default(),
             mean_step_ms,
             util_mean_pct: gpu_stats.and_then(|g| g.util_gpu_mean),
             util_shape: gpu_stats.map_or_else(String::new, |g| shape(g.sawtooth, g.dip_period_s)),
@@ -63,20 +78,30 @@ impl BaselineCard {
             power_limit_w: gpu_stats.and_then(|g| g.power_limit_w),
             power_shape: gpu_stats.map_or_else(String::new, |g| shape(g.sawtooth, g.dip_period_s)),
             data_loading_share: data_loading,
-            mean_kernel_gap_us: rank.filter(|r| r.kernels.kernels > 0).map(|r| r.gpu.idle_us / r.kernels.kernels as f64),
-            comm_share: rank.filter(|_| d.ranks.len() > 1).map(|r| r.gpu.share(r.gpu.exposed_comm_us)),
+            mean_kernel_gap_us: rank
+                .filter(|r| r.kernels.kernels > 0)
+                .map(|r| r.gpu.idle_us / r.kernels.kernels as f64),
+            comm_share: rank
+                .filter(|_| d.ranks.len() > 1)
+                .map(|r| r.gpu.share(r.gpu.exposed_comm_us)),
             primary: d.primary.clone(),
         }
     }
 
     /// The card as `key = value` lines, meant to be committed beside the training code.
     pub fn to_text(&self) -> String {
-        let mut s = String::from("# GPU Checkup baseline card: compare a run with `checkup compare RUN THIS_FILE`\n");
+        let mut s = String::from(
+            "# GPU Checkup baseline card: compare a run with `checkup compare RUN THIS_FILE`\n",
+        );
         let opt = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.4}"));
         let _ = writeln!(s, "gpu = {}", self.gpu);
         let _ = writeln!(s, "driver = {}", self.driver);
         let _ = writeln!(s, "cuda = {}", self.cuda);
-        let _ = writeln!(s, "mean_step_ms_first_{CARD_STEPS}_steady = {}", opt(self.mean_step_ms));
+        let _ = writeln!(
+            s,
+            "mean_step_ms_first_{CARD_STEPS}_steady = {}",
+            opt(self.mean_step_ms)
+        );
         let _ = writeln!(s, "util_mean_pct = {}", opt(self.util_mean_pct));
         let _ = writeln!(s, "util_shape = {}", self.util_shape);
         let _ = writeln!(s, "power_mean_w = {}", opt(self.power_mean_w));
@@ -97,15 +122,23 @@ impl BaselineCard {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let (key, value) = line
-                .split_once('=')
-                .ok_or_else(|| ReportError::Baseline(format!("line {}: expected `key = value`, found `{line}`", i + 1)))?;
+            let (key, value) = line.split_once('=').ok_or_else(|| {
+                ReportError::Baseline(format!(
+                    "line {}: expected `key = value`, found `{line}`",
+                    i + 1
+                ))
+            })?;
             let (key, value) = (key.trim(), value.trim());
             let num = || -> Result<Option<f64>, ReportError> {
                 if value.is_empty() {
                     return Ok(None);
                 }
-                value.parse().map(Some).map_err(|_| ReportError::Baseline(format!("line {}: `{key}` is not a number: `{value}`", i + 1)))
+                value.parse().map(Some).map_err(|_| {
+                    ReportError::Baseline(format!(
+                        "line {}: `{key}` is not a number: `{value}`",
+                        i + 1
+                    ))
+                })
             };
             seen_any = true;
             match key {
@@ -127,7 +160,9 @@ impl BaselineCard {
             }
         }
         if !seen_any {
-            return Err(ReportError::Baseline("no `key = value` lines: not a GPU Checkup baseline card".into()));
+            return Err(ReportError::Baseline(
+                "no `key = value` lines: not a GPU Checkup baseline card".into(),
+            ));
         }
         Ok(card)
     }
@@ -162,7 +197,8 @@ fn rel(base: Option<f64>, now: Option<f64>) -> Option<f64> {
 
 pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
     let mut changes = Vec::new();
-    let num = |v: Option<f64>, unit: &str| v.map_or_else(|| "–".into(), |v| format!("{v:.1} {unit}"));
+    let num =
+        |v: Option<f64>, unit: &str| v.map_or_else(|| "–".into(), |v| format!("{v:.1} {unit}"));
     let signed = |r: Option<f64>| r.map_or_else(String::new, |r| format!("{:+.0}%", r * 100.0));
     let points = |b: Option<f64>, n: Option<f64>| match (b, n) {
         (Some(b), Some(n)) => format!("{:+.0} points", (n - b) * 100.0),
@@ -170,7 +206,11 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
     };
     // A fact missing on either side (a bare trace knows no driver) is unknown, not a change.
     let mut env_changes = Vec::new();
-    for (figure, b, n) in [("GPU", &base.gpu, &now.gpu), ("driver", &base.driver, &now.driver), ("CUDA", &base.cuda, &now.cuda)] {
+    for (figure, b, n) in [
+        ("GPU", &base.gpu, &now.gpu),
+        ("driver", &base.driver, &now.driver),
+        ("CUDA", &base.cuda, &now.cuda),
+    ] {
         let change = if b.is_empty() || n.is_empty() {
             "unknown"
         } else if b == n {
@@ -179,36 +219,96 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
             env_changes.push(format!("{figure} {b} → {n}"));
             "changed"
         };
-        changes.push(Change { figure, baseline: b.clone(), current: n.clone(), change: change.into() });
+        changes.push(Change {
+            figure,
+            baseline: b.clone(),
+            current: n.clone(),
+            change: change.into(),
+        });
     }
     let step = rel(base.mean_step_ms, now.mean_step_ms);
-    changes.push(Change { figure: "mean step time", baseline: num(base.mean_step_ms, "ms"), current: num(now.mean_step_ms, "ms"), change: signed(step) });
-    changes.push(Change { figure: "GPU util", baseline: num(base.util_mean_pct, "%"), current: num(now.util_mean_pct, "%"), change: signed(rel(base.util_mean_pct, now.util_mean_pct)) });
-    changes.push(Change { figure: "util curve", baseline: base.util_shape.clone(), current: now.util_shape.clone(), change: if base.util_shape == now.util_shape { "same".into() } else { "changed".into() } });
-    changes.push(Change { figure: "power", baseline: num(base.power_mean_w, "W"), current: num(now.power_mean_w, "W"), change: signed(rel(base.power_mean_w, now.power_mean_w)) });
-    changes.push(Change { figure: "data-loading share", baseline: pct(base.data_loading_share), current: pct(now.data_loading_share), change: points(base.data_loading_share, now.data_loading_share) });
-    changes.push(Change { figure: "mean kernel gap", baseline: num(base.mean_kernel_gap_us, "µs"), current: num(now.mean_kernel_gap_us, "µs"), change: signed(rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us)) });
+    changes.push(Change {
+        figure: "mean step time",
+        baseline: num(base.mean_step_ms, "ms"),
+        current: num(now.mean_step_ms, "ms"),
+        change: signed(step),
+    });
+    changes.push(Change {
+        figure: "GPU util",
+        baseline: num(base.util_mean_pct, "%"),
+        current: num(now.util_mean_pct, "%"),
+        change: signed(rel(base.util_mean_pct, now.util_mean_pct)),
+    });
+    changes.push(Change {
+        figure: "util curve",
+        baseline: base.util_shape.clone(),
+        current: now.util_shape.clone(),
+        change: if base.util_shape == now.util_shape {
+            "same".into()
+        } else {
+            "changed".into()
+        },
+    });
+    changes.push(Change {
+        figure: "power",
+        baseline: num(base.power_mean_w, "W"),
+        current: num(now.power_mean_w, "W"),
+        change: signed(rel(base.power_mean_w, now.power_mean_w)),
+    });
+    changes.push(Change {
+        figure: "data-loading share",
+        baseline: pct(base.data_loading_share),
+        current: pct(now.data_loading_share),
+        change: points(base.data_loading_share, now.data_loading_share),
+    });
+    changes.push(Change {
+        figure: "mean kernel gap",
+        baseline: num(base.mean_kernel_gap_us, "µs"),
+        current: num(now.mean_kernel_gap_us, "µs"),
+        change: signed(rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us)),
+    });
     if base.comm_share.is_some() || now.comm_share.is_some() {
-        changes.push(Change { figure: "communication share", baseline: pct(base.comm_share), current: pct(now.comm_share), change: points(base.comm_share, now.comm_share) });
+        changes.push(Change {
+            figure: "communication share",
+            baseline: pct(base.comm_share),
+            current: pct(now.comm_share),
+            change: points(base.comm_share, now.comm_share),
+        });
     }
 
     // Name the layer whose figure moved most, in the order a checkup looks at them.
     let rose = |b: Option<f64>, n: Option<f64>, by: f64| matches!((b, n), (Some(b), Some(n)) if n - b >= by);
     let mut reasons: Vec<String> = Vec::new();
     if !env_changes.is_empty() {
-        reasons.push(format!("the environment changed ({})", env_changes.join(", ")));
+        reasons.push(format!(
+            "the environment changed ({})",
+            env_changes.join(", ")
+        ));
     }
     if rose(base.data_loading_share, now.data_loading_share, 0.10) {
-        reasons.push(format!("data-loading share {} → {}: the input pipeline regressed", pct(base.data_loading_share), pct(now.data_loading_share)));
+        reasons.push(format!(
+            "data-loading share {} → {}: the input pipeline regressed",
+            pct(base.data_loading_share),
+            pct(now.data_loading_share)
+        ));
     }
     if rose(base.comm_share, now.comm_share, 0.10) {
-        reasons.push(format!("communication share {} → {}: communication regressed", pct(base.comm_share), pct(now.comm_share)));
+        reasons.push(format!(
+            "communication share {} → {}: communication regressed",
+            pct(base.comm_share),
+            pct(now.comm_share)
+        ));
     }
-    if rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us).is_some_and(|r| r > 0.5) && reasons.is_empty() {
+    if rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us).is_some_and(|r| r > 0.5)
+        && reasons.is_empty()
+    {
         reasons.push(format!("mean kernel gap {} → {}: the host feeds the GPU more slowly (launch overhead or syncs)", num(base.mean_kernel_gap_us, "µs"), num(now.mean_kernel_gap_us, "µs")));
     }
     if base.primary != now.primary && reasons.is_empty() {
-        reasons.push(format!("the primary bottleneck moved from {} to {}", base.primary, now.primary));
+        reasons.push(format!(
+            "the primary bottleneck moved from {} to {}",
+            base.primary, now.primary
+        ));
     }
     let step_words = match step {
         Some(r) if r.abs() >= 0.05 => format!("step time {:+.0}%", r * 100.0),

@@ -47,34 +47,55 @@ pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
         let mut svg = String::new();
         let ok = {
             let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-            let r = root.fill(&WHITE).map_err(|e| e.to_string()).and_then(|_| draw(&root));
+            let r = root
+                .fill(&WHITE)
+                .map_err(|e| e.to_string())
+                .and_then(|_| draw(&root));
             r.and_then(|_| root.present().map_err(|e| e.to_string()))
         };
         if ok.is_ok() {
-            out.push(Chart { name: name.to_owned(), title, svg });
+            out.push(Chart {
+                name: name.to_owned(),
+                title,
+                svg,
+            });
         }
     };
     if let Some(g) = d.charts.gpus.first().filter(|g| !g.t.is_empty()) {
-        push("utilisation", t.chart_util.into(), &|a| util_chart(a, d, g, t));
+        push("utilisation", t.chart_util.into(), &|a| {
+            util_chart(a, d, g, t)
+        });
         push("power", t.chart_power.into(), &|a| power_chart(a, d, g, t));
-        push("sm_clock", t.chart_clock.into(), &|a| clock_chart(a, d, g, t));
+        push("sm_clock", t.chart_clock.into(), &|a| {
+            clock_chart(a, d, g, t)
+        });
     }
     if d.charts.host.as_ref().is_some_and(|h| !h.t.is_empty()) {
         push("host_cpu", t.chart_host.into(), &|a| host_chart(a, d, t));
     }
     if d.charts.timelines.iter().any(|tl| tl.span_us > 0.0) {
-        push("gpu_timeline", t.chart_timeline.into(), &|a| timeline_chart(a, d, t));
+        push("gpu_timeline", t.chart_timeline.into(), &|a| {
+            timeline_chart(a, d, t)
+        });
     }
     if d.ranks.iter().any(|r| !r.steps.is_empty()) {
-        push("step_breakdown", t.chart_breakdown.into(), &|a| breakdown_chart(a, d, t));
-        push("idle_breakdown", t.chart_idle.into(), &|a| idle_chart(a, d, t));
+        push("step_breakdown", t.chart_breakdown.into(), &|a| {
+            breakdown_chart(a, d, t)
+        });
+        push("idle_breakdown", t.chart_idle.into(), &|a| {
+            idle_chart(a, d, t)
+        });
     }
     if d.charts.steps.iter().any(|s| s.duration_ms.len() > 1) {
         push("step_times", t.chart_steps.into(), &|a| step_chart(a, d, t));
-        push("step_distribution", t.chart_distribution.into(), &|a| distribution_chart(a, d, t));
+        push("step_distribution", t.chart_distribution.into(), &|a| {
+            distribution_chart(a, d, t)
+        });
     }
     if d.scaling.is_some() {
-        push("scaling", t.chart_scaling.into(), &|a| scaling_chart(a, d, t));
+        push("scaling", t.chart_scaling.into(), &|a| {
+            scaling_chart(a, d, t)
+        });
     }
     out
 }
@@ -88,11 +109,19 @@ fn e(err: impl std::fmt::Display) -> String {
 }
 
 fn points(t: &[f64], v: &[Option<f32>]) -> Vec<(f64, f64)> {
-    t.iter().zip(v).filter_map(|(t, v)| v.map(|v| (*t, v as f64))).collect()
+    t.iter()
+        .zip(v)
+        .filter_map(|(t, v)| v.map(|v| (*t, v as f64)))
+        .collect()
 }
 
 fn x_range(d: &Diagnosis, t: &[f64]) -> std::ops::Range<f64> {
-    let end = t.last().copied().unwrap_or(1.0).max(d.charts.steady.map_or(0.0, |s| s.1)).max(1e-3);
+    let end = t
+        .last()
+        .copied()
+        .unwrap_or(1.0)
+        .max(d.charts.steady.map_or(0.0, |s| s.1))
+        .max(1e-3);
     0.0..end
 }
 
@@ -103,7 +132,12 @@ fn shade_steady<'a, 'b: 'a>(
     y_max: f64,
 ) -> Result<(), String> {
     if let Some((a, b)) = d.charts.steady {
-        chart.draw_series(std::iter::once(Rectangle::new([(a, 0.0), (b, y_max)], SHADE.filled()))).map_err(e)?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(a, 0.0), (b, y_max)],
+                SHADE.filled(),
+            )))
+            .map_err(e)?;
     }
     Ok(())
 }
@@ -140,7 +174,11 @@ fn legend<'a, 'b: 'a>(chart: &mut Plot<'a, 'b>) -> Result<(), String> {
 }
 
 /// The legend box, top right: `size` is the label font, `opacity` the box's white.
-fn legend_sized<'a, 'b: 'a>(chart: &mut Plot<'a, 'b>, size: u32, opacity: f64) -> Result<(), String> {
+fn legend_sized<'a, 'b: 'a>(
+    chart: &mut Plot<'a, 'b>,
+    size: u32,
+    opacity: f64,
+) -> Result<(), String> {
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(opacity))
@@ -163,7 +201,9 @@ fn labelled<'a, 'b: 'a>(
     }
     let stroke = ShapeStyle::from(&color).stroke_width(2);
     let anno = if dashed {
-        chart.draw_series(DashedLineSeries::new(pts, 6, 4, stroke)).map_err(e)?
+        chart
+            .draw_series(DashedLineSeries::new(pts, 6, 4, stroke))
+            .map_err(e)?
     } else {
         chart.draw_series(LineSeries::new(pts, stroke)).map_err(e)?
     };
@@ -177,13 +217,49 @@ fn labelled<'a, 'b: 'a>(
     Ok(())
 }
 
-fn util_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
-    let mut chart = time_chart(a, &format!("{} (GPU {})", t.chart_util, g.gpu), x_range(d, &g.t), 105.0, t.axis_percent, t)?;
+fn util_chart(
+    a: &Area,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    t: &Text,
+) -> Result<(), String> {
+    let mut chart = time_chart(
+        a,
+        &format!("{} (GPU {})", t.chart_util, g.gpu),
+        x_range(d, &g.t),
+        105.0,
+        t.axis_percent,
+        t,
+    )?;
     shade_steady(&mut chart, d, 105.0)?;
-    labelled(&mut chart, points(&g.t, &g.util_pct), INK, false, t.series_util)?;
-    labelled(&mut chart, points(&g.gpm_t, &g.sm_active_pct), BLUE, true, t.series_sm_active)?;
-    labelled(&mut chart, points(&g.gpm_t, &g.tensor_pct), GREEN, false, t.series_tensor)?;
-    labelled(&mut chart, points(&g.gpm_t, &g.dram_pct), ORANGE, true, t.series_dram)?;
+    labelled(
+        &mut chart,
+        points(&g.t, &g.util_pct),
+        INK,
+        false,
+        t.series_util,
+    )?;
+    labelled(
+        &mut chart,
+        points(&g.gpm_t, &g.sm_active_pct),
+        BLUE,
+        true,
+        t.series_sm_active,
+    )?;
+    labelled(
+        &mut chart,
+        points(&g.gpm_t, &g.tensor_pct),
+        GREEN,
+        false,
+        t.series_tensor,
+    )?;
+    labelled(
+        &mut chart,
+        points(&g.gpm_t, &g.dram_pct),
+        ORANGE,
+        true,
+        t.series_dram,
+    )?;
     legend(&mut chart)
 }
 
@@ -195,38 +271,87 @@ struct Ceiling<'a> {
     ceiling_label: &'a str,
 }
 
-fn ceiling_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, values: &[Option<f32>], ceiling: Option<f64>, c: Ceiling, t: &Text) -> Result<(), String> {
+fn ceiling_chart(
+    a: &Area,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    values: &[Option<f32>],
+    ceiling: Option<f64>,
+    c: Ceiling,
+    t: &Text,
+) -> Result<(), String> {
     let pts = points(&g.t, values);
     let ceiling = ceiling.unwrap_or(0.0);
     let y_max = pts.iter().map(|p| p.1).fold(ceiling, f64::max) * 1.1 + 1.0;
     let x = x_range(d, &g.t);
-    let mut chart = time_chart(a, &format!("{} (GPU {})", c.caption, g.gpu), x.clone(), y_max, c.axis, t)?;
+    let mut chart = time_chart(
+        a,
+        &format!("{} (GPU {})", c.caption, g.gpu),
+        x.clone(),
+        y_max,
+        c.axis,
+        t,
+    )?;
     shade_steady(&mut chart, d, y_max)?;
     labelled(&mut chart, pts, INK, false, c.series)?;
     if ceiling > 0.0 {
-        labelled(&mut chart, vec![(x.start, ceiling), (x.end, ceiling)], ORANGE, true, c.ceiling_label)?;
+        labelled(
+            &mut chart,
+            vec![(x.start, ceiling), (x.end, ceiling)],
+            ORANGE,
+            true,
+            c.ceiling_label,
+        )?;
     }
     legend(&mut chart)
 }
 
-fn power_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
-    let c = Ceiling { caption: t.chart_power, axis: t.axis_watts, series: t.series_power, ceiling_label: t.series_limit };
+fn power_chart(
+    a: &Area,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    t: &Text,
+) -> Result<(), String> {
+    let c = Ceiling {
+        caption: t.chart_power,
+        axis: t.axis_watts,
+        series: t.series_power,
+        ceiling_label: t.series_limit,
+    };
     ceiling_chart(a, d, g, &g.power_w, g.power_limit_w, c, t)
 }
 
-fn clock_chart(a: &Area, d: &Diagnosis, g: &checkup_model::GpuSeries, t: &Text) -> Result<(), String> {
-    let c = Ceiling { caption: t.chart_clock, axis: t.axis_mhz, series: t.series_sm_clock, ceiling_label: t.series_max };
+fn clock_chart(
+    a: &Area,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    t: &Text,
+) -> Result<(), String> {
+    let c = Ceiling {
+        caption: t.chart_clock,
+        axis: t.axis_mhz,
+        series: t.series_sm_clock,
+        ceiling_label: t.series_max,
+    };
     ceiling_chart(a, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
 }
 
 fn host_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(h) = &d.charts.host else { return Ok(()) };
+    let Some(h) = &d.charts.host else {
+        return Ok(());
+    };
     let total = points(&h.t, &h.cpu_total_pct);
     let tree = points(&h.t, &h.proc_tree_pct);
     let y_max = tree.iter().map(|p| p.1).fold(100.0, f64::max) * 1.05;
     let mut chart = time_chart(a, t.chart_host, x_range(d, &h.t), y_max, t.axis_percent, t)?;
     shade_steady(&mut chart, d, y_max)?;
-    labelled(&mut chart, total, INK, false, &format!("{} ({} {})", t.series_host_total, h.cores, t.cores))?;
+    labelled(
+        &mut chart,
+        total,
+        INK,
+        false,
+        &format!("{} ({} {})", t.series_host_total, h.cores, t.cores),
+    )?;
     labelled(&mut chart, tree, BLUE, true, t.series_proc_tree)?;
     legend(&mut chart)
 }
@@ -240,7 +365,12 @@ fn kind_color(k: SegmentKind) -> RGBColor {
 }
 
 fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let lanes: Vec<_> = d.charts.timelines.iter().filter(|tl| tl.span_us > 0.0).collect();
+    let lanes: Vec<_> = d
+        .charts
+        .timelines
+        .iter()
+        .filter(|tl| tl.span_us > 0.0)
+        .collect();
     let span_ms = lanes.iter().map(|l| l.span_us).fold(0.0, f64::max) / 1e3;
     let n = lanes.len() as f64;
     // The right quarter is left free for the legend.
@@ -261,33 +391,57 @@ fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .axis_desc_style(style(14))
         .draw()
         .map_err(e)?;
-    row_labels(a, &chart, &lanes.iter().map(|l| format!("{} {}", t.rank, l.rank)).collect::<Vec<_>>())?;
+    row_labels(
+        a,
+        &chart,
+        &lanes
+            .iter()
+            .map(|l| format!("{} {}", t.rank, l.rank))
+            .collect::<Vec<_>>(),
+    )?;
     for (i, lane) in lanes.iter().enumerate() {
         let top = n - i as f64 - 0.15;
         let bottom = n - i as f64 - 0.85;
         chart
             .draw_series(lane.segments.iter().map(|&(s, en, k)| {
-                Rectangle::new([(s / 1e3, bottom), ((en / 1e3).max(s / 1e3 + span_ms / 3000.0), top)], kind_color(k).filled())
+                Rectangle::new(
+                    [
+                        (s / 1e3, bottom),
+                        ((en / 1e3).max(s / 1e3 + span_ms / 3000.0), top),
+                    ],
+                    kind_color(k).filled(),
+                )
             }))
             .map_err(e)?;
         chart
             .draw_series(lane.step_starts_us.iter().map(|&s| {
-                PathElement::new(vec![(s / 1e3, bottom - 0.1), (s / 1e3, top + 0.1)], BLUE.stroke_width(2))
+                PathElement::new(
+                    vec![(s / 1e3, bottom - 0.1), (s / 1e3, top + 0.1)],
+                    BLUE.stroke_width(2),
+                )
             }))
             .map_err(e)?;
     }
-    for (label, kind) in [(t.seg_compute, SegmentKind::Compute), (t.seg_comm, SegmentKind::Communication), (t.seg_memory, SegmentKind::Memory)] {
+    for (label, kind) in [
+        (t.seg_compute, SegmentKind::Compute),
+        (t.seg_comm, SegmentKind::Communication),
+        (t.seg_memory, SegmentKind::Memory),
+    ] {
         chart
             .draw_series(std::iter::empty::<Rectangle<(f64, f64)>>())
             .map_err(e)?
             .label(label)
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], kind_color(kind).filled()));
+            .legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 14, y + 5)], kind_color(kind).filled())
+            });
     }
     chart
         .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
         .map_err(e)?
         .label(t.seg_step)
-        .legend(|(x, y)| PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], BLUE.stroke_width(2)));
+        .legend(|(x, y)| {
+            PathElement::new(vec![(x + 7, y - 6), (x + 7, y + 6)], BLUE.stroke_width(2))
+        });
     legend_sized(&mut chart, 13, 0.9)
 }
 
@@ -302,16 +456,40 @@ fn row_labels(a: &Area, chart: &Plot, labels: &[String]) -> Result<(), String> {
             plotters::style::text_anchor::HPos::Right,
             plotters::style::text_anchor::VPos::Center,
         );
-        a.draw(&plotters::element::Text::new(label.clone(), (px - 6, py), style(12).pos(pos))).map_err(e)?;
+        a.draw(&plotters::element::Text::new(
+            label.clone(),
+            (px - 6, py),
+            style(12).pos(pos),
+        ))
+        .map_err(e)?;
     }
     Ok(())
 }
 
 /// Horizontal stacked bars: one row per item, segments in a fixed order.
-fn stacked_bars(a: &Area, caption: &str, rows: &[(String, Vec<f64>)], parts: &[String], x_desc: &str) -> Result<(), String> {
-    let palette = [RGBColor(40, 40, 40), RGBColor(150, 150, 150), RGBColor(200, 200, 200), ORANGE, BLUE, GREEN, RGBColor(230, 200, 120)];
+fn stacked_bars(
+    a: &Area,
+    caption: &str,
+    rows: &[(String, Vec<f64>)],
+    parts: &[String],
+    x_desc: &str,
+) -> Result<(), String> {
+    let palette = [
+        RGBColor(40, 40, 40),
+        RGBColor(150, 150, 150),
+        RGBColor(200, 200, 200),
+        ORANGE,
+        BLUE,
+        GREEN,
+        RGBColor(230, 200, 120),
+    ];
     // The right third is left free for the legend.
-    let x_max = rows.iter().map(|r| r.1.iter().sum::<f64>()).fold(0.0, f64::max).max(1e-6) * 1.45;
+    let x_max = rows
+        .iter()
+        .map(|r| r.1.iter().sum::<f64>())
+        .fold(0.0, f64::max)
+        .max(1e-6)
+        * 1.45;
     let n = rows.len() as f64;
     let mut chart = ChartBuilder::on(a)
         .caption(caption, style(18))
@@ -329,17 +507,27 @@ fn stacked_bars(a: &Area, caption: &str, rows: &[(String, Vec<f64>)], parts: &[S
         .axis_desc_style(style(14))
         .draw()
         .map_err(e)?;
-    row_labels(a, &chart, &rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>())?;
+    row_labels(
+        a,
+        &chart,
+        &rows.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
+    )?;
     for (i, (_, values)) in rows.iter().enumerate() {
         let (bottom, top) = (n - i as f64 - 0.8, n - i as f64 - 0.2);
         let mut x = 0.0;
         for (k, v) in values.iter().enumerate() {
             if *v > 0.0 {
                 chart
-                    .draw_series(std::iter::once(Rectangle::new([(x, bottom), (x + v, top)], palette[k % palette.len()].filled())))
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x, bottom), (x + v, top)],
+                        palette[k % palette.len()].filled(),
+                    )))
                     .map_err(e)?;
                 chart
-                    .draw_series(std::iter::once(Rectangle::new([(x, bottom), (x + v, top)], WHITE.stroke_width(1))))
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(x, bottom), (x + v, top)],
+                        WHITE.stroke_width(1),
+                    )))
                     .map_err(e)?;
             }
             x += v;
@@ -357,51 +545,109 @@ fn stacked_bars(a: &Area, caption: &str, rows: &[(String, Vec<f64>)], parts: &[S
 }
 
 fn breakdown_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(r) = d.diagnosed_rank_summary() else { return Ok(()) };
+    let Some(r) = d.diagnosed_rank_summary() else {
+        return Ok(());
+    };
     let rows: Vec<(String, Vec<f64>)> = r
         .steps
         .iter()
         .map(|s| {
             (
                 format!("{} {}", t.step, s.step),
-                [s.kernel_us, s.memcpy_us, s.memset_us, s.communication_us, s.runtime_us, s.dataloader_us, s.cpu_other_us]
-                    .iter()
-                    .map(|v| v / 1e3)
-                    .collect(),
+                [
+                    s.kernel_us,
+                    s.memcpy_us,
+                    s.memset_us,
+                    s.communication_us,
+                    s.runtime_us,
+                    s.dataloader_us,
+                    s.cpu_other_us,
+                ]
+                .iter()
+                .map(|v| v / 1e3)
+                .collect(),
             )
         })
         .collect();
     let parts: Vec<String> = t.breakdown_parts.iter().map(|p| p.to_string()).collect();
-    stacked_bars(a, &format!("{} ({} {})", t.chart_breakdown, t.rank, r.rank), &rows, &parts, t.axis_time_ms)
+    stacked_bars(
+        a,
+        &format!("{} ({} {})", t.chart_breakdown, t.rank, r.rank),
+        &rows,
+        &parts,
+        t.axis_time_ms,
+    )
 }
 
 fn idle_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(r) = d.diagnosed_rank_summary() else { return Ok(()) };
+    let Some(r) = d.diagnosed_rank_summary() else {
+        return Ok(());
+    };
     let g = &r.gpu;
     let w = &r.host_waits;
     let pct = |v: f64| g.share(v) * 100.0;
     let rows = vec![
-        (t.idle_by_kind.to_string(), vec![pct(g.idle.host_wait_us), pct(g.idle.kernel_wait_us), pct(g.idle.other_us), 0.0, 0.0]),
-        (t.idle_by_cause.to_string(), vec![pct(w.dataloader_us), pct(w.checkpoint_us), pct(w.sync_us), pct(w.launch_us), pct(w.other_us)]),
+        (
+            t.idle_by_kind.to_string(),
+            vec![
+                pct(g.idle.host_wait_us),
+                pct(g.idle.kernel_wait_us),
+                pct(g.idle.other_us),
+                0.0,
+                0.0,
+            ],
+        ),
+        (
+            t.idle_by_cause.to_string(),
+            vec![
+                pct(w.dataloader_us),
+                pct(w.checkpoint_us),
+                pct(w.sync_us),
+                pct(w.launch_us),
+                pct(w.other_us),
+            ],
+        ),
     ];
     // The two rows split the same idle time two ways; each legend entry names both splits.
     let parts: Vec<String> = (0..5)
-        .map(|k| if k < 3 { format!("{} / {}", t.idle_parts[k], t.cause_parts[k]) } else { t.cause_parts[k].to_string() })
+        .map(|k| {
+            if k < 3 {
+                format!("{} / {}", t.idle_parts[k], t.cause_parts[k])
+            } else {
+                t.cause_parts[k].to_string()
+            }
+        })
         .collect();
-    stacked_bars(a, &format!("{} ({} {})", t.chart_idle, t.rank, r.rank), &rows, &parts, t.axis_percent_of_step)
+    stacked_bars(
+        a,
+        &format!("{} ({} {})", t.chart_idle, t.rank, r.rank),
+        &rows,
+        &parts,
+        t.axis_percent_of_step,
+    )
 }
 
 fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(s) = d.diagnosed_steps() else { return Ok(()) };
+    let Some(s) = d.diagnosed_steps() else {
+        return Ok(());
+    };
     let warm = s.warmup_steps as usize;
     let steady: Vec<f64> = s.duration_ms.iter().skip(warm).map(|v| *v as f64).collect();
     let mut sorted = steady.clone();
     sorted.sort_by(f64::total_cmp);
     // Cap the axis at a high quantile so one giant warm-up step does not flatten the rest.
-    let cap = sorted.get(((sorted.len() as f64) * 0.999) as usize).copied().unwrap_or(1.0).max(1e-3) * 1.15;
+    let cap = sorted
+        .get(((sorted.len() as f64) * 0.999) as usize)
+        .copied()
+        .unwrap_or(1.0)
+        .max(1e-3)
+        * 1.15;
     let x_max = s.step.last().copied().unwrap_or(1) as f64 + 1.0;
     let mut chart = ChartBuilder::on(a)
-        .caption(format!("{} ({} {})", t.chart_steps, t.rank, s.rank), style(18))
+        .caption(
+            format!("{} ({} {})", t.chart_steps, t.rank, s.rank),
+            style(18),
+        )
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -418,18 +664,36 @@ fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .map_err(e)?;
     if warm > 0 {
         let end = s.step.get(warm).copied().unwrap_or(0) as f64;
-        chart.draw_series(std::iter::once(Rectangle::new([(0.0, 0.0), (end, cap)], SHADE.filled()))).map_err(e)?;
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [(0.0, 0.0), (end, cap)],
+                SHADE.filled(),
+            )))
+            .map_err(e)?;
     }
-    let pts: Vec<(f64, f64)> = s.step.iter().zip(&s.duration_ms).map(|(x, y)| (*x as f64, (*y as f64).min(cap))).collect();
+    let pts: Vec<(f64, f64)> = s
+        .step
+        .iter()
+        .zip(&s.duration_ms)
+        .map(|(x, y)| (*x as f64, (*y as f64).min(cap)))
+        .collect();
     chart
         .draw_series(LineSeries::new(pts.clone(), INK.stroke_width(1)))
         .map_err(e)?
         .label(t.series_step)
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], INK.stroke_width(2)));
-    let stalls: Vec<(f64, f64)> = pts.iter().filter(|(x, _)| s.stall_steps.contains(&(*x as u64))).copied().collect();
+    let stalls: Vec<(f64, f64)> = pts
+        .iter()
+        .filter(|(x, _)| s.stall_steps.contains(&(*x as u64)))
+        .copied()
+        .collect();
     if !stalls.is_empty() {
         chart
-            .draw_series(stalls.into_iter().map(|p| TriangleMarker::new(p, 7, ORANGE.filled())))
+            .draw_series(
+                stalls
+                    .into_iter()
+                    .map(|p| TriangleMarker::new(p, 7, ORANGE.filled())),
+            )
             .map_err(e)?
             .label(t.series_stall)
             .legend(|(x, y)| TriangleMarker::new((x + 7, y), 6, ORANGE.filled()));
@@ -440,9 +704,17 @@ fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
 /// Histogram of steady step times; bins holding stall steps are drawn in the stall colour so a
 /// periodic stall shows as a separate hump.
 fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let Some(s) = d.diagnosed_steps() else { return Ok(()) };
+    let Some(s) = d.diagnosed_steps() else {
+        return Ok(());
+    };
     let warm = s.warmup_steps as usize;
-    let steady: Vec<(u64, f64)> = s.step.iter().zip(&s.duration_ms).skip(warm).map(|(k, v)| (*k, *v as f64)).collect();
+    let steady: Vec<(u64, f64)> = s
+        .step
+        .iter()
+        .zip(&s.duration_ms)
+        .skip(warm)
+        .map(|(k, v)| (*k, *v as f64))
+        .collect();
     if steady.is_empty() {
         return Ok(());
     }
@@ -459,9 +731,18 @@ fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
             normal[b] += 1;
         }
     }
-    let y_max = normal.iter().zip(&stalled).map(|(a, b)| a + b).max().unwrap_or(1) as f64 * 1.1;
+    let y_max = normal
+        .iter()
+        .zip(&stalled)
+        .map(|(a, b)| a + b)
+        .max()
+        .unwrap_or(1) as f64
+        * 1.1;
     let mut chart = ChartBuilder::on(a)
-        .caption(format!("{} ({} {})", t.chart_distribution, t.rank, s.rank), style(18))
+        .caption(
+            format!("{} ({} {})", t.chart_distribution, t.rank, s.rank),
+            style(18),
+        )
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(60)
@@ -478,16 +759,27 @@ fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .map_err(e)?;
     let bar = |k: usize, lo: u32, hi: u32, color: RGBColor| {
         let x0 = k as f64 * width;
-        Rectangle::new([(x0, lo as f64), (x0 + width * 0.9, hi as f64)], color.filled())
+        Rectangle::new(
+            [(x0, lo as f64), (x0 + width * 0.9, hi as f64)],
+            color.filled(),
+        )
     };
     chart
-        .draw_series((0..BINS).filter(|k| normal[*k] > 0).map(|k| bar(k, 0, normal[k], INK)))
+        .draw_series(
+            (0..BINS)
+                .filter(|k| normal[*k] > 0)
+                .map(|k| bar(k, 0, normal[k], INK)),
+        )
         .map_err(e)?
         .label(t.series_step)
         .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], INK.filled()));
     if stalled.iter().any(|c| *c > 0) {
         chart
-            .draw_series((0..BINS).filter(|k| stalled[*k] > 0).map(|k| bar(k, normal[k], normal[k] + stalled[k], ORANGE)))
+            .draw_series(
+                (0..BINS)
+                    .filter(|k| stalled[*k] > 0)
+                    .map(|k| bar(k, normal[k], normal[k] + stalled[k], ORANGE)),
+            )
             .map_err(e)?
             .label(t.series_stall)
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], ORANGE.filled()));
@@ -495,7 +787,11 @@ fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         chart
             .draw_series((0..BINS).filter(|k| stalled[*k] > 0).map(|k| {
                 let x = (k as f64 + 0.45) * width;
-                TriangleMarker::new((x, (normal[k] + stalled[k]) as f64 + y_max * 0.06), 7, ORANGE.filled())
+                TriangleMarker::new(
+                    (x, (normal[k] + stalled[k]) as f64 + y_max * 0.06),
+                    7,
+                    ORANGE.filled(),
+                )
             }))
             .map_err(e)?;
     }
@@ -506,8 +802,20 @@ fn scaling_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(s) = &d.scaling else { return Ok(()) };
     let rows = vec![
         ("1 GPU".to_string(), vec![s.single_gpu_samples_per_s, 0.0]),
-        (format!("{} GPUs", s.gpus), vec![s.multi_gpu_samples_per_s, 0.0]),
-        (format!("{} ({} GPUs)", t.ideal, s.gpus), vec![0.0, s.single_gpu_samples_per_s * s.gpus as f64]),
+        (
+            format!("{} GPUs", s.gpus),
+            vec![s.multi_gpu_samples_per_s, 0.0],
+        ),
+        (
+            format!("{} ({} GPUs)", t.ideal, s.gpus),
+            vec![0.0, s.single_gpu_samples_per_s * s.gpus as f64],
+        ),
     ];
-    stacked_bars(a, &format!("{} — {:.0}%", t.chart_scaling, s.efficiency * 100.0), &rows, &[t.measured.to_string(), t.ideal.to_string()], t.axis_samples_per_s)
+    stacked_bars(
+        a,
+        &format!("{} — {:.0}%", t.chart_scaling, s.efficiency * 100.0),
+        &rows,
+        &[t.measured.to_string(), t.ideal.to_string()],
+        t.axis_samples_per_s,
+    )
 }

@@ -36,7 +36,9 @@ pub struct ReportOptions {
 }
 
 fn comparison(d: &Diagnosis, o: &ReportOptions) -> Option<Comparison> {
-    o.baseline.as_ref().map(|b| compare(&BaselineCard::from_diagnosis(d), b))
+    o.baseline
+        .as_ref()
+        .map(|b| compare(&BaselineCard::from_diagnosis(d), b))
 }
 
 /// Markdown with charts as files beside it: returns the text (charts linked as
@@ -46,7 +48,9 @@ pub fn markdown(d: &Diagnosis, o: &ReportOptions) -> (String, Vec<Chart>) {
     let d = &localize::localize(d, o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
-    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| format!("![{}](charts/{}.svg)", c.title, c.name));
+    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| {
+        format!("![{}](charts/{}.svg)", c.title, c.name)
+    });
     (md, charts)
 }
 
@@ -64,18 +68,25 @@ pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
     let d = &localize::localize(d, o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
-    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| format!("CHART-PLACEHOLDER-{}", c.name));
+    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| {
+        format!("CHART-PLACEHOLDER-{}", c.name)
+    });
     let mut opts = pulldown_cmark::Options::empty();
     opts.insert(pulldown_cmark::Options::ENABLE_TABLES);
     let parser = pulldown_cmark::Parser::new_ext(&md, opts).map(|ev| match ev {
-        pulldown_cmark::Event::Html(t) | pulldown_cmark::Event::InlineHtml(t) => pulldown_cmark::Event::Text(t),
+        pulldown_cmark::Event::Html(t) | pulldown_cmark::Event::InlineHtml(t) => {
+            pulldown_cmark::Event::Text(t)
+        }
         other => other,
     });
     let mut body = String::new();
     pulldown_cmark::html::push_html(&mut body, parser);
     for c in &charts {
         let svg = c.svg.trim_start_matches(|ch| ch != '<');
-        let svg = svg.strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>").unwrap_or(svg).trim_start();
+        let svg = svg
+            .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+            .unwrap_or(svg)
+            .trim_start();
         let figure = format!(
             "<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>",
             html_escape(&c.title)
@@ -97,7 +108,10 @@ pub fn pdf(d: &Diagnosis, o: &ReportOptions) -> Result<Vec<u8>, ReportError> {
 }
 
 fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 const CSS: &str = "body{font-family:system-ui,'Noto Sans CJK SC','WenQuanYi Micro Hei',sans-serif;line-height:1.45;color:#111;margin:0}\

@@ -22,18 +22,31 @@ pub fn localize(d: &Diagnosis, lang: Language) -> Diagnosis {
     d.window.method = window_method(&d);
     d.notes = d.notes.iter().map(|n| note(n)).collect();
     if let Some(first) = d.findings.first() {
-        let fix = first.fixes.first().map(|x| format!("首先尝试：{}。", x.title)).unwrap_or_default();
+        let fix = first
+            .fixes
+            .first()
+            .map(|x| format!("首先尝试：{}。", x.title))
+            .unwrap_or_default();
         d.verdict = if matches!(first.family(), ids::COMPUTE_BOUND) {
             format!("{}。{}{}", first.title, first.summary, fix)
         } else {
-            format!("{}：占步骤时间的 {:.0}%。{}{}", first.title, first.share * 100.0, first.summary, fix)
+            format!(
+                "{}：占步骤时间的 {:.0}%。{}{}",
+                first.title,
+                first.share * 100.0,
+                first.summary,
+                fix
+            )
         };
     }
     d
 }
 
 fn value(f: &Finding, metric_prefix: &str) -> Option<f64> {
-    f.evidence.iter().find(|e| e.metric.starts_with(metric_prefix)).map(|e| e.value)
+    f.evidence
+        .iter()
+        .find(|e| e.metric.starts_with(metric_prefix))
+        .map(|e| e.value)
 }
 
 fn localize_finding(f: &mut Finding) {
@@ -44,7 +57,9 @@ fn localize_finding(f: &mut Finding) {
         ids::KERNEL_LAUNCH => "内核启动开销：大量微小内核",
         ids::MEMORY_BANDWIDTH => "显存带宽瓶颈",
         ids::COMMUNICATION if f.id.ends_with("/straggler") => "某个 rank 在等待更慢的 rank",
-        ids::COMMUNICATION if f.id.ends_with("/p2p_disabled") => "存在 NVLink 却禁用了 NCCL 点对点通信",
+        ids::COMMUNICATION if f.id.ends_with("/p2p_disabled") => {
+            "存在 NVLink 却禁用了 NCCL 点对点通信"
+        }
         ids::COMMUNICATION => "梯度 all-reduce 通信未被隐藏",
         ids::HOST_SYNC => "主机同步使 GPU 空闲",
         ids::H2D_COPY => "主机到设备的拷贝阻塞 GPU",
@@ -110,54 +125,123 @@ fn localize_evidence(e: &mut Evidence) {
     const METRICS: &[(&str, &str)] = &[
         ("DRAM bandwidth utilisation (GPM)", "显存带宽利用率（GPM）"),
         ("DataLoader num_workers", "DataLoader num_workers"),
-        ("GPU busy share of a step at unprofiled speed", "未分析速度下 GPU 忙碌占步骤比例"),
+        (
+            "GPU busy share of a step at unprofiled speed",
+            "未分析速度下 GPU 忙碌占步骤比例",
+        ),
         ("GPU busy share of a step", "GPU 忙碌占步骤比例"),
         ("GPU busy time per step", "每步 GPU 忙碌时间"),
-        ("GPU idle after a host synchronisation (share of step)", "主机同步后的 GPU 空闲（占步骤比例）"),
-        ("GPU idle waiting for the host to launch work (share of step)", "GPU 等待主机发射工作的空闲（占步骤比例）"),
-        ("GPU idle while waiting for the DataLoader (share of step)", "GPU 等待 DataLoader 的空闲（占步骤比例）"),
+        (
+            "GPU idle after a host synchronisation (share of step)",
+            "主机同步后的 GPU 空闲（占步骤比例）",
+        ),
+        (
+            "GPU idle waiting for the host to launch work (share of step)",
+            "GPU 等待主机发射工作的空闲（占步骤比例）",
+        ),
+        (
+            "GPU idle while waiting for the DataLoader (share of step)",
+            "GPU 等待 DataLoader 的空闲（占步骤比例）",
+        ),
         ("GPU util dips to idle every", "GPU 利用率跌至空闲的周期"),
-        ("GPU-Util (any kernel running)", "GPU-Util（有任一内核运行）"),
+        (
+            "GPU-Util (any kernel running)",
+            "GPU-Util（有任一内核运行）",
+        ),
         ("NCCL kernel time per step", "每步 NCCL 内核时间"),
-        ("NCCL_P2P_DISABLE set while NVLink connects the GPUs", "GPU 之间有 NVLink 却设置了 NCCL_P2P_DISABLE"),
+        (
+            "NCCL_P2P_DISABLE set while NVLink connects the GPUs",
+            "GPU 之间有 NVLink 却设置了 NCCL_P2P_DISABLE",
+        ),
         ("NVLink transmit", "NVLink 发送"),
         ("SM active (GPM)", "SM 活跃（GPM）"),
-        ("SM clock while busy, share of max", "忙碌时 SM 时钟占最大值比例"),
-        ("aten::item / _local_scalar_dense per step", "每步 aten::item / _local_scalar_dense 次数"),
-        ("busy samples with a throttling clock-event reason", "带降频原因的忙碌采样"),
+        (
+            "SM clock while busy, share of max",
+            "忙碌时 SM 时钟占最大值比例",
+        ),
+        (
+            "aten::item / _local_scalar_dense per step",
+            "每步 aten::item / _local_scalar_dense 次数",
+        ),
+        (
+            "busy samples with a throttling clock-event reason",
+            "带降频原因的忙碌采样",
+        ),
         ("communication hidden behind compute", "被计算隐藏的通信"),
         ("compute kernels, share of step", "计算内核占步骤比例"),
         ("data wait share of step time", "数据等待占步骤时间比例"),
-        ("elementwise/normalisation share of kernel time", "逐元素/归一化内核占内核时间比例"),
-        ("exposed communication on the slowest rank (share of step)", "最慢 rank 上暴露的通信（占步骤比例）"),
-        ("extra exposed communication on the waiting rank", "等待方 rank 多出的暴露通信"),
+        (
+            "elementwise/normalisation share of kernel time",
+            "逐元素/归一化内核占内核时间比例",
+        ),
+        (
+            "exposed communication on the slowest rank (share of step)",
+            "最慢 rank 上暴露的通信（占步骤比例）",
+        ),
+        (
+            "extra exposed communication on the waiting rank",
+            "等待方 rank 多出的暴露通信",
+        ),
         ("host CPU use, all cores", "主机 CPU 使用率（全部核心）"),
-        ("host time to launch a step, outside syncs", "主机发射一步所需时间（不含同步）"),
-        ("host-to-device copies not hidden by compute (share of step)", "未被计算隐藏的主机到设备拷贝（占步骤比例）"),
+        (
+            "host time to launch a step, outside syncs",
+            "主机发射一步所需时间（不含同步）",
+        ),
+        (
+            "host-to-device copies not hidden by compute (share of step)",
+            "未被计算隐藏的主机到设备拷贝（占步骤比例）",
+        ),
         ("kernels per step", "每步内核数"),
         ("kernels shorter than 10 µs", "短于 10 µs 的内核"),
-        ("matmul/convolution share of kernel time", "矩阵乘/卷积占内核时间比例"),
+        (
+            "matmul/convolution share of kernel time",
+            "矩阵乘/卷积占内核时间比例",
+        ),
         ("mean GPU utilisation", "平均 GPU 利用率"),
         ("median data wait per step", "每步数据等待中位数"),
         ("mean data wait per step", "每步平均数据等待"),
         ("median kernel duration", "内核时长中位数"),
         ("pageable bytes copied per step", "每步可分页拷贝字节数"),
         ("pageable copy bandwidth", "可分页拷贝带宽"),
-        ("pageable host-to-device copy time per step", "每步可分页主机到设备拷贝时间"),
+        (
+            "pageable host-to-device copy time per step",
+            "每步可分页主机到设备拷贝时间",
+        ),
         ("peak GPU temperature", "GPU 峰值温度"),
         ("peak disk write rate", "磁盘写入峰值速率"),
-        ("pinned host-to-device copy time per step", "每步锁页主机到设备拷贝时间"),
+        (
+            "pinned host-to-device copy time per step",
+            "每步锁页主机到设备拷贝时间",
+        ),
         ("power draw, share of limit", "功耗占上限比例"),
-        ("profiled step time (CPU side)", "分析期间的步骤时间（CPU 侧）"),
+        (
+            "profiled step time (CPU side)",
+            "分析期间的步骤时间（CPU 侧）",
+        ),
         ("speed-up over 1 GPU", "相对单 GPU 的加速比"),
         ("stall period", "停顿周期"),
         ("stalls in the steady window", "稳态窗口内的停顿次数"),
-        ("synchronising CUDA calls per step", "每步同步型 CUDA 调用次数"),
+        (
+            "synchronising CUDA calls per step",
+            "每步同步型 CUDA 调用次数",
+        ),
         ("tensor-core activity (GPM)", "张量核活跃度（GPM）"),
-        ("time lost to stalls (share of run)", "停顿损失的时间（占运行比例）"),
-        ("training process CPU (100 = one core)", "训练进程 CPU（100 = 1 核）"),
-        ("training process tree CPU (100 = one core)", "训练进程树 CPU（100 = 1 核）"),
-        ("typical stall length beyond a normal step", "比正常步骤多出的典型停顿时长"),
+        (
+            "time lost to stalls (share of run)",
+            "停顿损失的时间（占运行比例）",
+        ),
+        (
+            "training process CPU (100 = one core)",
+            "训练进程 CPU（100 = 1 核）",
+        ),
+        (
+            "training process tree CPU (100 = one core)",
+            "训练进程树 CPU（100 = 1 核）",
+        ),
+        (
+            "typical stall length beyond a normal step",
+            "比正常步骤多出的典型停顿时长",
+        ),
         ("unprofiled step time", "未分析的步骤时间"),
     ];
     if let Some((_, zh)) = METRICS.iter().find(|(en, _)| *en == e.metric) {
@@ -165,7 +249,10 @@ fn localize_evidence(e: &mut Evidence) {
     } else if let Some(rank) = e.metric.strip_prefix("exposed communication, rank ") {
         e.metric = format!("rank {rank} 暴露的通信");
     } else if let Some(rest) = e.metric.strip_prefix("scaling efficiency, ") {
-        e.metric = format!("扩展效率（{}）", rest.replace(" GPUs vs 1", " 个 GPU 对比 1 个"));
+        e.metric = format!(
+            "扩展效率（{}）",
+            rest.replace(" GPUs vs 1", " 个 GPU 对比 1 个")
+        );
     }
     e.unit = match e.unit.as_str() {
         "calls" => "次".into(),
@@ -183,7 +270,10 @@ fn localize_evidence(e: &mut Evidence) {
         .replace("host samples", "主机采样")
         .replace("static snapshot", "静态快照")
         .replace("traces of all ranks", "所有 rank 的 trace")
-        .replace("trace busy time per step ÷ unprofiled step time", "trace 每步忙碌时间 ÷ 未分析步骤时间")
+        .replace(
+            "trace busy time per step ÷ unprofiled step time",
+            "trace 每步忙碌时间 ÷ 未分析步骤时间",
+        )
         .replace("profiled window", "分析窗口")
         .replace("samples/s vs partner", "样本/秒，对照单 GPU 运行");
 }

@@ -29,7 +29,13 @@ pub use checkup_model::format_number;
 
 /// The report as Markdown. `chart_ref` writes the Markdown that shows one chart (an image
 /// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).
-pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&BaselineComparison>, chart_ref: &dyn Fn(&Chart) -> String) -> String {
+pub fn render(
+    d: &Diagnosis,
+    t: &Text,
+    charts: &[Chart],
+    baseline: Option<&BaselineComparison>,
+    chart_ref: &dyn Fn(&Chart) -> String,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", t.title);
     let _ = writeln!(s, "## {}\n", t.verdict);
@@ -39,9 +45,20 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
         let _ = writeln!(s, "## {}\n", t.baseline);
         let _ = writeln!(s, "**{}**\n", escape(&b.summary));
         let h = t.baseline_headers;
-        let _ = writeln!(s, "| {} | {} | {} | {} |\n|---|---|---|---|", h[0], h[1], h[2], h[3]);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |\n|---|---|---|---|",
+            h[0], h[1], h[2], h[3]
+        );
         for c in &b.changes {
-            let _ = writeln!(s, "| {} | {} | {} | {} |", c.figure, escape(&c.baseline), escape(&c.current), escape(&c.change));
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                c.figure,
+                escape(&c.baseline),
+                escape(&c.current),
+                escape(&c.change)
+            );
         }
         let _ = writeln!(s);
     }
@@ -50,7 +67,15 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
     let _ = writeln!(s, "## {}\n", t.run);
     let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
     let values: [Option<String>; 10] = [
-        f.gpu_name.clone().map(|g| format!("{g}{}", f.world_size.filter(|w| *w > 1).map(|w| format!(" × {w} ranks")).unwrap_or_default())),
+        f.gpu_name.clone().map(|g| {
+            format!(
+                "{g}{}",
+                f.world_size
+                    .filter(|w| *w > 1)
+                    .map(|w| format!(" × {w} ranks"))
+                    .unwrap_or_default()
+            )
+        }),
         f.driver_version.clone(),
         f.cuda_driver_version.clone(),
         f.cuda_runtime_version.clone(),
@@ -71,7 +96,11 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
     if !d.environment.is_empty() {
         let _ = writeln!(s, "## {}\n", t.environment);
         let h = t.env_headers;
-        let _ = writeln!(s, "| {} | {} | {} | {} |\n|---|---|---|---|", h[0], h[1], h[2], h[3]);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |\n|---|---|---|---|",
+            h[0], h[1], h[2], h[3]
+        );
         for c in &d.environment {
             let status = match c.status {
                 CheckStatus::Pass => t.status[0],
@@ -79,7 +108,13 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
                 CheckStatus::Fail => t.status[2],
                 CheckStatus::Unknown => t.status[3],
             };
-            let _ = writeln!(s, "| {} | {status} | {} | {} |", escape(&c.title), escape(&c.value), escape(c.fix.as_deref().unwrap_or("")));
+            let _ = writeln!(
+                s,
+                "| {} | {status} | {} | {} |",
+                escape(&c.title),
+                escape(&c.value),
+                escape(c.fix.as_deref().unwrap_or(""))
+            );
         }
         let _ = writeln!(s);
     }
@@ -108,18 +143,43 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
         let _ = writeln!(s, "{}\n", escape(&f.summary));
         if !f.evidence.is_empty() {
             let h = t.evidence_headers;
-            let _ = writeln!(s, "| {} | {} | {} | {} |\n|---|---|---|---|", h[0], h[1], h[2], h[3]);
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |\n|---|---|---|---|",
+                h[0], h[1], h[2], h[3]
+            );
             for e in &f.evidence {
                 let threshold = e.threshold.as_ref().map_or(String::new(), |th| {
-                    let op = if th.comparison == Comparison::AtLeast { "≥" } else { "≤" };
+                    let op = if th.comparison == Comparison::AtLeast {
+                        "≥"
+                    } else {
+                        "≤"
+                    };
                     format!("{op} {} {}", format_number(th.value), escape(&e.unit))
                 });
-                let _ = writeln!(s, "| {} | {} {} | {} | {} |", escape(&e.metric), format_number(e.value), escape(&e.unit), threshold, escape(&e.source));
+                let _ = writeln!(
+                    s,
+                    "| {} | {} {} | {} | {} |",
+                    escape(&e.metric),
+                    format_number(e.value),
+                    escape(&e.unit),
+                    threshold,
+                    escape(&e.source)
+                );
             }
             let _ = writeln!(s);
         }
         for (k, fix) in f.fixes.iter().enumerate() {
-            let _ = writeln!(s, "**{} {}: {}.** {} *{}:* {}\n", t.fix, k + 1, escape(&fix.title), escape(&fix.detail), t.expected, escape(&fix.expected_effect));
+            let _ = writeln!(
+                s,
+                "**{} {}: {}.** {} *{}:* {}\n",
+                t.fix,
+                k + 1,
+                escape(&fix.title),
+                escape(&fix.detail),
+                t.expected,
+                escape(&fix.expected_effect)
+            );
             if let Some(code) = &fix.snippet {
                 let fence = if code.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}python\n{code}\n{fence}\n");
@@ -129,7 +189,12 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
 
     if !d.ranks.is_empty() {
         let _ = writeln!(s, "## {}\n", t.per_rank);
-        let _ = writeln!(s, "| {} |\n|{}", t.rank_headers.join(" | "), "---|".repeat(t.rank_headers.len()));
+        let _ = writeln!(
+            s,
+            "| {} |\n|{}",
+            t.rank_headers.join(" | "),
+            "---|".repeat(t.rank_headers.len())
+        );
         for r in &d.ranks {
             let g = &r.gpu;
             let p = |us: f64| format!("{:.1}%", g.share(us) * 100.0);
@@ -152,7 +217,12 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
     }
     if !d.step_timing.is_empty() {
         let _ = writeln!(s, "## {}\n", t.step_timing);
-        let _ = writeln!(s, "| {} |\n|{}", t.step_headers.join(" | "), "---|".repeat(t.step_headers.len()));
+        let _ = writeln!(
+            s,
+            "| {} |\n|{}",
+            t.step_headers.join(" | "),
+            "---|".repeat(t.step_headers.len())
+        );
         for st in &d.step_timing {
             let _ = writeln!(
                 s,
@@ -165,7 +235,9 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
                 st.p90_step_ms,
                 st.data_wait_share * 100.0,
                 st.stalls.len(),
-                st.stall_period_steps.map(|p| format!(" ({})", t.every_n_steps.replace("{}", &format!("{p:.0}")))).unwrap_or_default()
+                st.stall_period_steps
+                    .map(|p| format!(" ({})", t.every_n_steps.replace("{}", &format!("{p:.0}"))))
+                    .unwrap_or_default()
             );
         }
         let _ = writeln!(s);
@@ -179,6 +251,15 @@ pub fn render(d: &Diagnosis, t: &Text, charts: &[Chart], baseline: Option<&Basel
     if !d.notes.is_empty() {
         let _ = writeln!(s);
     }
-    let _ = writeln!(s, "{}: {}", t.sources, d.sources.iter().map(|x| format!("`{}`", x.replace('`', "'"))).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        s,
+        "{}: {}",
+        t.sources,
+        d.sources
+            .iter()
+            .map(|x| format!("`{}`", x.replace('`', "'")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     s
 }

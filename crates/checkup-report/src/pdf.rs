@@ -8,11 +8,11 @@ use std::sync::LazyLock;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use typst::diag::{FileError, FileResult};
 use typst::foundations::{Bytes, Datetime, Duration};
-use typst_layout::PagedDocument;
 use typst::syntax::{FileId, RootedPath, Source, VirtualPath, VirtualRoot};
 use typst::text::{Font, FontBook};
 use typst::utils::LazyHash;
 use typst::{Library, LibraryExt, World};
+use typst_layout::PagedDocument;
 
 use crate::charts::{Chart, FONT_BYTES};
 use crate::ReportError;
@@ -28,7 +28,10 @@ static FONTS: LazyLock<Fonts> = LazyLock::new(|| {
         .chain(std::iter::once(FONT_BYTES))
         .flat_map(|data| Font::iter(Bytes::new(data)))
         .collect();
-    Fonts { book: LazyHash::new(FontBook::from_fonts(&fonts)), fonts }
+    Fonts {
+        book: LazyHash::new(FontBook::from_fonts(&fonts)),
+        fonts,
+    }
 });
 
 static LIBRARY: LazyLock<LazyHash<Library>> = LazyLock::new(|| LazyHash::new(Library::default()));
@@ -39,7 +42,8 @@ struct ReportWorld {
 }
 
 fn file_id(path: &str) -> Result<FileId, ReportError> {
-    let vpath = VirtualPath::new(path).map_err(|e| ReportError::Pdf(format!("bad virtual path {path}: {e:?}")))?;
+    let vpath = VirtualPath::new(path)
+        .map_err(|e| ReportError::Pdf(format!("bad virtual path {path}: {e:?}")))?;
     Ok(RootedPath::new(VirtualRoot::Project, vpath).intern())
 }
 
@@ -61,7 +65,10 @@ impl World for ReportWorld {
         }
     }
     fn file(&self, id: FileId) -> FileResult<Bytes> {
-        self.files.get(&id).cloned().ok_or_else(|| FileError::NotFound(std::path::PathBuf::from(format!("{id:?}"))))
+        self.files
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| FileError::NotFound(std::path::PathBuf::from(format!("{id:?}"))))
     }
     fn font(&self, index: usize) -> Option<Font> {
         FONTS.fonts.get(index).cloned()
@@ -73,20 +80,42 @@ impl World for ReportWorld {
 
 /// Typesets Markdown (as written by [`crate::markdown::render`] with charts referenced as
 /// `charts/NAME.svg`) to PDF.
-pub fn markdown_to_pdf(markdown: &str, charts: &[Chart], lang: &str) -> Result<Vec<u8>, ReportError> {
+pub fn markdown_to_pdf(
+    markdown: &str,
+    charts: &[Chart],
+    lang: &str,
+) -> Result<Vec<u8>, ReportError> {
     let body = to_typst(markdown);
     let text = format!("{PREAMBLE}\n#set text(lang: \"{lang}\")\n{body}");
     let main = Source::new(file_id("/report.typ")?, text);
     let mut files = HashMap::new();
     for c in charts {
-        files.insert(file_id(&format!("/charts/{}.svg", c.name))?, Bytes::new(c.svg.clone().into_bytes()));
+        files.insert(
+            file_id(&format!("/charts/{}.svg", c.name))?,
+            Bytes::new(c.svg.clone().into_bytes()),
+        );
     }
     let world = ReportWorld { main, files };
     let document = typst::compile::<PagedDocument>(&world)
         .output
-        .map_err(|errors| ReportError::Pdf(errors.iter().map(|e| e.message.to_string()).collect::<Vec<_>>().join("; ")))?;
-    typst_pdf::pdf(&document, &typst_pdf::PdfOptions::default())
-        .map_err(|errors| ReportError::Pdf(errors.iter().map(|e| e.message.to_string()).collect::<Vec<_>>().join("; ")))
+        .map_err(|errors| {
+            ReportError::Pdf(
+                errors
+                    .iter()
+                    .map(|e| e.message.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+    typst_pdf::pdf(&document, &typst_pdf::PdfOptions::default()).map_err(|errors| {
+        ReportError::Pdf(
+            errors
+                .iter()
+                .map(|e| e.message.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    })
 }
 
 const PREAMBLE: &str = r##"#set page(paper: "a4", margin: (x: 16mm, y: 18mm), numbering: "1 / 1")
@@ -136,7 +165,11 @@ fn to_typst(markdown: &str) -> String {
                 }
                 Event::End(TagEnd::CodeBlock) => {
                     let (lang, buf) = code.take().unwrap_or_default();
-                    out.push_str(&format!("#raw(block: true, lang: {}, {})\n\n", lit(&lang), lit(buf.trim_end())));
+                    out.push_str(&format!(
+                        "#raw(block: true, lang: {}, {})\n\n",
+                        lit(&lang),
+                        lit(buf.trim_end())
+                    ));
                     continue;
                 }
                 _ => continue,
@@ -150,7 +183,11 @@ fn to_typst(markdown: &str) -> String {
                 }
                 Event::End(TagEnd::Image) => {
                     let (src, alt) = image.take().unwrap_or_default();
-                    out.push_str(&format!("#figure(image({}, width: 100%), caption: [#{}])\n\n", lit(&format!("/{src}")), lit(&alt)));
+                    out.push_str(&format!(
+                        "#figure(image({}, width: 100%), caption: [#{}])\n\n",
+                        lit(&format!("/{src}")),
+                        lit(&alt)
+                    ));
                     continue;
                 }
                 _ => continue,
@@ -182,7 +219,9 @@ fn to_typst(markdown: &str) -> String {
                 };
                 code = Some((lang, String::new()));
             }
-            Event::Start(Tag::Image { dest_url, .. }) => image = Some((dest_url.to_string(), String::new())),
+            Event::Start(Tag::Image { dest_url, .. }) => {
+                image = Some((dest_url.to_string(), String::new()))
+            }
             Event::Start(Tag::Table(aligns)) => {
                 out.push_str(&format!("#table(columns: {},\n", aligns.len()));
             }
@@ -213,6 +252,9 @@ mod tests {
         let t = to_typst("kernel `#panic()` named #eval(\"x\") and \"quotes\" \\\\ done");
         assert!(t.contains(r##"#"kernel ""##), "{t}");
         assert!(t.contains(r##"#raw("#panic()")"##), "{t}");
-        assert!(t.contains(r##"#" named #eval(\"x\") and \"quotes\" ""##), "{t}");
+        assert!(
+            t.contains(r##"#" named #eval(\"x\") and \"quotes\" ""##),
+            "{t}"
+        );
     }
 }

@@ -10,7 +10,9 @@ use checkup_model::Diagnosis;
 use checkup_report::{BaselineCard, Language, ReportOptions};
 
 fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(run)
 }
 
 fn artifacts() -> PathBuf {
@@ -20,7 +22,8 @@ fn artifacts() -> PathBuf {
 }
 
 fn runs() -> Vec<String> {
-    let labels: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap();
+    let labels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap();
     labels.as_object().unwrap().keys().cloned().collect()
 }
 
@@ -30,13 +33,23 @@ fn diagnose(run: &str) -> Diagnosis {
 
 fn tool(name: &str) -> Command {
     let probe = Command::new(name).arg("-v").output();
-    assert!(probe.is_ok(), "`{name}` is missing: install poppler-utils (scripts/setup.sh does)");
+    assert!(
+        probe.is_ok(),
+        "`{name}` is missing: install poppler-utils (scripts/setup.sh does)"
+    );
     Command::new(name)
 }
 
 fn pdf_text(pdf: &Path) -> String {
-    let out = tool("pdftotext").args(["-layout", pdf.to_str().unwrap(), "-"]).output().unwrap();
-    assert!(out.status.success(), "pdftotext failed on {}", pdf.display());
+    let out = tool("pdftotext")
+        .args(["-layout", pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pdftotext failed on {}",
+        pdf.display()
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -45,17 +58,38 @@ fn every_corpus_run_prints_a_pdf_holding_its_verdict_and_evidence() {
     let dir = artifacts();
     for run in runs() {
         let d = diagnose(&run);
-        let pdf = checkup_report::pdf(&d, &ReportOptions::default()).unwrap_or_else(|e| panic!("{run}: {e}"));
+        let pdf = checkup_report::pdf(&d, &ReportOptions::default())
+            .unwrap_or_else(|e| panic!("{run}: {e}"));
         assert!(pdf.starts_with(b"%PDF-"), "{run}");
         let path = dir.join(format!("{run}.pdf"));
         std::fs::write(&path, &pdf).unwrap();
         let text = pdf_text(&path);
-        assert!(text.contains(&format!("Primary bottleneck: {}", d.primary)), "{run}: no primary in\n{text}");
+        assert!(
+            text.contains(&format!("Primary bottleneck: {}", d.primary)),
+            "{run}: no primary in\n{text}"
+        );
         let first = &d.findings[0].evidence[0];
-        assert!(text.contains(&checkup_report::format_number(first.value)), "{run}: evidence value {} ({}) not in the PDF", checkup_report::format_number(first.value), first.metric);
-        assert!(text.contains("GPU utilisation, SM activity") || d.charts.gpus.is_empty(), "{run}: utilisation chart caption missing");
+        assert!(
+            text.contains(&checkup_report::format_number(first.value)),
+            "{run}: evidence value {} ({}) not in the PDF",
+            checkup_report::format_number(first.value),
+            first.metric
+        );
+        assert!(
+            text.contains("GPU utilisation, SM activity") || d.charts.gpus.is_empty(),
+            "{run}: utilisation chart caption missing"
+        );
         // Pages as PNG for people to look at.
-        let status = tool("pdftoppm").args(["-r", "50", "-png", path.to_str().unwrap(), dir.join(&run).to_str().unwrap()]).status().unwrap();
+        let status = tool("pdftoppm")
+            .args([
+                "-r",
+                "50",
+                "-png",
+                path.to_str().unwrap(),
+                dir.join(&run).to_str().unwrap(),
+            ])
+            .status()
+            .unwrap();
         assert!(status.success());
     }
 }
@@ -63,21 +97,50 @@ fn every_corpus_run_prints_a_pdf_holding_its_verdict_and_evidence() {
 #[test]
 fn the_chinese_report_is_typeset_with_a_cjk_font() {
     let d = diagnose("dataloader_starved");
-    let pdf = checkup_report::pdf(&d, &ReportOptions { language: Language::Zh, baseline: None }).unwrap();
+    let pdf = checkup_report::pdf(
+        &d,
+        &ReportOptions {
+            language: Language::Zh,
+            baseline: None,
+        },
+    )
+    .unwrap();
     let path = artifacts().join("dataloader_starved-zh.pdf");
     std::fs::write(&path, &pdf).unwrap();
     let text = pdf_text(&path);
     assert!(text.contains("GPU 体检报告"), "{text}");
     assert!(text.contains("输入管线"), "{text}");
-    let fonts = tool("pdffonts").arg(path.to_str().unwrap()).output().unwrap();
-    assert!(String::from_utf8_lossy(&fonts.stdout).contains("WenQuanYi"), "CJK font embedded");
-    tool("pdftoppm").args(["-r", "50", "-png", "-f", "1", "-l", "1", path.to_str().unwrap(), artifacts().join("dataloader_starved-zh").to_str().unwrap()]).status().unwrap();
+    let fonts = tool("pdffonts")
+        .arg(path.to_str().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&fonts.stdout).contains("WenQuanYi"),
+        "CJK font embedded"
+    );
+    tool("pdftoppm")
+        .args([
+            "-r",
+            "50",
+            "-png",
+            "-f",
+            "1",
+            "-l",
+            "1",
+            path.to_str().unwrap(),
+            artifacts().join("dataloader_starved-zh").to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
 }
 
 fn html_errors(html: &str) -> Vec<String> {
     use html5ever::tendril::TendrilSink;
     let opts = html5ever::ParseOpts {
-        tree_builder: html5ever::tree_builder::TreeBuilderOpts { exact_errors: true, ..Default::default() },
+        tree_builder: html5ever::tree_builder::TreeBuilderOpts {
+            exact_errors: true,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let dom = html5ever::parse_document(markup5ever_rcdom::RcDom::default(), opts).one(html);
@@ -106,22 +169,33 @@ fn strings_from_traces_are_shown_as_text_never_markup() {
     d.facts.model = Some(evil.into());
     let html = checkup_report::html(&d, &ReportOptions::default());
     assert!(!html.contains("<script>"), "raw script tag leaked");
-    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "escaped text shown");
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "escaped text shown"
+    );
     assert!(html_errors(&html).is_empty());
     let pdf = checkup_report::pdf(&d, &ReportOptions::default()).unwrap();
     let path = artifacts().join("escaping.pdf");
     std::fs::write(&path, pdf).unwrap();
     let text = pdf_text(&path);
-    assert!(text.contains("<script>alert(1)</script>"), "shown literally in the PDF");
+    assert!(
+        text.contains("<script>alert(1)</script>"),
+        "shown literally in the PDF"
+    );
     assert!(text.contains("#eval(\"1\")"), "typst code shown, not run");
 }
 
 #[test]
 fn markdown_export_links_charts_written_beside_it() {
-    let (md, charts) = checkup_report::markdown(&diagnose("ddp_comm_bound"), &ReportOptions::default());
+    let (md, charts) =
+        checkup_report::markdown(&diagnose("ddp_comm_bound"), &ReportOptions::default());
     assert!(charts.len() >= 6, "{}", charts.len());
     for c in &charts {
-        assert!(md.contains(&format!("(charts/{}.svg)", c.name)), "{}", c.name);
+        assert!(
+            md.contains(&format!("(charts/{}.svg)", c.name)),
+            "{}",
+            c.name
+        );
         assert!(c.svg.contains("<svg"), "{}", c.name);
     }
     assert!(charts.iter().any(|c| c.name == "gpu_timeline"));
@@ -135,18 +209,38 @@ fn compare_healthy_baseline_with_starved_run_names_the_input_pipeline() {
     assert_eq!(parsed.gpu, "NVIDIA H200");
     let now = BaselineCard::from_diagnosis(&diagnose("dataloader_starved"));
     let cmp = checkup_report::compare(&now, &parsed);
-    assert!(cmp.summary.contains("the input pipeline regressed"), "{}", cmp.summary);
-    assert!(!cmp.summary.contains("environment"), "a driver unknown to the current run is not a change: {}", cmp.summary);
+    assert!(
+        cmp.summary.contains("the input pipeline regressed"),
+        "{}",
+        cmp.summary
+    );
+    assert!(
+        !cmp.summary.contains("environment"),
+        "a driver unknown to the current run is not a change: {}",
+        cmp.summary
+    );
     assert!(cmp.summary.starts_with("step time +"), "{}", cmp.summary);
-    let dl = cmp.changes.iter().find(|c| c.figure == "data-loading share").unwrap();
+    let dl = cmp
+        .changes
+        .iter()
+        .find(|c| c.figure == "data-loading share")
+        .unwrap();
     assert_eq!(dl.baseline, "0%");
-    assert!(dl.current.trim_end_matches('%').parse::<f64>().unwrap() > 80.0, "{dl:?}");
+    assert!(
+        dl.current.trim_end_matches('%').parse::<f64>().unwrap() > 80.0,
+        "{dl:?}"
+    );
 }
 
 #[test]
 fn a_baseline_card_that_is_not_one_is_refused_with_the_line() {
-    let err = BaselineCard::parse("gpu = H200\nmean_step_ms_first_20_steady = fast\n").unwrap_err().to_string();
-    assert_eq!(err, "baseline card: line 2: `mean_step_ms_first_20_steady` is not a number: `fast`");
+    let err = BaselineCard::parse("gpu = H200\nmean_step_ms_first_20_steady = fast\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "baseline card: line 2: `mean_step_ms_first_20_steady` is not a number: `fast`"
+    );
 }
 
 #[test]
@@ -155,5 +249,8 @@ fn a_driver_upgrade_is_called_an_environment_change() {
     let mut now = base.clone();
     now.driver = "590.10".into();
     let cmp = checkup_report::compare(&now, &base);
-    assert_eq!(cmp.summary, "step time unchanged (within 5%), the environment changed (driver 580.159.04 → 590.10)");
+    assert_eq!(
+        cmp.summary,
+        "step time unchanged (within 5%), the environment changed (driver 580.159.04 → 590.10)"
+    );
 }

@@ -15,7 +15,10 @@ pub enum StoreError {
     #[error("{path}: cannot open the checkup database: {source}")]
     Open { path: String, source: sqlx::Error },
     #[error("{path}: cannot bring the checkup database up to date: {source}")]
-    Migrate { path: String, source: sqlx::migrate::MigrateError },
+    Migrate {
+        path: String,
+        source: sqlx::migrate::MigrateError,
+    },
     #[error("database: {0}")]
     Query(#[from] sqlx::Error),
     #[error("checkup {0} does not exist")]
@@ -43,7 +46,9 @@ pub struct Store {
 }
 
 fn now() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
 }
 
 impl Store {
@@ -51,10 +56,16 @@ impl Store {
     pub async fn open(path: &Path) -> Result<Self> {
         let shown = path.display().to_string();
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open { path: shown.clone(), source: sqlx::Error::Io(e) })?;
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Open {
+                path: shown.clone(),
+                source: sqlx::Error::Io(e),
+            })?;
         }
         let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
-            .map_err(|e| StoreError::Open { path: shown.clone(), source: e })?
+            .map_err(|e| StoreError::Open {
+                path: shown.clone(),
+                source: e,
+            })?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .foreign_keys(true);
@@ -62,13 +73,25 @@ impl Store {
             .max_connections(4)
             .connect_with(options)
             .await
-            .map_err(|e| StoreError::Open { path: shown.clone(), source: e })?;
-        sqlx::migrate!("../../migrations").run(&pool).await.map_err(|e| StoreError::Migrate { path: shown, source: e })?;
+            .map_err(|e| StoreError::Open {
+                path: shown.clone(),
+                source: e,
+            })?;
+        sqlx::migrate!("../../migrations")
+            .run(&pool)
+            .await
+            .map_err(|e| StoreError::Migrate {
+                path: shown,
+                source: e,
+            })?;
         Ok(Self { pool })
     }
 
     pub async fn journal_mode(&self) -> Result<String> {
-        Ok(sqlx::query("PRAGMA journal_mode").fetch_one(&self.pool).await?.get::<String, _>(0))
+        Ok(sqlx::query("PRAGMA journal_mode")
+            .fetch_one(&self.pool)
+            .await?
+            .get::<String, _>(0))
     }
 
     pub async fn create(&self, new: &NewCheckup) -> Result<i64> {
@@ -87,13 +110,15 @@ impl Store {
     /// Stores (or replaces) a checkup's diagnosis.
     pub async fn save_diagnosis(&self, id: i64, d: &Diagnosis) -> Result<()> {
         let json = serde_json::to_string(d).map_err(|e| StoreError::Corrupt { id, source: e })?;
-        let done = sqlx::query("UPDATE checkups SET diagnosis = ?, primary_id = ?, verdict = ? WHERE id = ?")
-            .bind(json)
-            .bind(&d.primary)
-            .bind(&d.verdict)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+        let done = sqlx::query(
+            "UPDATE checkups SET diagnosis = ?, primary_id = ?, verdict = ? WHERE id = ?",
+        )
+        .bind(json)
+        .bind(&d.primary)
+        .bind(&d.verdict)
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NoSuchCheckup(id));
         }
@@ -101,11 +126,18 @@ impl Store {
     }
 
     pub async fn diagnosis(&self, id: i64) -> Result<Option<Diagnosis>> {
-        let row = sqlx::query("SELECT diagnosis FROM checkups WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
-        let Some(row) = row else { return Err(StoreError::NoSuchCheckup(id)) };
+        let row = sqlx::query("SELECT diagnosis FROM checkups WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(row) = row else {
+            return Err(StoreError::NoSuchCheckup(id));
+        };
         match row.get::<Option<String>, _>(0) {
             None => Ok(None),
-            Some(text) => serde_json::from_str(&text).map(Some).map_err(|e| StoreError::Corrupt { id, source: e }),
+            Some(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt { id, source: e }),
         }
     }
 
@@ -114,7 +146,11 @@ impl Store {
         if !WIZARD_STEPS.contains(&step) {
             return Err(StoreError::BadStep(step.into()));
         }
-        let done = sqlx::query("UPDATE checkups SET wizard_step = ? WHERE id = ?").bind(step).bind(id).execute(&self.pool).await?;
+        let done = sqlx::query("UPDATE checkups SET wizard_step = ? WHERE id = ?")
+            .bind(step)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::NoSuchCheckup(id));
         }
@@ -148,12 +184,24 @@ impl Store {
     }
 
     pub async fn delete(&self, id: i64) -> Result<()> {
-        sqlx::query("DELETE FROM checkups WHERE id = ?").bind(id).execute(&self.pool).await?;
+        sqlx::query("DELETE FROM checkups WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
-    pub async fn add_note(&self, id: i64, finding_id: &str, author: &str, body: &str) -> Result<i64> {
-        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
+    pub async fn add_note(
+        &self,
+        id: i64,
+        finding_id: &str,
+        author: &str,
+        body: &str,
+    ) -> Result<i64> {
+        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         if exists.is_none() {
             return Err(StoreError::NoSuchCheckup(id));
         }
@@ -173,11 +221,23 @@ impl Store {
             .bind(id)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows.into_iter().map(|r| FindingNote { id: r.get(0), finding_id: r.get(1), author: r.get(2), body: r.get(3), created_at: r.get(4) }).collect())
+        Ok(rows
+            .into_iter()
+            .map(|r| FindingNote {
+                id: r.get(0),
+                finding_id: r.get(1),
+                author: r.get(2),
+                body: r.get(3),
+                created_at: r.get(4),
+            })
+            .collect())
     }
 
     pub async fn set_baseline(&self, id: i64) -> Result<()> {
-        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?").bind(id).fetch_optional(&self.pool).await?;
+        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         if exists.is_none() {
             return Err(StoreError::NoSuchCheckup(id));
         }
@@ -189,7 +249,10 @@ impl Store {
     }
 
     pub async fn baseline(&self) -> Result<Option<i64>> {
-        Ok(sqlx::query("SELECT checkup_id FROM baseline").fetch_optional(&self.pool).await?.map(|r| r.get(0)))
+        Ok(sqlx::query("SELECT checkup_id FROM baseline")
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|r| r.get(0)))
     }
 
     pub async fn close(self) {

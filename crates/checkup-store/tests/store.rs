@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use checkup_store::{NewCheckup, Store, StoreError};
 
 fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(run)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus")
+        .join(run)
 }
 
 fn diagnose(run: &str) -> checkup_model::Diagnosis {
@@ -20,11 +22,31 @@ async fn a_checkup_survives_closing_and_reopening_the_database() {
     let store = Store::open(&path).await.unwrap();
     assert_eq!(store.journal_mode().await.unwrap(), "wal");
     let d = diagnose("h2d_pageable");
-    let id = store.create(&NewCheckup { title: "ResNet-18, pageable batches".into(), host: "recording".into(), source: Some("tests/corpus/h2d_pageable".into()), is_demo: true }).await.unwrap();
-    assert_eq!(store.diagnosis(id).await.unwrap(), None, "no diagnosis before analysis");
+    let id = store
+        .create(&NewCheckup {
+            title: "ResNet-18, pageable batches".into(),
+            host: "recording".into(),
+            source: Some("tests/corpus/h2d_pageable".into()),
+            is_demo: true,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store.diagnosis(id).await.unwrap(),
+        None,
+        "no diagnosis before analysis"
+    );
     store.save_diagnosis(id, &d).await.unwrap();
     store.set_wizard_step(id, "diagnosis").await.unwrap();
-    store.add_note(id, "h2d_copy/pageable", "ana", "pin_memory fixed it in PR 412").await.unwrap();
+    store
+        .add_note(
+            id,
+            "h2d_copy/pageable",
+            "ana",
+            "pin_memory fixed it in PR 412",
+        )
+        .await
+        .unwrap();
     store.set_baseline(id).await.unwrap();
     store.close().await;
 
@@ -37,11 +59,24 @@ async fn a_checkup_survives_closing_and_reopening_the_database() {
     assert!(row.is_demo && row.is_baseline);
     let back = store.diagnosis(id).await.unwrap().unwrap();
     // Compared as JSON values: what is stored is the diagnosis' JSON.
-    let (back, d) = (serde_json::to_value(&back).unwrap(), serde_json::to_value(&d).unwrap());
+    let (back, d) = (
+        serde_json::to_value(&back).unwrap(),
+        serde_json::to_value(&d).unwrap(),
+    );
     let mut diffs = Vec::new();
     differences(&back, &d, "", &mut diffs);
-    assert!(diffs.is_empty(), "the diagnosis, chart data included, round-trips: {:?}", &diffs[..diffs.len().min(5)]);
-    assert!(back["charts"]["gpus"][0]["util_pct"].as_array().unwrap().len() > 100);
+    assert!(
+        diffs.is_empty(),
+        "the diagnosis, chart data included, round-trips: {:?}",
+        &diffs[..diffs.len().min(5)]
+    );
+    assert!(
+        back["charts"]["gpus"][0]["util_pct"]
+            .as_array()
+            .unwrap()
+            .len()
+            > 100
+    );
     let notes = store.notes(id).await.unwrap();
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].body, "pin_memory fixed it in PR 412");
@@ -52,14 +87,40 @@ async fn a_checkup_survives_closing_and_reopening_the_database() {
 async fn history_lists_newest_first_and_deleting_removes_notes() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("c.db")).await.unwrap();
-    let a = store.create(&NewCheckup { title: "before".into(), host: "this computer".into(), ..Default::default() }).await.unwrap();
-    let b = store.create(&NewCheckup { title: "after".into(), host: "gpu-box".into(), ..Default::default() }).await.unwrap();
-    store.add_note(a, "data_loading", "", "raised num_workers").await.unwrap();
-    let titles: Vec<String> = store.list().await.unwrap().into_iter().map(|c| c.title).collect();
+    let a = store
+        .create(&NewCheckup {
+            title: "before".into(),
+            host: "this computer".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let b = store
+        .create(&NewCheckup {
+            title: "after".into(),
+            host: "gpu-box".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    store
+        .add_note(a, "data_loading", "", "raised num_workers")
+        .await
+        .unwrap();
+    let titles: Vec<String> = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.title)
+        .collect();
     assert_eq!(titles, vec!["after", "before"]);
     store.delete(a).await.unwrap();
     assert_eq!(store.list().await.unwrap().len(), 1);
-    assert!(store.notes(a).await.unwrap().is_empty(), "notes go with their checkup");
+    assert!(
+        store.notes(a).await.unwrap().is_empty(),
+        "notes go with their checkup"
+    );
     assert_eq!(store.list().await.unwrap()[0].id, b);
 }
 
@@ -67,18 +128,35 @@ async fn history_lists_newest_first_and_deleting_removes_notes() {
 async fn bad_requests_are_named_errors() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("c.db")).await.unwrap();
-    assert!(matches!(store.set_wizard_step(7, "report").await, Err(StoreError::NoSuchCheckup(7))));
-    let id = store.create(&NewCheckup { title: "x".into(), host: "h".into(), ..Default::default() }).await.unwrap();
+    assert!(matches!(
+        store.set_wizard_step(7, "report").await,
+        Err(StoreError::NoSuchCheckup(7))
+    ));
+    let id = store
+        .create(&NewCheckup {
+            title: "x".into(),
+            host: "h".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     let err = store.set_wizard_step(id, "lunch").await.unwrap_err();
     assert_eq!(err.to_string(), "unknown wizard step `lunch`");
-    assert!(matches!(store.add_note(99, "f", "", "b").await, Err(StoreError::NoSuchCheckup(99))));
+    assert!(matches!(
+        store.add_note(99, "f", "", "b").await,
+        Err(StoreError::NoSuchCheckup(99))
+    ));
 }
 
 #[tokio::test]
 async fn a_file_that_is_not_a_database_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("notes.txt");
-    std::fs::write(&path, "these are not the tables you are looking for".repeat(100)).unwrap();
+    std::fs::write(
+        &path,
+        "these are not the tables you are looking for".repeat(100),
+    )
+    .unwrap();
     let err = match Store::open(&path).await {
         Err(e) => e.to_string(),
         Ok(_) => panic!("opened a text file as a database"),
@@ -96,7 +174,12 @@ fn differences(a: &serde_json::Value, b: &serde_json::Value, path: &str, out: &m
                 out.push(format!("{path}: keys differ"));
             }
             for (k, v) in x {
-                differences(v, y.get(k).unwrap_or(&Value::Null), &format!("{path}.{k}"), out);
+                differences(
+                    v,
+                    y.get(k).unwrap_or(&Value::Null),
+                    &format!("{path}.{k}"),
+                    out,
+                );
             }
         }
         (Value::Array(x), Value::Array(y)) => {
@@ -108,7 +191,10 @@ fn differences(a: &serde_json::Value, b: &serde_json::Value, path: &str, out: &m
             }
         }
         (Value::Number(x), Value::Number(y)) => {
-            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
             if (x - y).abs() > 1e-12 * x.abs().max(y.abs()) {
                 out.push(format!("{path}: {x} vs {y}"));
             }

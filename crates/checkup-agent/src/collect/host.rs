@@ -9,13 +9,21 @@ use checkup_model::HostSample;
 fn ticks_per_s() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if t > 0 { t as f64 } else { 100.0 }
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
 }
 
 fn page_size() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 { p as f64 } else { 4096.0 }
+    if p > 0 {
+        p as f64
+    } else {
+        4096.0
+    }
 }
 
 #[derive(Default, Clone, Copy)]
@@ -39,7 +47,10 @@ fn read_cpu_times() -> (CpuTimes, Vec<CpuTimes>) {
         // user nice system idle iowait irq softirq steal
         let idle = v[3] + v.get(4).copied().unwrap_or(0);
         let total: u64 = v.iter().take(8).sum();
-        let t = CpuTimes { busy: total - idle, total };
+        let t = CpuTimes {
+            busy: total - idle,
+            total,
+        };
         if name == "cpu" {
             all = t;
         } else {
@@ -67,7 +78,13 @@ pub fn process_tree(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
             if let Some((ppid, _, _)) = read_proc_stat(pid) {
                 children.entry(ppid).or_default().push(pid);
             }
@@ -107,7 +124,12 @@ fn read_disk_sectors() -> (u64, u64) {
 }
 
 fn read_load1() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Samples the host; remembers the previous reading to turn counters into rates.
@@ -133,7 +155,14 @@ struct Prev {
 impl HostCollector {
     /// `root`: the training process whose tree is followed (None: machine only).
     pub fn new(root: Option<u32>) -> Self {
-        Self { root, tree: Vec::new(), samples: 0, ticks: ticks_per_s(), page: page_size(), prev: None }
+        Self {
+            root,
+            tree: Vec::new(),
+            samples: 0,
+            ticks: ticks_per_s(),
+            page: page_size(),
+            prev: None,
+        }
     }
 
     pub fn set_root(&mut self, root: Option<u32>) {
@@ -156,23 +185,55 @@ impl HostCollector {
         self.samples += 1;
         // Exited workers simply stop counting; a worker that exits between rescans takes its
         // CPU time with it, which is why the tree is rescanned often.
-        let (tree_jiffies, tree_rss_pages) = self.tree.iter().filter_map(|p| read_proc_stat(*p)).fold((0, 0), |(j, r), (_, jj, rr)| (j + jj, r + rr));
+        let (tree_jiffies, tree_rss_pages) = self
+            .tree
+            .iter()
+            .filter_map(|p| read_proc_stat(*p))
+            .fold((0, 0), |(j, r), (_, jj, rr)| (j + jj, r + rr));
         let disk = read_disk_sectors();
-        let prev = self.prev.replace(Prev { ts, all, cores: cores.clone(), tree_jiffies, disk })?;
+        let prev = self.prev.replace(Prev {
+            ts,
+            all,
+            cores: cores.clone(),
+            tree_jiffies,
+            disk,
+        })?;
         let dt = (ts - prev.ts).max(1e-3);
         let pct = |now: CpuTimes, before: CpuTimes| {
             let total = now.total.saturating_sub(before.total);
-            if total == 0 { 0.0 } else { now.busy.saturating_sub(before.busy) as f64 * 100.0 / total as f64 }
+            if total == 0 {
+                0.0
+            } else {
+                now.busy.saturating_sub(before.busy) as f64 * 100.0 / total as f64
+            }
         };
         Some(HostSample {
             ts,
             cpu_total_pct: Some(round1(pct(all, prev.all))),
-            proc_tree_cpu_pct: self.root.map(|_| round1(tree_jiffies.saturating_sub(prev.tree_jiffies) as f64 / self.ticks / dt * 100.0)),
-            proc_tree_rss_mib: self.root.map(|_| (tree_rss_pages as f64 * self.page / (1024.0 * 1024.0)).round()),
-            disk_read_mbs: Some(round1(disk.0.saturating_sub(prev.disk.0) as f64 * 512.0 / 1e6 / dt)),
-            disk_write_mbs: Some(round1(disk.1.saturating_sub(prev.disk.1) as f64 * 512.0 / 1e6 / dt)),
+            proc_tree_cpu_pct: self.root.map(|_| {
+                round1(
+                    tree_jiffies.saturating_sub(prev.tree_jiffies) as f64 / self.ticks / dt * 100.0,
+                )
+            }),
+            proc_tree_rss_mib: self
+                .root
+                .map(|_| (tree_rss_pages as f64 * self.page / (1024.0 * 1024.0)).round()),
+            disk_read_mbs: Some(round1(
+                disk.0.saturating_sub(prev.disk.0) as f64 * 512.0 / 1e6 / dt,
+            )),
+            disk_write_mbs: Some(round1(
+                disk.1.saturating_sub(prev.disk.1) as f64 * 512.0 / 1e6 / dt,
+            )),
             load1: read_load1(),
-            per_core_pct: cores.iter().zip(prev.cores.iter().chain(std::iter::repeat(&CpuTimes::default()))).map(|(n, b)| pct(*n, *b).round()).collect(),
+            per_core_pct: cores
+                .iter()
+                .zip(
+                    prev.cores
+                        .iter()
+                        .chain(std::iter::repeat(&CpuTimes::default())),
+                )
+                .map(|(n, b)| pct(*n, *b).round())
+                .collect(),
         })
     }
 }

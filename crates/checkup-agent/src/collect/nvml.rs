@@ -1,11 +1,13 @@
 //! NVML and GPM sampling of every GPU, and the GPUs' static facts.
 
 use checkup_model::{ClockEventReasons, GpmSample, GpuStatic, NvmlSample};
-use nvml_wrapper::enum_wrappers::device::{Clock, EccCounter, MemoryError, PcieUtilCounter, TemperatureSensor};
+use nvml_wrapper::enum_wrappers::device::{
+    Clock, EccCounter, MemoryError, PcieUtilCounter, TemperatureSensor,
+};
 use nvml_wrapper::enums::gpm::GpmMetricId;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::gpm::{gpm_metrics_get, GpmSample as NvGpmSample};
-use nvml_wrapper::Nvml;
+use nvml_wrapper::{Device, Nvml};
 
 use crate::error::{AgentError, Result};
 
@@ -37,7 +39,10 @@ const GPM_CORE: [usize; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
 const FULL_EVERY: u64 = 60;
 
 pub struct NvmlCollector {
-    nvml: Nvml,
+    /// Boxed so its address never changes: device handles and GPM samples point at it.
+    nvml: Box<Nvml>,
+    /// Handles looked up once: a lookup per GPU per tick was a third of the tick's cost.
+    devices: Vec<Device<'static>>,
     count: u32,
     /// Previous GPM sample per GPU: GPM metrics are rates between two samples.
     gpm_prev: Vec<Option<NvGpmSample<'static>>>,
@@ -55,16 +60,36 @@ fn nvml_err(e: NvmlError) -> AgentError {
 impl NvmlCollector {
     pub fn new() -> Result<Self> {
         let nvml = Nvml::init().map_err(|e| match e {
-            NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound | NvmlError::DriverNotLoaded => {
+            NvmlError::LibloadingError(_)
+            | NvmlError::LibraryNotFound
+            | NvmlError::DriverNotLoaded => {
                 AgentError::NoDriver(format!("libnvidia-ml.so.1 could not be loaded ({e})"))
             }
             other => nvml_err(other),
         })?;
+        let nvml = Box::new(nvml);
         let count = nvml.device_count().map_err(nvml_err)?;
-        let gpm_supported = (0..count)
-            .map(|i| nvml.device_by_index(i).and_then(|d| d.gpm_support()).unwrap_or(false))
+        let mut devices = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            let d = nvml.device_by_index(i).map_err(nvml_err)?;
+            // SAFETY of the lifetime extension: handles borrow the boxed `Nvml`, whose address
+            // is stable and which outlives them (`Drop` clears them first).
+            devices.push(unsafe { std::mem::transmute::<Device<'_>, Device<'static>>(d) });
+        }
+        let gpm_supported = devices
+            .iter()
+            .map(|d| d.gpm_support().unwrap_or(false))
             .collect();
-        Ok(Self { nvml, count, gpm_prev: (0..count).map(|_| None).collect(), gpm_supported, ticks: 0, gpm_ticks: 0, max_sm_clock: Vec::new() })
+        Ok(Self {
+            nvml,
+            devices,
+            count,
+            gpm_prev: (0..count).map(|_| None).collect(),
+            gpm_supported,
+            ticks: 0,
+            gpm_ticks: 0,
+            max_sm_clock: Vec::new(),
+        })
     }
 
     pub fn gpu_count(&self) -> u32 {
@@ -81,7 +106,10 @@ impl NvmlCollector {
 
     /// "13.0" from NVML's 13000.
     pub fn cuda_driver_version(&self) -> Option<String> {
-        self.nvml.sys_cuda_driver_version().ok().map(|v| format!("{}.{}", v / 1000, (v % 1000) / 10))
+        self.nvml
+            .sys_cuda_driver_version()
+            .ok()
+            .map(|v| format!("{}.{}", v / 1000, (v % 1000) / 10))
     }
 
     /// One NVML reading of each GPU, at the cost the agent can afford at 10 Hz (measured on
@@ -99,33 +127,54 @@ impl NvmlCollector {
         let slow = tick % SLOW == 0;
         let pcie = slow && !self.gpm_supported();
         if self.max_sm_clock.is_empty() {
-            self.max_sm_clock = (0..self.count)
-                .map(|i| self.nvml.device_by_index(i).and_then(|d| d.max_clock_info(Clock::SM)).ok().map(f64::from))
+            self.max_sm_clock = self
+                .devices
+                .iter()
+                .map(|d| d.max_clock_info(Clock::SM).ok().map(f64::from))
                 .collect();
         }
         (0..self.count)
-            .filter_map(|i| {
-                let d = self.nvml.device_by_index(i).ok()?;
+            .zip(&self.devices)
+            .map(|(i, d)| {
                 let util = d.utilization_rates().ok();
                 let mem = medium.then(|| d.memory_info().ok()).flatten();
-                Some(NvmlSample {
+                NvmlSample {
                     ts,
                     gpu: i,
                     util_gpu: util.as_ref().map(|u| u.gpu as f64),
                     util_mem: util.as_ref().map(|u| u.memory as f64),
                     mem_used_mib: mem.as_ref().map(|m| (m.used / (1024 * 1024)) as f64),
                     mem_total_mib: mem.as_ref().map(|m| (m.total / (1024 * 1024)) as f64),
-                    temp_c: medium.then(|| d.temperature(TemperatureSensor::Gpu).ok().map(f64::from)).flatten(),
+                    temp_c: medium
+                        .then(|| d.temperature(TemperatureSensor::Gpu).ok().map(f64::from))
+                        .flatten(),
                     power_w: d.power_usage().ok().map(|mw| mw as f64 / 1000.0),
-                    power_limit_w: slow.then(|| d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0)).flatten(),
+                    power_limit_w: slow
+                        .then(|| d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0))
+                        .flatten(),
                     sm_clock_mhz: d.clock_info(Clock::SM).ok().map(f64::from),
                     sm_clock_max_mhz: self.max_sm_clock.get(i as usize).copied().flatten(),
-                    mem_clock_mhz: slow.then(|| d.clock_info(Clock::Memory).ok().map(f64::from)).flatten(),
-                    pcie_tx_kbs: pcie.then(|| d.pcie_throughput(PcieUtilCounter::Send).ok().map(f64::from)).flatten(),
-                    pcie_rx_kbs: pcie.then(|| d.pcie_throughput(PcieUtilCounter::Receive).ok().map(f64::from)).flatten(),
-                    clock_event_reasons: d.current_throttle_reasons().ok().map(|r| ClockEventReasons(r.bits())),
-                    pstate: slow.then(|| d.performance_state().ok().map(|p| p.as_c() as u32)).flatten(),
-                })
+                    mem_clock_mhz: slow
+                        .then(|| d.clock_info(Clock::Memory).ok().map(f64::from))
+                        .flatten(),
+                    pcie_tx_kbs: pcie
+                        .then(|| d.pcie_throughput(PcieUtilCounter::Send).ok().map(f64::from))
+                        .flatten(),
+                    pcie_rx_kbs: pcie
+                        .then(|| {
+                            d.pcie_throughput(PcieUtilCounter::Receive)
+                                .ok()
+                                .map(f64::from)
+                        })
+                        .flatten(),
+                    clock_event_reasons: d
+                        .current_throttle_reasons()
+                        .ok()
+                        .map(|r| ClockEventReasons(r.bits())),
+                    pstate: slow
+                        .then(|| d.performance_state().ok().map(|p| p.as_c() as u32))
+                        .flatten(),
+                }
             })
             .collect()
     }
@@ -138,15 +187,21 @@ impl NvmlCollector {
             if !self.gpm_supported[i as usize] {
                 continue;
             }
-            let Ok(d) = self.nvml.device_by_index(i) else { continue };
-            let Ok(now) = d.gpm_sample() else { continue };
-            // SAFETY of the lifetime extension: samples borrow `self.nvml`, which lives as
-            // long as `self` and is never replaced; they are dropped with `self`.
+            let Ok(now) = self.devices[i as usize].gpm_sample() else {
+                continue;
+            };
+            // SAFETY of the lifetime extension: samples borrow the boxed `Nvml`, whose address
+            // is stable and which outlives them (`Drop` clears them first).
             let now: NvGpmSample<'static> = unsafe { std::mem::transmute(now) };
             if let Some(prev) = self.gpm_prev[i as usize].take() {
                 let full = self.gpm_ticks % FULL_EVERY == 0;
-                let wanted: Vec<usize> = if full { (0..GPM_METRICS.len()).collect() } else { GPM_CORE.to_vec() };
-                let ids: Vec<GpmMetricId> = wanted.iter().map(|&k| GPM_METRICS[k].clone()).collect();
+                let wanted: Vec<usize> = if full {
+                    (0..GPM_METRICS.len()).collect()
+                } else {
+                    GPM_CORE.to_vec()
+                };
+                let ids: Vec<GpmMetricId> =
+                    wanted.iter().map(|&k| GPM_METRICS[k].clone()).collect();
                 if let Ok(results) = gpm_metrics_get(&self.nvml, &prev, &now, &ids) {
                     let mut v: Vec<Option<f64>> = vec![None; GPM_METRICS.len()];
                     for (k, r) in wanted.iter().zip(results) {
@@ -184,31 +239,43 @@ impl NvmlCollector {
     /// Static facts of each GPU: what `nvidia-smi -q` would say.
     pub fn static_facts(&self) -> Vec<GpuStatic> {
         (0..self.count)
-            .filter_map(|i| {
-                let d = self.nvml.device_by_index(i).ok()?;
-                Some(GpuStatic {
-                    index: i,
-                    name: d.name().ok(),
-                    persistence_mode: d.is_in_persistent_mode().ok(),
-                    mig_enabled: d.mig_mode().ok().map(|m| m.current == 1),
-                    ecc_enabled: d.is_ecc_enabled().ok().map(|e| e.currently_enabled),
-                    ecc_uncorrected_volatile: d.total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile).ok(),
-                    retired_pages_pending: None,
-                    remapping_pending: None,
-                    pcie_gen_current: d.current_pcie_link_gen().ok(),
-                    pcie_gen_max: d.max_pcie_link_gen().ok(),
-                    pcie_width_current: d.current_pcie_link_width().ok(),
-                    pcie_width_max: d.max_pcie_link_width().ok(),
-                    power_limit_w: d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0),
-                    default_power_limit_w: d.power_management_limit_default().ok().map(|mw| mw as f64 / 1000.0),
-                    sm_clock_max_mhz: d.max_clock_info(Clock::SM).ok().map(f64::from),
-                    clock_event_reasons_active: d
-                        .current_throttle_reasons()
-                        .ok()
-                        .map(|r| ClockEventReasons(r.bits()).names().into_iter().map(str::to_owned).collect())
-                        .unwrap_or_default(),
-                    other_processes: d.running_compute_processes().map(|p| p.len() as u32).unwrap_or(0),
-                })
+            .zip(&self.devices)
+            .map(|(i, d)| GpuStatic {
+                index: i,
+                name: d.name().ok(),
+                persistence_mode: d.is_in_persistent_mode().ok(),
+                mig_enabled: d.mig_mode().ok().map(|m| m.current == 1),
+                ecc_enabled: d.is_ecc_enabled().ok().map(|e| e.currently_enabled),
+                ecc_uncorrected_volatile: d
+                    .total_ecc_errors(MemoryError::Uncorrected, EccCounter::Volatile)
+                    .ok(),
+                retired_pages_pending: None,
+                remapping_pending: None,
+                pcie_gen_current: d.current_pcie_link_gen().ok(),
+                pcie_gen_max: d.max_pcie_link_gen().ok(),
+                pcie_width_current: d.current_pcie_link_width().ok(),
+                pcie_width_max: d.max_pcie_link_width().ok(),
+                power_limit_w: d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0),
+                default_power_limit_w: d
+                    .power_management_limit_default()
+                    .ok()
+                    .map(|mw| mw as f64 / 1000.0),
+                sm_clock_max_mhz: d.max_clock_info(Clock::SM).ok().map(f64::from),
+                clock_event_reasons_active: d
+                    .current_throttle_reasons()
+                    .ok()
+                    .map(|r| {
+                        ClockEventReasons(r.bits())
+                            .names()
+                            .into_iter()
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                other_processes: d
+                    .running_compute_processes()
+                    .map(|p| p.len() as u32)
+                    .unwrap_or(0),
             })
             .collect()
     }
@@ -216,8 +283,7 @@ impl NvmlCollector {
     /// Processes using each GPU: (gpu, pid, used MiB).
     pub fn gpu_processes(&self) -> Vec<(u32, u32, Option<u64>)> {
         let mut out = Vec::new();
-        for i in 0..self.count {
-            let Ok(d) = self.nvml.device_by_index(i) else { continue };
+        for (i, d) in (0..self.count).zip(&self.devices) {
             for p in d.running_compute_processes().unwrap_or_default() {
                 let used = match p.used_gpu_memory {
                     nvml_wrapper::enums::device::UsedGpuMemory::Used(b) => Some(b / (1024 * 1024)),
@@ -232,7 +298,8 @@ impl NvmlCollector {
 
 impl Drop for NvmlCollector {
     fn drop(&mut self) {
-        // Samples must go before the library handle they borrow.
+        // Samples and handles must go before the library they borrow.
         self.gpm_prev.clear();
+        self.devices.clear();
     }
 }

@@ -1,6 +1,8 @@
 //! Chart data: the recording's curves on one time axis, thinned to what a chart can show.
 
-use checkup_model::{ChartData, GpuSeries, HostSeries, SampleSet, StepRecord, StepSeries, StepTiming};
+use checkup_model::{
+    ChartData, GpuSeries, HostSeries, SampleSet, StepRecord, StepSeries, StepTiming,
+};
 
 /// Most points a curve keeps; longer series are thinned by taking every n-th sample, which
 /// keeps dips visible at the sampling rates recorded (≤ 10 Hz over a checkup).
@@ -33,8 +35,20 @@ pub fn chart_data(
     let gpu_series = gpus
         .into_iter()
         .map(|gpu| {
-            let nvml: Vec<_> = thin(&samples.nvml.iter().filter(|s| s.gpu == gpu).collect::<Vec<_>>());
-            let gpm: Vec<_> = thin(&samples.gpm.iter().filter(|s| s.gpu == gpu).collect::<Vec<_>>());
+            let nvml: Vec<_> = thin(
+                &samples
+                    .nvml
+                    .iter()
+                    .filter(|s| s.gpu == gpu)
+                    .collect::<Vec<_>>(),
+            );
+            let gpm: Vec<_> = thin(
+                &samples
+                    .gpm
+                    .iter()
+                    .filter(|s| s.gpu == gpu)
+                    .collect::<Vec<_>>(),
+            );
             GpuSeries {
                 gpu,
                 t: nvml.iter().map(|s| s.ts - t0).collect(),
@@ -42,7 +56,10 @@ pub fn chart_data(
                 power_w: nvml.iter().map(|s| f(s.power_w)).collect(),
                 power_limit_w: nvml.iter().filter_map(|s| s.power_limit_w).reduce(f64::max),
                 sm_clock_mhz: nvml.iter().map(|s| f(s.sm_clock_mhz)).collect(),
-                sm_clock_max_mhz: nvml.iter().filter_map(|s| s.sm_clock_max_mhz).reduce(f64::max),
+                sm_clock_max_mhz: nvml
+                    .iter()
+                    .filter_map(|s| s.sm_clock_max_mhz)
+                    .reduce(f64::max),
                 gpm_t: gpm.iter().map(|s| s.ts - t0).collect(),
                 sm_active_pct: gpm.iter().map(|s| f(s.sm_util)).collect(),
                 tensor_pct: gpm.iter().map(|s| f(s.any_tensor_util)).collect(),
@@ -66,9 +83,14 @@ pub fn chart_data(
             StepSeries {
                 rank: *rank,
                 step: rows.windows(2).map(|w| w[0].step).collect(),
-                duration_ms: rows.windows(2).map(|w| ((w[1].t_start - w[0].t_start) * 1e3) as f32).collect(),
+                duration_ms: rows
+                    .windows(2)
+                    .map(|w| ((w[1].t_start - w[0].t_start) * 1e3) as f32)
+                    .collect(),
                 warmup_steps: t.map_or(0, |t| t.warmup_steps),
-                stall_steps: t.map(|t| t.stalls.iter().map(|s| s.step).collect()).unwrap_or_default(),
+                stall_steps: t
+                    .map(|t| t.stalls.iter().map(|s| s.step).collect())
+                    .unwrap_or_default(),
             }
         })
         .collect();

@@ -79,7 +79,10 @@ mod tests {
 
     #[test]
     fn merge_joins_overlaps_and_touching_ranges() {
-        assert_eq!(merge(vec![(5.0, 7.0), (0.0, 2.0), (1.0, 3.0), (3.0, 4.0)]), vec![(0.0, 4.0), (5.0, 7.0)]);
+        assert_eq!(
+            merge(vec![(5.0, 7.0), (0.0, 2.0), (1.0, 3.0), (3.0, 4.0)]),
+            vec![(0.0, 4.0), (5.0, 7.0)]
+        );
     }
 
     #[test]

@@ -25,11 +25,18 @@ pub struct Analysis {
 }
 
 pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
-    let step_timing: Vec<StepTiming> =
-        rec.steps.iter().map(|(rank, steps)| step_timing::analyze_steps(*rank, steps, rec.profile_steps, th)).collect();
+    let step_timing: Vec<StepTiming> = rec
+        .steps
+        .iter()
+        .map(|(rank, steps)| step_timing::analyze_steps(*rank, steps, rec.profile_steps, th))
+        .collect();
     let window = steady_window(rec, &step_timing, th);
     let span = window.start_s.zip(window.end_s);
-    let ranks: Vec<RankSummary> = rec.traces.iter().map(|t| trace::analyze_trace(t, th).summary).collect();
+    let ranks: Vec<RankSummary> = rec
+        .traces
+        .iter()
+        .map(|t| trace::analyze_trace(t, th).summary)
+        .collect();
     let charts = charts::chart_data(&rec.samples, &rec.steps, &step_timing, span, &ranks);
     Analysis {
         charts,
@@ -55,7 +62,9 @@ fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> Ste
         };
     };
     let t = timing.iter().find(|t| t.rank == *rank);
-    let warmup = t.map_or(0, |t| t.warmup_steps as usize).min(steps.len().saturating_sub(1));
+    let warmup = t
+        .map_or(0, |t| t.warmup_steps as usize)
+        .min(steps.len().saturating_sub(1));
     let first = &steps[warmup];
     let last = &steps[steps.len() - 1];
     SteadyWindow {

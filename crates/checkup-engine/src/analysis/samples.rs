@@ -7,20 +7,50 @@ use crate::diagnosis::thresholds::Thresholds;
 
 /// Per-GPU statistics of the samples inside `[start, end]` (epoch seconds), for GPUs that did
 /// any work in it.
-pub fn analyze_gpu_samples(samples: &SampleSet, window: Option<(f64, f64)>, th: &Thresholds) -> Vec<SampleStats> {
+pub fn analyze_gpu_samples(
+    samples: &SampleSet,
+    window: Option<(f64, f64)>,
+    th: &Thresholds,
+) -> Vec<SampleStats> {
     let inside = |ts: f64| window.is_none_or(|(a, b)| ts >= a && ts <= b);
-    let mut gpus: Vec<u32> = samples.nvml.iter().map(|s| s.gpu).chain(samples.gpm.iter().map(|s| s.gpu)).collect();
+    let mut gpus: Vec<u32> = samples
+        .nvml
+        .iter()
+        .map(|s| s.gpu)
+        .chain(samples.gpm.iter().map(|s| s.gpu))
+        .collect();
     gpus.sort_unstable();
     gpus.dedup();
     let mut out = Vec::new();
     for gpu in gpus {
-        let nvml: Vec<_> = samples.nvml.iter().filter(|s| s.gpu == gpu && inside(s.ts)).collect();
-        let gpm: Vec<_> = samples.gpm.iter().filter(|s| s.gpu == gpu && inside(s.ts)).collect();
-        let col = |f: &dyn Fn(&checkup_model::NvmlSample) -> Option<f64>| -> Vec<f64> { nvml.iter().filter_map(|s| f(s)).collect() };
-        let gcol = |f: &dyn Fn(&checkup_model::GpmSample) -> Option<f64>| mean(&gpm.iter().filter_map(|s| f(s)).collect::<Vec<_>>());
+        let nvml: Vec<_> = samples
+            .nvml
+            .iter()
+            .filter(|s| s.gpu == gpu && inside(s.ts))
+            .collect();
+        let gpm: Vec<_> = samples
+            .gpm
+            .iter()
+            .filter(|s| s.gpu == gpu && inside(s.ts))
+            .collect();
+        let col = |f: &dyn Fn(&checkup_model::NvmlSample) -> Option<f64>| -> Vec<f64> {
+            nvml.iter().filter_map(|s| f(s)).collect()
+        };
+        let gcol = |f: &dyn Fn(&checkup_model::GpmSample) -> Option<f64>| {
+            mean(&gpm.iter().filter_map(|s| f(s)).collect::<Vec<_>>())
+        };
         let util = col(&|s| s.util_gpu);
-        let busy: Vec<_> = nvml.iter().filter(|s| s.util_gpu.unwrap_or(0.0) > 0.0).collect();
-        let throttled = busy.iter().filter(|s| s.clock_event_reasons.is_some_and(ClockEventReasons::is_throttling)).count();
+        let busy: Vec<_> = nvml
+            .iter()
+            .filter(|s| s.util_gpu.unwrap_or(0.0) > 0.0)
+            .collect();
+        let throttled = busy
+            .iter()
+            .filter(|s| {
+                s.clock_event_reasons
+                    .is_some_and(ClockEventReasons::is_throttling)
+            })
+            .count();
         let mut reasons: Vec<String> = busy
             .iter()
             .filter_map(|s| s.clock_event_reasons)
@@ -36,16 +66,28 @@ pub fn analyze_gpu_samples(samples: &SampleSet, window: Option<(f64, f64)>, th: 
         if !did_work {
             continue;
         }
-        let (drops, drop_share, period) = curve_shape(&nvml.iter().map(|s| (s.ts, s.util_gpu)).collect::<Vec<_>>(), th);
+        let (drops, drop_share, period) = curve_shape(
+            &nvml.iter().map(|s| (s.ts, s.util_gpu)).collect::<Vec<_>>(),
+            th,
+        );
         out.push(SampleStats {
             gpu,
             nvml_samples: nvml.len() as u64,
             util_gpu_mean: mean(&util),
             power_w_mean: mean(&col(&|s| s.power_w)),
             power_limit_w: Some(median(&col(&|s| s.power_limit_w))).filter(|v| *v > 0.0),
-            sm_clock_mean_mhz: mean(&busy.iter().filter_map(|s| s.sm_clock_mhz).collect::<Vec<_>>()),
+            sm_clock_mean_mhz: mean(
+                &busy
+                    .iter()
+                    .filter_map(|s| s.sm_clock_mhz)
+                    .collect::<Vec<_>>(),
+            ),
             sm_clock_max_mhz: col(&|s| s.sm_clock_max_mhz).into_iter().reduce(f64::max),
-            throttled_share: if busy.is_empty() { 0.0 } else { throttled as f64 / busy.len() as f64 },
+            throttled_share: if busy.is_empty() {
+                0.0
+            } else {
+                throttled as f64 / busy.len() as f64
+            },
             throttle_reasons: reasons,
             temp_c_max: col(&|s| s.temp_c).into_iter().reduce(f64::max),
             gpm_samples: gpm.len() as u64,
@@ -55,7 +97,9 @@ pub fn analyze_gpu_samples(samples: &SampleSet, window: Option<(f64, f64)>, th: 
             dram_bw_mean: gcol(&|s| s.dram_bw_util),
             nvlink_tx_mibs_mean: gcol(&|s| s.nvlink_tx_mibs),
             util_drop_share: drop_share,
-            sawtooth: drops >= th.min_stalls && drop_share >= th.sawtooth_min_drop_share && drop_share <= 1.0 - th.sawtooth_min_drop_share,
+            sawtooth: drops >= th.min_stalls
+                && drop_share >= th.sawtooth_min_drop_share
+                && drop_share <= 1.0 - th.sawtooth_min_drop_share,
             dip_period_s: period,
         });
     }
@@ -65,7 +109,10 @@ pub fn analyze_gpu_samples(samples: &SampleSet, window: Option<(f64, f64)>, th: 
 /// Drops of util from busy to near zero: their count, the share of samples near zero, and
 /// the median spacing of drops when regular.
 fn curve_shape(series: &[(f64, Option<f64>)], th: &Thresholds) -> (usize, f64, Option<f64>) {
-    let vals: Vec<(f64, f64)> = series.iter().filter_map(|&(t, u)| u.map(|u| (t, u))).collect();
+    let vals: Vec<(f64, f64)> = series
+        .iter()
+        .filter_map(|&(t, u)| u.map(|u| (t, u)))
+        .collect();
     if vals.is_empty() {
         return (0, 0.0, None);
     }
@@ -82,7 +129,8 @@ fn curve_shape(series: &[(f64, Option<f64>)], th: &Thresholds) -> (usize, f64, O
     }
     let spacing: Vec<f64> = drop_starts.windows(2).map(|w| w[1] - w[0]).collect();
     let period = mean(&spacing).filter(|m| {
-        let sd = (spacing.iter().map(|s| (s - m).powi(2)).sum::<f64>() / spacing.len() as f64).sqrt();
+        let sd =
+            (spacing.iter().map(|s| (s - m).powi(2)).sum::<f64>() / spacing.len() as f64).sqrt();
         spacing.len() + 1 >= th.min_stalls && sd / m <= th.stall_period_cv
     });
     (drop_starts.len(), low, period.map(|_| median(&spacing)))
@@ -94,7 +142,9 @@ pub fn analyze_host_samples(samples: &SampleSet, window: Option<(f64, f64)>) -> 
     if host.is_empty() {
         return None;
     }
-    let col = |f: &dyn Fn(&checkup_model::HostSample) -> Option<f64>| host.iter().filter_map(|s| f(s)).collect::<Vec<_>>();
+    let col = |f: &dyn Fn(&checkup_model::HostSample) -> Option<f64>| {
+        host.iter().filter_map(|s| f(s)).collect::<Vec<_>>()
+    };
     Some(HostStats {
         samples: host.len() as u64,
         cores: host.iter().map(|s| s.per_core_pct.len()).max().unwrap_or(0) as u32,

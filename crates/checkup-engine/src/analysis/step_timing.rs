@@ -7,15 +7,27 @@ use checkup_model::{Stall, StepRecord, StepTiming};
 use super::stats::{mean, median, percentile};
 use crate::diagnosis::thresholds::Thresholds;
 
-pub fn analyze_steps(rank: u32, steps: &[StepRecord], profiled: Option<(u64, u64)>, th: &Thresholds) -> StepTiming {
+pub fn analyze_steps(
+    rank: u32,
+    steps: &[StepRecord],
+    profiled: Option<(u64, u64)>,
+    th: &Thresholds,
+) -> StepTiming {
     // A step lasts until the next one starts; the last step has no end and is left out.
-    let durations: Vec<(u64, f64)> = steps.windows(2).map(|w| (w[0].step, (w[1].t_start - w[0].t_start) * 1e3)).collect();
+    let durations: Vec<(u64, f64)> = steps
+        .windows(2)
+        .map(|w| (w[0].step, (w[1].t_start - w[0].t_start) * 1e3))
+        .collect();
     let warmup = warmup_len(&durations, th);
     let near_profiler = |step: u64| {
         profiled.is_some_and(|(a, b)| step + th.profiler_margin_steps >= a && step <= b + 1)
     };
     let steady: Vec<(u64, f64)> = durations[warmup..].to_vec();
-    let clean: Vec<f64> = steady.iter().filter(|(s, _)| !near_profiler(*s)).map(|(_, d)| *d).collect();
+    let clean: Vec<f64> = steady
+        .iter()
+        .filter(|(s, _)| !near_profiler(*s))
+        .map(|(_, d)| *d)
+        .collect();
     let median_step = median(&clean);
     let gpu_ms: Vec<f64> = steps[warmup..].iter().filter_map(|s| s.gpu_ms).collect();
     let median_gpu = (!gpu_ms.is_empty()).then(|| median(&gpu_ms));
@@ -25,7 +37,8 @@ pub fn analyze_steps(rank: u32, steps: &[StepRecord], profiled: Option<(u64, u64
 
     let mut stalls: Vec<Stall> = Vec::new();
     if !host_runs_ahead && median_step > 0.0 {
-        let by_step: std::collections::HashMap<u64, &StepRecord> = steps.iter().map(|s| (s.step, s)).collect();
+        let by_step: std::collections::HashMap<u64, &StepRecord> =
+            steps.iter().map(|s| (s.step, s)).collect();
         for &(step, d) in &steady {
             let excess = d - median_step;
             // A slow step spent waiting for its batch is the input pipeline (workers taking
@@ -33,15 +46,24 @@ pub fn analyze_steps(rank: u32, steps: &[StepRecord], profiled: Option<(u64, u64
             let waited = by_step.get(&step).map_or(0.0, |s| s.data_wait_ms);
             if d > th.stall_factor * median_step && !near_profiler(step) && waited < 0.5 * excess {
                 let t_start = by_step.get(&step).map_or(0.0, |s| s.t_start);
-                stalls.push(Stall { step, t_start, duration_ms: d, excess_ms: excess });
+                stalls.push(Stall {
+                    step,
+                    t_start,
+                    duration_ms: d,
+                    excess_ms: excess,
+                });
             }
         }
     }
     let period = stall_period(&stalls, th);
     // Isolated slow steps are kept in the mean (they are real time); a periodic pattern too.
-    let steady_clean: Vec<&(u64, f64)> = steady.iter().filter(|(s, _)| !near_profiler(*s)).collect();
+    let steady_clean: Vec<&(u64, f64)> =
+        steady.iter().filter(|(s, _)| !near_profiler(*s)).collect();
     let total_ms: f64 = steady_clean.iter().map(|(_, d)| d).sum();
-    let steady_set: Vec<&StepRecord> = steps[warmup..steps.len() - 1].iter().filter(|s| !near_profiler(s.step)).collect();
+    let steady_set: Vec<&StepRecord> = steps[warmup..steps.len() - 1]
+        .iter()
+        .filter(|s| !near_profiler(s.step))
+        .collect();
     let data_wait: Vec<f64> = steady_set.iter().map(|s| s.data_wait_ms).collect();
     let launch: Vec<f64> = steady_set.iter().map(|s| s.launch_ms).collect();
     StepTiming {
@@ -49,11 +71,16 @@ pub fn analyze_steps(rank: u32, steps: &[StepRecord], profiled: Option<(u64, u64
         total_steps: steps.len() as u64,
         steady_steps: steady_clean.len() as u64,
         warmup_steps: warmup as u64,
-        mean_step_ms: mean(&steady_clean.iter().map(|(_, d)| *d).collect::<Vec<_>>()).unwrap_or(0.0),
+        mean_step_ms: mean(&steady_clean.iter().map(|(_, d)| *d).collect::<Vec<_>>())
+            .unwrap_or(0.0),
         median_step_ms: median_step,
         p90_step_ms: percentile(&clean, 0.9),
         median_data_wait_ms: median(&data_wait),
-        data_wait_share: if total_ms > 0.0 { data_wait.iter().sum::<f64>() / total_ms } else { 0.0 },
+        data_wait_share: if total_ms > 0.0 {
+            data_wait.iter().sum::<f64>() / total_ms
+        } else {
+            0.0
+        },
         median_launch_ms: median(&launch),
         median_gpu_ms: median_gpu,
         stalls,
@@ -86,7 +113,10 @@ fn stall_period(stalls: &[Stall], th: &Thresholds) -> Option<f64> {
     if stalls.len() < th.min_stalls {
         return None;
     }
-    let spacing: Vec<f64> = stalls.windows(2).map(|w| (w[1].step - w[0].step) as f64).collect();
+    let spacing: Vec<f64> = stalls
+        .windows(2)
+        .map(|w| (w[1].step - w[0].step) as f64)
+        .collect();
     let m = mean(&spacing)?;
     let var = spacing.iter().map(|s| (s - m).powi(2)).sum::<f64>() / spacing.len() as f64;
     (m > 0.0 && var.sqrt() / m <= th.stall_period_cv).then_some(median(&spacing))
@@ -100,7 +130,13 @@ mod tests {
         let mut t = 1000.0;
         let mut out = Vec::new();
         for (i, d) in durations_ms.iter().enumerate() {
-            out.push(StepRecord { step: i as u64, t_start: t, data_wait_ms: 1.0, launch_ms: 5.0, gpu_ms: Some(d * 0.9) });
+            out.push(StepRecord {
+                step: i as u64,
+                t_start: t,
+                data_wait_ms: 1.0,
+                launch_ms: 5.0,
+                gpu_ms: Some(d * 0.9),
+            });
             t += d / 1e3;
         }
         out

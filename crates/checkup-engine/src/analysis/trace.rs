@@ -10,8 +10,8 @@
 use std::collections::HashMap;
 
 use checkup_model::{
-    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary, RankTimeline, SegmentKind,
-    StepBreakdown,
+    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary,
+    RankTimeline, SegmentKind, StepBreakdown,
 };
 
 use super::intervals::{clip, gaps, merge, overlap, total, Interval};
@@ -40,25 +40,52 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             last_gpu[s] = Some(last_gpu[s].map_or(op.end, |l: f64| l.max(op.end)));
         }
     }
-    let with_gpu: Vec<usize> = steady.iter().copied().filter(|&i| first_gpu[i].is_some()).collect();
+    let with_gpu: Vec<usize> = steady
+        .iter()
+        .copied()
+        .filter(|&i| first_gpu[i].is_some())
+        .collect();
     let Some(&first) = with_gpu.first() else {
-        return TraceAnalysis { summary: empty_summary(t, steady_numbers), cpu_step_us: 0.0 };
+        return TraceAnalysis {
+            summary: empty_summary(t, steady_numbers),
+            cpu_step_us: 0.0,
+        };
     };
     let last = *with_gpu.last().unwrap_or(&first);
     // Periods: [first GPU start of step k, first GPU start of the next step with GPU work).
     let mut periods: Vec<(u64, Interval)> = with_gpu
         .windows(2)
-        .map(|w| (t.steps[w[0]].number, (first_gpu[w[0]].unwrap_or(0.0), first_gpu[w[1]].unwrap_or(0.0))))
+        .map(|w| {
+            (
+                t.steps[w[0]].number,
+                (
+                    first_gpu[w[0]].unwrap_or(0.0),
+                    first_gpu[w[1]].unwrap_or(0.0),
+                ),
+            )
+        })
         .collect();
     if periods.len() < th.min_periods {
         // Too few steps for whole periods: take the last step up to its last GPU work.
-        periods.push((t.steps[last].number, (first_gpu[last].unwrap_or(0.0), last_gpu[last].unwrap_or(0.0))));
+        periods.push((
+            t.steps[last].number,
+            (
+                first_gpu[last].unwrap_or(0.0),
+                last_gpu[last].unwrap_or(0.0),
+            ),
+        ));
     }
     let lo = periods.first().map_or(0.0, |p| p.1 .0);
     let hi = periods.last().map_or(0.0, |p| p.1 .1);
 
     let ops_in = |pred: &dyn Fn(&GpuOp) -> bool| -> Vec<Interval> {
-        merge(t.gpu.iter().filter(|o| pred(o) && o.end > lo && o.start < hi).map(|o| (o.start.max(lo), o.end.min(hi))).collect())
+        merge(
+            t.gpu
+                .iter()
+                .filter(|o| pred(o) && o.end > lo && o.start < hi)
+                .map(|o| (o.start.max(lo), o.end.min(hi)))
+                .collect(),
+        )
     };
     let compute = ops_in(&|o| o.kind == GpuKind::Compute);
     let comm = ops_in(&|o| o.kind == GpuKind::Communication);
@@ -75,24 +102,36 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let idle_gaps = gaps(&busy, lo, hi);
 
     // Host activity spans.
-    let spans = |kind: CpuKind| merge(t.cpu.iter().filter(|c| c.kind == kind).map(|c| (c.start, c.end)).collect());
+    let spans = |kind: CpuKind| {
+        merge(
+            t.cpu
+                .iter()
+                .filter(|c| c.kind == kind)
+                .map(|c| (c.start, c.end))
+                .collect(),
+        )
+    };
     let dataloader = spans(CpuKind::DataLoader);
     let checkpoint = spans(CpuKind::Checkpoint);
     // Device-to-host copies block the host until the GPU catches up (`.cpu()`, `.item()`).
-    let dtoh: std::collections::HashSet<i64> =
-        t.gpu.iter().filter(|o| o.kind == GpuKind::Memcpy(CopyKind::DtoH)).map(|o| o.correlation).collect();
+    let dtoh: std::collections::HashSet<i64> = t
+        .gpu
+        .iter()
+        .filter(|o| o.kind == GpuKind::Memcpy(CopyKind::DtoH))
+        .map(|o| o.correlation)
+        .collect();
     let blocks = |r: &&crate::ingest::kineto::RuntimeCall| {
-        r.kind == RuntimeKind::Sync || r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation)
+        r.kind == RuntimeKind::Sync
+            || r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation)
     };
-    let mut sync_ends: Vec<f64> = t
+    let mut sync_ends: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.end).collect();
+    sync_ends.sort_by(f64::total_cmp);
+    let launch_at: HashMap<i64, f64> = t
         .runtime
         .iter()
-        .filter(blocks)
-        .map(|r| r.end)
+        .filter(|r| r.correlation >= 0)
+        .map(|r| (r.correlation, r.start))
         .collect();
-    sync_ends.sort_by(f64::total_cmp);
-    let launch_at: HashMap<i64, f64> =
-        t.runtime.iter().filter(|r| r.correlation >= 0).map(|r| (r.correlation, r.start)).collect();
 
     let mut idle = IdleSplit::default();
     let mut waits = HostWaits::default();
@@ -100,7 +139,11 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         let len = g1 - g0;
         // The GPU work that ended the gap, and when the host launched it.
         let next = t.gpu.partition_point(|o| o.start < g1);
-        let launched = t.gpu.get(next).and_then(|o| launch_at.get(&o.correlation)).copied();
+        let launched = t
+            .gpu
+            .get(next)
+            .and_then(|o| launch_at.get(&o.correlation))
+            .copied();
         let host_wait = launched.is_some_and(|l| l > g0);
         if host_wait {
             idle.host_wait_us += len;
@@ -138,14 +181,29 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             _ => {}
         }
     }
-    let h2d = ops_in(&|o| matches!(o.kind, GpuKind::Memcpy(CopyKind::HtoDPageable | CopyKind::HtoDPinned)));
+    let h2d = ops_in(&|o| {
+        matches!(
+            o.kind,
+            GpuKind::Memcpy(CopyKind::HtoDPageable | CopyKind::HtoDPinned)
+        )
+    });
     waits.exposed_h2d_us = total(&h2d) - overlap(&h2d, &compute_comm);
 
     // Synchronising calls per steady CPU step.
-    let steady_cpu: Vec<Interval> = merge(steady.iter().map(|&i| (t.steps[i].start, t.steps[i].end)).collect());
+    let steady_cpu: Vec<Interval> = merge(
+        steady
+            .iter()
+            .map(|&i| (t.steps[i].start, t.steps[i].end))
+            .collect(),
+    );
     let in_steady = |x: f64| contains(&steady_cpu, x);
     let n_steady = steady.len().max(1) as f64;
-    waits.sync_calls_per_step = t.runtime.iter().filter(|r| blocks(r) && in_steady(r.start)).count() as f64 / n_steady;
+    waits.sync_calls_per_step = t
+        .runtime
+        .iter()
+        .filter(|r| blocks(r) && in_steady(r.start))
+        .count() as f64
+        / n_steady;
     // `.item()` on a CPU tensor (optimizer step counters) does not wait for the GPU: count
     // only those that enclose a blocking CUDA call.
     let mut blocking_starts: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.start).collect();
@@ -166,7 +224,12 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             .iter()
             .filter(blocks)
             .map(|r| (r.start, r.end))
-            .chain(t.cpu.iter().filter(|c| c.kind == CpuKind::DataLoader).map(|c| (c.start, c.end)))
+            .chain(
+                t.cpu
+                    .iter()
+                    .filter(|c| c.kind == CpuKind::DataLoader)
+                    .map(|c| (c.start, c.end)),
+            )
             .collect(),
     );
     let host_work: Vec<f64> = steady
@@ -213,13 +276,27 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let in_periods = |o: &GpuOp| contains(&period_spans, o.start);
     let kernels = kernel_stats(t, &launch_at, &in_periods, periods.len().max(1));
     let comm_stats = CommStats {
-        nccl_kernels: t.gpu.iter().filter(|o| o.kind == GpuKind::Communication && in_periods(o)).count() as u64,
+        nccl_kernels: t
+            .gpu
+            .iter()
+            .filter(|o| o.kind == GpuKind::Communication && in_periods(o))
+            .count() as u64,
         total_us: comm_total_us,
         exposed_us: exposed_comm_us,
-        overlap_share: if comm_total_us > 0.0 { 1.0 - exposed_comm_us / comm_total_us } else { 0.0 },
+        overlap_share: if comm_total_us > 0.0 {
+            1.0 - exposed_comm_us / comm_total_us
+        } else {
+            0.0
+        },
     };
-    let busy_per_step: Vec<f64> = periods.iter().map(|&(_, (p0, p1))| total(&clip(&busy, p0, p1))).collect();
-    let cpu_durations: Vec<f64> = steady.iter().map(|&i| t.steps[i].end - t.steps[i].start).collect();
+    let busy_per_step: Vec<f64> = periods
+        .iter()
+        .map(|&(_, (p0, p1))| total(&clip(&busy, p0, p1)))
+        .collect();
+    let cpu_durations: Vec<f64> = steady
+        .iter()
+        .map(|&i| t.steps[i].end - t.steps[i].start)
+        .collect();
     let timeline = timeline(t.rank.unwrap_or(0), &periods, &compute, &comm, &memory);
     let summary = RankSummary {
         rank: t.rank.unwrap_or(0),
@@ -245,24 +322,44 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         gpu_busy_per_step_us: median(&busy_per_step),
         timeline,
     };
-    TraceAnalysis { cpu_step_us: summary.profiled_step_us, summary }
+    TraceAnalysis {
+        cpu_step_us: summary.profiled_step_us,
+        summary,
+    }
 }
 
 /// The GPU's busy segments over the first few periods, exclusive by kind (compute, then
 /// communication, then copies), with segments too short to see at that scale merged.
-fn timeline(rank: u32, periods: &[(u64, Interval)], compute: &[Interval], comm: &[Interval], memory: &[Interval]) -> RankTimeline {
+fn timeline(
+    rank: u32,
+    periods: &[(u64, Interval)],
+    compute: &[Interval],
+    comm: &[Interval],
+    memory: &[Interval],
+) -> RankTimeline {
     const STEPS_SHOWN: usize = 3;
     const RESOLUTION: f64 = 4000.0;
     let shown = &periods[..periods.len().min(STEPS_SHOWN)];
-    let (Some(first), Some(last)) = (shown.first(), shown.last()) else { return RankTimeline { rank, ..RankTimeline::default() } };
+    let (Some(first), Some(last)) = (shown.first(), shown.last()) else {
+        return RankTimeline {
+            rank,
+            ..RankTimeline::default()
+        };
+    };
     let (lo, hi) = (first.1 .0, last.1 .1);
     let min_gap = (hi - lo) / RESOLUTION;
     let mut segments = Vec::new();
     let compute_comm = merge([compute.to_vec(), comm.to_vec()].concat());
     let layers = [
         (clip(compute, lo, hi), SegmentKind::Compute),
-        (subtract(&clip(comm, lo, hi), compute), SegmentKind::Communication),
-        (subtract(&clip(memory, lo, hi), &compute_comm), SegmentKind::Memory),
+        (
+            subtract(&clip(comm, lo, hi), compute),
+            SegmentKind::Communication,
+        ),
+        (
+            subtract(&clip(memory, lo, hi), &compute_comm),
+            SegmentKind::Memory,
+        ),
     ];
     for (intervals, kind) in layers {
         let mut merged: Vec<Interval> = Vec::new();
@@ -275,7 +372,12 @@ fn timeline(rank: u32, periods: &[(u64, Interval)], compute: &[Interval], comm: 
         segments.extend(merged.into_iter().map(|(a, b)| (a - lo, b - lo, kind)));
     }
     segments.sort_by(|x, y| x.0.total_cmp(&y.0));
-    RankTimeline { rank, span_us: hi - lo, step_starts_us: shown.iter().map(|p| p.1 .0 - lo).collect(), segments }
+    RankTimeline {
+        rank,
+        span_us: hi - lo,
+        step_starts_us: shown.iter().map(|p| p.1 .0 - lo).collect(),
+        segments,
+    }
 }
 
 fn empty_summary(t: &Trace, steady: Vec<u64>) -> RankSummary {
@@ -308,8 +410,12 @@ fn subtract(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
 /// launch is not in the trace inherit the step of the op before them: one stream runs its
 /// work in launch order.
 fn assign_steps(t: &Trace) -> Vec<Option<usize>> {
-    let launch_at: HashMap<i64, f64> =
-        t.runtime.iter().filter(|r| r.correlation >= 0).map(|r| (r.correlation, r.start)).collect();
+    let launch_at: HashMap<i64, f64> = t
+        .runtime
+        .iter()
+        .filter(|r| r.correlation >= 0)
+        .map(|r| (r.correlation, r.start))
+        .collect();
     let step_at = |x: f64| -> Option<usize> {
         let i = t.steps.partition_point(|s| s.start <= x);
         let i = i.checked_sub(1)?;
@@ -349,7 +455,12 @@ fn steady_steps(t: &Trace, th: &Thresholds) -> Vec<usize> {
     (first..durations.len()).collect()
 }
 
-fn kernel_stats(t: &Trace, launch_at: &HashMap<i64, f64>, keep: &dyn Fn(&GpuOp) -> bool, periods: usize) -> KernelStats {
+fn kernel_stats(
+    t: &Trace,
+    launch_at: &HashMap<i64, f64>,
+    keep: &dyn Fn(&GpuOp) -> bool,
+    periods: usize,
+) -> KernelStats {
     let kernels: Vec<&GpuOp> = t
         .gpu
         .iter()
@@ -361,7 +472,11 @@ fn kernel_stats(t: &Trace, launch_at: &HashMap<i64, f64>, keep: &dyn Fn(&GpuOp) 
     let durations: Vec<f64> = kernels.iter().map(|o| o.dur()).collect();
     let delays: Vec<f64> = kernels
         .iter()
-        .filter_map(|o| launch_at.get(&o.correlation).map(|l| (o.start - l).max(0.0)))
+        .filter_map(|o| {
+            launch_at
+                .get(&o.correlation)
+                .map(|l| (o.start - l).max(0.0))
+        })
         .collect();
     let mut per_name: HashMap<u32, (u64, f64)> = HashMap::new();
     for o in &kernels {
@@ -380,7 +495,11 @@ fn kernel_stats(t: &Trace, launch_at: &HashMap<i64, f64>, keep: &dyn Fn(&GpuOp) 
     };
     let mut top: Vec<KernelTime> = per_name
         .iter()
-        .map(|(n, (count, us))| KernelTime { name: t.kernel_names[*n as usize].clone(), count: *count, total_us: *us })
+        .map(|(n, (count, us))| KernelTime {
+            name: t.kernel_names[*n as usize].clone(),
+            count: *count,
+            total_us: *us,
+        })
         .collect();
     top.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
     top.truncate(10);
@@ -388,7 +507,8 @@ fn kernel_stats(t: &Trace, launch_at: &HashMap<i64, f64>, keep: &dyn Fn(&GpuOp) 
         kernels: kernels.len() as u64,
         per_step: kernels.len() as f64 / periods as f64,
         median_us: median(&durations),
-        share_under_10us: durations.iter().filter(|&&d| d < 10.0).count() as f64 / durations.len() as f64,
+        share_under_10us: durations.iter().filter(|&&d| d < 10.0).count() as f64
+            / durations.len() as f64,
         launch_delay_median_us: median(&delays),
         launch_delay_p90_us: percentile(&delays, 0.9),
         gemm_conv_time_share: class_share(KernelClass::GemmConv),
@@ -411,12 +531,38 @@ pub enum KernelClass {
 pub fn classify_kernel(name: &str) -> KernelClass {
     let n = name.to_ascii_lowercase();
     const GEMM: [&str; 14] = [
-        "gemm", "cutlass", "xmma", "nvjet", "cublas", "wgmma", "conv", "dgrad", "wgrad", "fprop", "implicit",
-        "matmul", "triton_tem", "flash",
+        "gemm",
+        "cutlass",
+        "xmma",
+        "nvjet",
+        "cublas",
+        "wgmma",
+        "conv",
+        "dgrad",
+        "wgrad",
+        "fprop",
+        "implicit",
+        "matmul",
+        "triton_tem",
+        "flash",
     ];
     const ELEMENTWISE: [&str; 16] = [
-        "elementwise", "vectorized", "unrolled", "norm", "reduce", "softmax", "dropout", "gelu", "relu",
-        "pointwise", "multi_tensor_apply", "triton_poi", "triton_red", "triton_per", "cat_array", "index",
+        "elementwise",
+        "vectorized",
+        "unrolled",
+        "norm",
+        "reduce",
+        "softmax",
+        "dropout",
+        "gelu",
+        "relu",
+        "pointwise",
+        "multi_tensor_apply",
+        "triton_poi",
+        "triton_red",
+        "triton_per",
+        "cat_array",
+        "index",
     ];
     if crate::ingest::kineto::is_nccl_kernel(name) {
         KernelClass::Communication

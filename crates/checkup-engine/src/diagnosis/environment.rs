@@ -5,14 +5,15 @@ use checkup_model::{CheckStatus, EnvCheck, RunFacts};
 
 pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
     let mut out = Vec::new();
-    let check = |id: &str, title: &str, status, value: String, meaning: &str, fix: Option<&str>| EnvCheck {
-        id: id.into(),
-        title: title.into(),
-        status,
-        value,
-        meaning: meaning.into(),
-        fix: fix.map(str::to_owned),
-    };
+    let check =
+        |id: &str, title: &str, status, value: String, meaning: &str, fix: Option<&str>| EnvCheck {
+            id: id.into(),
+            title: title.into(),
+            status,
+            value,
+            meaning: meaning.into(),
+            fix: fix.map(str::to_owned),
+        };
     for g in &facts.gpus {
         let gpu = format!("GPU {}", g.index);
         if let Some(p) = g.persistence_mode {
@@ -35,7 +36,12 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
                 m.then_some("Ask for a full GPU (MIG disabled) or size expectations to the slice"),
             ));
         }
-        if let (Some(gc), Some(gm), Some(wc), Some(wm)) = (g.pcie_gen_current, g.pcie_gen_max, g.pcie_width_current, g.pcie_width_max) {
+        if let (Some(gc), Some(gm), Some(wc), Some(wm)) = (
+            g.pcie_gen_current,
+            g.pcie_gen_max,
+            g.pcie_width_current,
+            g.pcie_width_max,
+        ) {
             let status = if wc < wm {
                 CheckStatus::Fail
             } else if gc < gm {
@@ -77,13 +83,23 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
             out.push(check(
                 "power_limit",
                 &format!("{gpu}: power limit"),
-                if capped { CheckStatus::Warn } else { CheckStatus::Pass },
+                if capped {
+                    CheckStatus::Warn
+                } else {
+                    CheckStatus::Pass
+                },
                 format!("{limit:.0} W of {default:.0} W default"),
                 "A power limit below the default lowers clocks under heavy load.",
-                capped.then_some("Ask the host's admin to restore the default power limit (nvidia-smi -pl)"),
+                capped.then_some(
+                    "Ask the host's admin to restore the default power limit (nvidia-smi -pl)",
+                ),
             ));
         }
-        let throttling: Vec<&String> = g.clock_event_reasons_active.iter().filter(|r| !r.contains("idle")).collect();
+        let throttling: Vec<&String> = g
+            .clock_event_reasons_active
+            .iter()
+            .filter(|r| !r.contains("idle"))
+            .collect();
         if !throttling.is_empty() {
             out.push(check(
                 "clock_event_reasons",
@@ -95,7 +111,8 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
             ));
         }
     }
-    if let (Some(runtime), Some(driver)) = (&facts.cuda_runtime_version, &facts.cuda_driver_version) {
+    if let (Some(runtime), Some(driver)) = (&facts.cuda_runtime_version, &facts.cuda_driver_version)
+    {
         let (r, d) = (version_pair(runtime), version_pair(driver));
         if let (Some(r), Some(d)) = (r, d) {
             let ok = r <= d;
@@ -109,7 +126,11 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
             ));
         }
     }
-    let p2p_disabled = facts.env.get("NCCL_P2P_DISABLE").and_then(|v| v.as_deref()).is_some_and(is_truthy);
+    let p2p_disabled = facts
+        .env
+        .get("NCCL_P2P_DISABLE")
+        .and_then(|v| v.as_deref())
+        .is_some_and(is_truthy);
     let nvlink = facts.topology.as_ref().is_some_and(|t| t.has_nvlink());
     if facts.env.contains_key("NCCL_P2P_DISABLE") || nvlink {
         out.push(check(
@@ -126,7 +147,10 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
             p2p_disabled.then_some("Unset NCCL_P2P_DISABLE (it is often left over from a workaround for a broken PCIe switch)"),
         ));
     }
-    if let (Some(workers), Some(cpus)) = (facts.dataloader.as_ref().and_then(|d| d.num_workers), facts.host_cpus) {
+    if let (Some(workers), Some(cpus)) = (
+        facts.dataloader.as_ref().and_then(|d| d.num_workers),
+        facts.host_cpus,
+    ) {
         let gpus = facts.world_size.unwrap_or(1).max(1);
         let too_many = workers * gpus > cpus;
         out.push(check(
@@ -142,12 +166,21 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
 }
 
 pub fn is_truthy(v: &str) -> bool {
-    matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+    matches!(
+        v.trim().to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
 }
 
 fn version_pair(v: &str) -> Option<(u32, u32)> {
-    let mut it = v.trim().split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty());
-    Some((it.next()?.parse().ok()?, it.next().and_then(|m| m.parse().ok()).unwrap_or(0)))
+    let mut it = v
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty());
+    Some((
+        it.next()?.parse().ok()?,
+        it.next().and_then(|m| m.parse().ok()).unwrap_or(0),
+    ))
 }
 
 #[cfg(test)]
@@ -156,7 +189,11 @@ mod tests {
 
     #[test]
     fn a_torch_built_for_a_newer_cuda_than_the_driver_fails() {
-        let facts = RunFacts { cuda_runtime_version: Some("12.8".into()), cuda_driver_version: Some("12.4".into()), ..RunFacts::default() };
+        let facts = RunFacts {
+            cuda_runtime_version: Some("12.8".into()),
+            cuda_driver_version: Some("12.4".into()),
+            ..RunFacts::default()
+        };
         let checks = environment_checks(&facts);
         let c = checks.iter().find(|c| c.id == "cuda_driver_match").unwrap();
         assert_eq!(c.status, CheckStatus::Fail);

@@ -3,10 +3,19 @@
 use checkup_model::{DataLoaderSettings, Fix};
 
 fn fix(title: &str, detail: &str, snippet: Option<&str>, effect: &str) -> Fix {
-    Fix { title: title.into(), detail: detail.into(), snippet: snippet.map(str::to_owned), expected_effect: effect.into() }
+    Fix {
+        title: title.into(),
+        detail: detail.into(),
+        snippet: snippet.map(str::to_owned),
+        expected_effect: effect.into(),
+    }
 }
 
-pub fn data_loading(settings: Option<&DataLoaderSettings>, host_saturated: bool, cores: Option<u32>) -> Vec<Fix> {
+pub fn data_loading(
+    settings: Option<&DataLoaderSettings>,
+    host_saturated: bool,
+    cores: Option<u32>,
+) -> Vec<Fix> {
     let workers_now = settings.and_then(|s| s.num_workers);
     let mut out = Vec::new();
     if host_saturated {
@@ -17,7 +26,9 @@ pub fn data_loading(settings: Option<&DataLoaderSettings>, host_saturated: bool,
             "Step time falls toward the GPU's compute time once a batch costs less CPU than a step.",
         ));
     } else {
-        let suggested = cores.map(|c| (c.saturating_sub(2)).clamp(4, 16)).unwrap_or(8);
+        let suggested = cores
+            .map(|c| (c.saturating_sub(2)).clamp(4, 16))
+            .unwrap_or(8);
         out.push(fix(
             "Give the DataLoader more worker processes",
             &format!(
@@ -255,6 +266,13 @@ pub fn memory_bandwidth() -> Vec<Fix> {
 
 pub fn environment(check_fix: Option<&str>) -> Vec<Fix> {
     check_fix
-        .map(|f| vec![fix("Fix the environment", f, None, "Removes a slowdown that no code change can fix.")])
+        .map(|f| {
+            vec![fix(
+                "Fix the environment",
+                f,
+                None,
+                "Removes a slowdown that no code change can fix.",
+            )]
+        })
         .unwrap_or_default()
 }

@@ -7,8 +7,8 @@ pub mod fixes;
 pub mod thresholds;
 
 use checkup_model::{
-    ids, CheckStatus, Comparison, Diagnosis, Evidence, Finding, RankSummary, RunFacts, SampleStats, Scaling,
-    Severity, StepTiming, Threshold,
+    ids, CheckStatus, Comparison, Diagnosis, Evidence, Finding, RankSummary, RunFacts, SampleStats,
+    Scaling, Severity, StepTiming, Threshold,
 };
 
 use crate::analysis::Analysis;
@@ -41,11 +41,14 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn share_of_window(&self, us: f64) -> Option<f64> {
-        self.rank.filter(|r| r.gpu.window_us > 0.0).map(|r| us / r.gpu.window_us)
+        self.rank
+            .filter(|r| r.gpu.window_us > 0.0)
+            .map(|r| us / r.gpu.window_us)
     }
 
     fn rank_source(&self) -> String {
-        self.rank.map_or_else(|| "trace".into(), |r| format!("trace, rank {}", r.rank))
+        self.rank
+            .map_or_else(|| "trace".into(), |r| format!("trace, rank {}", r.rank))
     }
 
     /// Share of the step the GPU is busy at unprofiled speed: busy time per step from the
@@ -54,18 +57,29 @@ impl Ctx<'_> {
     fn gpu_busy(&self) -> Option<(f64, &'static str)> {
         if let (Some(r), Some(t)) = (self.rank, self.timing) {
             if r.gpu_busy_per_step_us > 0.0 && t.mean_step_ms > 0.0 {
-                return Some(((r.gpu_busy_per_step_us / (t.mean_step_ms * 1e3)).min(1.0), "trace busy time per step ÷ unprofiled step time"));
+                return Some((
+                    (r.gpu_busy_per_step_us / (t.mean_step_ms * 1e3)).min(1.0),
+                    "trace busy time per step ÷ unprofiled step time",
+                ));
             }
         }
         if let Some(r) = self.rank.filter(|r| r.gpu.window_us > 0.0) {
             let busy = r.gpu.window_us - r.gpu.idle_us;
             return Some((busy / r.gpu.window_us, "profiled window"));
         }
-        self.gpu.and_then(|g| g.sm_active_mean.or(g.util_gpu_mean)).map(|u| (u / 100.0, "sampled SM activity"))
+        self.gpu
+            .and_then(|g| g.sm_active_mean.or(g.util_gpu_mean))
+            .map(|u| (u / 100.0, "sampled SM activity"))
     }
 }
 
-fn ev(metric: &str, value: f64, unit: &str, threshold: Option<(Comparison, f64)>, source: &str) -> Evidence {
+fn ev(
+    metric: &str,
+    value: f64,
+    unit: &str,
+    threshold: Option<(Comparison, f64)>,
+    source: &str,
+) -> Evidence {
     Evidence {
         metric: metric.into(),
         value: (value * 1000.0).round() / 1000.0,
@@ -98,32 +112,70 @@ pub fn diagnose(
     let environment = environment::environment_checks(&facts);
     let (diagnosed, straggler) = pick_rank(&a, th);
     let rank = diagnosed.and_then(|r| a.ranks.iter().find(|x| x.rank == r));
-    let timing = a.step_timing.iter().find(|t| Some(t.rank) == diagnosed).or(a.step_timing.first());
-    let gpu = a.samples.iter().find(|s| Some(s.gpu) == diagnosed).or(a.samples.first());
+    let timing = a
+        .step_timing
+        .iter()
+        .find(|t| Some(t.rank) == diagnosed)
+        .or(a.step_timing.first());
+    let gpu = a
+        .samples
+        .iter()
+        .find(|s| Some(s.gpu) == diagnosed)
+        .or(a.samples.first());
     let scaling = partner.and_then(|(pf, pa, name)| scaling(&facts, &a, pf, pa, name));
-    let mut cx = Ctx { th, facts: &facts, a: &a, rank, timing, gpu, notes: Vec::new() };
+    let mut cx = Ctx {
+        th,
+        facts: &facts,
+        a: &a,
+        rank,
+        timing,
+        gpu,
+        notes: Vec::new(),
+    };
 
     let mut findings: Vec<Finding> = Vec::new();
     findings.extend(data_loading(&cx));
     findings.extend(h2d_copy(&cx));
     findings.extend(host_sync(&cx));
     findings.extend(kernel_launch(&mut cx));
-    findings.extend(communication(&cx, &environment, scaling.as_ref(), straggler));
+    findings.extend(communication(
+        &cx,
+        &environment,
+        scaling.as_ref(),
+        straggler,
+    ));
     findings.extend(periodic_stall(&cx));
     findings.extend(throttling(&cx));
     findings.extend(gpu_busy_verdict(&cx));
-    for c in environment.iter().filter(|c| matches!(c.status, CheckStatus::Fail | CheckStatus::Warn)) {
+    for c in environment
+        .iter()
+        .filter(|c| matches!(c.status, CheckStatus::Fail | CheckStatus::Warn))
+    {
         if c.id == "nccl_p2p" {
             continue; // reported as communication/p2p_disabled
         }
         findings.push(Finding {
             id: format!("{}/{}", ids::ENVIRONMENT, c.id),
             title: c.title.clone(),
-            severity: if c.status == CheckStatus::Fail { Severity::Major } else { Severity::Minor },
+            severity: if c.status == CheckStatus::Fail {
+                Severity::Major
+            } else {
+                Severity::Minor
+            },
             confidence: 0.9,
             share: 0.0,
             summary: format!("{}: {}. {}", c.title, c.value, c.meaning),
-            evidence: vec![ev(&c.id, if c.status == CheckStatus::Fail { 2.0 } else { 1.0 }, "status (1 warn, 2 fail)", None, "static snapshot")],
+            evidence: vec![ev(
+                &c.id,
+                if c.status == CheckStatus::Fail {
+                    2.0
+                } else {
+                    1.0
+                },
+                "status (1 warn, 2 fail)",
+                None,
+                "static snapshot",
+            )],
             fixes: fixes::environment(c.fix.as_deref()),
         });
     }
@@ -136,8 +188,12 @@ pub fn diagnose(
         ));
     }
     let findings = rank_findings(findings, th);
-    let primary = findings.first().map_or_else(|| ids::COMPUTE_BOUND.to_owned(), |f| f.id.clone());
-    let verdict = findings.first().map_or_else(|| "Not enough data for a verdict.".to_owned(), verdict);
+    let primary = findings
+        .first()
+        .map_or_else(|| ids::COMPUTE_BOUND.to_owned(), |f| f.id.clone());
+    let verdict = findings
+        .first()
+        .map_or_else(|| "Not enough data for a verdict.".to_owned(), verdict);
     Diagnosis {
         primary,
         verdict,
@@ -171,9 +227,13 @@ fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding> {
     });
     findings.sort_by(|a, b| b.share.total_cmp(&a.share));
     let lost = findings.iter().position(|f| {
-        LOST_TIME.contains(&family(f).as_str()) && f.share >= th.significant_share && !f.id.ends_with("/straggler")
+        LOST_TIME.contains(&family(f).as_str())
+            && f.share >= th.significant_share
+            && !f.id.ends_with("/straggler")
     });
-    let busy = findings.iter().position(|f| matches!(f.family(), ids::COMPUTE_BOUND | ids::MEMORY_BANDWIDTH));
+    let busy = findings
+        .iter()
+        .position(|f| matches!(f.family(), ids::COMPUTE_BOUND | ids::MEMORY_BANDWIDTH));
     if let Some(i) = lost.or(busy) {
         let lead = findings.remove(i);
         findings.insert(0, lead);
@@ -182,11 +242,21 @@ fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding> {
 }
 
 fn verdict(f: &Finding) -> String {
-    let first_fix = f.fixes.first().map(|x| format!(" First fix to try: {}.", x.title.to_lowercase())).unwrap_or_default();
+    let first_fix = f
+        .fixes
+        .first()
+        .map(|x| format!(" First fix to try: {}.", x.title.to_lowercase()))
+        .unwrap_or_default();
     if matches!(f.family(), ids::COMPUTE_BOUND) {
         format!("{} — {}{}", f.title, f.summary, first_fix)
     } else {
-        format!("{}: {:.0}% of step time. {}{}", f.title, f.share * 100.0, f.summary, first_fix)
+        format!(
+            "{}: {:.0}% of step time. {}{}",
+            f.title,
+            f.share * 100.0,
+            f.summary,
+            first_fix
+        )
     }
 }
 
@@ -201,50 +271,114 @@ fn pick_rank(a: &Analysis, th: &Thresholds) -> (Option<u32>, Option<(u32, u32, f
         .map(|r| (r.rank, r.gpu.exposed_comm_us / r.gpu.window_us))
         .collect();
     let Some(&slowest) = shares.iter().min_by(|x, y| x.1.total_cmp(&y.1)) else {
-        return (a.ranks.first().map(|r| r.rank).or(a.step_timing.first().map(|t| t.rank)), None);
+        return (
+            a.ranks
+                .first()
+                .map(|r| r.rank)
+                .or(a.step_timing.first().map(|t| t.rank)),
+            None,
+        );
     };
-    let most = shares.iter().max_by(|x, y| x.1.total_cmp(&y.1)).copied().unwrap_or(slowest);
-    let straggler = (most.1 - slowest.1 >= th.straggler_share).then_some((most.0, slowest.0, most.1 - slowest.1));
+    let most = shares
+        .iter()
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+        .copied()
+        .unwrap_or(slowest);
+    let straggler = (most.1 - slowest.1 >= th.straggler_share).then_some((
+        most.0,
+        slowest.0,
+        most.1 - slowest.1,
+    ));
     (Some(slowest.0), straggler)
 }
 
 fn data_loading(cx: &Ctx) -> Option<Finding> {
     let th = cx.th;
-    let trace_share = cx.rank.and_then(|r| cx.share_of_window(r.host_waits.dataloader_us));
+    let trace_share = cx
+        .rank
+        .and_then(|r| cx.share_of_window(r.host_waits.dataloader_us));
     let steps_share = cx.timing.map(|t| t.data_wait_share).filter(|s| *s > 0.0);
     // The trace tells GPU idle time spent waiting for data; steps.csv tells host time blocked
     // on data, which may overlap GPU work still queued. Prefer the trace, unless its window
     // is too short to represent an input pipeline whose waits come in bursts.
     let short_window = cx.rank.is_some_and(|r| r.steps.len() < MIN_TRACE_STEPS);
-    let share = if short_window { steps_share.or(trace_share) } else { trace_share.or(steps_share) }?;
+    let share = if short_window {
+        steps_share.or(trace_share)
+    } else {
+        trace_share.or(steps_share)
+    }?;
     if share < th.reportable_share {
         return None;
     }
     let host = cx.a.host.as_ref();
-    let saturated = host.and_then(|h| h.cpu_total_mean).is_some_and(|c| c >= th.host_cpu_saturated_pct);
+    let saturated = host
+        .and_then(|h| h.cpu_total_mean)
+        .is_some_and(|c| c >= th.host_cpu_saturated_pct);
     let mut evidence = Vec::new();
     if let Some(s) = trace_share {
-        evidence.push(ev("GPU idle while waiting for the DataLoader (share of step)", s * 100.0, "%", Some((Comparison::AtLeast, th.significant_share * 100.0)), &cx.rank_source()));
+        evidence.push(ev(
+            "GPU idle while waiting for the DataLoader (share of step)",
+            s * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            &cx.rank_source(),
+        ));
     }
     if let Some(t) = cx.timing {
-        evidence.push(ev("mean data wait per step", t.data_wait_share * t.mean_step_ms, "ms", None, "steps.csv (unprofiled steps)"));
-        evidence.push(ev("median data wait per step", t.median_data_wait_ms, "ms", None, "steps.csv (unprofiled steps)"));
-        evidence.push(ev("data wait share of step time", t.data_wait_share * 100.0, "%", Some((Comparison::AtLeast, th.significant_share * 100.0)), "steps.csv (unprofiled steps)"));
+        evidence.push(ev(
+            "mean data wait per step",
+            t.data_wait_share * t.mean_step_ms,
+            "ms",
+            None,
+            "steps.csv (unprofiled steps)",
+        ));
+        evidence.push(ev(
+            "median data wait per step",
+            t.median_data_wait_ms,
+            "ms",
+            None,
+            "steps.csv (unprofiled steps)",
+        ));
+        evidence.push(ev(
+            "data wait share of step time",
+            t.data_wait_share * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            "steps.csv (unprofiled steps)",
+        ));
     }
     if let Some(u) = cx.gpu.and_then(|g| g.util_gpu_mean) {
         evidence.push(ev("mean GPU utilisation", u, "%", None, "NVML samples"));
     }
     if let Some(h) = host {
         if let Some(c) = h.cpu_total_mean {
-            evidence.push(ev("host CPU use, all cores", c, "%", Some((Comparison::AtLeast, th.host_cpu_saturated_pct)), "host samples"));
+            evidence.push(ev(
+                "host CPU use, all cores",
+                c,
+                "%",
+                Some((Comparison::AtLeast, th.host_cpu_saturated_pct)),
+                "host samples",
+            ));
         }
         if let Some(p) = h.proc_tree_cpu_mean {
-            evidence.push(ev("training process tree CPU (100 = one core)", p, "%", None, "host samples"));
+            evidence.push(ev(
+                "training process tree CPU (100 = one core)",
+                p,
+                "%",
+                None,
+                "host samples",
+            ));
         }
     }
     let workers = cx.facts.dataloader.as_ref().and_then(|d| d.num_workers);
     if let Some(w) = workers {
-        evidence.push(ev("DataLoader num_workers", w as f64, "workers", None, "meta.json"));
+        evidence.push(ev(
+            "DataLoader num_workers",
+            w as f64,
+            "workers",
+            None,
+            "meta.json",
+        ));
     }
     let summary = if saturated {
         format!("The GPU waits for the input pipeline and the host CPU is saturated ({:.0}%): more workers cannot help; each batch costs too much CPU.", host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0))
@@ -255,10 +389,18 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         )
     };
     Some(Finding {
-        id: if saturated { format!("{}/cpu_saturated", ids::DATA_LOADING) } else { ids::DATA_LOADING.into() },
+        id: if saturated {
+            format!("{}/cpu_saturated", ids::DATA_LOADING)
+        } else {
+            ids::DATA_LOADING.into()
+        },
         title: "Input pipeline (DataLoader) starves the GPU".into(),
         severity: severity(share, th),
-        confidence: if trace_share.is_some() && steps_share.is_some() { 0.9 } else { 0.7 },
+        confidence: if trace_share.is_some() && steps_share.is_some() {
+            0.9
+        } else {
+            0.7
+        },
         share,
         summary,
         evidence,
@@ -276,16 +418,50 @@ fn h2d_copy(cx: &Ctx) -> Option<Finding> {
     let pageable = w.pageable_h2d_us > w.pinned_h2d_us;
     let steps = r.steps.len().max(1) as f64;
     let mut evidence = vec![
-        ev("host-to-device copies not hidden by compute (share of step)", share * 100.0, "%", Some((Comparison::AtLeast, cx.th.significant_share * 100.0)), &cx.rank_source()),
-        ev("pageable host-to-device copy time per step", w.pageable_h2d_us / steps / 1e3, "ms", None, &cx.rank_source()),
-        ev("pinned host-to-device copy time per step", w.pinned_h2d_us / steps / 1e3, "ms", None, &cx.rank_source()),
+        ev(
+            "host-to-device copies not hidden by compute (share of step)",
+            share * 100.0,
+            "%",
+            Some((Comparison::AtLeast, cx.th.significant_share * 100.0)),
+            &cx.rank_source(),
+        ),
+        ev(
+            "pageable host-to-device copy time per step",
+            w.pageable_h2d_us / steps / 1e3,
+            "ms",
+            None,
+            &cx.rank_source(),
+        ),
+        ev(
+            "pinned host-to-device copy time per step",
+            w.pinned_h2d_us / steps / 1e3,
+            "ms",
+            None,
+            &cx.rank_source(),
+        ),
     ];
     if w.pageable_h2d_us > 0.0 {
-        evidence.push(ev("pageable copy bandwidth", w.pageable_h2d_bytes as f64 / (w.pageable_h2d_us * 1e3), "GB/s", None, &cx.rank_source()));
-        evidence.push(ev("pageable bytes copied per step", w.pageable_h2d_bytes as f64 / steps / 1e6, "MB", None, &cx.rank_source()));
+        evidence.push(ev(
+            "pageable copy bandwidth",
+            w.pageable_h2d_bytes as f64 / (w.pageable_h2d_us * 1e3),
+            "GB/s",
+            None,
+            &cx.rank_source(),
+        ));
+        evidence.push(ev(
+            "pageable bytes copied per step",
+            w.pageable_h2d_bytes as f64 / steps / 1e6,
+            "MB",
+            None,
+            &cx.rank_source(),
+        ));
     }
     Some(Finding {
-        id: if pageable { format!("{}/pageable", ids::H2D_COPY) } else { ids::H2D_COPY.into() },
+        id: if pageable {
+            format!("{}/pageable", ids::H2D_COPY)
+        } else {
+            ids::H2D_COPY.into()
+        },
         title: "Host-to-device copies stall the GPU".into(),
         severity: severity(share, cx.th),
         confidence: 0.9,
@@ -350,14 +526,44 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
     let mut share = trace_share;
     let mut confidence = 0.8;
     let mut evidence = vec![
-        ev("GPU idle waiting for the host to launch work (share of step)", trace_share * 100.0, "%", Some((Comparison::AtLeast, th.significant_share * 100.0)), &cx.rank_source()),
-        ev("kernels per step", k.per_step, "kernels", None, &cx.rank_source()),
-        ev("median kernel duration", k.median_us, "µs", Some((Comparison::AtMost, th.tiny_kernel_us)), &cx.rank_source()),
-        ev("kernels shorter than 10 µs", k.share_under_10us * 100.0, "%", None, &cx.rank_source()),
+        ev(
+            "GPU idle waiting for the host to launch work (share of step)",
+            trace_share * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            &cx.rank_source(),
+        ),
+        ev(
+            "kernels per step",
+            k.per_step,
+            "kernels",
+            None,
+            &cx.rank_source(),
+        ),
+        ev(
+            "median kernel duration",
+            k.median_us,
+            "µs",
+            Some((Comparison::AtMost, th.tiny_kernel_us)),
+            &cx.rank_source(),
+        ),
+        ev(
+            "kernels shorter than 10 µs",
+            k.share_under_10us * 100.0,
+            "%",
+            None,
+            &cx.rank_source(),
+        ),
     ];
     // The profiler slows the host side; check the claim against unprofiled steps.
     if let Some((busy, how)) = cx.gpu_busy() {
-        evidence.push(ev("GPU busy share of a step at unprofiled speed", busy * 100.0, "%", Some((Comparison::AtMost, th.gpu_busy_high * 100.0)), how));
+        evidence.push(ev(
+            "GPU busy share of a step at unprofiled speed",
+            busy * 100.0,
+            "%",
+            Some((Comparison::AtMost, th.gpu_busy_high * 100.0)),
+            how,
+        ));
         if busy >= th.gpu_busy_high {
             cx.notes.push(format!(
                 "The profiled steps show the GPU waiting for kernel launches ({:.0}% of the step), but at unprofiled speed the GPU is busy {:.0}% of each step: that wait is profiler overhead, not a launch bottleneck.",
@@ -370,17 +576,41 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
         confidence = 0.9;
     }
     if let Some(t) = cx.timing {
-        evidence.push(ev("unprofiled step time", t.mean_step_ms, "ms", None, "steps.csv"));
-        evidence.push(ev("profiled step time (CPU side)", r.profiled_step_us / 1e3, "ms", None, &cx.rank_source()));
+        evidence.push(ev(
+            "unprofiled step time",
+            t.mean_step_ms,
+            "ms",
+            None,
+            "steps.csv",
+        ));
+        evidence.push(ev(
+            "profiled step time (CPU side)",
+            r.profiled_step_us / 1e3,
+            "ms",
+            None,
+            &cx.rank_source(),
+        ));
     }
     if let Some(g) = cx.gpu {
         if let (Some(u), Some(sm)) = (g.util_gpu_mean, g.sm_active_mean) {
-            evidence.push(ev("GPU-Util (any kernel running)", u, "%", None, "NVML samples"));
+            evidence.push(ev(
+                "GPU-Util (any kernel running)",
+                u,
+                "%",
+                None,
+                "NVML samples",
+            ));
             evidence.push(ev("SM active (GPM)", sm, "%", None, "GPM samples"));
         }
     }
     if let Some(p) = cx.a.host.as_ref().and_then(|h| h.proc_tree_cpu_mean) {
-        evidence.push(ev("training process CPU (100 = one core)", p, "%", None, "host samples"));
+        evidence.push(ev(
+            "training process CPU (100 = one core)",
+            p,
+            "%",
+            None,
+            "host samples",
+        ));
     }
     Some(Finding {
         id: ids::KERNEL_LAUNCH.into(),
@@ -405,7 +635,9 @@ fn communication(
 ) -> Vec<Finding> {
     let th = cx.th;
     let mut out = Vec::new();
-    let p2p_disabled = env.iter().any(|c| c.id == "nccl_p2p" && c.status == CheckStatus::Fail);
+    let p2p_disabled = env
+        .iter()
+        .any(|c| c.id == "nccl_p2p" && c.status == CheckStatus::Fail);
     let Some(r) = cx.rank.filter(|r| r.comm.nccl_kernels > 0) else {
         if p2p_disabled {
             out.push(p2p_finding(cx, 0.0, Vec::new()));
@@ -414,23 +646,69 @@ fn communication(
     };
     let share = cx.share_of_window(r.gpu.exposed_comm_us).unwrap_or(0.0);
     let mut evidence = vec![
-        ev("exposed communication on the slowest rank (share of step)", share * 100.0, "%", Some((Comparison::AtLeast, th.significant_share * 100.0)), &cx.rank_source()),
-        ev("communication hidden behind compute", r.comm.overlap_share * 100.0, "%", None, &cx.rank_source()),
-        ev("NCCL kernel time per step", r.comm.total_us / r.steps.len().max(1) as f64 / 1e3, "ms", None, &cx.rank_source()),
+        ev(
+            "exposed communication on the slowest rank (share of step)",
+            share * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            &cx.rank_source(),
+        ),
+        ev(
+            "communication hidden behind compute",
+            r.comm.overlap_share * 100.0,
+            "%",
+            None,
+            &cx.rank_source(),
+        ),
+        ev(
+            "NCCL kernel time per step",
+            r.comm.total_us / r.steps.len().max(1) as f64 / 1e3,
+            "ms",
+            None,
+            &cx.rank_source(),
+        ),
     ];
-    for other in cx.a.ranks.iter().filter(|o| o.rank != r.rank && o.gpu.window_us > 0.0) {
-        evidence.push(ev(&format!("exposed communication, rank {}", other.rank), other.gpu.exposed_comm_us / other.gpu.window_us * 100.0, "%", None, &format!("trace, rank {}", other.rank)));
+    for other in
+        cx.a.ranks
+            .iter()
+            .filter(|o| o.rank != r.rank && o.gpu.window_us > 0.0)
+    {
+        evidence.push(ev(
+            &format!("exposed communication, rank {}", other.rank),
+            other.gpu.exposed_comm_us / other.gpu.window_us * 100.0,
+            "%",
+            None,
+            &format!("trace, rank {}", other.rank),
+        ));
     }
     if let Some(s) = scaling {
-        evidence.push(ev(&format!("scaling efficiency, {} GPUs vs 1", s.gpus), s.efficiency * 100.0, "%", Some((Comparison::AtLeast, th.scaling_efficiency_ok * 100.0)), &format!("samples/s vs partner {}", s.partner)));
+        evidence.push(ev(
+            &format!("scaling efficiency, {} GPUs vs 1", s.gpus),
+            s.efficiency * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.scaling_efficiency_ok * 100.0)),
+            &format!("samples/s vs partner {}", s.partner),
+        ));
         evidence.push(ev("speed-up over 1 GPU", s.speedup, "×", None, "samples/s"));
     }
-    if let Some(nv) = cx.gpu.and_then(|g| g.nvlink_tx_mibs_mean).filter(|v| *v > 0.0) {
-        evidence.push(ev("NVLink transmit", nv / 1024.0, "GiB/s", None, "GPM samples"));
+    if let Some(nv) = cx
+        .gpu
+        .and_then(|g| g.nvlink_tx_mibs_mean)
+        .filter(|v| *v > 0.0)
+    {
+        evidence.push(ev(
+            "NVLink transmit",
+            nv / 1024.0,
+            "GiB/s",
+            None,
+            "GPM samples",
+        ));
     }
     if p2p_disabled {
         out.push(p2p_finding(cx, share, evidence.clone()));
-    } else if share >= th.reportable_share || scaling.is_some_and(|s| s.efficiency < th.scaling_efficiency_ok) {
+    } else if share >= th.reportable_share
+        || scaling.is_some_and(|s| s.efficiency < th.scaling_efficiency_ok)
+    {
         out.push(Finding {
             id: ids::COMMUNICATION.into(),
             title: "Gradient all-reduce is exposed".into(),
@@ -465,14 +743,22 @@ fn communication(
 }
 
 fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
-    evidence.push(ev("NCCL_P2P_DISABLE set while NVLink connects the GPUs", 1.0, "flag", None, "meta.json env + topo.txt"));
+    evidence.push(ev(
+        "NCCL_P2P_DISABLE set while NVLink connects the GPUs",
+        1.0,
+        "flag",
+        None,
+        "meta.json env + topo.txt",
+    ));
     Finding {
         id: format!("{}/p2p_disabled", ids::COMMUNICATION),
         title: "NCCL peer-to-peer is disabled although NVLink is present".into(),
         severity: Severity::Critical.max(severity(share, cx.th)),
         confidence: 0.95,
         share,
-        summary: "NCCL_P2P_DISABLE forces all-reduce traffic through host memory instead of NVLink.".into(),
+        summary:
+            "NCCL_P2P_DISABLE forces all-reduce traffic through host memory instead of NVLink."
+                .into(),
         evidence,
         fixes: fixes::communication(true),
     }
@@ -482,13 +768,23 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
 /// without samples. A long host-side step while the GPU stays busy is the host waiting for
 /// the GPU (a sync draining a deep queue), not a stall.
 fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
-    let g = cx.a.charts.gpus.iter().find(|g| Some(g.gpu) == cx.rank.map(|r| r.rank)).or(cx.a.charts.gpus.first())?;
+    let g =
+        cx.a.charts
+            .gpus
+            .iter()
+            .find(|g| Some(g.gpu) == cx.rank.map(|r| r.rank))
+            .or(cx.a.charts.gpus.first())?;
     let t0 = cx.a.charts.t0;
     let mut checked = 0;
     let mut idle = 0;
     for s in &t.stalls {
         let (a, b) = (s.t_start - t0, s.t_start - t0 + s.duration_ms / 1e3);
-        let inside: Vec<f32> = g.t.iter().zip(&g.util_pct).filter(|(ts, _)| **ts >= a && **ts <= b).filter_map(|(_, u)| *u).collect();
+        let inside: Vec<f32> =
+            g.t.iter()
+                .zip(&g.util_pct)
+                .filter(|(ts, _)| **ts >= a && **ts <= b)
+                .filter_map(|(_, u)| *u)
+                .collect();
         if inside.is_empty() {
             continue;
         }
@@ -510,21 +806,60 @@ fn periodic_stall(cx: &Ctx) -> Option<Finding> {
     let total: f64 = t.mean_step_ms * t.steady_steps as f64;
     let excess: f64 = t.stalls.iter().map(|s| s.excess_ms).sum();
     let share = if total > 0.0 { excess / total } else { 0.0 };
-    let median_excess = crate::analysis::stats::median(&t.stalls.iter().map(|s| s.excess_ms).collect::<Vec<_>>());
+    let median_excess =
+        crate::analysis::stats::median(&t.stalls.iter().map(|s| s.excess_ms).collect::<Vec<_>>());
     let checkpoint_seen = cx.rank.is_some_and(|r| r.host_waits.checkpoint_us > 0.0);
     let mut evidence = vec![
         ev("stall period", period, "steps", None, "steps.csv"),
-        ev("typical stall length beyond a normal step", median_excess, "ms", Some((Comparison::AtLeast, (cx.th.stall_factor - 1.0) * t.median_step_ms)), "steps.csv"),
-        ev("stalls in the steady window", t.stalls.len() as f64, "stalls", Some((Comparison::AtLeast, cx.th.min_stalls as f64)), "steps.csv"),
-        ev("time lost to stalls (share of run)", share * 100.0, "%", None, "steps.csv"),
+        ev(
+            "typical stall length beyond a normal step",
+            median_excess,
+            "ms",
+            Some((
+                Comparison::AtLeast,
+                (cx.th.stall_factor - 1.0) * t.median_step_ms,
+            )),
+            "steps.csv",
+        ),
+        ev(
+            "stalls in the steady window",
+            t.stalls.len() as f64,
+            "stalls",
+            Some((Comparison::AtLeast, cx.th.min_stalls as f64)),
+            "steps.csv",
+        ),
+        ev(
+            "time lost to stalls (share of run)",
+            share * 100.0,
+            "%",
+            None,
+            "steps.csv",
+        ),
     ];
     if let Some(p) = cx.gpu.and_then(|g| g.dip_period_s) {
-        evidence.push(ev("GPU util dips to idle every", p, "s", None, "NVML samples"));
+        evidence.push(ev(
+            "GPU util dips to idle every",
+            p,
+            "s",
+            None,
+            "NVML samples",
+        ));
     }
     if let Some(s) = seen_idle {
-        evidence.push(ev("stalls during which GPU-Util fell below busy", s * 100.0, "%", Some((Comparison::AtLeast, 50.0)), "NVML samples"));
+        evidence.push(ev(
+            "stalls during which GPU-Util fell below busy",
+            s * 100.0,
+            "%",
+            Some((Comparison::AtLeast, 50.0)),
+            "NVML samples",
+        ));
     }
-    if let Some(w) = cx.a.host.as_ref().and_then(|h| h.disk_write_mbs_max).filter(|w| *w > 0.0) {
+    if let Some(w) =
+        cx.a.host
+            .as_ref()
+            .and_then(|h| h.disk_write_mbs_max)
+            .filter(|w| *w > 0.0)
+    {
         evidence.push(ev("peak disk write rate", w, "MB/s", None, "host samples"));
     }
     Some(Finding {
@@ -542,7 +877,11 @@ fn periodic_stall(cx: &Ctx) -> Option<Finding> {
 fn throttling(cx: &Ctx) -> Option<Finding> {
     let g = cx.gpu?;
     let th = cx.th;
-    let ratio = g.sm_clock_mean_mhz.zip(g.sm_clock_max_mhz).filter(|(_, m)| *m > 0.0).map(|(c, m)| c / m);
+    let ratio = g
+        .sm_clock_mean_mhz
+        .zip(g.sm_clock_max_mhz)
+        .filter(|(_, m)| *m > 0.0)
+        .map(|(c, m)| c / m);
     let throttled = g.throttled_share >= th.throttled_share;
     let slow_clock = ratio.is_some_and(|r| r < th.sm_clock_low_ratio);
     if !throttled && !slow_clock {
@@ -550,27 +889,57 @@ fn throttling(cx: &Ctx) -> Option<Finding> {
     }
     let busy = cx.gpu_busy().map_or(1.0, |b| b.0);
     let share = busy * (1.0 - ratio.unwrap_or(1.0)).max(0.0);
-    let mut evidence = vec![ev("busy samples with a throttling clock-event reason", g.throttled_share * 100.0, "%", Some((Comparison::AtLeast, th.throttled_share * 100.0)), "NVML samples")];
+    let mut evidence = vec![ev(
+        "busy samples with a throttling clock-event reason",
+        g.throttled_share * 100.0,
+        "%",
+        Some((Comparison::AtLeast, th.throttled_share * 100.0)),
+        "NVML samples",
+    )];
     if let Some(r) = ratio {
-        evidence.push(ev("SM clock while busy, share of max", r * 100.0, "%", Some((Comparison::AtMost, th.sm_clock_low_ratio * 100.0)), "NVML samples"));
+        evidence.push(ev(
+            "SM clock while busy, share of max",
+            r * 100.0,
+            "%",
+            Some((Comparison::AtMost, th.sm_clock_low_ratio * 100.0)),
+            "NVML samples",
+        ));
     }
     if let (Some(p), Some(l)) = (g.power_w_mean, g.power_limit_w) {
-        evidence.push(ev("power draw, share of limit", p / l * 100.0, "%", None, "NVML samples"));
+        evidence.push(ev(
+            "power draw, share of limit",
+            p / l * 100.0,
+            "%",
+            None,
+            "NVML samples",
+        ));
     }
     if let Some(t) = g.temp_c_max {
         evidence.push(ev("peak GPU temperature", t, "°C", None, "NVML samples"));
     }
     let thermal = g.throttle_reasons.iter().any(|r| r.contains("thermal"));
     Some(Finding {
-        id: if thermal { format!("{}/thermal", ids::THROTTLING) } else { format!("{}/power", ids::THROTTLING) },
+        id: if thermal {
+            format!("{}/thermal", ids::THROTTLING)
+        } else {
+            format!("{}/power", ids::THROTTLING)
+        },
         title: "GPU clocks are held down".into(),
-        severity: severity(share, th).max(if throttled { Severity::Minor } else { Severity::Info }),
+        severity: severity(share, th).max(if throttled {
+            Severity::Minor
+        } else {
+            Severity::Info
+        }),
         confidence: if throttled && slow_clock { 0.9 } else { 0.6 },
         share,
         summary: format!(
             "The SM clock ran at {:.0}% of its maximum while busy{}.",
             ratio.unwrap_or(1.0) * 100.0,
-            if g.throttle_reasons.is_empty() { String::new() } else { format!(" ({})", g.throttle_reasons.join(", ")) }
+            if g.throttle_reasons.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", g.throttle_reasons.join(", "))
+            }
         ),
         evidence,
         fixes: fixes::throttling(&g.throttle_reasons),
@@ -582,7 +951,10 @@ fn throttling(cx: &Ctx) -> Option<Finding> {
 fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
     let th = cx.th;
     let (busy, how) = cx.gpu_busy()?;
-    let compute_share = cx.rank.and_then(|r| cx.share_of_window(r.gpu.compute_us)).unwrap_or(busy);
+    let compute_share = cx
+        .rank
+        .and_then(|r| cx.share_of_window(r.gpu.compute_us))
+        .unwrap_or(busy);
     let kernels = cx.rank.map(|r| &r.kernels);
     let gemm = kernels.map(|k| k.gemm_conv_time_share);
     let elementwise = kernels.map(|k| k.elementwise_time_share);
@@ -593,24 +965,60 @@ fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
         Some(d) => d >= th.dram_bw_memory_bound_pct,
         None => elementwise.is_some_and(|e| e >= th.elementwise_dominant_share),
     };
-    let mut evidence = vec![ev("GPU busy share of a step", busy * 100.0, "%", Some((Comparison::AtLeast, th.gpu_busy_high * 100.0)), how)];
+    let mut evidence = vec![ev(
+        "GPU busy share of a step",
+        busy * 100.0,
+        "%",
+        Some((Comparison::AtLeast, th.gpu_busy_high * 100.0)),
+        how,
+    )];
     if cx.rank.is_some() {
-        evidence.push(ev("compute kernels, share of step", compute_share * 100.0, "%", None, &cx.rank_source()));
+        evidence.push(ev(
+            "compute kernels, share of step",
+            compute_share * 100.0,
+            "%",
+            None,
+            &cx.rank_source(),
+        ));
     }
     if let Some(d) = dram {
-        evidence.push(ev("DRAM bandwidth utilisation (GPM)", d, "%", Some((Comparison::AtLeast, th.dram_bw_memory_bound_pct)), "GPM samples"));
+        evidence.push(ev(
+            "DRAM bandwidth utilisation (GPM)",
+            d,
+            "%",
+            Some((Comparison::AtLeast, th.dram_bw_memory_bound_pct)),
+            "GPM samples",
+        ));
     }
     if let Some(t) = tensor {
-        evidence.push(ev("tensor-core activity (GPM)", t, "%", None, "GPM samples"));
+        evidence.push(ev(
+            "tensor-core activity (GPM)",
+            t,
+            "%",
+            None,
+            "GPM samples",
+        ));
     }
     if let Some(s) = cx.gpu.and_then(|g| g.sm_active_mean) {
         evidence.push(ev("SM active (GPM)", s, "%", None, "GPM samples"));
     }
     if let Some(g) = gemm {
-        evidence.push(ev("matmul/convolution share of kernel time", g * 100.0, "%", Some((Comparison::AtLeast, th.gemm_dominant_share * 100.0)), &cx.rank_source()));
+        evidence.push(ev(
+            "matmul/convolution share of kernel time",
+            g * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.gemm_dominant_share * 100.0)),
+            &cx.rank_source(),
+        ));
     }
     if let Some(e) = elementwise {
-        evidence.push(ev("elementwise/normalisation share of kernel time", e * 100.0, "%", Some((Comparison::AtLeast, th.elementwise_dominant_share * 100.0)), &cx.rank_source()));
+        evidence.push(ev(
+            "elementwise/normalisation share of kernel time",
+            e * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.elementwise_dominant_share * 100.0)),
+            &cx.rank_source(),
+        ));
     }
     let confidence = if busy >= th.gpu_busy_high { 0.85 } else { 0.5 };
     if memory_bound {
@@ -630,7 +1038,12 @@ fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
         });
     }
     let tensor_idle = gemm_dominant && tensor.is_some_and(|t| t < th.tensor_active_low_pct);
-    let conv_heavy = kernels.is_some_and(|k| k.top.iter().take(5).any(|t| t.name.to_ascii_lowercase().contains("conv") || t.name.contains("cudnn")));
+    let conv_heavy = kernels.is_some_and(|k| {
+        k.top
+            .iter()
+            .take(5)
+            .any(|t| t.name.to_ascii_lowercase().contains("conv") || t.name.contains("cudnn"))
+    });
     Some(Finding {
         id: ids::COMPUTE_BOUND.into(),
         title: "Compute-bound: the GPU is the limit".into(),
@@ -640,8 +1053,16 @@ fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
         summary: format!(
             "The GPU computes {:.0}% of each step{}.{}",
             compute_share * 100.0,
-            if busy >= th.gpu_busy_high { "; the GPU itself is the limit" } else { "" },
-            if tensor_idle { " Matrix multiplies do not use the tensor cores, though." } else { "" }
+            if busy >= th.gpu_busy_high {
+                "; the GPU itself is the limit"
+            } else {
+                ""
+            },
+            if tensor_idle {
+                " Matrix multiplies do not use the tensor cores, though."
+            } else {
+                ""
+            }
         ),
         evidence,
         fixes: fixes::compute_bound(tensor_idle, conv_heavy),
@@ -650,7 +1071,13 @@ fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
 
 /// Scaling efficiency against a 1-GPU partner: throughput per GPU, from `samples_per_s` when
 /// both runs recorded it, else from batch size and steady step time.
-fn scaling(facts: &RunFacts, a: &Analysis, pf: &RunFacts, pa: &Analysis, partner: String) -> Option<Scaling> {
+fn scaling(
+    facts: &RunFacts,
+    a: &Analysis,
+    pf: &RunFacts,
+    pa: &Analysis,
+    partner: String,
+) -> Option<Scaling> {
     let gpus = facts.world_size.unwrap_or(a.ranks.len().max(1) as u32);
     let partner_gpus = pf.world_size.unwrap_or(1).max(1);
     let throughput = |f: &RunFacts, an: &Analysis, n: u32| -> Option<f64> {
@@ -666,5 +1093,12 @@ fn scaling(facts: &RunFacts, a: &Analysis, pf: &RunFacts, pa: &Analysis, partner
         return None;
     }
     let speedup = multi / single;
-    Some(Scaling { gpus, single_gpu_samples_per_s: single, multi_gpu_samples_per_s: multi, speedup, efficiency: speedup / gpus as f64, partner })
+    Some(Scaling {
+        gpus,
+        single_gpu_samples_per_s: single,
+        multi_gpu_samples_per_s: multi,
+        speedup,
+        efficiency: speedup / gpus as f64,
+        partner,
+    })
 }

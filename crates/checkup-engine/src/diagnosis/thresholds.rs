@@ -106,25 +106,101 @@ impl Thresholds {
     /// `(name, value, meaning)` rows, for documentation and reports.
     pub fn table(&self) -> Vec<(&'static str, String, &'static str)> {
         vec![
-            ("significant_share", pct(self.significant_share), "a lost-time finding this large can be primary / major"),
-            ("reportable_share", pct(self.reportable_share), "smaller findings are not reported"),
-            ("gpu_busy_high", pct(self.gpu_busy_high), "GPU busy share that makes the GPU the limit"),
-            ("kernel_wait_max_us", format!("{} µs", self.kernel_wait_max_us), "HTA kernel-wait gap limit"),
-            ("tiny_kernel_us", format!("{} µs", self.tiny_kernel_us), "a kernel this short is launch-cost dominated"),
-            ("warmup_step_factor", format!("{}×", self.warmup_step_factor), "leading steps this much slower are warm-up"),
-            ("stall_factor", format!("{}×", self.stall_factor), "a step this much slower than the median is a stall"),
-            ("min_stalls / stall_period_cv", format!("{} / {}", self.min_stalls, self.stall_period_cv), "stalls that repeat regularly form a period"),
-            ("host_ahead_ratio", format!("{}", self.host_ahead_ratio), "host runs ahead of the GPU: long steps are back-pressure"),
-            ("dram_bw_memory_bound_pct", format!("{} %", self.dram_bw_memory_bound_pct), "GPM DRAM utilisation that makes busy GPU time bandwidth-bound"),
-            ("gemm_dominant_share", pct(self.gemm_dominant_share), "matrix/convolution share of kernel time that is compute-shaped"),
-            ("elementwise_dominant_share", pct(self.elementwise_dominant_share), "elementwise share that is bandwidth-bound (no GPM)"),
-            ("tensor_active_low_pct", format!("{} %", self.tensor_active_low_pct), "tensor cores unused while matmuls dominate"),
-            ("throttled_share", pct(self.throttled_share), "busy samples with a throttle reason that make a finding"),
-            ("sm_clock_low_ratio", format!("{}", self.sm_clock_low_ratio), "busy SM clock below this fraction of max"),
-            ("host_cpu_saturated_pct", format!("{} %", self.host_cpu_saturated_pct), "host CPU saturated: more workers cannot help"),
-            ("straggler_share", pct(self.straggler_share), "extra exposed communication that is waiting for a slower rank"),
-            ("scaling_efficiency_ok", pct(self.scaling_efficiency_ok), "multi-GPU scaling efficiency below this is reported"),
-            ("sync_calls_per_step", format!("{}", self.sync_calls_per_step), "host synchronisations per step worth a note"),
+            (
+                "significant_share",
+                pct(self.significant_share),
+                "a lost-time finding this large can be primary / major",
+            ),
+            (
+                "reportable_share",
+                pct(self.reportable_share),
+                "smaller findings are not reported",
+            ),
+            (
+                "gpu_busy_high",
+                pct(self.gpu_busy_high),
+                "GPU busy share that makes the GPU the limit",
+            ),
+            (
+                "kernel_wait_max_us",
+                format!("{} µs", self.kernel_wait_max_us),
+                "HTA kernel-wait gap limit",
+            ),
+            (
+                "tiny_kernel_us",
+                format!("{} µs", self.tiny_kernel_us),
+                "a kernel this short is launch-cost dominated",
+            ),
+            (
+                "warmup_step_factor",
+                format!("{}×", self.warmup_step_factor),
+                "leading steps this much slower are warm-up",
+            ),
+            (
+                "stall_factor",
+                format!("{}×", self.stall_factor),
+                "a step this much slower than the median is a stall",
+            ),
+            (
+                "min_stalls / stall_period_cv",
+                format!("{} / {}", self.min_stalls, self.stall_period_cv),
+                "stalls that repeat regularly form a period",
+            ),
+            (
+                "host_ahead_ratio",
+                format!("{}", self.host_ahead_ratio),
+                "host runs ahead of the GPU: long steps are back-pressure",
+            ),
+            (
+                "dram_bw_memory_bound_pct",
+                format!("{} %", self.dram_bw_memory_bound_pct),
+                "GPM DRAM utilisation that makes busy GPU time bandwidth-bound",
+            ),
+            (
+                "gemm_dominant_share",
+                pct(self.gemm_dominant_share),
+                "matrix/convolution share of kernel time that is compute-shaped",
+            ),
+            (
+                "elementwise_dominant_share",
+                pct(self.elementwise_dominant_share),
+                "elementwise share that is bandwidth-bound (no GPM)",
+            ),
+            (
+                "tensor_active_low_pct",
+                format!("{} %", self.tensor_active_low_pct),
+                "tensor cores unused while matmuls dominate",
+            ),
+            (
+                "throttled_share",
+                pct(self.throttled_share),
+                "busy samples with a throttle reason that make a finding",
+            ),
+            (
+                "sm_clock_low_ratio",
+                format!("{}", self.sm_clock_low_ratio),
+                "busy SM clock below this fraction of max",
+            ),
+            (
+                "host_cpu_saturated_pct",
+                format!("{} %", self.host_cpu_saturated_pct),
+                "host CPU saturated: more workers cannot help",
+            ),
+            (
+                "straggler_share",
+                pct(self.straggler_share),
+                "extra exposed communication that is waiting for a slower rank",
+            ),
+            (
+                "scaling_efficiency_ok",
+                pct(self.scaling_efficiency_ok),
+                "multi-GPU scaling efficiency below this is reported",
+            ),
+            (
+                "sync_calls_per_step",
+                format!("{}", self.sync_calls_per_step),
+                "host synchronisations per step worth a note",
+            ),
         ]
     }
 }

@@ -34,7 +34,9 @@ impl CsvTable {
         };
         let mut rows = Vec::new();
         for (i, rec) in reader.records().enumerate() {
-            let rec = rec.map_err(|e| EngineError::invalid(path, format!("line {}: {e}", i + 1 + has_header as usize)))?;
+            let rec = rec.map_err(|e| {
+                EngineError::invalid(path, format!("line {}: {e}", i + 1 + has_header as usize))
+            })?;
             if rec.iter().all(str::is_empty) {
                 continue;
             }
@@ -48,7 +50,10 @@ impl CsvTable {
         self.column(name).ok_or_else(|| {
             EngineError::invalid(
                 path,
-                format!("missing column `{name}` (the header has: {})", self.header.join(", ")),
+                format!(
+                    "missing column `{name}` (the header has: {})",
+                    self.header.join(", ")
+                ),
             )
         })
     }
@@ -60,8 +65,14 @@ impl CsvTable {
 
 /// A numeric cell: `None` for empty, `nan`, `N/A` or `[N/A]`-style cells; an error for text.
 pub fn number(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Result<Option<f64>> {
-    let Some(cell) = cell.map(str::trim) else { return Ok(None) };
-    if cell.is_empty() || cell.eq_ignore_ascii_case("nan") || cell.contains("N/A") || cell.contains("Not Supported") {
+    let Some(cell) = cell.map(str::trim) else {
+        return Ok(None);
+    };
+    if cell.is_empty()
+        || cell.eq_ignore_ascii_case("nan")
+        || cell.contains("N/A")
+        || cell.contains("Not Supported")
+    {
         return Ok(None);
     }
     // nvidia-smi without `nounits` appends the unit: "85.63 W", "1980 MHz", "4 %".
@@ -74,6 +85,9 @@ pub fn number(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Res
     match parsed {
         Some(v) if v.is_finite() => Ok(Some(v)),
         Some(_) => Ok(None),
-        None => Err(EngineError::invalid(path, format!("line {line}: column `{column}`: `{cell}` is not a number"))),
+        None => Err(EngineError::invalid(
+            path,
+            format!("line {line}: column `{column}`: `{cell}` is not a number"),
+        )),
     }
 }

@@ -123,7 +123,9 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
     const BUF: usize = 1 << 20;
     let reader: Box<dyn BufRead> = if magic == [0x1f, 0x8b] {
         // Inflate on a second thread while this one parses: the two take similar time.
-        Box::new(ThreadedReader::spawn(flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF, file))))
+        Box::new(ThreadedReader::spawn(flate2::read::MultiGzDecoder::new(
+            BufReader::with_capacity(BUF, file),
+        )))
     } else {
         Box::new(BufReader::with_capacity(BUF, file))
     };
@@ -157,7 +159,13 @@ impl ThreadedReader {
                 break;
             }
         });
-        Self { rx, recycle, current: Vec::new(), pos: 0, done: false }
+        Self {
+            rx,
+            recycle,
+            current: Vec::new(),
+            pos: 0,
+            done: false,
+        }
     }
 }
 
@@ -212,7 +220,11 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 /// Parses a Chrome trace from any reader; `path` only names it in errors.
 pub fn parse_trace(reader: impl BufRead, path: &Path) -> Result<Trace> {
-    let mut scanner = Scanner { r: reader, pos: 0, path };
+    let mut scanner = Scanner {
+        r: reader,
+        pos: 0,
+        path,
+    };
     let mut builder = TraceBuilder::new(path);
     let mut buf = Vec::with_capacity(64 * 1024);
     match scanner.peek_nonws()? {
@@ -226,7 +238,10 @@ pub fn parse_trace(reader: impl BufRead, path: &Path) -> Result<Trace> {
             scan_events(&mut scanner, &mut builder, &mut buf)?;
         }
         Some(_) => {
-            return Err(EngineError::invalid(path, "not a JSON trace: expected '{' or '[' at the start"))
+            return Err(EngineError::invalid(
+                path,
+                "not a JSON trace: expected '{' or '[' at the start",
+            ))
         }
         None => return Err(EngineError::invalid(path, "file is empty")),
     }
@@ -261,7 +276,8 @@ fn scan_top_object<R: BufRead>(
             "distributedInfo" | "deviceProperties" => {
                 buf.clear();
                 s.capture_value(buf)?;
-                let value: serde_json::Value = serde_json::from_slice(buf).map_err(|e| s.json(e))?;
+                let value: serde_json::Value =
+                    serde_json::from_slice(buf).map_err(|e| s.json(e))?;
                 builder.top_level(&key, &value);
             }
             _ => {
@@ -279,12 +295,19 @@ fn scan_top_object<R: BufRead>(
         }
     }
     if !saw_events {
-        return Err(EngineError::invalid(builder.trace.source.as_path(), "no \"traceEvents\" array: not a PyTorch profiler trace"));
+        return Err(EngineError::invalid(
+            builder.trace.source.as_path(),
+            "no \"traceEvents\" array: not a PyTorch profiler trace",
+        ));
     }
     Ok(())
 }
 
-fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, buf: &mut Vec<u8>) -> Result<()> {
+fn scan_events<R: BufRead>(
+    s: &mut Scanner<'_, R>,
+    builder: &mut TraceBuilder,
+    buf: &mut Vec<u8>,
+) -> Result<()> {
     if s.peek_nonws()? == Some(b']') {
         s.bump();
         return Ok(());
@@ -311,7 +334,13 @@ fn scan_events<R: BufRead>(s: &mut Scanner<'_, R>, builder: &mut TraceBuilder, b
         }
         let event: RawEvent<'_> = serde_json::from_slice(buf).map_err(|e| {
             let byte = at + offset_in(buf, e.line(), e.column()) as u64;
-            EngineError::invalid(s.path, format!("invalid trace event at byte {byte}: {}", e.classify_message()))
+            EngineError::invalid(
+                s.path,
+                format!(
+                    "invalid trace event at byte {byte}: {}",
+                    e.classify_message()
+                ),
+            )
         })?;
         builder.push(event);
         match s.peek_nonws()? {
@@ -344,12 +373,17 @@ fn worth_parsing(raw: &[u8]) -> bool {
         return false;
     }
     use std::sync::LazyLock;
-    static CAT: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b"\"cat\""));
-    static NAME: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b"\"name\""));
-    static SAVE: LazyLock<memchr::memmem::Finder<'static>> = LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
+    static CAT: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"\"cat\""));
+    static NAME: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"\"name\""));
+    static SAVE: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
     match raw_string_field(raw, &CAT) {
         Some(b"cpu_op" | b"user_annotation" | b"python_function" | b"Operator") => {
-            let Some(name) = raw_string_field(raw, &NAME) else { return true };
+            let Some(name) = raw_string_field(raw, &NAME) else {
+                return true;
+            };
             name.starts_with(b"ProfilerStep#")
                 || name.starts_with(b"enumerate(DataLoader)")
                 || name.starts_with(b"aten::item")
@@ -365,8 +399,17 @@ fn is_complete_event(raw: &[u8]) -> bool {
     static PH: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"ph\""));
     let Some(at) = PH.find(raw) else { return false };
-    raw[at + 4..].iter().copied().find(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r')).is_some_and(|b| b == b'"')
-        && raw[at + 4..].iter().copied().filter(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r')).nth(1) == Some(b'X')
+    raw[at + 4..]
+        .iter()
+        .copied()
+        .find(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r'))
+        .is_some_and(|b| b == b'"')
+        && raw[at + 4..]
+            .iter()
+            .copied()
+            .filter(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r'))
+            .nth(1)
+            == Some(b'X')
 }
 
 /// Byte offset of a 1-based (line, column) position inside `buf`.
@@ -374,7 +417,11 @@ fn offset_in(buf: &[u8], line: usize, column: usize) -> usize {
     let line_start = if line <= 1 {
         0
     } else {
-        buf.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(line - 2).map_or(0, |(i, _)| i + 1)
+        buf.iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(line - 2)
+            .map_or(0, |(i, _)| i + 1)
     };
     line_start + column.saturating_sub(1)
 }
@@ -529,7 +576,10 @@ impl<R: BufRead> Scanner<'_, R> {
             if buf.is_empty() {
                 return Ok(());
             }
-            match buf.iter().position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace()) {
+            match buf
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+            {
                 Some(i) => {
                     out.extend_from_slice(&buf[..i]);
                     self.consume(i);
@@ -545,15 +595,27 @@ impl<R: BufRead> Scanner<'_, R> {
     }
 
     fn syntax(&self, what: &str) -> EngineError {
-        EngineError::invalid(self.path, format!("invalid JSON at byte {}: {what}", self.pos))
+        EngineError::invalid(
+            self.path,
+            format!("invalid JSON at byte {}: {what}", self.pos),
+        )
     }
 
     fn truncated(&self) -> EngineError {
-        EngineError::invalid(self.path, format!("file is truncated: the JSON ends at byte {} before the trace is complete", self.pos))
+        EngineError::invalid(
+            self.path,
+            format!(
+                "file is truncated: the JSON ends at byte {} before the trace is complete",
+                self.pos
+            ),
+        )
     }
 
     fn json(&self, e: serde_json::Error) -> EngineError {
-        EngineError::invalid(self.path, format!("invalid JSON near byte {}: {e}", self.pos))
+        EngineError::invalid(
+            self.path,
+            format!("invalid JSON near byte {}: {e}", self.pos),
+        )
     }
 }
 
@@ -615,14 +677,23 @@ struct TraceBuilder {
 
 impl TraceBuilder {
     fn new(path: &Path) -> Self {
-        Self { trace: Trace { source: path.to_path_buf(), ..Trace::default() }, names: HashMap::new() }
+        Self {
+            trace: Trace {
+                source: path.to_path_buf(),
+                ..Trace::default()
+            },
+            names: HashMap::new(),
+        }
     }
 
     fn top_level(&mut self, key: &str, value: &serde_json::Value) {
         match key {
             "distributedInfo" => {
                 self.trace.rank = value.get("rank").and_then(|v| v.as_u64()).map(|v| v as u32);
-                self.trace.world_size = value.get("world_size").and_then(|v| v.as_u64()).map(|v| v as u32);
+                self.trace.world_size = value
+                    .get("world_size")
+                    .and_then(|v| v.as_u64())
+                    .map(|v| v as u32);
             }
             "deviceProperties" => {
                 self.trace.device_name = value
@@ -650,7 +721,8 @@ impl TraceBuilder {
         if e.ph.as_deref() != Some("X") {
             return;
         }
-        let (Some(cat), Some(name), Some(start)) = (e.cat.as_deref(), e.name.as_deref(), e.ts) else {
+        let (Some(cat), Some(name), Some(start)) = (e.cat.as_deref(), e.name.as_deref(), e.ts)
+        else {
             return;
         };
         let end = start + e.dur.unwrap_or(0.0).max(0.0);
@@ -658,9 +730,20 @@ impl TraceBuilder {
         let correlation = args.correlation.unwrap_or(-1);
         match cat.to_ascii_lowercase().as_str() {
             "kernel" => {
-                let kind = if is_nccl_kernel(name) { GpuKind::Communication } else { GpuKind::Compute };
+                let kind = if is_nccl_kernel(name) {
+                    GpuKind::Communication
+                } else {
+                    GpuKind::Compute
+                };
                 let name = self.intern(name);
-                self.trace.gpu.push(GpuOp { kind, start, end, correlation, name, bytes: 0 });
+                self.trace.gpu.push(GpuOp {
+                    kind,
+                    start,
+                    end,
+                    correlation,
+                    name,
+                    bytes: 0,
+                });
             }
             "gpu_memcpy" | "memcpy" => self.trace.gpu.push(GpuOp {
                 kind: GpuKind::Memcpy(copy_kind(name)),
@@ -679,7 +762,12 @@ impl TraceBuilder {
                 bytes: args.bytes.unwrap_or(0).max(0) as u64,
             }),
             "cuda_runtime" | "cuda_driver" | "runtime" | "driver" => {
-                self.trace.runtime.push(RuntimeCall { kind: runtime_kind(name), start, end, correlation })
+                self.trace.runtime.push(RuntimeCall {
+                    kind: runtime_kind(name),
+                    start,
+                    end,
+                    correlation,
+                })
             }
             "user_annotation" | "cpu_op" | "operator" | "python_function" => {
                 if let Some(number) = name.strip_prefix("ProfilerStep#") {
@@ -740,7 +828,11 @@ fn copy_kind(name: &str) -> CopyKind {
 }
 
 fn runtime_kind(name: &str) -> RuntimeKind {
-    if name.contains("Synchronize") || name == "cudaMemcpy" || name == "cuMemcpyDtoH_v2" || name == "cudaMemcpy2D" {
+    if name.contains("Synchronize")
+        || name == "cudaMemcpy"
+        || name == "cuMemcpyDtoH_v2"
+        || name == "cudaMemcpy2D"
+    {
         RuntimeKind::Sync
     } else if name.contains("Launch") {
         RuntimeKind::Launch
@@ -790,7 +882,14 @@ mod tests {
         let t = parse(MINIMAL).unwrap();
         assert_eq!(t.rank, Some(1));
         assert_eq!(t.world_size, Some(2));
-        assert_eq!(t.steps, vec![StepSpan { number: 7, start: 100.0, end: 150.0 }]);
+        assert_eq!(
+            t.steps,
+            vec![StepSpan {
+                number: 7,
+                start: 100.0,
+                end: 150.0
+            }]
+        );
         assert_eq!(t.runtime.len(), 1);
         assert_eq!(t.gpu.len(), 2);
         assert_eq!(t.gpu[0].kind, GpuKind::Communication);
@@ -800,7 +899,8 @@ mod tests {
 
     #[test]
     fn a_trace_without_profiler_steps_says_to_call_prof_step() {
-        let err = parse(r#"{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1}]}"#).unwrap_err();
+        let err = parse(r#"{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1}]}"#)
+            .unwrap_err();
         assert!(err.to_string().contains("prof.step()"), "{err}");
     }
 
@@ -813,7 +913,10 @@ mod tests {
     #[test]
     fn broken_json_names_the_byte_where_it_broke() {
         let err = parse(r#"{"traceEvents":[{"ph":"X","cat":kernel}]}"#).unwrap_err();
-        assert_eq!(err.to_string(), "t.json: invalid trace event at byte 32: expected value");
+        assert_eq!(
+            err.to_string(),
+            "t.json: invalid trace event at byte 32: expected value"
+        );
     }
 
     #[test]

@@ -17,27 +17,47 @@ pub fn read_meta(path: &Path) -> Result<Meta> {
     if text.trim().is_empty() {
         return Err(EngineError::invalid(path, "file is empty"));
     }
-    let v: Value = serde_json::from_str(&text).map_err(|e| EngineError::invalid(path, format!("invalid JSON: {e}")))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| EngineError::invalid(path, format!("invalid JSON: {e}")))?;
     if !v.is_object() {
-        return Err(EngineError::invalid(path, "expected a JSON object of run facts"));
+        return Err(EngineError::invalid(
+            path,
+            "expected a JSON object of run facts",
+        ));
     }
-    let s = |v: &Value, k: &str| v.get(k).and_then(|x| match x {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        _ => None,
-    });
+    let s = |v: &Value, k: &str| {
+        v.get(k).and_then(|x| match x {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        })
+    };
     let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
     let info = v.get("info").cloned().unwrap_or(Value::Null);
     let dataloader = info.get("dataloader").map(|d| DataLoaderSettings {
-        num_workers: d.get("num_workers").and_then(Value::as_u64).map(|n| n as u32),
+        num_workers: d
+            .get("num_workers")
+            .and_then(Value::as_u64)
+            .map(|n| n as u32),
         pin_memory: d.get("pin_memory").and_then(Value::as_bool),
         persistent_workers: d.get("persistent_workers").and_then(Value::as_bool),
-        prefetch_factor: d.get("prefetch_factor").and_then(Value::as_u64).map(|n| n as u32),
+        prefetch_factor: d
+            .get("prefetch_factor")
+            .and_then(Value::as_u64)
+            .map(|n| n as u32),
     });
     let mut extra = std::collections::BTreeMap::new();
     if let Some(obj) = info.as_object() {
         for (k, val) in obj {
-            if matches!(k.as_str(), "model" | "batch_size" | "batch_size_per_gpu" | "precision" | "dataloader" | "expected") {
+            if matches!(
+                k.as_str(),
+                "model"
+                    | "batch_size"
+                    | "batch_size_per_gpu"
+                    | "precision"
+                    | "dataloader"
+                    | "expected"
+            ) {
                 continue;
             }
             let text = match val {
@@ -51,11 +71,16 @@ pub fn read_meta(path: &Path) -> Result<Meta> {
     let env = v
         .get("env")
         .and_then(Value::as_object)
-        .map(|o| o.iter().map(|(k, val)| (k.clone(), val.as_str().map(str::to_owned))).collect())
+        .map(|o| {
+            o.iter()
+                .map(|(k, val)| (k.clone(), val.as_str().map(str::to_owned)))
+                .collect()
+        })
         .unwrap_or_default();
-    let profile_steps = v.get("profile_steps").and_then(Value::as_array).and_then(|a| {
-        Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?))
-    });
+    let profile_steps = v
+        .get("profile_steps")
+        .and_then(Value::as_array)
+        .and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?)));
     Ok(Meta {
         facts: RunFacts {
             gpu_name: s(&v, "gpu"),
@@ -63,9 +88,15 @@ pub fn read_meta(path: &Path) -> Result<Meta> {
             cuda_runtime_version: s(&v, "cuda"),
             torch_version: s(&v, "torch"),
             nccl_version: s(&v, "nccl"),
-            world_size: v.get("world_size").and_then(Value::as_u64).map(|n| n as u32),
+            world_size: v
+                .get("world_size")
+                .and_then(Value::as_u64)
+                .map(|n| n as u32),
             model: s(&info, "model"),
-            batch_size: info.get("batch_size").or(info.get("batch_size_per_gpu")).and_then(Value::as_u64),
+            batch_size: info
+                .get("batch_size")
+                .or(info.get("batch_size_per_gpu"))
+                .and_then(Value::as_u64),
             precision: s(&info, "precision"),
             dataloader,
             started: f(&v, "started"),
@@ -85,9 +116,26 @@ pub fn merge_into(into: &mut RunFacts, from: RunFacts) {
     macro_rules! fill {
         ($($f:ident),*) => { $( if into.$f.is_none() { into.$f = from.$f; } )* };
     }
-    fill!(gpu_name, gpu_count, driver_version, cuda_driver_version, cuda_runtime_version, torch_version,
-          nccl_version, world_size, model, batch_size, precision, dataloader, host_cpus, started, ended,
-          steps, samples_per_s, topology);
+    fill!(
+        gpu_name,
+        gpu_count,
+        driver_version,
+        cuda_driver_version,
+        cuda_runtime_version,
+        torch_version,
+        nccl_version,
+        world_size,
+        model,
+        batch_size,
+        precision,
+        dataloader,
+        host_cpus,
+        started,
+        ended,
+        steps,
+        samples_per_s,
+        topology
+    );
     for (k, v) in from.env {
         into.env.entry(k).or_insert(v);
     }

@@ -54,7 +54,9 @@ pub fn load(paths: &[PathBuf]) -> Result<Recording> {
     let mut pending_logs: Vec<(InputKind, PathBuf)> = Vec::new();
     for path in paths {
         match classify(path)? {
-            InputKind::RunFolder => load_run_folder(path, &mut rec, &mut trace_paths, &mut pending_logs)?,
+            InputKind::RunFolder => {
+                load_run_folder(path, &mut rec, &mut trace_paths, &mut pending_logs)?
+            }
             InputKind::TraceFolder => {
                 let found = trace_files_in(path)?;
                 trace_paths.extend(found.into_iter().map(|p| (None, p)));
@@ -70,24 +72,38 @@ pub fn load(paths: &[PathBuf]) -> Result<Recording> {
     check_ranks(paths, &rec)?;
     fill_facts_from_traces(&mut rec);
     if rec.traces.is_empty() && rec.steps.is_empty() && rec.samples.is_empty() {
-        return Err(EngineError::NothingToAnalyse { path: paths.first().cloned().unwrap_or_default() });
+        return Err(EngineError::NothingToAnalyse {
+            path: paths.first().cloned().unwrap_or_default(),
+        });
     }
     Ok(rec)
 }
 
 fn classify(path: &Path) -> Result<InputKind> {
     let meta = std::fs::metadata(path).map_err(|e| EngineError::io(path, e))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_ascii_lowercase();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
     if meta.is_dir() {
         let has = |n: &str| path.join(n).exists();
         let rank_dirs = path.join("rank0").is_dir();
-        if has("meta.json") || has("steps.csv") || has("samples_nvml.csv") || has("trace.json.gz") || has("trace.json") || rank_dirs {
+        if has("meta.json")
+            || has("steps.csv")
+            || has("samples_nvml.csv")
+            || has("trace.json.gz")
+            || has("trace.json")
+            || rank_dirs
+        {
             return Ok(InputKind::RunFolder);
         }
         if !trace_files_in(path)?.is_empty() {
             return Ok(InputKind::TraceFolder);
         }
-        return Err(EngineError::NothingToAnalyse { path: path.to_path_buf() });
+        return Err(EngineError::NothingToAnalyse {
+            path: path.to_path_buf(),
+        });
     }
     if meta.len() == 0 {
         return Err(EngineError::invalid(path, "file is empty"));
@@ -99,22 +115,32 @@ fn classify(path: &Path) -> Result<InputKind> {
         return Ok(InputKind::SmiXml);
     }
     let head = read_head(path)?;
-    let first = head.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
-    Ok(if first.starts_with("# gpu") || first.starts_with("#gpu") || first.starts_with("# Idx") {
-        InputKind::Dmon
-    } else if first.starts_with("ts,gpu,util_gpu") || first.starts_with("ts,gpu,") && first.contains("power_w") {
-        InputKind::NvmlCsv
-    } else if first.starts_with("ts,gpu,") && first.contains("sm_util") {
-        InputKind::GpmCsv
-    } else if first.starts_with("ts,cpu_total_pct") {
-        InputKind::HostCsv
-    } else if first.starts_with("step,t_start") {
-        InputKind::StepsCsv
-    } else if name.ends_with(".csv") || name.ends_with(".log") || name.ends_with(".txt") {
-        InputKind::QueryGpuLog
-    } else {
-        return Err(EngineError::NothingToAnalyse { path: path.to_path_buf() });
-    })
+    let first = head
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .trim();
+    Ok(
+        if first.starts_with("# gpu") || first.starts_with("#gpu") || first.starts_with("# Idx") {
+            InputKind::Dmon
+        } else if first.starts_with("ts,gpu,util_gpu")
+            || first.starts_with("ts,gpu,") && first.contains("power_w")
+        {
+            InputKind::NvmlCsv
+        } else if first.starts_with("ts,gpu,") && first.contains("sm_util") {
+            InputKind::GpmCsv
+        } else if first.starts_with("ts,cpu_total_pct") {
+            InputKind::HostCsv
+        } else if first.starts_with("step,t_start") {
+            InputKind::StepsCsv
+        } else if name.ends_with(".csv") || name.ends_with(".log") || name.ends_with(".txt") {
+            InputKind::QueryGpuLog
+        } else {
+            return Err(EngineError::NothingToAnalyse {
+                path: path.to_path_buf(),
+            });
+        },
+    )
 }
 
 fn read_head(path: &Path) -> Result<String> {
@@ -150,7 +176,12 @@ fn rank_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())
         .filter_map(|p| {
-            let rank = p.file_name()?.to_str()?.strip_prefix("rank")?.parse().ok()?;
+            let rank = p
+                .file_name()?
+                .to_str()?
+                .strip_prefix("rank")?
+                .parse()
+                .ok()?;
             Some((rank, p))
         })
         .collect();
@@ -175,7 +206,8 @@ fn load_run_folder(
     units.extend(ranks.iter().map(|(r, p)| (Some(*r), p.clone())));
     for (rank, unit) in &units {
         if let Some(steps) = first_existing(unit, &["steps.csv"]) {
-            rec.steps.insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
+            rec.steps
+                .insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
         }
         if let Some(t) = first_existing(unit, &["trace.json.gz", "trace.json"]) {
             traces.push((*rank, t));
@@ -200,7 +232,8 @@ fn load_run_folder(
     // Written by checkup-agent: the GPUs and driver as NVML saw them.
     if let Some(p) = first_existing(&st, &["facts.json"]) {
         let text = std::fs::read_to_string(&p).map_err(|e| EngineError::io(&p, e))?;
-        let facts: RunFacts = serde_json::from_str(&text).map_err(|e| EngineError::invalid(&p, format!("invalid run facts: {e}")))?;
+        let facts: RunFacts = serde_json::from_str(&text)
+            .map_err(|e| EngineError::invalid(&p, format!("invalid run facts: {e}")))?;
         meta::merge_into(&mut rec.facts, facts);
     }
     if let Some(p) = first_existing(&st, &["nvidia-smi-q.xml"]) {
@@ -217,7 +250,11 @@ fn load_run_folder(
     if let Some(p) = first_existing(&st, &["collect_env.txt"]) {
         let env = static_files::read_collect_env(&p)?;
         rec.facts.torch_version = rec.facts.torch_version.take().or(env.torch_version);
-        rec.facts.cuda_runtime_version = rec.facts.cuda_runtime_version.take().or(env.cuda_build_version);
+        rec.facts.cuda_runtime_version = rec
+            .facts
+            .cuda_runtime_version
+            .take()
+            .or(env.cuda_build_version);
         rec.facts.driver_version = rec.facts.driver_version.take().or(env.driver_version);
     }
     if let Some(p) = first_existing(&st, &["host.txt"]) {
@@ -239,23 +276,32 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
         InputKind::QueryGpuLog => {
             if rec.samples.nvml.is_empty() {
                 rec.samples.nvml = samples::read_query_gpu_log(path)?;
-                rec.notes.push(format!("GPU samples from the nvidia-smi log {} (no samples_nvml.csv)", path.display()));
+                rec.notes.push(format!(
+                    "GPU samples from the nvidia-smi log {} (no samples_nvml.csv)",
+                    path.display()
+                ));
             }
         }
         InputKind::Dmon => {
             if rec.samples.nvml.is_empty() {
                 let start = rec.facts.started.unwrap_or(0.0);
                 rec.samples.nvml = samples::read_dmon(path, start, 1.0)?;
-                rec.notes.push(format!("GPU samples from nvidia-smi dmon output {} (1 s apart from the run's start)", path.display()));
+                rec.notes.push(format!(
+                    "GPU samples from nvidia-smi dmon output {} (1 s apart from the run's start)",
+                    path.display()
+                ));
             }
         }
         InputKind::SmiXml => {
             let snap = static_files::read_smi_xml(path)?;
             rec.facts.driver_version = rec.facts.driver_version.take().or(snap.driver_version);
-            rec.facts.cuda_driver_version = rec.facts.cuda_driver_version.take().or(snap.cuda_version);
+            rec.facts.cuda_driver_version =
+                rec.facts.cuda_driver_version.take().or(snap.cuda_version);
             rec.facts.gpus = snap.gpus;
         }
-        InputKind::RunFolder | InputKind::TraceFolder | InputKind::Trace => unreachable!("handled by load"),
+        InputKind::RunFolder | InputKind::TraceFolder | InputKind::Trace => {
+            unreachable!("handled by load")
+        }
     }
     Ok(())
 }
@@ -265,8 +311,21 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
 /// position.
 fn read_traces(paths: &[(Option<u32>, PathBuf)]) -> Result<Vec<Trace>> {
     let results: Vec<Result<Trace>> = std::thread::scope(|s| {
-        let handles: Vec<_> = paths.iter().map(|(_, p)| s.spawn(move || kineto::read_trace(p))).collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(EngineError::invalid(Path::new("trace"), "trace reader failed")))).collect()
+        let handles: Vec<_> = paths
+            .iter()
+            .map(|(_, p)| s.spawn(move || kineto::read_trace(p)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(EngineError::invalid(
+                        Path::new("trace"),
+                        "trace reader failed",
+                    ))
+                })
+            })
+            .collect()
     });
     let mut traces = Vec::with_capacity(results.len());
     for (i, (result, (folder_rank, _))) in results.into_iter().zip(paths).enumerate() {
@@ -279,7 +338,11 @@ fn read_traces(paths: &[(Option<u32>, PathBuf)]) -> Result<Vec<Trace>> {
         if w[0].rank == w[1].rank {
             return Err(EngineError::invalid(
                 &w[1].source,
-                format!("rank {} appears twice (also in {}): give one trace per rank", w[1].rank.unwrap_or(0), w[0].source.display()),
+                format!(
+                    "rank {} appears twice (also in {}): give one trace per rank",
+                    w[1].rank.unwrap_or(0),
+                    w[0].source.display()
+                ),
             ));
         }
     }
@@ -287,7 +350,12 @@ fn read_traces(paths: &[(Option<u32>, PathBuf)]) -> Result<Vec<Trace>> {
 }
 
 fn check_ranks(paths: &[PathBuf], rec: &Recording) -> Result<()> {
-    let world = rec.traces.iter().filter_map(|t| t.world_size).max().or(rec.facts.world_size);
+    let world = rec
+        .traces
+        .iter()
+        .filter_map(|t| t.world_size)
+        .max()
+        .or(rec.facts.world_size);
     let Some(world) = world else { return Ok(()) };
     if rec.traces.is_empty() {
         return Ok(());
@@ -297,7 +365,11 @@ fn check_ranks(paths: &[PathBuf], rec: &Recording) -> Result<()> {
     // A single trace given on its own is allowed: the user chose to look at one rank.
     let single_file = paths.len() == 1 && paths[0].is_file();
     if !missing.is_empty() && !single_file {
-        let list = missing.iter().map(|r| format!("rank{r}")).collect::<Vec<_>>().join(", ");
+        let list = missing
+            .iter()
+            .map(|r| format!("rank{r}"))
+            .collect::<Vec<_>>()
+            .join(", ");
         return Err(EngineError::MissingRanks {
             path: paths.first().cloned().unwrap_or_default(),
             message: format!("the run has {world} ranks but no trace for {list}: copy every rank's trace (rankN/trace.json.gz or one *.pt.trace.json.gz per rank)"),
@@ -319,6 +391,11 @@ fn fill_facts_from_traces(rec: &mut Recording) {
         rec.facts.gpu_name = rec.facts.gpus.first().and_then(|g| g.name.clone());
     }
     if rec.facts.host_cpus.is_none() {
-        rec.facts.host_cpus = rec.samples.host.first().map(|h| h.per_core_pct.len() as u32).filter(|&n| n > 0);
+        rec.facts.host_cpus = rec
+            .samples
+            .host
+            .first()
+            .map(|h| h.per_core_pct.len() as u32)
+            .filter(|&n| n > 0);
     }
 }

@@ -19,19 +19,38 @@ pub fn read_nvml_csv(path: &Path) -> Result<Vec<NvmlSample>> {
     let gpu = t.require(path, "gpu")?;
     let col = |n: &str| t.column(n);
     let cols = [
-        "util_gpu", "util_mem", "mem_used_mib", "mem_total_mib", "temp_c", "power_w", "power_limit_w",
-        "sm_clock_mhz", "sm_clock_max_mhz", "mem_clock_mhz", "pcie_tx_kbs", "pcie_rx_kbs",
-        "clock_event_reasons", "pstate",
+        "util_gpu",
+        "util_mem",
+        "mem_used_mib",
+        "mem_total_mib",
+        "temp_c",
+        "power_w",
+        "power_limit_w",
+        "sm_clock_mhz",
+        "sm_clock_max_mhz",
+        "mem_clock_mhz",
+        "pcie_tx_kbs",
+        "pcie_rx_kbs",
+        "clock_event_reasons",
+        "pstate",
     ];
     let idx: Vec<Option<usize>> = cols.iter().map(|c| col(c)).collect();
     if idx[0].is_none() && idx[5].is_none() {
-        return Err(EngineError::invalid(path, format!("neither `util_gpu` nor `power_w` column found (the header has: {})", t.header.join(", "))));
+        return Err(EngineError::invalid(
+            path,
+            format!(
+                "neither `util_gpu` nor `power_w` column found (the header has: {})",
+                t.header.join(", ")
+            ),
+        ));
     }
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
         let line = i + 2;
         let v = |k: usize| number(path, line, cols[k], cell(rec, idx[k]));
-        let Some(ts) = number(path, line, "ts", rec.get(ts))? else { continue };
+        let Some(ts) = number(path, line, "ts", rec.get(ts))? else {
+            continue;
+        };
         out.push(NvmlSample {
             ts,
             gpu: number(path, line, "gpu", rec.get(gpu))?.unwrap_or(0.0) as u32,
@@ -60,16 +79,31 @@ pub fn read_gpm_csv(path: &Path) -> Result<Vec<GpmSample>> {
     let ts = t.require(path, "ts")?;
     let gpu = t.require(path, "gpu")?;
     let cols = [
-        "graphics_util", "sm_util", "sm_occupancy", "integer_util", "any_tensor_util", "dfma_tensor_util",
-        "hmma_tensor_util", "imma_tensor_util", "dram_bw_util", "fp64_util", "fp32_util", "fp16_util",
-        "pcie_tx_per_sec", "pcie_rx_per_sec", "nvlink_total_rx_per_sec", "nvlink_total_tx_per_sec",
+        "graphics_util",
+        "sm_util",
+        "sm_occupancy",
+        "integer_util",
+        "any_tensor_util",
+        "dfma_tensor_util",
+        "hmma_tensor_util",
+        "imma_tensor_util",
+        "dram_bw_util",
+        "fp64_util",
+        "fp32_util",
+        "fp16_util",
+        "pcie_tx_per_sec",
+        "pcie_rx_per_sec",
+        "nvlink_total_rx_per_sec",
+        "nvlink_total_tx_per_sec",
     ];
     let idx: Vec<Option<usize>> = cols.iter().map(|c| t.column(c)).collect();
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
         let line = i + 2;
         let v = |k: usize| number(path, line, cols[k], cell(rec, idx[k]));
-        let Some(ts) = number(path, line, "ts", rec.get(ts))? else { continue };
+        let Some(ts) = number(path, line, "ts", rec.get(ts))? else {
+            continue;
+        };
         out.push(GpmSample {
             ts,
             gpu: number(path, line, "gpu", rec.get(gpu))?.unwrap_or(0.0) as u32,
@@ -98,20 +132,32 @@ pub fn read_gpm_csv(path: &Path) -> Result<Vec<GpmSample>> {
 pub fn read_host_csv(path: &Path) -> Result<Vec<HostSample>> {
     let t = CsvTable::read(path, true)?;
     let ts = t.require(path, "ts")?;
-    let cols = ["cpu_total_pct", "proc_tree_cpu_pct", "proc_tree_rss_mib", "disk_read_mbs", "disk_write_mbs", "load1"];
+    let cols = [
+        "cpu_total_pct",
+        "proc_tree_cpu_pct",
+        "proc_tree_rss_mib",
+        "disk_read_mbs",
+        "disk_write_mbs",
+        "load1",
+    ];
     let idx: Vec<Option<usize>> = cols.iter().map(|c| t.column(c)).collect();
     let cores: Vec<(usize, &str)> = t
         .header
         .iter()
         .enumerate()
-        .filter(|(_, h)| h.strip_prefix("cpu").is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+        .filter(|(_, h)| {
+            h.strip_prefix("cpu")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
         .map(|(i, h)| (i, h.as_str()))
         .collect();
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
         let line = i + 2;
         let v = |k: usize| number(path, line, cols[k], cell(rec, idx[k]));
-        let Some(ts) = number(path, line, "ts", rec.get(ts))? else { continue };
+        let Some(ts) = number(path, line, "ts", rec.get(ts))? else {
+            continue;
+        };
         let mut per_core_pct = Vec::with_capacity(cores.len());
         for &(c, name) in &cores {
             per_core_pct.push(number(path, line, name, rec.get(c))?.unwrap_or(0.0));
@@ -168,22 +214,36 @@ pub fn read_query_gpu_log(path: &Path) -> Result<Vec<NvmlSample>> {
     let has_header = first_line.split(',').any(|c| {
         let key = c.split('[').next().unwrap_or(c).trim();
         key.bytes().any(|b| b.is_ascii_alphabetic())
-            && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'.' || b == b'_')
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'.' || b == b'_')
     });
     let t = CsvTable::read(path, has_header)?;
     let fields: Vec<Option<&'static str>> = if has_header {
         t.header.iter().map(|h| query_field(h)).collect()
     } else {
         let width = t.rows.first().map(|r| r.len()).unwrap_or(0);
-        const SEED: [&str; 5] = ["util_gpu", "mem_used_mib", "temp_c", "power_w", "sm_clock_mhz"];
+        const SEED: [&str; 5] = [
+            "util_gpu",
+            "mem_used_mib",
+            "temp_c",
+            "power_w",
+            "sm_clock_mhz",
+        ];
         match width {
             6 => std::iter::once("epoch").chain(SEED).map(Some).collect(),
             5 => SEED.iter().copied().map(Some).collect(),
             n => return Err(EngineError::invalid(path, format!("no header line and {n} columns: use --format=csv with its header, or the seed's layout (date +%s.%N, utilization.gpu, memory.used, temperature.gpu, power.draw, clocks.sm)"))),
         }
     };
-    if !fields.iter().any(|f| matches!(f, Some("util_gpu" | "power_w" | "sm_clock_mhz"))) {
-        return Err(EngineError::invalid(path, "none of utilization.gpu, power.draw or clocks.sm is in this nvidia-smi log"));
+    if !fields
+        .iter()
+        .any(|f| matches!(f, Some("util_gpu" | "power_w" | "sm_clock_mhz")))
+    {
+        return Err(EngineError::invalid(
+            path,
+            "none of utilization.gpu, power.draw or clocks.sm is in this nvidia-smi log",
+        ));
     }
     let mut out = Vec::with_capacity(t.rows.len());
     let mut last_ts = f64::NAN;
@@ -200,7 +260,10 @@ pub fn read_query_gpu_log(path: &Path) -> Result<Vec<NvmlSample>> {
                 "timestamp" => ts = raw.and_then(parse_smi_timestamp),
                 "epoch" => ts = number(path, line, "timestamp", raw)?,
                 "index" => index = number(path, line, "index", raw)?.map(|v| v as u32),
-                "clock_event_reasons" => s.clock_event_reasons = number(path, line, field, raw)?.map(|v| ClockEventReasons(v as u64)),
+                "clock_event_reasons" => {
+                    s.clock_event_reasons =
+                        number(path, line, field, raw)?.map(|v| ClockEventReasons(v as u64))
+                }
                 "util_gpu" => s.util_gpu = number(path, line, field, raw)?,
                 "util_mem" => s.util_mem = number(path, line, field, raw)?,
                 "mem_used_mib" => s.mem_used_mib = number(path, line, field, raw)?,
@@ -237,7 +300,10 @@ fn parse_smi_timestamp(s: &str) -> Option<f64> {
     let mut d = date.split(['/', '-']).map(|p| p.parse::<i64>());
     let (y, m, day) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);
     let mut t = time.split(':');
-    let (hh, mm) = (t.next()?.parse::<i64>().ok()?, t.next()?.parse::<i64>().ok()?);
+    let (hh, mm) = (
+        t.next()?.parse::<i64>().ok()?,
+        t.next()?.parse::<i64>().ok()?,
+    );
     let ss: f64 = t.next()?.parse().ok()?;
     Some((days_from_civil(y, m, day) * 86400 + hh * 3600 + mm * 60) as f64 + ss)
 }
@@ -277,7 +343,12 @@ pub fn read_dmon(path: &Path, start_s: f64, interval_s: f64) -> Result<Vec<NvmlS
             return Err(EngineError::invalid(path, format!("line {line_no}: data before the `# gpu ...` header line: not nvidia-smi dmon output")));
         }
         let cells: Vec<&str> = trimmed.split_whitespace().collect();
-        let get = |name: &str| columns.iter().position(|c| c == name).and_then(|k| cells.get(k).copied());
+        let get = |name: &str| {
+            columns
+                .iter()
+                .position(|c| c == name)
+                .and_then(|k| cells.get(k).copied())
+        };
         let num = |name: &str| number(path, line_no, name, get(name).filter(|c| *c != "-"));
         let gpu = num("gpu")?.or(num("Idx")?).unwrap_or(0.0) as u32;
         if gpu <= last_gpu {
@@ -298,7 +369,10 @@ pub fn read_dmon(path: &Path, start_s: f64, interval_s: f64) -> Result<Vec<NvmlS
         });
     }
     if out.is_empty() {
-        return Err(EngineError::invalid(path, "no data rows in this nvidia-smi dmon output"));
+        return Err(EngineError::invalid(
+            path,
+            "no data rows in this nvidia-smi dmon output",
+        ));
     }
     Ok(out)
 }
@@ -336,6 +410,9 @@ mod tests {
     fn a_text_cell_in_a_numeric_column_names_line_and_column() {
         let f = file("ts,gpu,util_gpu,power_w\n1.0,0,fast,100\n");
         let err = read_nvml_csv(f.path()).unwrap_err().to_string();
-        assert!(err.ends_with("line 2: column `util_gpu`: `fast` is not a number"), "{err}");
+        assert!(
+            err.ends_with("line 2: column `util_gpu`: `fast` is not a number"),
+            "{err}"
+        );
     }
 }

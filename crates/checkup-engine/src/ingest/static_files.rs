@@ -29,10 +29,14 @@ fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
         (Some(_), Some(start)) => &text[start..],
         _ => text,
     };
-    let doc = roxmltree::Document::parse(body).map_err(|e| format!("not valid nvidia-smi XML: {e}"))?;
+    let doc =
+        roxmltree::Document::parse(body).map_err(|e| format!("not valid nvidia-smi XML: {e}"))?;
     let root = doc.root_element();
     if root.tag_name().name() != "nvidia_smi_log" {
-        return Err(format!("root element is <{}>, expected <nvidia_smi_log> (nvidia-smi -q -x)", root.tag_name().name()));
+        return Err(format!(
+            "root element is <{}>, expected <nvidia_smi_log> (nvidia-smi -q -x)",
+            root.tag_name().name()
+        ));
     }
     let child_text = |node: roxmltree::Node, path: &[&str]| -> Option<String> {
         let mut n = node;
@@ -43,7 +47,11 @@ fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
         (!t.is_empty() && t != "N/A" && !t.starts_with("[N/A")).then(|| t.to_owned())
     };
     let leading_number = |s: Option<String>| -> Option<f64> {
-        s.and_then(|s| s.split_whitespace().next().and_then(|n| n.trim_end_matches('x').parse().ok()))
+        s.and_then(|s| {
+            s.split_whitespace()
+                .next()
+                .and_then(|n| n.trim_end_matches('x').parse().ok())
+        })
     };
     let enabled = |s: Option<String>| s.map(|s| s.eq_ignore_ascii_case("Enabled"));
     let mut snap = SmiSnapshot {
@@ -51,19 +59,30 @@ fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
         cuda_version: child_text(root, &["cuda_version"]),
         gpus: Vec::new(),
     };
-    for (index, gpu) in root.children().filter(|c| c.has_tag_name("gpu")).enumerate() {
+    for (index, gpu) in root
+        .children()
+        .filter(|c| c.has_tag_name("gpu"))
+        .enumerate()
+    {
         let power = |tag: &str| {
-            leading_number(child_text(gpu, &["gpu_power_readings", tag]).or_else(|| child_text(gpu, &["power_readings", tag])))
+            leading_number(
+                child_text(gpu, &["gpu_power_readings", tag])
+                    .or_else(|| child_text(gpu, &["power_readings", tag])),
+            )
         };
         let reasons = gpu
             .children()
-            .find(|c| c.has_tag_name("clocks_event_reasons") || c.has_tag_name("clocks_throttle_reasons"))
+            .find(|c| {
+                c.has_tag_name("clocks_event_reasons") || c.has_tag_name("clocks_throttle_reasons")
+            })
             .map(|r| {
                 r.children()
                     .filter(|c| c.is_element() && c.text().is_some_and(|t| t.trim() == "Active"))
                     .map(|c| {
                         let tag = c.tag_name().name();
-                        tag.trim_start_matches("clocks_event_reason_").trim_start_matches("clocks_throttle_reason_").replace('_', " ")
+                        tag.trim_start_matches("clocks_event_reason_")
+                            .trim_start_matches("clocks_throttle_reason_")
+                            .replace('_', " ")
                     })
                     .collect()
             })
@@ -85,12 +104,35 @@ fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
             mig_enabled: enabled(child_text(gpu, &["mig_mode", "current_mig"])),
             ecc_enabled: enabled(child_text(gpu, &["ecc_mode", "current_ecc"])),
             ecc_uncorrected_volatile: volatile_uncorrected,
-            retired_pages_pending: child_text(gpu, &["retired_pages", "pending_retirement"]).map(|s| s.eq_ignore_ascii_case("Yes")),
-            remapping_pending: child_text(gpu, &["remapped_rows", "remapped_row_pending"]).map(|s| s.eq_ignore_ascii_case("Yes")),
-            pcie_gen_current: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "pcie_gen", "current_link_gen"])).map(|v| v as u32),
-            pcie_gen_max: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "pcie_gen", "max_link_gen"])).map(|v| v as u32),
-            pcie_width_current: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "link_widths", "current_link_width"])).map(|v| v as u32),
-            pcie_width_max: leading_number(child_text(gpu, &["pci", "pci_gpu_link_info", "link_widths", "max_link_width"])).map(|v| v as u32),
+            retired_pages_pending: child_text(gpu, &["retired_pages", "pending_retirement"])
+                .map(|s| s.eq_ignore_ascii_case("Yes")),
+            remapping_pending: child_text(gpu, &["remapped_rows", "remapped_row_pending"])
+                .map(|s| s.eq_ignore_ascii_case("Yes")),
+            pcie_gen_current: leading_number(child_text(
+                gpu,
+                &["pci", "pci_gpu_link_info", "pcie_gen", "current_link_gen"],
+            ))
+            .map(|v| v as u32),
+            pcie_gen_max: leading_number(child_text(
+                gpu,
+                &["pci", "pci_gpu_link_info", "pcie_gen", "max_link_gen"],
+            ))
+            .map(|v| v as u32),
+            pcie_width_current: leading_number(child_text(
+                gpu,
+                &[
+                    "pci",
+                    "pci_gpu_link_info",
+                    "link_widths",
+                    "current_link_width",
+                ],
+            ))
+            .map(|v| v as u32),
+            pcie_width_max: leading_number(child_text(
+                gpu,
+                &["pci", "pci_gpu_link_info", "link_widths", "max_link_width"],
+            ))
+            .map(|v| v as u32),
             power_limit_w: power("current_power_limit").or_else(|| power("enforced_power_limit")),
             default_power_limit_w: power("default_power_limit"),
             sm_clock_max_mhz: leading_number(child_text(gpu, &["max_clocks", "sm_clock"])),
@@ -125,7 +167,9 @@ fn parse_topology(text: &str) -> Option<Topology> {
         out
     };
     let lines: Vec<String> = text.lines().map(strip_ansi).collect();
-    let header = lines.iter().find(|l| l.split_whitespace().next() == Some("GPU0"))?;
+    let header = lines
+        .iter()
+        .find(|l| l.split_whitespace().next() == Some("GPU0"))?;
     let gpu_cols: Vec<u32> = header
         .split_whitespace()
         .map_while(|c| c.strip_prefix("GPU").and_then(|n| n.parse().ok()))
@@ -133,7 +177,11 @@ fn parse_topology(text: &str) -> Option<Topology> {
     let mut links = Vec::new();
     for line in &lines {
         let mut cells = line.split_whitespace();
-        let Some(row) = cells.next().and_then(|c| c.strip_prefix("GPU")).and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(row) = cells
+            .next()
+            .and_then(|c| c.strip_prefix("GPU"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         if std::ptr::eq(line, header) {
@@ -144,11 +192,19 @@ fn parse_topology(text: &str) -> Option<Topology> {
                 continue;
             }
             let kind = if let Some(n) = cell.strip_prefix("NV") {
-                LinkKind::NvLink { links: n.parse().unwrap_or(1) }
+                LinkKind::NvLink {
+                    links: n.parse().unwrap_or(1),
+                }
             } else {
-                LinkKind::Pcie { path: cell.to_owned() }
+                LinkKind::Pcie {
+                    path: cell.to_owned(),
+                }
             };
-            links.push(GpuLink { from: row, to: col, kind });
+            links.push(GpuLink {
+                from: row,
+                to: col,
+                kind,
+            });
         }
     }
     Some(Topology { links })
@@ -194,8 +250,22 @@ mod tests {
     fn topology_reads_nvlink_pairs_and_pcie_paths() {
         let t = parse_topology("\t\u{1b}[4mGPU0\tGPU1\tGPU2\tCPU Affinity\u{1b}[0m\nGPU0\t X \tNV18\tSYS\t0-31\nGPU1\tNV18\t X \tSYS\t0-31\nGPU2\tSYS\tSYS\t X \t0-31\n").unwrap();
         assert_eq!(t.links.len(), 3);
-        assert_eq!(t.links[0], GpuLink { from: 0, to: 1, kind: LinkKind::NvLink { links: 18 } });
-        assert_eq!(t.links[2], GpuLink { from: 1, to: 2, kind: LinkKind::Pcie { path: "SYS".into() } });
+        assert_eq!(
+            t.links[0],
+            GpuLink {
+                from: 0,
+                to: 1,
+                kind: LinkKind::NvLink { links: 18 }
+            }
+        );
+        assert_eq!(
+            t.links[2],
+            GpuLink {
+                from: 1,
+                to: 2,
+                kind: LinkKind::Pcie { path: "SYS".into() }
+            }
+        );
         assert!(t.has_nvlink());
     }
 

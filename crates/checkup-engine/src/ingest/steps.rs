@@ -18,8 +18,9 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
     for (i, rec) in t.rows.iter().enumerate() {
         let line = i + 2;
         let need = |idx: usize, name: &str| {
-            number(path, line, name, rec.get(idx))?
-                .ok_or_else(|| EngineError::invalid(path, format!("line {line}: column `{name}` is empty")))
+            number(path, line, name, rec.get(idx))?.ok_or_else(|| {
+                EngineError::invalid(path, format!("line {line}: column `{name}` is empty"))
+            })
         };
         out.push(StepRecord {
             step: need(step, "step")? as u64,
@@ -30,10 +31,19 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
         });
     }
     if out.len() < 2 {
-        return Err(EngineError::invalid(path, format!("{} step row(s): at least 2 steps are needed to time anything", out.len())));
+        return Err(EngineError::invalid(
+            path,
+            format!(
+                "{} step row(s): at least 2 steps are needed to time anything",
+                out.len()
+            ),
+        ));
     }
     if out.windows(2).any(|w| w[1].t_start < w[0].t_start) {
-        return Err(EngineError::invalid(path, "t_start goes backwards: rows must be in step order"));
+        return Err(EngineError::invalid(
+            path,
+            "t_start goes backwards: rows must be in step order",
+        ));
     }
     Ok(out)
 }

@@ -1,0 +1,154 @@
+//! What `checkup-agent`'s API sends and accepts: the agent serves these types and the app's
+//! client reads them, so both sides always agree.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{EnvCheck, GpmSample, HostSample, NvmlSample, RunFacts};
+
+/// `GET /v1/health`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentHealth {
+    /// The agent's version (the app re-uploads an agent of another version).
+    pub agent: String,
+    pub gpus: u32,
+    /// Why there are no GPU readings ("no NVIDIA driver: ..."), when there are none.
+    pub gpu_error: Option<String>,
+    /// The sampling run in progress.
+    pub sampling: Option<String>,
+    pub run_active: bool,
+    /// The last sample sequence number handed out.
+    pub last_seq: u64,
+}
+
+/// `GET /v1/check`: the static environment check.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckReport {
+    pub facts: RunFacts,
+    pub checks: Vec<EnvCheck>,
+    /// `python -m torch.utils.collect_env` output, when asked for.
+    pub collect_env: Option<String>,
+}
+
+/// `POST /v1/sampling`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingRequest {
+    /// NVML rate.
+    #[serde(default = "default_hz")]
+    pub hz: f64,
+    /// GPM and host rate.
+    #[serde(default = "default_slow_hz")]
+    pub slow_hz: f64,
+    /// The training process to follow (its tree's CPU and memory).
+    pub pid: Option<u32>,
+    /// Follow the process using this GPU (the one with the most GPU memory on it).
+    pub gpu: Option<u32>,
+}
+
+impl Default for SamplingRequest {
+    fn default() -> Self {
+        Self {
+            hz: default_hz(),
+            slow_hz: default_slow_hz(),
+            pid: None,
+            gpu: None,
+        }
+    }
+}
+
+/// `POST /v1/runs`: a training command to run with the probe injected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    /// The command as its arguments, e.g. `["python", "train.py"]`.
+    pub command: Vec<String>,
+    /// Working directory (default: the agent's).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default = "default_skip")]
+    pub skip_steps: u32,
+    #[serde(default = "default_profile")]
+    pub profile_steps: u32,
+    #[serde(default = "default_hz")]
+    pub hz: f64,
+}
+
+impl RunRequest {
+    pub fn new(command: Vec<String>) -> Self {
+        Self {
+            command,
+            cwd: None,
+            skip_steps: default_skip(),
+            profile_steps: default_profile(),
+            hz: default_hz(),
+        }
+    }
+}
+
+pub fn default_hz() -> f64 {
+    10.0
+}
+
+pub fn default_slow_hz() -> f64 {
+    1.0
+}
+
+fn default_skip() -> u32 {
+    10
+}
+
+fn default_profile() -> u32 {
+    8
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    Running,
+    Finished,
+    Failed,
+}
+
+/// `GET /v1/runs`: one profiled run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub id: String,
+    pub command: Vec<String>,
+    pub state: RunState,
+    /// Training steps seen so far (rank 0), for progress.
+    #[serde(default)]
+    pub steps_done: u64,
+    pub exit_code: Option<i32>,
+    pub error: Option<String>,
+    /// The last lines the command printed, for showing why it failed.
+    #[serde(default)]
+    pub output_tail: Vec<String>,
+}
+
+/// One sample on the live stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "sample", rename_all = "snake_case")]
+pub enum LiveSample {
+    Nvml(NvmlSample),
+    Gpm(GpmSample),
+    Host(HostSample),
+}
+
+/// `GET /v1/samples?since=N` (WebSocket): each text message is one event; a client that
+/// reconnects with the last `seq` it saw gets everything after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamEvent {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub sample: LiveSample,
+}
+
+/// The one JSON line `checkup-agent serve` prints (and writes to `--state-file`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServeInfo {
+    pub listening: String,
+    pub token_file: String,
+    pub runs: String,
+    pub pid: u32,
+    pub agent: String,
+}
