@@ -552,6 +552,7 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
         let _ = out.flush();
     }
     let watched = state.clone();
+    let state_file = o.state_file.clone();
     let shutdown = async move {
         let mut term =
             tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -571,6 +572,15 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
             _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
             _ = idle => {}
         }
+        // Open live streams would hold a graceful shutdown forever: give them 3 s.
+        let state_file = state_file.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+            if let Some(path) = &state_file {
+                let _ = std::fs::remove_file(path);
+            }
+            std::process::exit(0);
+        });
     };
     let served = axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown)

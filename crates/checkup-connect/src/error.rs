@@ -1,0 +1,53 @@
+use std::path::PathBuf;
+
+/// What went wrong reaching a GPU host or its agent, in words a user can act on: every
+/// message says what happened and what to try next.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("cannot reach {host}: {detail}. Check the host name and that you can `ssh {host}` from a terminal")]
+    Unreachable { host: String, detail: String },
+    #[error("{host} refused the login: {detail}. The app logs in with your SSH keys and ssh-agent (no password prompts): add a key with `ssh-copy-id {host}` or load it with `ssh-add`")]
+    AuthRefused { host: String, detail: String },
+    #[error("{host}'s host key is not known or has changed: {detail}. Connect once with `ssh {host}` in a terminal to check and accept the key")]
+    HostKey { host: String, detail: String },
+    #[error("ssh to {host} failed: {detail}")]
+    Ssh { host: String, detail: String },
+    #[error("the system `ssh` client could not be started ({0}); install OpenSSH (Debian: apt install openssh-client)")]
+    NoSshClient(std::io::Error),
+    #[error("{host} runs {platform}; the agent is built for Linux x86-64")]
+    UnsupportedHost { host: String, platform: String },
+    #[error("no agent binary at {0}: build it with `cargo build -p checkup-agent` or set GPU_CHECKUP_AGENT")]
+    NoAgentBinary(PathBuf),
+    #[error("the agent did not start: {0}")]
+    AgentDidNotStart(String),
+    #[error("the agent stopped (it crashed or was killed){0}; connect again to restart it")]
+    AgentGone(String),
+    #[error("the agent at {addr} is not answering ({detail}); if you forwarded it yourself, check the tunnel is still up")]
+    AgentUnreachable { addr: String, detail: String },
+    #[error(
+        "the agent refused the token: check you copied the token of this agent (its token file)"
+    )]
+    Unauthorized,
+    #[error("the agent answered {status}: {message}")]
+    Agent { status: u16, message: String },
+    #[error("unexpected answer from the agent for {what}: {detail}")]
+    Protocol { what: String, detail: String },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl ConnectError {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, ConnectError>;

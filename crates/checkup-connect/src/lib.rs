@@ -1,0 +1,19 @@
+//! How the app reaches GPU hosts. Three ways, one client:
+//! - [`local`]: "This computer": the bundled `checkup-agent` as a child process on loopback;
+//! - [`ssh`]: a host reached with the system OpenSSH client (keys, agents, jump hosts and
+//!   host-key checking as the user set them up): the agent is uploaded when missing or
+//!   different, started, its port forwarded and its token read over the same connection;
+//! - an agent the user forwarded already: `localhost:PORT` and its token ([`AgentClient::new`]).
+//!
+//! [`client`] speaks the agent's API with the shared `checkup-model` types; its live stream
+//! resumes from the last sequence number after a reconnect, so no sample is lost.
+
+pub mod client;
+pub mod error;
+pub mod local;
+pub mod ssh;
+
+pub use client::{AgentClient, SampleSubscription};
+pub use error::{ConnectError, Result};
+pub use local::{bundled_agent, LocalAgent};
+pub use ssh::{SshAgent, SshTarget};

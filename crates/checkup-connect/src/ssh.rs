@@ -1,0 +1,596 @@
+//! A GPU host reached with the system OpenSSH client. One master connection (ControlMaster)
+//! carries everything: the agent's upload, its start, reading its token and the port forward,
+//! so the user authenticates once, with their keys, agent, jump hosts and known_hosts as
+//! already set up. The remote agent outlives a dropped connection (it exits by itself after
+//! `--idle-exit`), so a reconnect finds it again and resumes the sample stream.
+
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use checkup_model::ServeInfo;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, Command};
+
+use crate::client::AgentClient;
+use crate::error::{ConnectError, Result};
+
+/// Where the agent lives on the remote host (a `sh` word: `~` is expanded there).
+pub const DEFAULT_REMOTE_DIR: &str = "~/.cache/gpu-checkup";
+
+/// The remote agent exits after this long without a client, sampling or a run.
+const REMOTE_IDLE_EXIT_S: u64 = 1800;
+
+/// Which host and how to reach it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    /// An `~/.ssh/config` alias, `host` or `user@host`.
+    pub destination: String,
+    pub port: Option<u16>,
+    /// An ssh_config file to use instead of `~/.ssh/config` (`ssh -F`).
+    pub config_file: Option<PathBuf>,
+    /// The agent's folder on the host.
+    pub remote_dir: String,
+}
+
+impl FromStr for SshTarget {
+    type Err = ConnectError;
+
+    /// `alias`, `host`, `user@host`, `user@host:port`, `user@[::1]:port`.
+    fn from_str(spec: &str) -> Result<Self> {
+        let spec = spec.trim();
+        let bad = |why: &str| {
+            ConnectError::Invalid(format!("`{spec}` is not an SSH host: {why}. Use an ~/.ssh/config alias or user@host[:port]"))
+        };
+        if spec.is_empty() {
+            return Err(bad("it is empty"));
+        }
+        // A leading '-' would be read by ssh as an option.
+        if spec.starts_with('-') || spec.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(bad("it starts with '-' or has spaces"));
+        }
+        let (user, rest) = match spec.rsplit_once('@') {
+            Some((u, r)) if !u.is_empty() => (Some(u), r),
+            Some(_) => return Err(bad("the user before '@' is empty")),
+            None => (None, spec),
+        };
+        let (host, port) = if let Some(inner) = rest.strip_prefix('[') {
+            let (h, after) = inner
+                .split_once(']')
+                .ok_or_else(|| bad("'[' without ']'"))?;
+            let port = match after.strip_prefix(':') {
+                Some(p) => Some(
+                    p.parse::<u16>()
+                        .map_err(|_| bad("the port is not a number from 1 to 65535"))?,
+                ),
+                None if after.is_empty() => None,
+                None => return Err(bad("unexpected text after ']'")),
+            };
+            (h.to_owned(), port)
+        } else {
+            match rest.rsplit_once(':') {
+                Some((h, p)) if !h.contains(':') => (
+                    h.to_owned(),
+                    Some(
+                        p.parse::<u16>()
+                            .map_err(|_| bad("the port is not a number from 1 to 65535"))?,
+                    ),
+                ),
+                _ => (rest.to_owned(), None),
+            }
+        };
+        if host.is_empty() {
+            return Err(bad("the host name is empty"));
+        }
+        if port == Some(0) {
+            return Err(bad("port 0"));
+        }
+        let destination = match user {
+            Some(u) => format!("{u}@{host}"),
+            None => host,
+        };
+        Ok(Self {
+            destination,
+            port,
+            config_file: None,
+            remote_dir: DEFAULT_REMOTE_DIR.into(),
+        })
+    }
+}
+
+impl std::fmt::Display for SshTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.port {
+            Some(p) => write!(f, "{}:{p}", self.destination),
+            None => f.write_str(&self.destination),
+        }
+    }
+}
+
+/// Classifies ssh's stderr into what the user should do.
+fn ssh_error(host: &str, stderr: &str) -> ConnectError {
+    let detail = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Warning: Permanently added"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let host = host.to_owned();
+    let has = |s: &str| detail.contains(s);
+    if has("Permission denied") || has("Too many authentication failures") {
+        ConnectError::AuthRefused { host, detail }
+    } else if has("Host key verification failed")
+        || has("HOST IDENTIFICATION HAS CHANGED")
+        || has("host key is known")
+    {
+        ConnectError::HostKey { host, detail }
+    } else if has("Could not resolve")
+        || has("Connection refused")
+        || has("timed out")
+        || has("No route to host")
+        || has("Network is unreachable")
+        || has("Connection closed")
+        || has("Connection reset")
+    {
+        ConnectError::Unreachable { host, detail }
+    } else {
+        ConnectError::Ssh {
+            host,
+            detail: if detail.is_empty() {
+                "no message from ssh".into()
+            } else {
+                detail
+            },
+        }
+    }
+}
+
+/// The SHA-256 of the agent binary, hex: the remote copy is replaced when it differs.
+fn sha256_hex(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    let bytes = std::fs::read(path).map_err(|e| ConnectError::io(path, e))?;
+    Ok(sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// The agent on an SSH host, reachable on a local forwarded port.
+pub struct SshAgent {
+    pub target: SshTarget,
+    control_dir: tempfile::TempDir,
+    master: Child,
+    pub info: ServeInfo,
+    pub client: AgentClient,
+    /// What happened while connecting ("uploaded the agent", ...), for the UI.
+    pub log: Vec<String>,
+}
+
+impl SshAgent {
+    /// Connects, uploads `agent_binary` if the host lacks it or has another build, starts it
+    /// (or finds it running), forwards its port and reads its token.
+    pub async fn connect(target: SshTarget, agent_binary: &Path) -> Result<Self> {
+        if !target
+            .remote_dir
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "~/._-".contains(c))
+        {
+            return Err(ConnectError::Invalid(format!(
+                "remote folder `{}` may only use letters, digits and ~/._-",
+                target.remote_dir
+            )));
+        }
+        if !agent_binary.is_file() {
+            return Err(ConnectError::NoAgentBinary(agent_binary.to_path_buf()));
+        }
+        let control_dir = tempfile::Builder::new()
+            .prefix("gpu-checkup-ssh")
+            .tempdir()
+            .map_err(|e| ConnectError::io(std::env::temp_dir(), e))?;
+        let master = start_master(&target, &control_dir.path().join("master")).await?;
+        let mut log = Vec::new();
+        let mut session = Session {
+            target: &target,
+            control: control_dir.path().join("master"),
+        };
+        let info = session.ensure_agent(agent_binary, &mut log).await?;
+        let client = session.forward(&info).await?;
+        Ok(Self {
+            target,
+            control_dir,
+            master,
+            info,
+            client,
+            log,
+        })
+    }
+
+    /// After a dropped connection: a new master if the old one died, the same agent found
+    /// again (it kept sampling), a new forward and client. The sample stream then resumes
+    /// from its last sequence number.
+    pub async fn reconnect(&mut self) -> Result<()> {
+        let control = self.control_dir.path().join("master");
+        let alive = matches!(self.master.try_wait(), Ok(None))
+            && control_check(&self.target, &control).await;
+        if !alive {
+            let _ = self.master.kill().await;
+            let _ = std::fs::remove_file(&control);
+            self.master = start_master(&self.target, &control).await?;
+        }
+        let session = Session {
+            target: &self.target,
+            control,
+        };
+        let info = session
+            .running_agent()
+            .await?
+            .ok_or_else(|| ConnectError::AgentGone(format!(" on {}", self.target)))?;
+        self.client = session.forward(&info).await?;
+        self.info = info;
+        Ok(())
+    }
+
+    /// Runs a shell command on the host over the master connection.
+    pub async fn exec(&self, script: &str) -> Result<Output> {
+        Session {
+            target: &self.target,
+            control: self.control_dir.path().join("master"),
+        }
+        .exec(script, None)
+        .await
+    }
+
+    /// Stops the remote agent and closes the connection.
+    pub async fn disconnect(mut self) {
+        let _ = self
+            .exec(&format!("kill {} 2>/dev/null", self.info.pid))
+            .await;
+        let _ = self.master.kill().await;
+    }
+}
+
+fn base_args(target: &SshTarget, control: &Path) -> Vec<String> {
+    let mut args: Vec<String> = [
+        // No prompts: the app has no terminal. Keys and ssh-agent work; known_hosts is honoured.
+        "-o",
+        "BatchMode=yes",
+        "-o",
+        "ConnectTimeout=10",
+        "-o",
+        "ServerAliveInterval=10",
+        "-o",
+        "ServerAliveCountMax=3",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push("-S".into());
+    args.push(control.display().to_string());
+    if let Some(p) = target.port {
+        args.extend(["-p".into(), p.to_string()]);
+    }
+    if let Some(f) = &target.config_file {
+        args.extend(["-F".into(), f.display().to_string()]);
+    }
+    args
+}
+
+fn ssh() -> Command {
+    let mut c = Command::new("ssh");
+    c.kill_on_drop(true);
+    c
+}
+
+async fn control_check(target: &SshTarget, control: &Path) -> bool {
+    ssh()
+        .args(base_args(target, control))
+        .args(["-O", "check", "--", &target.destination])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .await
+        .is_ok_and(|s| s.success())
+}
+
+/// Starts the master connection and waits until it accepts sessions (or says why not).
+async fn start_master(target: &SshTarget, control: &Path) -> Result<Child> {
+    let mut child = ssh()
+        .args(base_args(target, control))
+        .args([
+            "-M",
+            "-N",
+            "-o",
+            "ControlPersist=no",
+            "--",
+            &target.destination,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(ConnectError::NoSshClient)?;
+    let started = Instant::now();
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_string(&mut err).await;
+            }
+            return Err(ssh_error(&target.to_string(), &err));
+        }
+        if control.exists() && control_check(target, control).await {
+            return Ok(child);
+        }
+        if started.elapsed() > Duration::from_secs(40) {
+            let _ = child.kill().await;
+            return Err(ConnectError::Unreachable {
+                host: target.to_string(),
+                detail: "no answer within 40 s".into(),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+struct Session<'a> {
+    target: &'a SshTarget,
+    control: PathBuf,
+}
+
+impl Session<'_> {
+    async fn exec(&self, script: &str, stdin_file: Option<&Path>) -> Result<Output> {
+        let mut cmd = ssh();
+        cmd.args(base_args(self.target, &self.control)).args([
+            "-o",
+            "ControlMaster=no",
+            "--",
+            &self.target.destination,
+            script,
+        ]);
+        let stdin = match stdin_file {
+            Some(p) => Stdio::from(std::fs::File::open(p).map_err(|e| ConnectError::io(p, e))?),
+            None => Stdio::null(),
+        };
+        let out = cmd
+            .stdin(stdin)
+            .output()
+            .await
+            .map_err(ConnectError::NoSshClient)?;
+        // 255: ssh itself failed (the connection); other codes are the script's.
+        if out.status.code() == Some(255) {
+            return Err(ssh_error(
+                &self.target.to_string(),
+                &String::from_utf8_lossy(&out.stderr),
+            ));
+        }
+        Ok(out)
+    }
+
+    fn dir(&self) -> &str {
+        &self.target.remote_dir
+    }
+
+    /// The agent running on the host per its state file, if its process is alive.
+    async fn running_agent(&self) -> Result<Option<ServeInfo>> {
+        let d = self.dir();
+        let out = self
+            .exec(&format!("d={d}; cat \"$d/agent.json\" 2>/dev/null"), None)
+            .await?;
+        let Ok(info) = serde_json::from_slice::<ServeInfo>(&out.stdout) else {
+            return Ok(None);
+        };
+        let alive = self
+            .exec(
+                &format!("kill -0 {} 2>/dev/null && echo alive", info.pid),
+                None,
+            )
+            .await?;
+        Ok(String::from_utf8_lossy(&alive.stdout)
+            .contains("alive")
+            .then_some(info))
+    }
+
+    async fn ensure_agent(
+        &mut self,
+        agent_binary: &Path,
+        log: &mut Vec<String>,
+    ) -> Result<ServeInfo> {
+        let d = self.dir().to_owned();
+        let host = self.target.to_string();
+        let probe = self
+            .exec(
+                &format!(
+                    "d={d}; uname -sm; sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64"
+                ),
+                None,
+            )
+            .await?;
+        let text = String::from_utf8_lossy(&probe.stdout).into_owned();
+        let mut lines = text.lines();
+        let platform = lines.next().unwrap_or("").trim().to_owned();
+        if platform != "Linux x86_64" {
+            return Err(ConnectError::UnsupportedHost {
+                host,
+                platform: if platform.is_empty() {
+                    "an unknown system".into()
+                } else {
+                    platform
+                },
+            });
+        }
+        let remote_sha = lines.next().unwrap_or("").trim().to_owned();
+        let local_sha = sha256_hex(agent_binary)?;
+        if remote_sha != local_sha {
+            // Another build may be serving: stop it before replacing it.
+            if let Some(old) = self.running_agent().await? {
+                let _ = self
+                    .exec(
+                        &format!("kill {} 2>/dev/null; rm -f {d}/agent.json", old.pid),
+                        None,
+                    )
+                    .await;
+                log.push(format!("stopped agent {} (another build)", old.agent));
+            }
+            let up = self
+                .exec(&format!("d={d}; mkdir -p \"$d\" && chmod 700 \"$d\" && cat > \"$d/checkup-agent.part\" && chmod 700 \"$d/checkup-agent.part\" && mv -f \"$d/checkup-agent.part\" \"$d/checkup-agent\""), Some(agent_binary))
+                .await?;
+            if !up.status.success() {
+                return Err(ConnectError::Ssh {
+                    host,
+                    detail: format!(
+                        "uploading the agent failed: {}",
+                        String::from_utf8_lossy(&up.stderr).trim()
+                    ),
+                });
+            }
+            log.push(format!(
+                "uploaded the agent to {d} ({} MB)",
+                std::fs::metadata(agent_binary).map_or(0, |m| m.len() / 1_000_000)
+            ));
+        }
+        if let Some(info) = self.running_agent().await? {
+            log.push(format!("found the agent running (pid {})", info.pid));
+            return Ok(info);
+        }
+        let start = format!(
+            "d={d}; rm -f \"$d/agent.json\"; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$d/agent.json\" --token-file \"$d/token\" --runs \"$d/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$d/agent.log\" 2>&1 < /dev/null &"
+        );
+        self.exec(&start, None).await?;
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            if let Some(info) = self.running_agent().await? {
+                log.push(format!("started the agent (pid {})", info.pid));
+                return Ok(info);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let tail = self
+            .exec(&format!("tail -n 20 {d}/agent.log 2>/dev/null"), None)
+            .await?;
+        let why = String::from_utf8_lossy(&tail.stdout).trim().to_owned();
+        Err(ConnectError::AgentDidNotStart(if why.is_empty() {
+            format!("no agent.json on {host} within 20 s")
+        } else {
+            why
+        }))
+    }
+
+    /// Forwards a free local port to the agent and returns a client that has answered.
+    async fn forward(&self, info: &ServeInfo) -> Result<AgentClient> {
+        let token_out = self
+            .exec(&format!("cat {}", shell_word(&info.token_file)), None)
+            .await?;
+        let token = String::from_utf8_lossy(&token_out.stdout).trim().to_owned();
+        if token.is_empty() {
+            return Err(ConnectError::AgentDidNotStart(format!(
+                "cannot read the token file {} on {}",
+                info.token_file, self.target
+            )));
+        }
+        let mut last_err = None;
+        // A free port can be taken between asking and forwarding: try a few.
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map_err(|e| ConnectError::io("127.0.0.1:0", e))?
+                .port();
+            let spec = format!("127.0.0.1:{port}:{}", info.listening);
+            let out = ssh()
+                .args(base_args(self.target, &self.control))
+                .args(["-O", "forward", "-L", &spec, "--", &self.target.destination])
+                .stdin(Stdio::null())
+                .output()
+                .await
+                .map_err(ConnectError::NoSshClient)?;
+            if !out.status.success() {
+                last_err = Some(ssh_error(
+                    &self.target.to_string(),
+                    &String::from_utf8_lossy(&out.stderr),
+                ));
+                continue;
+            }
+            let client = AgentClient::new(&format!("127.0.0.1:{port}"), &token)?;
+            match client.health().await {
+                Ok(_) => return Ok(client),
+                Err(e) => last_err = Some(e),
+            }
+        }
+        Err(last_err.unwrap_or_else(|| ConnectError::Invalid("port forward failed".into())))
+    }
+}
+
+/// Single-quotes a path for the remote shell.
+fn shell_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> SshTarget {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn host_specs_parse_into_destination_and_port() {
+        assert_eq!(parse("gpu-box").destination, "gpu-box");
+        assert_eq!(parse("gpu-box").port, None);
+        let t = parse("alice@10.0.0.7:2222");
+        assert_eq!(
+            (t.destination.as_str(), t.port),
+            ("alice@10.0.0.7", Some(2222))
+        );
+        let t = parse("bob@[::1]:22");
+        assert_eq!((t.destination.as_str(), t.port), ("bob@::1", Some(22)));
+        assert_eq!(
+            parse("alice@10.0.0.7:2222").to_string(),
+            "alice@10.0.0.7:2222"
+        );
+    }
+
+    #[test]
+    fn bad_host_specs_say_what_is_wrong() {
+        for (spec, why) in [
+            ("", "empty"),
+            ("-oProxyCommand=x", "starts with '-'"),
+            ("a b", "spaces"),
+            ("@host", "user before '@' is empty"),
+            ("h:99999", "port is not a number"),
+            ("h:0", "port 0"),
+        ] {
+            let e = spec.parse::<SshTarget>().unwrap_err().to_string();
+            assert!(e.contains(why), "{spec}: {e}");
+        }
+    }
+
+    #[test]
+    fn ssh_messages_become_advice() {
+        assert!(matches!(
+            ssh_error("h", "alice@h: Permission denied (publickey)."),
+            ConnectError::AuthRefused { .. }
+        ));
+        assert!(matches!(
+            ssh_error("h", "Host key verification failed."),
+            ConnectError::HostKey { .. }
+        ));
+        assert!(matches!(
+            ssh_error("h", "ssh: connect to host h port 22: Connection refused"),
+            ConnectError::Unreachable { .. }
+        ));
+        assert!(matches!(
+            ssh_error(
+                "h",
+                "ssh: Could not resolve hostname h: Name or service not known"
+            ),
+            ConnectError::Unreachable { .. }
+        ));
+    }
+
+    #[test]
+    fn remote_paths_are_quoted_for_the_shell() {
+        assert_eq!(shell_word("/home/a b/it's"), "'/home/a b/it'\\''s'");
+    }
+}
