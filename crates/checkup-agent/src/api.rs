@@ -254,6 +254,7 @@ async fn start_sampling(
         gpm: true,
         slow_hz: req.slow_hz,
         root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))),
+        breakdown: false,
     };
     let (stream, stop2) = (s.stream.clone(), stop.clone());
     let handle = std::thread::spawn(move || {

@@ -62,6 +62,9 @@ enum Cmd {
         gpu: Option<u32>,
         #[arg(long)]
         no_gpm: bool,
+        /// Also report the CPU time of each part of the loop (costs a little itself).
+        #[arg(long)]
+        breakdown: bool,
     },
     /// Serve the API on loopback: prints {"listening": ADDR, "token_file": PATH} and serves
     /// until interrupted.
@@ -159,6 +162,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             pid,
             gpu,
             no_gpm,
+            breakdown,
         } => {
             let pid = match gpu {
                 Some(g) => Some(checkup_agent::check::process_on_gpu(g)?),
@@ -170,6 +174,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 gpm: !no_gpm,
                 slow_hz,
                 root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))),
+                breakdown,
             };
             let timer = {
                 let stop = stop.clone();

@@ -81,6 +81,7 @@ pub fn run_command_streaming(
         gpm: opts.gpm,
         slow_hz: 1.0,
         root_pid: root.clone(),
+        breakdown: false,
     };
     let started = sampler::now_s();
     let sampler_thread = {

@@ -20,6 +20,9 @@ pub struct SamplerConfig {
     pub slow_hz: f64,
     /// The process whose tree is followed (0: none yet).
     pub root_pid: Arc<AtomicU32>,
+    /// Time each part of the loop ([`SamplerReport::cpu_ms_per_s`]). Off by default: the
+    /// eight thread-CPU clock reads per tick are syscalls that cost a tenth of the budget.
+    pub breakdown: bool,
 }
 
 /// What a finished sampling run reports about itself.
@@ -85,8 +88,16 @@ pub fn run_with_sink(
     let mut report = SamplerReport::default();
     #[cfg(feature = "nvml")]
     let mut gpu = match crate::collect::nvml::NvmlCollector::new() {
-        Ok(c) => {
+        Ok(mut c) => {
             report.gpus = c.gpu_count();
+            let tiers = c.set_rate(config.hz);
+            if tiers.util > 1 {
+                report.notes.push(format!(
+                    "GPU-Util and power read every {} ticks: the driver updates GPU-Util every {:.0} ms",
+                    tiers.util,
+                    c.util_period_s() * 1e3
+                ));
+            }
             report.gpm = config.gpm && c.gpm_supported();
             if config.gpm && !c.gpm_supported() {
                 report.notes.push("GPM is not supported on these GPUs (Hopper or newer needed): SM activity, tensor and DRAM metrics unavailable".into());
@@ -118,23 +129,35 @@ pub fn run_with_sink(
         Duration::ZERO,
         Duration::ZERO,
     );
-    let timed = |acc: &mut Duration, t0: Duration| *acc += thread_cpu().saturating_sub(t0);
+    let breakdown = config.breakdown;
+    let part_clock = || {
+        if breakdown {
+            thread_cpu()
+        } else {
+            Duration::ZERO
+        }
+    };
+    let timed = |acc: &mut Duration, t0: Duration| {
+        if breakdown {
+            *acc += thread_cpu().saturating_sub(t0)
+        }
+    };
     while !stop.load(Ordering::Relaxed) {
         let ts = now_s();
         #[cfg(feature = "nvml")]
         if let Some(g) = gpu.as_mut() {
-            let t0 = thread_cpu();
+            let t0 = part_clock();
             let samples = g.sample(ts);
             timed(&mut nvml_cpu, t0);
-            let t0 = thread_cpu();
+            let t0 = part_clock();
             rec.write_nvml(&samples)?;
             timed(&mut write_cpu, t0);
             sink(Sampled::Nvml(&samples));
             if report.gpm && tick % gpm_every == 0 {
-                let t0 = thread_cpu();
+                let t0 = part_clock();
                 let samples = g.sample_gpm(ts);
                 timed(&mut gpm_cpu, t0);
-                let t0 = thread_cpu();
+                let t0 = part_clock();
                 rec.write_gpm(&samples)?;
                 timed(&mut write_cpu, t0);
                 sink(Sampled::Gpm(&samples));
@@ -142,13 +165,13 @@ pub fn run_with_sink(
         }
         let _ = gpm_every;
         if tick % host_every == 0 {
-            let t0 = thread_cpu();
+            let t0 = part_clock();
             let root = config.root_pid.load(Ordering::Relaxed);
             host.set_root((root != 0).then_some(root));
             let sample = host.sample(ts);
             timed(&mut host_cpu, t0);
             if let Some(s) = sample {
-                let t0 = thread_cpu();
+                let t0 = part_clock();
                 rec.write_host(&s)?;
                 timed(&mut write_cpu, t0);
                 sink(Sampled::Host(&s));

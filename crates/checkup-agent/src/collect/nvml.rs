@@ -51,6 +51,57 @@ pub struct NvmlCollector {
     gpm_ticks: u64,
     /// Max SM clock per GPU, read once: the query costs 1.7 ms of CPU.
     max_sm_clock: Vec<Option<f64>>,
+    tiers: Tiers,
+    /// The driver's GPU-Util update period, seconds (measured once).
+    util_period_s: f64,
+}
+
+/// Every how many ticks each group of readings is taken (see [`NvmlCollector::sample`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiers {
+    /// GPU-Util and power.
+    pub util: u64,
+    /// Memory, temperature, clock-event reasons.
+    pub medium: u64,
+    /// Power limit, memory clock, P-state, PCIe.
+    pub slow: u64,
+}
+
+impl Tiers {
+    /// For a tick rate `hz` and the driver's GPU-Util update period: utilisation is read
+    /// once per driver update (faster reads return the same figure; H200: 200 ms); power with
+    /// it (since Ampere NVML reports power averaged over one second); the medium group about
+    /// every half second on a utilisation tick, so a reasons reading sits next to a
+    /// utilisation one; the slow group every second.
+    pub fn for_rate(hz: f64, util_period_s: f64) -> Self {
+        let hz = hz.max(0.1);
+        let util = ((util_period_s * hz).round() as u64).max(1);
+        let medium = util * (((0.5 * hz) / util as f64).round() as u64).max(1);
+        let slow = (hz.round() as u64).max(1);
+        Self { util, medium, slow }
+    }
+}
+
+/// NVML documents GPU-Util's period as between 1/6 s and 1 s depending on the product.
+const UTIL_PERIOD_FALLBACK_S: f64 = 1.0 / 6.0;
+
+/// The driver's GPU-Util update period, from the spacing of its sample buffer.
+fn util_period(d: &Device) -> Option<f64> {
+    let samples = d
+        .samples(
+            nvml_wrapper::enum_wrappers::device::Sampling::GpuUtilization,
+            None,
+        )
+        .ok()?;
+    let mut gaps: Vec<u64> = samples
+        .windows(2)
+        .map(|w| w[1].timestamp.saturating_sub(w[0].timestamp))
+        .filter(|g| *g > 0)
+        .collect();
+    gaps.sort_unstable();
+    gaps.get(gaps.len() / 2)
+        .map(|us| *us as f64 / 1e6)
+        .filter(|s| (0.01..=2.0).contains(s))
 }
 
 fn nvml_err(e: NvmlError) -> AgentError {
@@ -89,7 +140,23 @@ impl NvmlCollector {
             ticks: 0,
             gpm_ticks: 0,
             max_sm_clock: Vec::new(),
+            tiers: Tiers::for_rate(10.0, UTIL_PERIOD_FALLBACK_S),
+            util_period_s: UTIL_PERIOD_FALLBACK_S,
         })
+    }
+
+    /// Plans the reading tiers for ticks at `hz` (measures the driver's GPU-Util period
+    /// once: one buffer read, ~2 ms).
+    pub fn set_rate(&mut self, hz: f64) -> Tiers {
+        if let Some(p) = self.devices.first().and_then(util_period) {
+            self.util_period_s = p;
+        }
+        self.tiers = Tiers::for_rate(hz, self.util_period_s);
+        self.tiers
+    }
+
+    pub fn util_period_s(&self) -> f64 {
+        self.util_period_s
     }
 
     pub fn gpu_count(&self) -> u32 {
@@ -115,16 +182,19 @@ impl NvmlCollector {
     /// One NVML reading of each GPU, at the cost the agent can afford at 10 Hz (measured on
     /// an H200, CPU per call: utilisation 20 µs, power 12 µs, SM clock 5 µs, clock-event
     /// reasons 3.5 µs, memory 8 µs, temperature 5 µs; but max SM clock 1.7 ms and PCIe
-    /// throughput 0.8 ms). Fast-changing readings come every tick; memory and temperature
-    /// every `MEDIUM` ticks; power limit, memory clock, P-state and (without GPM, which
-    /// reports PCIe itself) PCIe throughput every `SLOW` ticks; the max SM clock once.
+    /// throughput 0.8 ms). The SM clock (instantaneous) comes every tick; the other readings
+    /// at the rates of [`Tiers`]; the max SM clock once. Readings not taken are empty cells.
     pub fn sample(&mut self, ts: f64) -> Vec<NvmlSample> {
-        const MEDIUM: u64 = 5;
-        const SLOW: u64 = 10;
+        let Tiers {
+            util: util_every,
+            medium: medium_every,
+            slow: slow_every,
+        } = self.tiers;
         let tick = self.ticks;
         self.ticks += 1;
-        let medium = tick % MEDIUM == 0;
-        let slow = tick % SLOW == 0;
+        let fast = tick % util_every == 0;
+        let medium = tick % medium_every == 0;
+        let slow = tick % slow_every == 0;
         let pcie = slow && !self.gpm_supported();
         if self.max_sm_clock.is_empty() {
             self.max_sm_clock = self
@@ -136,7 +206,7 @@ impl NvmlCollector {
         (0..self.count)
             .zip(&self.devices)
             .map(|(i, d)| {
-                let util = d.utilization_rates().ok();
+                let util = fast.then(|| d.utilization_rates().ok()).flatten();
                 let mem = medium.then(|| d.memory_info().ok()).flatten();
                 NvmlSample {
                     ts,
@@ -148,7 +218,9 @@ impl NvmlCollector {
                     temp_c: medium
                         .then(|| d.temperature(TemperatureSensor::Gpu).ok().map(f64::from))
                         .flatten(),
-                    power_w: d.power_usage().ok().map(|mw| mw as f64 / 1000.0),
+                    power_w: fast
+                        .then(|| d.power_usage().ok().map(|mw| mw as f64 / 1000.0))
+                        .flatten(),
                     power_limit_w: slow
                         .then(|| d.enforced_power_limit().ok().map(|mw| mw as f64 / 1000.0))
                         .flatten(),
@@ -167,10 +239,13 @@ impl NvmlCollector {
                                 .map(f64::from)
                         })
                         .flatten(),
-                    clock_event_reasons: d
-                        .current_throttle_reasons()
-                        .ok()
-                        .map(|r| ClockEventReasons(r.bits())),
+                    clock_event_reasons: medium
+                        .then(|| {
+                            d.current_throttle_reasons()
+                                .ok()
+                                .map(|r| ClockEventReasons(r.bits()))
+                        })
+                        .flatten(),
                     pstate: slow
                         .then(|| d.performance_state().ok().map(|p| p.as_c() as u32))
                         .flatten(),
@@ -301,5 +376,36 @@ impl Drop for NvmlCollector {
         // Samples and handles must go before the library they borrow.
         self.gpm_prev.clear();
         self.devices.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tiers;
+
+    #[test]
+    fn utilisation_is_read_once_per_driver_update_and_reasons_sit_on_utilisation_ticks() {
+        // H200: GPU-Util updates every 200 ms.
+        assert_eq!(
+            Tiers::for_rate(10.0, 0.2),
+            Tiers {
+                util: 2,
+                medium: 6,
+                slow: 10
+            }
+        );
+        // A driver updating every 1/6 s, sampled at 10 Hz: every other tick.
+        assert_eq!(Tiers::for_rate(10.0, 1.0 / 6.0).util, 2);
+        // Slow tick rates read everything every tick.
+        assert_eq!(
+            Tiers::for_rate(1.0, 0.2),
+            Tiers {
+                util: 1,
+                medium: 1,
+                slow: 1
+            }
+        );
+        let t = Tiers::for_rate(20.0, 0.2);
+        assert_eq!(t.medium % t.util, 0);
     }
 }

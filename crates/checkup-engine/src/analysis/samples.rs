@@ -51,6 +51,10 @@ pub fn analyze_gpu_samples(
                     .is_some_and(ClockEventReasons::is_throttling)
             })
             .count();
+        let with_reasons = busy
+            .iter()
+            .filter(|s| s.clock_event_reasons.is_some())
+            .count();
         let mut reasons: Vec<String> = busy
             .iter()
             .filter_map(|s| s.clock_event_reasons)
@@ -83,10 +87,11 @@ pub fn analyze_gpu_samples(
                     .collect::<Vec<_>>(),
             ),
             sm_clock_max_mhz: col(&|s| s.sm_clock_max_mhz).into_iter().reduce(f64::max),
-            throttled_share: if busy.is_empty() {
+            // Of the busy samples that carry a reading (the agent reads reasons at 2 Hz).
+            throttled_share: if with_reasons == 0 {
                 0.0
             } else {
-                throttled as f64 / busy.len() as f64
+                throttled as f64 / with_reasons as f64
             },
             throttle_reasons: reasons,
             temp_c_max: col(&|s| s.temp_c).into_iter().reduce(f64::max),
