@@ -7,4 +7,6 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 ./scripts/build-frontend.sh
+# "This computer" starts the agent built beside the app.
+cargo build -p checkup-agent
 exec cargo run -p checkup-app

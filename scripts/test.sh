@@ -11,5 +11,5 @@ cargo build -p checkup-model --target wasm32-unknown-unknown
 cargo test --workspace
 # The agent binary shipped to GPU hosts must run on glibc 2.31.
 ./scripts/build-agent.sh
-cargo build -p checkup-app
+cargo build -p checkup-app -p checkup-agent
 ./tests/e2e/app_smoke.sh

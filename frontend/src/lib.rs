@@ -1,40 +1,36 @@
-//! GPU Checkup's desktop UI: the checkup history and the wizard (environment, live sampling,
-//! profiling, diagnosis, report) over one checkup. Every value comes from the Rust backend
-//! through Tauri commands, as `checkup-model` types: the UI computes nothing itself.
+//! GPU Checkup's desktop UI: hosts (this computer, SSH, a forwarded agent, a recording), the
+//! checkup history and the wizard (environment, live sampling, profiling, diagnosis, report),
+//! notes and side-by-side compare. Every value comes from the Rust backend through Tauri
+//! commands and events, as `checkup-model` types: the UI computes nothing itself.
 
 mod i18n;
+mod ipc;
+mod steps;
 
-use checkup_model::{
-    format_number, ChartSvg, CheckStatus, CheckupSummary, CheckupView, Diagnosis, Finding,
-    WIZARD_STEPS,
-};
+use checkup_model::{CheckupSummary, CheckupView, HostInfo, LiveProgress, WIZARD_STEPS};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use i18n::tr;
+use ipc::call;
 
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_namespace = ["window", "__TAURI__", "core"], catch)]
-    async fn invoke(cmd: &str, args: JsValue) -> Result<JsValue, JsValue>;
-}
-
-/// Calls a Tauri command; errors come back as the backend's message.
-async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, String> {
-    let args = args
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| e.to_string())?;
-    let value = invoke(cmd, args)
-        .await
-        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
-    serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
+/// The app's shared state, handed to every step (signals are `Copy`).
+#[derive(Clone, Copy)]
+pub struct Ui {
+    pub lang: RwSignal<String>,
+    pub checkups: RwSignal<Vec<CheckupSummary>>,
+    pub view: RwSignal<Option<CheckupView>>,
+    pub step: RwSignal<String>,
+    pub error: RwSignal<Option<String>>,
+    pub host: RwSignal<Option<HostInfo>>,
+    pub busy: RwSignal<Option<String>>,
+    pub live: RwSignal<Option<LiveProgress>>,
 }
 
 #[derive(Serialize)]
-struct NoArgs {}
+pub struct NoArgs {}
 
 #[derive(Serialize)]
 struct Open {
@@ -48,11 +44,66 @@ struct Step {
     step: String,
 }
 
-#[derive(Serialize)]
-struct Export {
-    id: i64,
-    format: String,
-    lang: String,
+impl Ui {
+    pub fn l(&self) -> String {
+        self.lang.get()
+    }
+
+    pub fn fail(&self, e: String) {
+        self.busy.set(None);
+        self.error.set(Some(e));
+    }
+
+    pub fn refresh(self) {
+        spawn_local(async move {
+            match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
+                Ok(list) => self.checkups.set(list),
+                Err(e) => self.fail(e),
+            }
+        })
+    }
+
+    /// Opens a checkup; `at` overrides the step it resumes at.
+    pub fn open(self, id: i64, at: Option<&'static str>) {
+        spawn_local(async move {
+            match call::<CheckupView>(
+                "open_checkup",
+                Open {
+                    id,
+                    lang: self.lang.get_untracked(),
+                },
+            )
+            .await
+            {
+                Ok(v) => {
+                    self.error.set(None);
+                    let step = at
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| v.summary.wizard_step.clone());
+                    self.view.set(Some(v));
+                    self.go(step);
+                }
+                Err(e) => self.fail(e),
+            }
+        })
+    }
+
+    pub fn current_id(&self) -> Option<i64> {
+        self.view
+            .with_untracked(|v| v.as_ref().map(|v| v.summary.id))
+    }
+
+    /// Moves the wizard and remembers the step, so the checkup resumes there.
+    pub fn go(self, s: String) {
+        self.step.set(s.clone());
+        if let Some(id) = self.current_id() {
+            spawn_local(async move {
+                if let Err(e) = call::<()>("set_step", Step { id, step: s }).await {
+                    self.fail(e);
+                }
+            });
+        }
+    }
 }
 
 #[wasm_bindgen(start)]
@@ -62,248 +113,97 @@ pub fn start() {
 
 #[component]
 fn App() -> impl IntoView {
-    let lang = RwSignal::new(i18n::system_language());
-    let checkups = RwSignal::new(Vec::<CheckupSummary>::new());
-    let view_data = RwSignal::new(None::<CheckupView>);
-    let step = RwSignal::new("diagnosis".to_string());
-    let error = RwSignal::new(None::<String>);
-    let exported = RwSignal::new(None::<String>);
-
-    let refresh = move || {
-        spawn_local(async move {
-            match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
-                Ok(list) => checkups.set(list),
-                Err(e) => error.set(Some(e)),
-            }
-        })
+    let ui = Ui {
+        lang: RwSignal::new(i18n::system_language()),
+        checkups: RwSignal::new(Vec::new()),
+        view: RwSignal::new(None),
+        step: RwSignal::new("diagnosis".into()),
+        error: RwSignal::new(None),
+        host: RwSignal::new(None),
+        busy: RwSignal::new(None),
+        live: RwSignal::new(None),
     };
-    refresh();
-
-    let open = move |id: i64| {
-        spawn_local(async move {
-            match call::<CheckupView>(
-                "open_checkup",
-                Open {
-                    id,
-                    lang: lang.get_untracked(),
-                },
-            )
-            .await
-            {
-                Ok(v) => {
-                    step.set(v.summary.wizard_step.clone());
-                    exported.set(None);
-                    view_data.set(Some(v));
-                }
-                Err(e) => error.set(Some(e)),
-            }
-        })
-    };
-    let go = move |s: &'static str| {
-        step.set(s.to_string());
-        if let Some(id) = view_data.with_untracked(|v| v.as_ref().map(|v| v.summary.id)) {
-            spawn_local(async move {
-                if let Err(e) = call::<()>(
-                    "set_step",
-                    Step {
-                        id,
-                        step: s.to_string(),
-                    },
-                )
-                .await
-                {
-                    error.set(Some(e));
-                }
-            });
+    ui.refresh();
+    ipc::on_live_progress(move |p: LiveProgress| {
+        let done = p.done;
+        let id = p.checkup_id;
+        let phase = if p.phase == "profiling" {
+            "profiling"
+        } else {
+            "sampling"
+        };
+        if let Some(e) = &p.error {
+            ui.error.set(Some(e.clone()));
         }
-    };
+        ui.live.set(Some(p));
+        if done {
+            ui.refresh();
+            if ui.current_id() == Some(id) {
+                ui.open(id, Some(phase));
+            }
+        }
+    });
     let switch_lang = move |l: &'static str| {
-        lang.set(l.to_string());
-        if let Some(id) = view_data.with_untracked(|v| v.as_ref().map(|v| v.summary.id)) {
-            open(id);
+        ui.lang.set(l.to_string());
+        if let Some(id) = ui.current_id() {
+            ui.open(id, None);
         }
+        ui.refresh();
     };
 
     view! {
         <div class="app">
             <aside>
-                <h1>{move || tr(&lang.get(), "app_title")}</h1>
+                <h1>{move || tr(&ui.l(), "app_title")}</h1>
                 <div class="lang">
-                    <button on:click=move |_| switch_lang("en")>"English"</button>
+                    <button id="lang-en" on:click=move |_| switch_lang("en")>"English"</button>
                     " "
-                    <button on:click=move |_| switch_lang("zh")>"中文"</button>
+                    <button id="lang-zh" on:click=move |_| switch_lang("zh")>"中文"</button>
                 </div>
-                <ul>
-                    <For each=move || checkups.get() key=|c| (c.id, c.wizard_step.clone()) let:c>
+                {steps::hosts::panel(ui)}
+                <h2 class="history">{move || tr(&ui.l(), "history")}</h2>
+                <ul class="checkups">
+                    <For each=move || ui.checkups.get() key=|c| (c.id, c.wizard_step.clone(), c.primary.clone(), c.is_baseline) let:c>
                         <li
-                            class:selected=move || view_data.with(|v| v.as_ref().is_some_and(|v| v.summary.id == c.id))
-                            on:click=move |_| open(c.id)
+                            class:selected=move || ui.view.with(|v| v.as_ref().is_some_and(|v| v.summary.id == c.id))
+                            on:click=move |_| ui.open(c.id, None)
                         >
                             <div>{c.title.clone()}</div>
                             <div class="primary">{c.primary.clone().unwrap_or_default()}</div>
                             <div class="meta">
                                 {c.host.clone()}
-                                {if c.is_demo { " · demo" } else { "" }}
-                                {if c.is_baseline { " · baseline" } else { "" }}
+                                {move || if c.is_demo { format!(" · {}", tr(&ui.l(), "demo")) } else { String::new() }}
+                                {move || if c.is_baseline { format!(" · {}", tr(&ui.l(), "baseline")) } else { String::new() }}
                             </div>
                         </li>
                     </For>
                 </ul>
             </aside>
             <main>
-                <Show when=move || error.with(|e| e.is_some())>
-                    <p class="error">{move || error.get().unwrap_or_default()}</p>
+                <Show when=move || ui.error.with(|e| e.is_some())>
+                    <p class="error" id="error">{move || ui.error.get().unwrap_or_default()}</p>
                 </Show>
-                {move || match view_data.get() {
-                    None => view! { <p class="empty">{tr(&lang.get(), "pick")}</p> }.into_any(),
-                    Some(v) => {
-                        let l = lang.get();
-                        view! {
-                            <nav class="steps">
-                                {WIZARD_STEPS.iter().map(|s| {
-                                    let s: &'static str = s;
-                                    view! {
-                                        <button class:active=move || step.get() == s on:click=move |_| go(s)>
-                                            {tr(&lang.get(), s)}
-                                        </button>
-                                    }
-                                }).collect_view()}
-                            </nav>
-                            <h2>{v.summary.title.clone()}</h2>
-                            {step_view(&step.get(), &v, &l, exported)}
-                        }.into_any()
-                    }
+                <Show when=move || ui.busy.with(|b| b.is_some())>
+                    <p class="busy">{move || ui.busy.get().unwrap_or_default()}</p>
+                </Show>
+                {move || match ui.view.get() {
+                    None => view! { <p class="empty">{tr(&ui.l(), "pick")}</p> }.into_any(),
+                    Some(v) => view! {
+                        <nav class="steps">
+                            {WIZARD_STEPS.iter().map(|s| {
+                                let s: &'static str = s;
+                                view! {
+                                    <button id=format!("step-{s}") class:active=move || ui.step.get() == s on:click=move |_| ui.go(s.to_string())>
+                                        {move || tr(&ui.l(), s)}
+                                    </button>
+                                }
+                            }).collect_view()}
+                        </nav>
+                        <h2 id="checkup-title">{v.summary.title.clone()}</h2>
+                        {move || steps::step_view(ui, &ui.step.get())}
+                    }.into_any(),
                 }}
             </main>
         </div>
-    }
-}
-
-fn charts_named(charts: &[ChartSvg], names: &[&str]) -> impl IntoView {
-    charts
-        .iter()
-        .filter(|c| names.contains(&c.name.as_str()))
-        .map(|c| view! { <figure class="chart"><div inner_html=c.svg.clone()></div><figcaption>{c.title.clone()}</figcaption></figure> })
-        .collect_view()
-}
-
-fn step_view(
-    step: &str,
-    v: &CheckupView,
-    lang: &str,
-    exported: RwSignal<Option<String>>,
-) -> AnyView {
-    let Some(d) = v.diagnosis.clone() else {
-        return view! { <p class="empty">{tr(lang, "no_diagnosis")}</p> }.into_any();
-    };
-    match step {
-        "environment" => environment_view(&d, lang).into_any(),
-        "sampling" => view! { <div>{charts_named(&v.charts, &["utilisation", "power", "sm_clock", "host_cpu"])}</div> }.into_any(),
-        "profiling" => view! {
-            <div>{charts_named(&v.charts, &["gpu_timeline", "step_breakdown", "idle_breakdown", "step_times", "step_distribution", "scaling"])}</div>
-        }
-        .into_any(),
-        "report" => report_view(v.summary.id, lang, exported).into_any(),
-        _ => diagnosis_view(&d, lang).into_any(),
-    }
-}
-
-fn environment_view(d: &Diagnosis, lang: &str) -> impl IntoView {
-    let rows = d
-        .environment
-        .iter()
-        .map(|c| {
-            let (class, label) = match c.status {
-                CheckStatus::Pass => ("badge pass", "pass"),
-                CheckStatus::Warn => ("badge warn", "warn"),
-                CheckStatus::Fail => ("badge fail", "fail"),
-                CheckStatus::Unknown => ("badge", "?"),
-            };
-            view! {
-                <tr>
-                    <td><span class=class>{label}</span></td>
-                    <td>{c.title.clone()}</td>
-                    <td>{c.value.clone()}</td>
-                    <td>{c.meaning.clone()}</td>
-                    <td>{c.fix.clone().unwrap_or_default()}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    view! {
-        <table>
-            <tr><th></th><th>{tr(lang, "check")}</th><th>{tr(lang, "value")}</th><th>{tr(lang, "meaning")}</th><th>{tr(lang, "fix")}</th></tr>
-            {rows}
-        </table>
-    }
-}
-
-fn diagnosis_view(d: &Diagnosis, lang: &str) -> impl IntoView {
-    let primary_class = format!(
-        "verdict {}",
-        d.primary.split('/').next().unwrap_or_default()
-    );
-    let findings = d
-        .findings
-        .iter()
-        .cloned()
-        .map(|f| finding_view(f, lang))
-        .collect_view();
-    view! {
-        <div class=primary_class>
-            <strong>{tr(lang, "primary")}": "<code>{d.primary.clone()}</code></strong>
-            <p>{d.verdict.clone()}</p>
-        </div>
-        {findings}
-        <p class="meta">{tr(lang, "window")}": "{d.window.method.clone()}</p>
-    }
-}
-
-fn finding_view(f: Finding, lang: &str) -> impl IntoView {
-    let severity = format!("{:?}", f.severity).to_lowercase();
-    let evidence = f
-        .evidence
-        .iter()
-        .map(|e| view! { <tr><td>{e.metric.clone()}</td><td>{format!("{} {}", format_number(e.value), e.unit)}</td><td>{e.source.clone()}</td></tr> })
-        .collect_view();
-    let fixes = f
-        .fixes
-        .iter()
-        .map(|x| {
-            let snippet = x.snippet.clone().map(|s| view! { <pre>{s}</pre> });
-            view! { <div><strong>{x.title.clone()}</strong>" — "{x.detail.clone()}{snippet}<em>{x.expected_effect.clone()}</em></div> }
-        })
-        .collect_view();
-    view! {
-        <div class="finding">
-            <h3><span class=format!("badge {severity}")>{severity.clone()}</span>{f.title.clone()}" "<code>{f.id.clone()}</code></h3>
-            <p>{format!("{:.0}% · {} {:.0}%", f.share * 100.0, tr(lang, "confidence"), f.confidence * 100.0)}</p>
-            <p>{f.summary.clone()}</p>
-            <table>{evidence}</table>
-            {fixes}
-        </div>
-    }
-}
-
-fn report_view(id: i64, lang: &str, exported: RwSignal<Option<String>>) -> impl IntoView {
-    let lang = lang.to_string();
-    let buttons = ["pdf", "html", "md", "json"]
-        .into_iter()
-        .map(|format| {
-            let lang = lang.clone();
-            view! {
-                <button on:click=move |_| {
-                    let lang = lang.clone();
-                    spawn_local(async move {
-                        let result = call::<String>("export_report", Export { id, format: format.to_string(), lang }).await;
-                        exported.set(Some(result.unwrap_or_else(|e| e)));
-                    });
-                }>{format.to_uppercase()}</button>
-            }
-        })
-        .collect_view();
-    view! {
-        <div class="exports">{buttons}</div>
-        <p>{move || exported.get().unwrap_or_default()}</p>
     }
 }

@@ -1,10 +1,18 @@
 //! The commands the UI calls. Each is a thin call into the shared crates.
 
-use checkup_model::{CheckupSummary, CheckupView};
-use checkup_report::{Language, ReportOptions};
-use tauri::State;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use crate::{AppError, AppState};
+use checkup_model::{
+    CheckupSummary, CheckupView, CompareView, HostInfo, RunRequest, SamplingRequest,
+};
+use checkup_report::{Language, ReportOptions};
+use checkup_store::NewCheckup;
+use tauri::{AppHandle, State};
+
+use crate::hosts::{self, HostRequest};
+use crate::{live, AppError, AppState};
 
 fn language(lang: &str) -> Language {
     lang.parse().unwrap_or_default()
@@ -39,11 +47,16 @@ pub async fn open_checkup(
         .map(|d| checkup_report::charts(d, checkup_report::i18n::text(language(&lang))))
         .unwrap_or_default();
     let notes = state.store.notes(id).await?;
+    let environment = state.store.environment(id).await?.map(|mut r| {
+        r.checks = checkup_report::localize_checks(&r.checks, language(&lang));
+        r
+    });
     Ok(CheckupView {
         summary,
         diagnosis,
         charts,
         notes,
+        environment,
     })
 }
 
@@ -98,4 +111,295 @@ pub async fn export_report(
         }
     }
     Ok(path.display().to_string())
+}
+
+/// Connects to a GPU host (replacing the current one) and says what it has.
+#[tauri::command]
+pub async fn connect_host(
+    state: State<'_, AppState>,
+    request: HostRequest,
+) -> Result<HostInfo, AppError> {
+    if let Some(old) = state.host.lock().await.take() {
+        old.close().await;
+    }
+    let (host, log) = hosts::connect(request, &state.data).await?;
+    let info = hosts::info(&host, log).await;
+    *state.host.lock().await = Some(host);
+    info
+}
+
+#[tauri::command]
+pub async fn disconnect_host(state: State<'_, AppState>) -> Result<(), AppError> {
+    if let Some(h) = state.host.lock().await.take() {
+        h.close().await;
+    }
+    Ok(())
+}
+
+/// A new checkup on the connected host, starting with its environment check.
+#[tauri::command]
+pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i64, AppError> {
+    let client = state
+        .host
+        .lock()
+        .await
+        .as_ref()
+        .map(|h| (h.client(), h.label()))
+        .ok_or(AppError::NoHost)?;
+    let report = client.0.check().await?;
+    let title = if title.trim().is_empty() {
+        format!("{} checkup", client.1)
+    } else {
+        title.trim().to_owned()
+    };
+    let id = state
+        .store
+        .create(&NewCheckup {
+            title,
+            host: client.1,
+            source: None,
+            is_demo: false,
+        })
+        .await?;
+    state.store.save_environment(id, &report).await?;
+    state.store.set_wizard_step(id, "environment").await?;
+    Ok(id)
+}
+
+fn begin_live(state: &AppState) -> Result<Arc<AtomicBool>, AppError> {
+    let mut slot = state.live_stop.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.as_ref().is_some_and(|s| !s.load(Ordering::Relaxed)) {
+        return Err(AppError::Other(
+            "a live phase is already running: stop it first".into(),
+        ));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    *slot = Some(stop.clone());
+    Ok(stop)
+}
+
+/// Samples the host for `seconds`; progress and live curves arrive as `live-progress` events.
+#[tauri::command]
+pub async fn start_sampling(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: i64,
+    seconds: f64,
+    pid: Option<u32>,
+    gpu: Option<u32>,
+    lang: String,
+) -> Result<(), AppError> {
+    if !(5.0..=7200.0).contains(&seconds) {
+        return Err(AppError::Other(format!(
+            "sample for 5 s to 2 h, not {seconds} s"
+        )));
+    }
+    state.store.summary(id).await?;
+    let stop = begin_live(&state)?;
+    let req = SamplingRequest {
+        pid,
+        gpu,
+        ..Default::default()
+    };
+    let done = stop.clone();
+    tauri::async_runtime::spawn(async move {
+        live::sample(app, id, seconds, req, language(&lang), stop).await;
+        done.store(true, Ordering::Relaxed);
+    });
+    Ok(())
+}
+
+/// Runs `command` on the host with the profiler probe; progress arrives as events.
+#[tauri::command]
+pub async fn start_profiling(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: i64,
+    command: String,
+    cwd: Option<String>,
+    skip_steps: u32,
+    profile_steps: u32,
+) -> Result<(), AppError> {
+    let argv = split_command(&command)?;
+    state.store.summary(id).await?;
+    let stop = begin_live(&state)?;
+    let mut req = RunRequest::new(argv);
+    req.cwd = cwd.filter(|c| !c.trim().is_empty());
+    req.skip_steps = skip_steps;
+    req.profile_steps = profile_steps.max(1);
+    tauri::async_runtime::spawn(async move {
+        live::profile(app, id, req).await;
+        stop.store(true, Ordering::Relaxed);
+    });
+    Ok(())
+}
+
+/// Splits a command line the way a shell would for plain words and quotes (no expansion).
+fn split_command(line: &str) -> Result<Vec<String>, AppError> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let (mut quote, mut any) = (None::<char>, false);
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => cur.extend(chars.next()),
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                any = true;
+            }
+            (None, '\\') => {
+                cur.extend(chars.next());
+                any = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if any || !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if quote.is_some() {
+        return Err(AppError::Other(format!("unclosed quote in `{line}`")));
+    }
+    if any || !cur.is_empty() {
+        out.push(cur);
+    }
+    if out.is_empty() {
+        return Err(AppError::Other(
+            "the command is empty: e.g. python train.py --epochs 1".into(),
+        ));
+    }
+    Ok(out)
+}
+
+#[tauri::command]
+pub async fn stop_live(state: State<'_, AppState>) -> Result<(), AppError> {
+    if let Some(s) = state
+        .live_stop
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+    {
+        s.store(true, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Analyses a run folder, a trace file or a tensorboard_trace_handler folder offline.
+#[tauri::command]
+pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<i64, AppError> {
+    let path = PathBuf::from(path.trim());
+    if !path.exists() {
+        return Err(AppError::Other(format!(
+            "{} does not exist",
+            path.display()
+        )));
+    }
+    let p = path.clone();
+    let d = tauri::async_runtime::spawn_blocking(move || {
+        checkup_engine::analyze_paths(&[p], &Default::default())
+    })
+    .await
+    .map_err(|e| AppError::Other(e.to_string()))??;
+    let title = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let id = state
+        .store
+        .create(&NewCheckup {
+            title,
+            host: "recording".into(),
+            source: Some(path.display().to_string()),
+            is_demo: false,
+        })
+        .await?;
+    state.store.save_diagnosis(id, &d).await?;
+    state.store.set_wizard_step(id, "diagnosis").await?;
+    Ok(id)
+}
+
+#[tauri::command]
+pub async fn add_note(
+    state: State<'_, AppState>,
+    id: i64,
+    finding_id: String,
+    author: String,
+    body: String,
+) -> Result<i64, AppError> {
+    if body.trim().is_empty() {
+        return Err(AppError::Other("the note is empty".into()));
+    }
+    Ok(state
+        .store
+        .add_note(id, &finding_id, author.trim(), body.trim())
+        .await?)
+}
+
+#[tauri::command]
+pub async fn set_baseline(state: State<'_, AppState>, id: i64) -> Result<(), AppError> {
+    Ok(state.store.set_baseline(id).await?)
+}
+
+/// `before` and `after` side by side, with what changed in plain words.
+#[tauri::command]
+pub async fn compare_checkups(
+    state: State<'_, AppState>,
+    before: i64,
+    after: i64,
+    lang: String,
+) -> Result<CompareView, AppError> {
+    let load = |id| {
+        let store = &state.store;
+        async move {
+            let d = store
+                .diagnosis(id)
+                .await?
+                .ok_or_else(|| AppError::Other(format!("checkup {id} has no diagnosis yet")))?;
+            Ok::<_, AppError>((store.summary(id).await?, d))
+        }
+    };
+    let (b, bd) = load(before).await?;
+    let (a, ad) = load(after).await?;
+    let c = checkup_report::baseline::compare(
+        &checkup_report::baseline::BaselineCard::from_diagnosis(&ad),
+        &checkup_report::baseline::BaselineCard::from_diagnosis(&bd),
+    );
+    let c = checkup_report::localize_comparison(c, language(&lang));
+    Ok(CompareView {
+        before: b,
+        after: a,
+        rows: c
+            .changes
+            .into_iter()
+            .map(|x| (x.figure.to_owned(), x.baseline, x.current, x.change))
+            .collect(),
+        summary: c.summary,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_command;
+
+    #[test]
+    fn commands_split_like_a_shell_splits_words_and_quotes() {
+        assert_eq!(
+            split_command("python train.py --lr 3e-4").unwrap(),
+            ["python", "train.py", "--lr", "3e-4"]
+        );
+        assert_eq!(
+            split_command(r#"python "my train.py" --name 'a b' x\ y """#).unwrap(),
+            ["python", "my train.py", "--name", "a b", "x y", ""]
+        );
+        assert!(split_command("python 'oops")
+            .unwrap_err()
+            .to_string()
+            .contains("unclosed quote"));
+        assert!(split_command("   ").is_err());
+    }
 }

@@ -4,6 +4,8 @@
 
 mod commands;
 mod demo;
+mod hosts;
+mod live;
 
 use std::path::PathBuf;
 
@@ -13,6 +15,12 @@ use tauri::Manager;
 pub struct AppState {
     pub store: checkup_store::Store,
     pub exports: PathBuf,
+    /// The app's data folder (recordings downloaded from hosts, the local agent's state).
+    pub data: PathBuf,
+    /// The connected GPU host, if any.
+    pub host: tokio::sync::Mutex<Option<hosts::Host>>,
+    /// Stops the live phase in progress.
+    pub live_stop: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +31,10 @@ pub enum AppError {
     Engine(#[from] checkup_engine::EngineError),
     #[error(transparent)]
     Report(#[from] checkup_report::ReportError),
+    #[error(transparent)]
+    Connect(#[from] checkup_connect::ConnectError),
+    #[error("no GPU host connected: pick this computer, an SSH host or a forwarded agent first")]
+    NoHost,
     #[error("{0}")]
     Other(String),
 }
@@ -49,6 +61,9 @@ pub fn run() {
             app.manage(AppState {
                 store,
                 exports: data.join("exports"),
+                data: data.clone(),
+                host: tokio::sync::Mutex::new(None),
+                live_stop: std::sync::Mutex::new(None),
             });
             Ok(())
         })
@@ -57,6 +72,16 @@ pub fn run() {
             commands::open_checkup,
             commands::set_step,
             commands::export_report,
+            commands::connect_host,
+            commands::disconnect_host,
+            commands::new_checkup,
+            commands::start_sampling,
+            commands::start_profiling,
+            commands::stop_live,
+            commands::open_recording,
+            commands::add_note,
+            commands::set_baseline,
+            commands::compare_checkups,
         ])
         .run(tauri::generate_context!())
         .unwrap_or_else(|e| {

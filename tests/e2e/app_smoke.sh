@@ -30,7 +30,8 @@ echo "demo checkups stored: $n"
 [ "$n" -ge 8 ] || { echo "FAIL: expected the demo checkups in $db"; cat "$out/app.log"; exit 1; }
 sleep 8
 DISPLAY=$display import -window root "$out/app-history.png"
-DISPLAY=$display xdotool mousemove 150 115 click 1
+# The first checkup of the history list.
+DISPLAY=$display xdotool mousemove 90 335 click 1
 sleep 4
 DISPLAY=$display import -window root "$out/app-diagnosis.png"
 colors_history=$(convert "$out/app-history.png" -format %k info:)
@@ -38,6 +39,23 @@ colors_diag=$(convert "$out/app-diagnosis.png" -format %k info:)
 echo "distinct colours: history $colors_history, diagnosis $colors_diag"
 # A blank or unrendered window has a handful of colours; text and charts have hundreds.
 [ "$colors_history" -gt 50 ] || { echo "FAIL: the window looks blank"; exit 1; }
-[ "$colors_diag" -gt "$colors_history" ] || { echo "FAIL: clicking a checkup showed nothing new"; exit 1; }
+[ "$colors_diag" -gt $((colors_history + 200)) ] || { echo "FAIL: clicking a checkup showed nothing new"; exit 1; }
+# "This computer": the app starts the bundled agent as its child and shows the host.
+DISPLAY=$display xdotool mousemove 75 157 click 1
+for _ in $(seq 1 20); do pgrep -P "$app" -x checkup-agent >/dev/null && break; sleep 0.5; done
+pgrep -P "$app" -x checkup-agent >/dev/null || { echo "FAIL: no agent started by the app"; cat "$out/app.log"; exit 1; }
+sleep 2
+DISPLAY=$display import -window root "$out/app-host.png"
+# A new checkup on this host: the environment check is stored with it.
+DISPLAY=$display xdotool mousemove 119 233 click 1
+for _ in $(seq 1 40); do
+  env=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from checkups where environment is not null').fetchone()[0])" "$db" 2>/dev/null || echo 0)
+  [ "$env" -ge 1 ] && break
+  sleep 0.5
+done
+sleep 2
+DISPLAY=$display import -window root "$out/app-environment.png"
+[ "$env" -ge 1 ] || { echo "FAIL: no checkup with an environment check after 'New checkup'"; cat "$out/app.log"; exit 1; }
+echo "live checkup with its environment check stored"
 kill -0 "$app" || { echo "FAIL: the app exited"; cat "$out/app.log"; exit 1; }
 echo "app smoke: 1 passed, 0 failed"

@@ -47,4 +47,53 @@ pub struct CheckupView {
     /// Charts drawn by the report's own chart code, in the view's language.
     pub charts: Vec<crate::ChartSvg>,
     pub notes: Vec<FindingNote>,
+    /// A live host's environment check (recordings carry theirs in the diagnosis).
+    #[serde(default)]
+    pub environment: Option<crate::CheckReport>,
+}
+
+/// The GPU host the app is connected to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostInfo {
+    /// "this computer", the SSH alias or `user@host`, or `localhost:PORT`.
+    pub label: String,
+    pub health: crate::AgentHealth,
+    /// What connecting did ("uploaded the agent", ...).
+    pub log: Vec<String>,
+}
+
+/// What a live phase (sampling or profiling) reports while it runs, about once a second.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveProgress {
+    pub checkup_id: i64,
+    /// "sampling" or "profiling".
+    pub phase: String,
+    pub elapsed_s: f64,
+    /// Planned length (sampling), when known.
+    pub total_s: Option<f64>,
+    pub steps_done: u64,
+    /// Steps until the profiler window has been recorded (profiling).
+    pub steps_target: Option<u64>,
+    pub samples: u64,
+    /// Reconnects so far (each resumed without losing samples).
+    pub reconnects: u32,
+    /// Live curves with the steady window and stalls marked (sampling).
+    pub charts: Vec<crate::ChartSvg>,
+    /// Plain-words state: "sampling", "reconnecting: ...", "analysing", ...
+    pub status: String,
+    pub done: bool,
+    pub error: Option<String>,
+    /// The command's last output lines when a profiled run failed.
+    pub output_tail: Vec<String>,
+}
+
+/// Two checkups side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareView {
+    pub before: CheckupSummary,
+    pub after: CheckupSummary,
+    /// (figure, before, after, change)
+    pub rows: Vec<(String, String, String, String)>,
+    /// What changed, in plain words.
+    pub summary: String,
 }

@@ -14,7 +14,7 @@ use checkup_model::Diagnosis;
 pub use baseline::{compare, BaselineCard, Comparison};
 pub use charts::{charts, Chart};
 pub use i18n::Language;
-pub use localize::localize;
+pub use localize::{localize, localize_checks, localize_comparison};
 pub use markdown::{escape, format_number};
 
 #[derive(Debug, thiserror::Error)]
@@ -36,9 +36,9 @@ pub struct ReportOptions {
 }
 
 fn comparison(d: &Diagnosis, o: &ReportOptions) -> Option<Comparison> {
-    o.baseline
-        .as_ref()
-        .map(|b| compare(&BaselineCard::from_diagnosis(d), b))
+    o.baseline.as_ref().map(|b| {
+        localize::localize_comparison(compare(&BaselineCard::from_diagnosis(d), b), o.language)
+    })
 }
 
 /// Markdown with charts as files beside it: returns the text (charts linked as

@@ -358,3 +358,92 @@ fn note(n: &str) -> String {
         n.to_owned()
     }
 }
+
+/// Environment checks with their texts in `lang` (a live host's check list).
+pub fn localize_checks(checks: &[EnvCheck], lang: Language) -> Vec<EnvCheck> {
+    let mut out = checks.to_vec();
+    if lang == Language::Zh {
+        out.iter_mut().for_each(localize_check);
+    }
+    out
+}
+
+/// A comparison with its figure names, change words and summary in `lang`. The summary's
+/// phrases are the comparison's own fixed phrases; the numbers in it stay as they are.
+pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::Comparison {
+    if lang == Language::En {
+        return c;
+    }
+    const FIGURES: [(&str, &str); 11] = [
+        ("GPU", "GPU"),
+        ("driver", "驱动"),
+        ("CUDA", "CUDA"),
+        ("mean step time", "平均步骤时间"),
+        ("GPU util", "GPU 利用率"),
+        ("util curve", "利用率曲线"),
+        ("power", "功率"),
+        ("data-loading share", "数据加载占比"),
+        ("mean kernel gap", "平均内核间隙"),
+        ("communication share", "通信占比"),
+        ("primary bottleneck", "主要瓶颈"),
+    ];
+    for ch in &mut c.changes {
+        if let Some((_, zh)) = FIGURES.iter().find(|(en, _)| *en == ch.figure) {
+            ch.figure = zh;
+        }
+        ch.change = match ch.change.as_str() {
+            "same" => "相同".into(),
+            "changed" => "已变化".into(),
+            "unknown" => "未知".into(),
+            other => other.replace(" points", " 个百分点"),
+        };
+    }
+    const PHRASES: [(&str, &str); 14] = [
+        ("step time unchanged (within 5%)", "步骤时间不变（5% 以内）"),
+        ("step time not comparable", "步骤时间无法比较"),
+        ("step time ", "步骤时间 "),
+        (", with no input, communication or launch figure explaining it: look at the findings of the current run", "，输入、通信和内核发射的指标都无法解释：请查看本次运行的诊断结果"),
+        ("; no figure regressed", "；没有指标退化"),
+        ("the environment changed", "环境发生了变化"),
+        ("data-loading share", "数据加载占比"),
+        (": the input pipeline regressed", "：输入管线退化"),
+        ("communication share", "通信占比"),
+        (": communication regressed", "：通信退化"),
+        ("mean kernel gap", "平均内核间隙"),
+        (": the host feeds the GPU more slowly (launch overhead or syncs)", "：主机向 GPU 提交工作变慢（发射开销或同步）"),
+        ("the primary bottleneck moved from ", "主要瓶颈从 "),
+        (" to ", " 变为 "),
+    ];
+    for (en, zh) in PHRASES {
+        c.summary = c.summary.replace(en, zh);
+    }
+    c.summary = c.summary.replace("; ", "；").replace(", ", "，");
+    c
+}
+
+#[cfg(test)]
+mod comparison_tests {
+    use super::*;
+    use crate::baseline::{Change, Comparison};
+
+    #[test]
+    fn a_comparison_reads_in_chinese_with_its_numbers_kept() {
+        let c = Comparison {
+            changes: vec![Change {
+                figure: "data-loading share",
+                baseline: "0%".into(),
+                current: "91%".into(),
+                change: "+91 points".into(),
+            }],
+            summary: "step time +951%, data-loading share 0% → 91%: the input pipeline regressed"
+                .into(),
+        };
+        let zh = localize_comparison(c, Language::Zh);
+        assert_eq!(
+            zh.summary,
+            "步骤时间 +951%，数据加载占比 0% → 91%：输入管线退化"
+        );
+        assert_eq!(zh.changes[0].figure, "数据加载占比");
+        assert_eq!(zh.changes[0].change, "+91 个百分点");
+    }
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use checkup_model::{CheckupSummary, Diagnosis, FindingNote, WIZARD_STEPS};
+use checkup_model::{CheckReport, CheckupSummary, Diagnosis, FindingNote, WIZARD_STEPS};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
 use sqlx::{Row, SqlitePool};
 
@@ -139,6 +139,44 @@ impl Store {
                 .map(Some)
                 .map_err(|e| StoreError::Corrupt { id, source: e }),
         }
+    }
+
+    /// Stores (or replaces) a live host's environment check.
+    pub async fn save_environment(&self, id: i64, report: &CheckReport) -> Result<()> {
+        let json =
+            serde_json::to_string(report).map_err(|e| StoreError::Corrupt { id, source: e })?;
+        let done = sqlx::query("UPDATE checkups SET environment = ? WHERE id = ?")
+            .bind(json)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::NoSuchCheckup(id));
+        }
+        Ok(())
+    }
+
+    pub async fn environment(&self, id: i64) -> Result<Option<CheckReport>> {
+        let row = sqlx::query("SELECT environment FROM checkups WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::NoSuchCheckup(id))?;
+        match row.get::<Option<String>, _>(0) {
+            None => Ok(None),
+            Some(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| StoreError::Corrupt { id, source: e }),
+        }
+    }
+
+    /// One checkup's history row.
+    pub async fn summary(&self, id: i64) -> Result<CheckupSummary> {
+        self.list()
+            .await?
+            .into_iter()
+            .find(|c| c.id == id)
+            .ok_or(StoreError::NoSuchCheckup(id))
     }
 
     /// Where the wizard was left, so the checkup resumes there.

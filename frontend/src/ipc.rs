@@ -1,0 +1,42 @@
+//! The bridge to the Tauri backend: commands and the live-progress event.
+
+use checkup_model::LiveProgress;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["window", "__TAURI__", "core"], catch)]
+    async fn invoke(cmd: &str, args: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["window", "__TAURI__", "event"], catch)]
+    async fn listen(event: &str, handler: &Closure<dyn FnMut(JsValue)>)
+        -> Result<JsValue, JsValue>;
+}
+
+/// Calls a Tauri command; errors come back as the backend's message.
+pub async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, String> {
+    let args = args
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| e.to_string())?;
+    let value = invoke(cmd, args)
+        .await
+        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
+    serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
+}
+
+/// Calls `f` with every `live-progress` event for the life of the page.
+pub fn on_live_progress(f: impl Fn(LiveProgress) + 'static) {
+    let handler = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+        let payload = js_sys::Reflect::get(&event, &"payload".into()).unwrap_or(JsValue::NULL);
+        if let Ok(p) = serde_wasm_bindgen::from_value::<LiveProgress>(payload) {
+            f(p);
+        }
+    });
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = listen("live-progress", &handler).await;
+        // The listener lives as long as the page.
+        handler.forget();
+    });
+}

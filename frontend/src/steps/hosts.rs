@@ -1,0 +1,131 @@
+//! Where the checkup runs: this computer (the bundled agent), an SSH host, an agent the user
+//! forwarded already, or a recording opened offline.
+
+use checkup_model::HostInfo;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::Serialize;
+
+use crate::i18n::tr;
+use crate::ipc::call;
+use crate::Ui;
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum HostRequest {
+    Local,
+    Ssh { spec: String },
+    Forwarded { addr: String, token: String },
+}
+
+#[derive(Serialize)]
+struct Connect {
+    request: HostRequest,
+}
+
+#[derive(Serialize)]
+struct NewCheckup {
+    title: String,
+}
+
+#[derive(Serialize)]
+struct OpenRecording {
+    path: String,
+}
+
+fn connect(ui: Ui, request: HostRequest) {
+    ui.busy
+        .set(Some(tr(&ui.lang.get_untracked(), "connecting")));
+    ui.error.set(None);
+    spawn_local(async move {
+        match call::<HostInfo>("connect_host", Connect { request }).await {
+            Ok(h) => {
+                ui.busy.set(None);
+                ui.host.set(Some(h));
+            }
+            Err(e) => {
+                ui.host.set(None);
+                ui.fail(e);
+            }
+        }
+    });
+}
+
+pub fn panel(ui: Ui) -> impl IntoView {
+    let ssh = RwSignal::new(String::new());
+    let addr = RwSignal::new(String::new());
+    let token = RwSignal::new(String::new());
+    let path = RwSignal::new(String::new());
+    let new_checkup = move |_| {
+        ui.busy.set(Some(tr(&ui.lang.get_untracked(), "checking")));
+        spawn_local(async move {
+            match call::<i64>(
+                "new_checkup",
+                NewCheckup {
+                    title: String::new(),
+                },
+            )
+            .await
+            {
+                Ok(id) => {
+                    ui.busy.set(None);
+                    ui.refresh();
+                    ui.open(id, Some("environment"));
+                }
+                Err(e) => ui.fail(e),
+            }
+        });
+    };
+    let open_recording = move |_| {
+        ui.busy.set(Some(tr(&ui.lang.get_untracked(), "analysing")));
+        let p = path.get_untracked();
+        spawn_local(async move {
+            match call::<i64>("open_recording", OpenRecording { path: p }).await {
+                Ok(id) => {
+                    ui.busy.set(None);
+                    ui.refresh();
+                    ui.open(id, Some("diagnosis"));
+                }
+                Err(e) => ui.fail(e),
+            }
+        });
+    };
+    view! {
+        <div class="hosts">
+            <h2>{move || tr(&ui.l(), "host")}</h2>
+            {move || match ui.host.get() {
+                Some(h) => view! {
+                    <div class="host-status" id="host-status">
+                        <strong>{h.label.clone()}</strong>
+                        <div class="meta">
+                            {format!("agent {} · ", h.health.agent)}
+                            {match &h.health.gpu_error {
+                                Some(e) => format!("{}: {e}", tr(&ui.l(), "no_gpu")),
+                                None => format!("{} GPU", h.health.gpus),
+                            }}
+                        </div>
+                        {h.log.iter().map(|l| view! { <div class="meta">{l.clone()}</div> }).collect_view()}
+                        <button id="new-checkup" on:click=new_checkup>{tr(&ui.l(), "new_checkup")}</button>
+                    </div>
+                }.into_any(),
+                None => view! { <p class="meta">{tr(&ui.l(), "no_host")}</p> }.into_any(),
+            }}
+            <button id="connect-local" on:click=move |_| connect(ui, HostRequest::Local)>{move || tr(&ui.l(), "this_computer")}</button>
+            <div class="row">
+                <input id="ssh-spec" placeholder="gpu-box  /  user@host:22" prop:value=move || ssh.get() on:input=move |ev| ssh.set(event_target_value(&ev)) />
+                <button id="connect-ssh" on:click=move |_| connect(ui, HostRequest::Ssh { spec: ssh.get_untracked() })>{move || tr(&ui.l(), "ssh")}</button>
+            </div>
+            <details>
+                <summary>{move || tr(&ui.l(), "forwarded")}</summary>
+                <input id="fwd-addr" placeholder="localhost:7780" prop:value=move || addr.get() on:input=move |ev| addr.set(event_target_value(&ev)) />
+                <input id="fwd-token" type="password" placeholder=move || tr(&ui.l(), "token") prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev)) />
+                <button id="connect-forwarded" on:click=move |_| connect(ui, HostRequest::Forwarded { addr: addr.get_untracked(), token: token.get_untracked() })>{move || tr(&ui.l(), "connect")}</button>
+            </details>
+            <details>
+                <summary>{move || tr(&ui.l(), "open_recording")}</summary>
+                <input id="recording-path" placeholder="/path/to/run_folder  or  trace.json.gz" prop:value=move || path.get() on:input=move |ev| path.set(event_target_value(&ev)) />
+                <button id="open-recording" on:click=open_recording>{move || tr(&ui.l(), "open")}</button>
+            </details>
+        </div>
+    }
+}

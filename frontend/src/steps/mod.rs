@@ -1,0 +1,40 @@
+//! The wizard: one module per step, plus the host panel.
+
+pub mod diagnosis;
+pub mod environment;
+pub mod hosts;
+pub mod profiling;
+pub mod report;
+pub mod sampling;
+
+use checkup_model::ChartSvg;
+use leptos::prelude::*;
+
+use crate::Ui;
+
+pub fn step_view(ui: Ui, step: &str) -> AnyView {
+    match step {
+        "environment" => environment::view(ui).into_any(),
+        "sampling" => sampling::view(ui).into_any(),
+        "profiling" => profiling::view(ui).into_any(),
+        "report" => report::view(ui).into_any(),
+        _ => diagnosis::view(ui).into_any(),
+    }
+}
+
+/// The named charts, in the order given.
+pub fn charts_named(charts: &[ChartSvg], names: &[&str]) -> impl IntoView {
+    names
+        .iter()
+        .filter_map(|n| charts.iter().find(|c| c.name == *n))
+        .map(|c| view! { <figure class="chart" data-chart=c.name.clone()><div inner_html=c.svg.clone()></div><figcaption>{c.title.clone()}</figcaption></figure> })
+        .collect_view()
+}
+
+/// The live phase of this checkup, if one reports.
+pub fn live_for(ui: Ui, phase: &str) -> Option<checkup_model::LiveProgress> {
+    let id = ui.current_id()?;
+    ui.live
+        .get()
+        .filter(|p| p.checkup_id == id && p.phase == phase)
+}

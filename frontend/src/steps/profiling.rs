@@ -1,0 +1,80 @@
+//! Step 3: profiling. Launch a training command with the zero-code-change probe (progress by
+//! steps), or use the trace of a recording; then the GPU timeline with its gaps, the step-time
+//! breakdown and the idle breakdown.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::Serialize;
+
+use super::{charts_named, live_for};
+use crate::i18n::tr;
+use crate::ipc::call;
+use crate::Ui;
+
+const CHARTS: [&str; 6] = [
+    "gpu_timeline",
+    "step_breakdown",
+    "idle_breakdown",
+    "step_times",
+    "step_distribution",
+    "scaling",
+];
+
+#[derive(Serialize)]
+struct Start {
+    id: i64,
+    command: String,
+    cwd: Option<String>,
+    skip_steps: u32,
+    profile_steps: u32,
+}
+
+pub fn view(ui: Ui) -> impl IntoView {
+    let command = RwSignal::new("python train.py".to_string());
+    let cwd = RwSignal::new(String::new());
+    let skip = RwSignal::new("10".to_string());
+    let count = RwSignal::new("8".to_string());
+    let start = move |_| {
+        let Some(id) = ui.current_id() else { return };
+        let req = Start {
+            id,
+            command: command.get_untracked(),
+            cwd: Some(cwd.get_untracked()),
+            skip_steps: skip.get_untracked().trim().parse().unwrap_or(10),
+            profile_steps: count.get_untracked().trim().parse().unwrap_or(8),
+        };
+        ui.error.set(None);
+        spawn_local(async move {
+            if let Err(e) = call::<()>("start_profiling", req).await {
+                ui.fail(e);
+            }
+        });
+    };
+    let connected = move || ui.host.with(|h| h.is_some());
+    view! {
+        <div class="live-controls">
+            <Show when=connected fallback=move || view! { <p class="meta">{tr(&ui.l(), "connect_to_profile")}</p> }>
+                <label>{move || tr(&ui.l(), "command")}" "<input id="profile-command" class="wide" prop:value=move || command.get() on:input=move |ev| command.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(&ui.l(), "cwd")}" "<input id="profile-cwd" prop:value=move || cwd.get() on:input=move |ev| cwd.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(&ui.l(), "skip_steps")}" "<input class="short" prop:value=move || skip.get() on:input=move |ev| skip.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(&ui.l(), "profile_steps")}" "<input class="short" prop:value=move || count.get() on:input=move |ev| count.set(event_target_value(&ev)) /></label>
+                <button id="start-profiling" on:click=start>{move || tr(&ui.l(), "start_profiling")}</button>
+            </Show>
+        </div>
+        {move || live_for(ui, "profiling").map(|p| {
+            let target = p.steps_target.unwrap_or(0).max(1);
+            let pct = (p.steps_done as f64 / target as f64 * 100.0).min(100.0);
+            view! {
+                <div class="progress" id="profile-progress">
+                    <div class="bar"><div style=format!("width:{pct:.0}%")></div></div>
+                    <span>{format!("{} · {} / {} {} · {:.0} s", tr(&ui.l(), &p.status), p.steps_done, target, tr(&ui.l(), "steps"), p.elapsed_s)}</span>
+                    {(!p.output_tail.is_empty() && p.error.is_some()).then(|| view! { <pre>{p.output_tail.join("\n")}</pre> })}
+                </div>
+            }
+        })}
+        {move || ui.view.with(|v| match v {
+            Some(v) if v.charts.iter().any(|c| CHARTS.contains(&c.name.as_str())) => view! { <div>{charts_named(&v.charts, &CHARTS)}</div> }.into_any(),
+            _ => view! { <p class="empty">{tr(&ui.l(), "no_trace")}</p> }.into_any(),
+        })}
+    }
+}

@@ -1,0 +1,114 @@
+//! Step 5: the report: export (PDF, HTML, Markdown, JSON), make this checkup the project's
+//! baseline, and compare it side by side with another one.
+
+use checkup_model::CompareView;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::Serialize;
+
+use crate::i18n::tr;
+use crate::ipc::call;
+use crate::Ui;
+
+#[derive(Serialize)]
+struct Export {
+    id: i64,
+    format: String,
+    lang: String,
+}
+
+#[derive(Serialize)]
+struct Id {
+    id: i64,
+}
+
+#[derive(Serialize)]
+struct Compare {
+    before: i64,
+    after: i64,
+    lang: String,
+}
+
+pub fn view(ui: Ui) -> impl IntoView {
+    let Some(id) = ui.current_id() else {
+        return ().into_any();
+    };
+    let exported = RwSignal::new(None::<String>);
+    let compared = RwSignal::new(None::<CompareView>);
+    let other = RwSignal::new(String::new());
+    let buttons = ["pdf", "html", "md", "json"]
+        .into_iter()
+        .map(|format| {
+            view! {
+                <button id=format!("export-{format}") on:click=move |_| {
+                    let lang = ui.lang.get_untracked();
+                    spawn_local(async move {
+                        let result = call::<String>("export_report", Export { id, format: format.to_string(), lang }).await;
+                        exported.set(Some(result.unwrap_or_else(|e| e)));
+                    });
+                }>{format.to_uppercase()}</button>
+            }
+        })
+        .collect_view();
+    let baseline = move |_| {
+        spawn_local(async move {
+            match call::<()>("set_baseline", Id { id }).await {
+                Ok(()) => ui.refresh(),
+                Err(e) => ui.fail(e),
+            }
+        })
+    };
+    let compare = move |_| {
+        let Ok(before) = other.get_untracked().parse::<i64>() else {
+            return;
+        };
+        let lang = ui.lang.get_untracked();
+        spawn_local(async move {
+            match call::<CompareView>(
+                "compare_checkups",
+                Compare {
+                    before,
+                    after: id,
+                    lang,
+                },
+            )
+            .await
+            {
+                Ok(c) => compared.set(Some(c)),
+                Err(e) => ui.fail(e),
+            }
+        });
+    };
+    view! {
+        <h3>{move || tr(&ui.l(), "export")}</h3>
+        <div class="exports">{buttons}</div>
+        <p id="exported">{move || exported.get().map(|p| format!("{} {p}", tr(&ui.l(), "written"))).unwrap_or_default()}</p>
+        <button id="set-baseline" on:click=baseline>{move || tr(&ui.l(), "set_baseline")}</button>
+        <h3>{move || tr(&ui.l(), "compare")}</h3>
+        <select id="compare-with" on:change=move |ev| other.set(event_target_value(&ev))>
+            <option value="">{move || tr(&ui.l(), "compare_pick")}</option>
+            {move || ui.checkups.get().into_iter().filter(|c| c.id != id && c.primary.is_some()).map(|c| {
+                let label = format!("{}{}", c.title, if c.is_baseline { format!(" ({})", tr(&ui.l(), "baseline")) } else { String::new() });
+                view! { <option value=c.id.to_string()>{label}</option> }
+            }).collect_view()}
+        </select>
+        <button id="compare" on:click=compare>{move || tr(&ui.l(), "compare_go")}</button>
+        {move || compared.get().map(|c| view! {
+            <div class="compare" id="comparison">
+                <p><strong>{c.summary.clone()}</strong></p>
+                <table>
+                    <tr><th></th><th>{format!("{}: {}", tr(&ui.l(), "before"), c.before.title)}</th><th>{format!("{}: {}", tr(&ui.l(), "after"), c.after.title)}</th><th>{tr(&ui.l(), "change")}</th></tr>
+                    {c.rows.into_iter().map(|(f, b, a, ch)| {
+                        let class = if ch.starts_with('+') || ch == "changed" || ch == "已变化" { "changed" } else { "" };
+                        view! { <tr class=class><td>{f}</td><td>{b}</td><td>{a}</td><td>{ch}</td></tr> }
+                    }).collect_view()}
+                </table>
+                <div class="side-by-side">
+                    <div><h4>{c.before.title.clone()}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{c.before.verdict.clone().unwrap_or_default()}</p></div>
+                    <div><h4>{c.after.title.clone()}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{c.after.verdict.clone().unwrap_or_default()}</p></div>
+                </div>
+            </div>
+        })}
+    }
+    .into_any()
+}

@@ -1,0 +1,91 @@
+//! Step 2: live sampling of the connected host: choose the job (by PID or GPU, or none),
+//! then live curves with the steady window and stalls marked, progress and time left.
+//! A recording shows the curves it was sampled with.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde::Serialize;
+
+use super::{charts_named, live_for};
+use crate::i18n::tr;
+use crate::ipc::call;
+use crate::Ui;
+
+const CURVES: [&str; 4] = ["utilisation", "power", "sm_clock", "host_cpu"];
+
+#[derive(Serialize)]
+struct Start {
+    id: i64,
+    seconds: f64,
+    pid: Option<u32>,
+    gpu: Option<u32>,
+    lang: String,
+}
+
+pub fn view(ui: Ui) -> impl IntoView {
+    let seconds = RwSignal::new("60".to_string());
+    let job = RwSignal::new(String::new());
+    let start = move |_| {
+        let Some(id) = ui.current_id() else { return };
+        let secs: f64 = seconds.get_untracked().trim().parse().unwrap_or(0.0);
+        // "pid 1234", "gpu 0" or a bare number (a PID).
+        let j = job.get_untracked();
+        let words: Vec<&str> = j.split_whitespace().collect();
+        let (pid, gpu) = match words.as_slice() {
+            ["gpu", n] => (None, n.parse().ok()),
+            ["pid", n] | [n] => (n.parse().ok(), None),
+            _ => (None, None),
+        };
+        ui.error.set(None);
+        spawn_local(async move {
+            if let Err(e) = call::<()>(
+                "start_sampling",
+                Start {
+                    id,
+                    seconds: secs,
+                    pid,
+                    gpu,
+                    lang: ui.lang.get_untracked(),
+                },
+            )
+            .await
+            {
+                ui.fail(e);
+            }
+        });
+    };
+    let stop = move |_| {
+        spawn_local(async move {
+            let _ = call::<()>("stop_live", crate::NoArgs {}).await;
+        })
+    };
+    let connected = move || ui.host.with(|h| h.is_some());
+    view! {
+        <div class="live-controls">
+            <Show when=connected fallback=move || view! { <p class="meta">{tr(&ui.l(), "connect_to_sample")}</p> }>
+                <label>{move || tr(&ui.l(), "seconds")}" "<input id="sample-seconds" class="short" prop:value=move || seconds.get() on:input=move |ev| seconds.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(&ui.l(), "job")}" "<input id="sample-job" placeholder="pid 1234 / gpu 0" prop:value=move || job.get() on:input=move |ev| job.set(event_target_value(&ev)) /></label>
+                <button id="start-sampling" on:click=start>{move || tr(&ui.l(), "start_sampling")}</button>
+                <button id="stop-live" on:click=stop>{move || tr(&ui.l(), "stop")}</button>
+            </Show>
+        </div>
+        {move || match live_for(ui, "sampling") {
+            Some(p) if !p.done => {
+                let total = p.total_s.unwrap_or(0.0);
+                let pct = if total > 0.0 { (p.elapsed_s / total * 100.0).min(100.0) } else { 0.0 };
+                view! {
+                    <div class="progress" id="live-progress">
+                        <div class="bar"><div style=format!("width:{pct:.0}%")></div></div>
+                        <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", tr(&ui.l(), &p.status), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
+                        {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
+                    </div>
+                    <div>{charts_named(&p.charts, &CURVES)}</div>
+                }.into_any()
+            }
+            _ => ui.view.with(|v| match v {
+                Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name.as_str())) => view! { <div>{charts_named(&v.charts, &CURVES)}</div> }.into_any(),
+                _ => view! { <p class="empty">{tr(&ui.l(), "no_samples")}</p> }.into_any(),
+            }),
+        }}
+    }
+}

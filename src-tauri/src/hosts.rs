@@ -1,0 +1,112 @@
+//! The GPU host the app works with: this computer (the bundled agent), an SSH host, or an
+//! agent the user forwarded already. One at a time.
+
+use checkup_connect::{AgentClient, LocalAgent, SshAgent, SshTarget};
+use checkup_model::HostInfo;
+
+use crate::AppError;
+
+pub enum Host {
+    Local(LocalAgent),
+    Ssh(SshAgent),
+    Forwarded { addr: String, client: AgentClient },
+}
+
+impl Host {
+    pub fn client(&self) -> AgentClient {
+        match self {
+            Host::Local(a) => a.client.clone(),
+            Host::Ssh(a) => a.client.clone(),
+            Host::Forwarded { client, .. } => client.clone(),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Host::Local(_) => "this computer".into(),
+            Host::Ssh(a) => a.target.to_string(),
+            Host::Forwarded { addr, .. } => addr.clone(),
+        }
+    }
+
+    /// After a dropped connection: the same agent again, reached afresh.
+    pub async fn reconnect(&mut self) -> Result<(), AppError> {
+        match self {
+            Host::Local(a) => Ok(a.ensure_running()?),
+            Host::Ssh(a) => Ok(a.reconnect().await?),
+            // The tunnel is the user's: check it answers again.
+            Host::Forwarded { client, .. } => client.health().await.map(|_| ()).map_err(Into::into),
+        }
+    }
+
+    pub async fn close(self) {
+        match self {
+            Host::Local(a) => a.stop().await,
+            Host::Ssh(a) => a.disconnect().await,
+            Host::Forwarded { .. } => {}
+        }
+    }
+}
+
+/// How the user asked to connect.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HostRequest {
+    Local,
+    Ssh { spec: String },
+    Forwarded { addr: String, token: String },
+}
+
+pub async fn connect(
+    req: HostRequest,
+    state_dir: &std::path::Path,
+) -> Result<(Host, Vec<String>), AppError> {
+    Ok(match req {
+        HostRequest::Local => (
+            Host::Local(
+                LocalAgent::start(&checkup_connect::bundled_agent(), &state_dir.join("agent"))
+                    .await?,
+            ),
+            Vec::new(),
+        ),
+        HostRequest::Ssh { spec } => {
+            let mut target: SshTarget = spec.parse()?;
+            target.config_file = std::env::var_os("GPU_CHECKUP_SSH_CONFIG").map(Into::into);
+            let agent = SshAgent::connect(target, &remote_agent_binary()).await?;
+            let log = agent.log.clone();
+            (Host::Ssh(agent), log)
+        }
+        HostRequest::Forwarded { addr, token } => {
+            let addr = addr
+                .trim()
+                .trim_start_matches("http://")
+                .trim_end_matches('/')
+                .replace("localhost", "127.0.0.1");
+            let client = AgentClient::new(&addr, &token)?;
+            client.health().await?;
+            (Host::Forwarded { addr, client }, Vec::new())
+        }
+    })
+}
+
+/// The agent copied to SSH hosts: the glibc-2.31 build when present (it runs on older
+/// distributions), else the bundled one.
+fn remote_agent_binary() -> std::path::PathBuf {
+    let bundled = checkup_connect::bundled_agent();
+    let portable = bundled
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|t| t.join("x86_64-unknown-linux-gnu/release/checkup-agent"));
+    std::env::var_os("GPU_CHECKUP_REMOTE_AGENT")
+        .map(Into::into)
+        .or(portable.filter(|p| p.is_file()))
+        .unwrap_or(bundled)
+}
+
+pub async fn info(host: &Host, log: Vec<String>) -> Result<HostInfo, AppError> {
+    Ok(HostInfo {
+        label: host.label(),
+        health: host.client().health().await?,
+        log,
+    })
+}

@@ -1,0 +1,250 @@
+//! The live phases of a checkup on a connected host: sampling (live curves, time left) and
+//! profiling a command (steps done). Each runs as a task that reports `live-progress` events
+//! about once a second, rides out dropped connections (the stream resumes from its last
+//! sequence number, so no sample is lost), then downloads the run, analyses it and stores
+//! the diagnosis.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use checkup_connect::AgentClient;
+use checkup_model::{LiveProgress, LiveSample, RunRequest, RunState, SampleSet, SamplingRequest};
+use checkup_report::Language;
+use tauri::{AppHandle, Emitter, Manager};
+
+use crate::{AppError, AppState};
+
+pub const EVENT: &str = "live-progress";
+
+/// Reconnect attempts before a live phase gives up.
+const RECONNECT_TRIES: u32 = 10;
+
+fn emit(app: &AppHandle, p: &LiveProgress) {
+    let _ = app.emit(EVENT, p);
+}
+
+async fn current_client(app: &AppHandle) -> Result<AgentClient, AppError> {
+    let state = app.state::<AppState>();
+    let host = state.host.lock().await;
+    host.as_ref().map(|h| h.client()).ok_or(AppError::NoHost)
+}
+
+/// Reconnects the host (new SSH master and forward, or a check that the agent still runs).
+async fn reconnect(
+    app: &AppHandle,
+    p: &mut LiveProgress,
+    why: &str,
+) -> Result<AgentClient, AppError> {
+    let mut last = None;
+    for attempt in 1..=RECONNECT_TRIES {
+        p.status = format!("reconnecting ({attempt}/{RECONNECT_TRIES}): {why}");
+        emit(app, p);
+        let state = app.state::<AppState>();
+        let mut host = state.host.lock().await;
+        let Some(h) = host.as_mut() else {
+            return Err(AppError::NoHost);
+        };
+        match h.reconnect().await {
+            Ok(()) => {
+                p.reconnects += 1;
+                return Ok(h.client());
+            }
+            Err(e) => last = Some(e),
+        }
+        drop(host);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    Err(last.unwrap_or(AppError::NoHost))
+}
+
+fn recordings_dir(app: &AppHandle, id: i64) -> PathBuf {
+    app.state::<AppState>()
+        .data
+        .join("recordings")
+        .join(id.to_string())
+}
+
+/// The live curves of what was sampled so far, steady window and stalls marked by the engine.
+fn live_charts(samples: &SampleSet, lang: Language) -> Vec<checkup_model::ChartSvg> {
+    let rec = checkup_engine::ingest::Recording {
+        samples: samples.clone(),
+        ..Default::default()
+    };
+    let d = checkup_engine::diagnose_recording(rec, None, &Default::default());
+    checkup_report::charts(&d, checkup_report::i18n::text(lang))
+}
+
+/// Downloads a run, analyses it and stores the diagnosis (keeping the environment check).
+async fn analyse_and_store(
+    app: &AppHandle,
+    client: &AgentClient,
+    id: i64,
+    run_id: &str,
+) -> Result<(), AppError> {
+    let dir = client
+        .download_run(run_id, &recordings_dir(app, id).join(run_id))
+        .await?;
+    let d = tokio::task::spawn_blocking(move || {
+        checkup_engine::analyze_paths(&[dir], &Default::default())
+    })
+    .await
+    .map_err(|e| AppError::Other(e.to_string()))??;
+    let state = app.state::<AppState>();
+    state.store.save_diagnosis(id, &d).await?;
+    Ok(())
+}
+
+/// Samples the host for `seconds` (or until stopped), streaming live curves.
+pub async fn sample(
+    app: AppHandle,
+    id: i64,
+    seconds: f64,
+    req: SamplingRequest,
+    lang: Language,
+    stop: Arc<AtomicBool>,
+) {
+    let mut p = LiveProgress {
+        checkup_id: id,
+        phase: "sampling".into(),
+        total_s: Some(seconds),
+        status: "starting".into(),
+        ..Default::default()
+    };
+    if let Err(e) = sample_inner(&app, id, seconds, req, lang, &stop, &mut p).await {
+        p.error = Some(e.to_string());
+    }
+    p.done = true;
+    p.status = if p.error.is_some() {
+        "failed".into()
+    } else {
+        "done".into()
+    };
+    emit(&app, &p);
+}
+
+async fn sample_inner(
+    app: &AppHandle,
+    id: i64,
+    seconds: f64,
+    req: SamplingRequest,
+    lang: Language,
+    stop: &AtomicBool,
+    p: &mut LiveProgress,
+) -> Result<(), AppError> {
+    let mut client = current_client(app).await?;
+    let since = client.health().await?.last_seq;
+    let run_id = client.start_sampling(&req).await?;
+    let mut sub = client.samples(since).await?;
+    let mut samples = SampleSet::default();
+    let started = Instant::now();
+    let mut last_emit = Instant::now() - Duration::from_secs(1);
+    p.status = "sampling".into();
+    while started.elapsed().as_secs_f64() < seconds && !stop.load(Ordering::Relaxed) {
+        match tokio::time::timeout(Duration::from_millis(250), sub.next()).await {
+            Ok(Ok(Some(e))) => {
+                p.samples += 1;
+                match e.sample {
+                    LiveSample::Nvml(s) => samples.nvml.push(s),
+                    LiveSample::Gpm(s) => samples.gpm.push(s),
+                    LiveSample::Host(s) => samples.host.push(s),
+                }
+            }
+            Ok(Ok(None)) | Ok(Err(_)) => {
+                let last = sub.last_seq();
+                client = reconnect(app, p, "the sample stream dropped").await?;
+                sub = client.samples(last).await?;
+                p.status = "sampling".into();
+            }
+            Err(_) => {} // no sample this quarter second
+        }
+        if last_emit.elapsed() >= Duration::from_secs(1) {
+            last_emit = Instant::now();
+            p.elapsed_s = started.elapsed().as_secs_f64();
+            let snapshot = samples.clone();
+            p.charts = tokio::task::spawn_blocking(move || live_charts(&snapshot, lang))
+                .await
+                .unwrap_or_default();
+            emit(app, p);
+        }
+    }
+    p.status = "analysing".into();
+    p.elapsed_s = started.elapsed().as_secs_f64();
+    emit(app, p);
+    let client = match client.stop_sampling().await {
+        Ok(_) => client,
+        Err(_) => {
+            let c = reconnect(app, p, "stopping the sampler").await?;
+            c.stop_sampling().await?;
+            c
+        }
+    };
+    analyse_and_store(app, &client, id, &run_id).await
+}
+
+/// Runs a training command with the probe, reporting steps done, then analyses its run.
+pub async fn profile(app: AppHandle, id: i64, req: RunRequest) {
+    let target = u64::from(req.skip_steps + req.profile_steps);
+    let mut p = LiveProgress {
+        checkup_id: id,
+        phase: "profiling".into(),
+        steps_target: Some(target),
+        status: "starting".into(),
+        ..Default::default()
+    };
+    if let Err(e) = profile_inner(&app, id, req, &mut p).await {
+        p.error = Some(e.to_string());
+    }
+    p.done = true;
+    p.status = if p.error.is_some() {
+        "failed".into()
+    } else {
+        "done".into()
+    };
+    emit(&app, &p);
+}
+
+async fn profile_inner(
+    app: &AppHandle,
+    id: i64,
+    req: RunRequest,
+    p: &mut LiveProgress,
+) -> Result<(), AppError> {
+    let mut client = current_client(app).await?;
+    let run_id = client.start_run(&req).await?;
+    let started = Instant::now();
+    let run = loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let run = match client.run(&run_id).await {
+            Ok(r) => r,
+            Err(checkup_connect::ConnectError::AgentUnreachable { .. }) => {
+                client = reconnect(app, p, "the connection dropped").await?;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        p.elapsed_s = started.elapsed().as_secs_f64();
+        p.steps_done = run.steps_done;
+        p.status = "running".into();
+        emit(app, p);
+        if run.state != RunState::Running {
+            break run;
+        }
+    };
+    p.output_tail = run.output_tail.clone();
+    p.status = "analysing".into();
+    emit(app, p);
+    match analyse_and_store(app, &client, id, &run_id).await {
+        Ok(()) if run.state == RunState::Finished => Ok(()),
+        // Training failed but left steps and a trace: the diagnosis stands, the failure is said.
+        Ok(()) => Err(AppError::Other(format!(
+            "{} (the steps recorded before it were analysed)",
+            run.error.unwrap_or_default()
+        ))),
+        Err(e) => Err(match run.error {
+            Some(why) => AppError::Other(format!("{why}; nothing to analyse: {e}")),
+            None => e,
+        }),
+    }
+}
