@@ -15,8 +15,6 @@ pkg-config --exists webkit2gtk-4.1 2>/dev/null || need_apt+=(libwebkit2gtk-4.1-d
 command -v Xvfb >/dev/null || need_apt+=(xvfb xauth)
 command -v import >/dev/null || need_apt+=(imagemagick)
 command -v xdotool >/dev/null || need_apt+=(xdotool)
-# End-to-end tests drive the built app through WebDriver (WebKitWebDriver, under tauri-driver).
-command -v WebKitWebDriver >/dev/null || need_apt+=(webkit2gtk-driver)
 # SSH hosts: the app uses the system OpenSSH client; tests start a real sshd on loopback.
 command -v ssh >/dev/null || need_apt+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
