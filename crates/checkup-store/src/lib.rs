@@ -7,7 +7,11 @@ use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use checkup_model::{CheckReport, CheckupSummary, Diagnosis, FindingNote, WIZARD_STEPS};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteRow,
+};
 use sqlx::{Row, SqlitePool};
 
 #[derive(Debug, thiserror::Error)]
@@ -23,8 +27,12 @@ pub enum StoreError {
     Query(#[from] sqlx::Error),
     #[error("checkup {0} does not exist")]
     NoSuchCheckup(i64),
-    #[error("checkup {id}: its stored diagnosis is unreadable: {source}")]
-    Corrupt { id: i64, source: serde_json::Error },
+    #[error("checkup {id}: its stored {what} is unreadable: {source}")]
+    Corrupt {
+        id: i64,
+        what: &'static str,
+        source: serde_json::Error,
+    },
     #[error("unknown wizard step `{0}`")]
     BadStep(String),
 }
@@ -38,6 +46,70 @@ pub struct NewCheckup {
     pub host: String,
     pub source: Option<String>,
     pub is_demo: bool,
+}
+
+/// The history row's columns, for the list and for one checkup (a macro: sqlx takes only
+/// static SQL, which `concat!` keeps).
+macro_rules! summary_select {
+    () => {
+        "SELECT c.id, c.created_at, c.title, c.host, c.source, c.is_demo, c.wizard_step, c.primary_id, c.verdict,
+                EXISTS (SELECT 1 FROM baseline b WHERE b.checkup_id = c.id) AS is_baseline
+         FROM checkups c"
+    };
+}
+
+fn summary_from_row(r: &SqliteRow) -> CheckupSummary {
+    CheckupSummary {
+        id: r.get(0),
+        created_at: r.get(1),
+        title: r.get(2),
+        host: r.get(3),
+        source: r.get(4),
+        is_demo: r.get(5),
+        wizard_step: r.get(6),
+        primary: r.get(7),
+        verdict: r.get(8),
+        is_baseline: r.get(9),
+    }
+}
+
+/// The checkups columns that hold JSON (names are fixed here, never taken from input).
+#[derive(Clone, Copy)]
+enum JsonColumn {
+    Diagnosis,
+    Environment,
+}
+
+impl JsonColumn {
+    fn select(self) -> &'static str {
+        match self {
+            JsonColumn::Diagnosis => "SELECT diagnosis FROM checkups WHERE id = ?",
+            JsonColumn::Environment => "SELECT environment FROM checkups WHERE id = ?",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            JsonColumn::Diagnosis => "diagnosis",
+            JsonColumn::Environment => "environment check",
+        }
+    }
+}
+
+fn to_json(id: i64, what: &'static str, value: &impl Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| StoreError::Corrupt {
+        id,
+        what,
+        source: e,
+    })
+}
+
+/// An UPDATE of one checkup found it.
+fn updated(id: i64, done: SqliteQueryResult) -> Result<()> {
+    if done.rows_affected() == 0 {
+        return Err(StoreError::NoSuchCheckup(id));
+    }
+    Ok(())
 }
 
 #[derive(Clone)]
@@ -109,7 +181,7 @@ impl Store {
 
     /// Stores (or replaces) a checkup's diagnosis.
     pub async fn save_diagnosis(&self, id: i64, d: &Diagnosis) -> Result<()> {
-        let json = serde_json::to_string(d).map_err(|e| StoreError::Corrupt { id, source: e })?;
+        let json = to_json(id, JsonColumn::Diagnosis.what(), d)?;
         let done = sqlx::query(
             "UPDATE checkups SET diagnosis = ?, primary_id = ?, verdict = ? WHERE id = ?",
         )
@@ -119,64 +191,66 @@ impl Store {
         .bind(id)
         .execute(&self.pool)
         .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NoSuchCheckup(id));
-        }
-        Ok(())
+        updated(id, done)
     }
 
     pub async fn diagnosis(&self, id: i64) -> Result<Option<Diagnosis>> {
-        let row = sqlx::query("SELECT diagnosis FROM checkups WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(row) = row else {
-            return Err(StoreError::NoSuchCheckup(id));
-        };
-        match row.get::<Option<String>, _>(0) {
-            None => Ok(None),
-            Some(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt { id, source: e }),
-        }
+        self.json_column(id, JsonColumn::Diagnosis).await
     }
 
     /// Stores (or replaces) a live host's environment check.
     pub async fn save_environment(&self, id: i64, report: &CheckReport) -> Result<()> {
-        let json =
-            serde_json::to_string(report).map_err(|e| StoreError::Corrupt { id, source: e })?;
+        let json = to_json(id, JsonColumn::Environment.what(), report)?;
         let done = sqlx::query("UPDATE checkups SET environment = ? WHERE id = ?")
             .bind(json)
             .bind(id)
             .execute(&self.pool)
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NoSuchCheckup(id));
-        }
-        Ok(())
+        updated(id, done)
     }
 
     pub async fn environment(&self, id: i64) -> Result<Option<CheckReport>> {
-        let row = sqlx::query("SELECT environment FROM checkups WHERE id = ?")
+        self.json_column(id, JsonColumn::Environment).await
+    }
+
+    /// A JSON column of one checkup: `None` while empty, an error when unreadable.
+    async fn json_column<T: DeserializeOwned>(
+        &self,
+        id: i64,
+        column: JsonColumn,
+    ) -> Result<Option<T>> {
+        let row = sqlx::query(column.select())
             .bind(id)
             .fetch_optional(&self.pool)
             .await?
             .ok_or(StoreError::NoSuchCheckup(id))?;
-        match row.get::<Option<String>, _>(0) {
-            None => Ok(None),
-            Some(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| StoreError::Corrupt { id, source: e }),
-        }
+        row.get::<Option<String>, _>(0)
+            .map(|text| {
+                serde_json::from_str(&text).map_err(|e| StoreError::Corrupt {
+                    id,
+                    what: column.what(),
+                    source: e,
+                })
+            })
+            .transpose()
     }
 
     /// One checkup's history row.
     pub async fn summary(&self, id: i64) -> Result<CheckupSummary> {
-        self.list()
+        let row = sqlx::query(concat!(summary_select!(), " WHERE c.id = ?"))
+            .bind(id)
+            .fetch_optional(&self.pool)
             .await?
-            .into_iter()
-            .find(|c| c.id == id)
-            .ok_or(StoreError::NoSuchCheckup(id))
+            .ok_or(StoreError::NoSuchCheckup(id))?;
+        Ok(summary_from_row(&row))
+    }
+
+    async fn ensure_exists(&self, id: i64) -> Result<()> {
+        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        exists.map(|_| ()).ok_or(StoreError::NoSuchCheckup(id))
     }
 
     /// Where the wizard was left, so the checkup resumes there.
@@ -189,36 +263,18 @@ impl Store {
             .bind(id)
             .execute(&self.pool)
             .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NoSuchCheckup(id));
-        }
-        Ok(())
+        updated(id, done)
     }
 
     /// Newest first.
     pub async fn list(&self) -> Result<Vec<CheckupSummary>> {
-        let rows = sqlx::query(
-            "SELECT c.id, c.created_at, c.title, c.host, c.source, c.is_demo, c.wizard_step, c.primary_id, c.verdict,
-                    EXISTS (SELECT 1 FROM baseline b WHERE b.checkup_id = c.id) AS is_baseline
-             FROM checkups c ORDER BY c.created_at DESC, c.id DESC",
-        )
+        let rows = sqlx::query(concat!(
+            summary_select!(),
+            " ORDER BY c.created_at DESC, c.id DESC"
+        ))
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|r| CheckupSummary {
-                id: r.get(0),
-                created_at: r.get(1),
-                title: r.get(2),
-                host: r.get(3),
-                source: r.get(4),
-                is_demo: r.get(5),
-                wizard_step: r.get(6),
-                primary: r.get(7),
-                verdict: r.get(8),
-                is_baseline: r.get(9),
-            })
-            .collect())
+        Ok(rows.iter().map(summary_from_row).collect())
     }
 
     pub async fn delete(&self, id: i64) -> Result<()> {
@@ -236,13 +292,7 @@ impl Store {
         author: &str,
         body: &str,
     ) -> Result<i64> {
-        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        if exists.is_none() {
-            return Err(StoreError::NoSuchCheckup(id));
-        }
+        self.ensure_exists(id).await?;
         Ok(sqlx::query("INSERT INTO finding_notes (checkup_id, finding_id, author, body, created_at) VALUES (?, ?, ?, ?, ?)")
             .bind(id)
             .bind(finding_id)
@@ -272,13 +322,7 @@ impl Store {
     }
 
     pub async fn set_baseline(&self, id: i64) -> Result<()> {
-        let exists = sqlx::query("SELECT 1 FROM checkups WHERE id = ?")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        if exists.is_none() {
-            return Err(StoreError::NoSuchCheckup(id));
-        }
+        self.ensure_exists(id).await?;
         sqlx::query("INSERT INTO baseline (only, checkup_id) VALUES (1, ?) ON CONFLICT (only) DO UPDATE SET checkup_id = excluded.checkup_id")
             .bind(id)
             .execute(&self.pool)

@@ -203,3 +203,40 @@ fn differences(a: &serde_json::Value, b: &serde_json::Value, path: &str, out: &m
         _ => {}
     }
 }
+
+#[tokio::test]
+async fn a_live_hosts_environment_check_is_kept_beside_its_checkup() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("checkups.db")).await.unwrap();
+    let id = store
+        .create(&NewCheckup {
+            title: "gpu-box checkup".into(),
+            host: "alice@gpu-box".into(),
+            source: None,
+            is_demo: false,
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.environment(id).await.unwrap(), None);
+    let report = checkup_model::CheckReport {
+        checks: diagnose("healthy").environment,
+        ..Default::default()
+    };
+    assert!(!report.checks.is_empty());
+    store.save_environment(id, &report).await.unwrap();
+    assert_eq!(store.environment(id).await.unwrap(), Some(report));
+    let summary = store.summary(id).await.unwrap();
+    assert_eq!(
+        (summary.title.as_str(), summary.host.as_str()),
+        ("gpu-box checkup", "alice@gpu-box")
+    );
+    assert_eq!(store.list().await.unwrap(), vec![summary]);
+    assert!(matches!(
+        store.summary(id + 1).await,
+        Err(StoreError::NoSuchCheckup(_))
+    ));
+    assert!(matches!(
+        store.save_environment(id + 1, &Default::default()).await,
+        Err(StoreError::NoSuchCheckup(_))
+    ));
+}
