@@ -1,8 +1,7 @@
 //! The commands the UI calls. Each is a thin call into the shared crates.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use checkup_model::{
     CheckupSummary, CheckupView, CompareView, HostInfo, RunRequest, SamplingRequest,
@@ -166,18 +165,6 @@ pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i6
     Ok(id)
 }
 
-fn begin_live(state: &AppState) -> Result<Arc<AtomicBool>, AppError> {
-    let mut slot = state.live_stop.lock().unwrap_or_else(|p| p.into_inner());
-    if slot.as_ref().is_some_and(|s| !s.load(Ordering::Relaxed)) {
-        return Err(AppError::Other(
-            "a live phase is already running: stop it first".into(),
-        ));
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    *slot = Some(stop.clone());
-    Ok(stop)
-}
-
 /// Samples the host for `seconds`; progress and live curves arrive as `live-progress` events.
 #[tauri::command]
 pub async fn start_sampling(
@@ -195,17 +182,13 @@ pub async fn start_sampling(
         )));
     }
     state.store.summary(id).await?;
-    let stop = begin_live(&state)?;
+    let phase = live::LivePhase::begin(&state.live)?;
     let req = SamplingRequest {
         pid,
         gpu,
         ..Default::default()
     };
-    let done = stop.clone();
-    tauri::async_runtime::spawn(async move {
-        live::sample(app, id, seconds, req, language(&lang), stop).await;
-        done.store(true, Ordering::Relaxed);
-    });
+    tauri::async_runtime::spawn(live::sample(app, id, seconds, req, language(&lang), phase));
     Ok(())
 }
 
@@ -222,15 +205,12 @@ pub async fn start_profiling(
 ) -> Result<(), AppError> {
     let argv = split_command(&command)?;
     state.store.summary(id).await?;
-    let stop = begin_live(&state)?;
+    let phase = live::LivePhase::begin(&state.live)?;
     let mut req = RunRequest::new(argv);
     req.cwd = cwd.filter(|c| !c.trim().is_empty());
     req.skip_steps = skip_steps;
     req.profile_steps = profile_steps.max(1);
-    tauri::async_runtime::spawn(async move {
-        live::profile(app, id, req).await;
-        stop.store(true, Ordering::Relaxed);
-    });
+    tauri::async_runtime::spawn(live::profile(app, id, req, phase));
     Ok(())
 }
 
@@ -278,13 +258,13 @@ fn split_command(line: &str) -> Result<Vec<String>, AppError> {
 
 #[tauri::command]
 pub async fn stop_live(state: State<'_, AppState>) -> Result<(), AppError> {
-    if let Some(s) = state
-        .live_stop
+    if let Some(phase) = state
+        .live
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .as_ref()
     {
-        s.store(true, Ordering::Relaxed);
+        phase.stop.store(true, Ordering::Relaxed);
     }
     Ok(())
 }

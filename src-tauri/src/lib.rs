@@ -19,8 +19,8 @@ pub struct AppState {
     pub data: PathBuf,
     /// The connected GPU host, if any.
     pub host: tokio::sync::Mutex<Option<hosts::Host>>,
-    /// Stops the live phase in progress.
-    pub live_stop: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
+    /// The live phase (sampling or profiling) in progress, if any.
+    pub live: std::sync::Mutex<Option<live::LivePhase>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -63,7 +63,7 @@ pub fn run() {
                 exports: data.join("exports"),
                 data: data.clone(),
                 host: tokio::sync::Mutex::new(None),
-                live_stop: std::sync::Mutex::new(None),
+                live: std::sync::Mutex::new(None),
             });
             Ok(())
         })

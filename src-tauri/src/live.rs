@@ -25,6 +25,44 @@ fn emit(app: &AppHandle, p: &LiveProgress) {
     let _ = app.emit(EVENT, p);
 }
 
+/// The live phase in progress (one at a time): whether it runs, and the user's stop.
+#[derive(Clone, Default)]
+pub struct LivePhase {
+    pub stop: Arc<AtomicBool>,
+    running: Arc<AtomicBool>,
+}
+
+impl LivePhase {
+    /// Claims the app's one live slot, unless a phase still runs (a stopped sampling phase
+    /// runs on while it downloads and analyses).
+    pub fn begin(slot: &std::sync::Mutex<Option<LivePhase>>) -> Result<LivePhase, AppError> {
+        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if slot
+            .as_ref()
+            .is_some_and(|s| s.running.load(Ordering::Relaxed))
+        {
+            return Err(AppError::Other(
+                "a live phase is already running: stop it first".into(),
+            ));
+        }
+        let phase = LivePhase {
+            stop: Arc::default(),
+            running: Arc::new(AtomicBool::new(true)),
+        };
+        *slot = Some(phase.clone());
+        Ok(phase)
+    }
+}
+
+/// The last report of a phase: done, with its error if any; frees the live slot.
+fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, phase: &LivePhase) {
+    p.error = result.err().map(|e| e.to_string());
+    p.done = true;
+    p.status = if p.error.is_some() { "failed" } else { "done" }.into();
+    phase.running.store(false, Ordering::Relaxed);
+    emit(app, &p);
+}
+
 async fn current_client(app: &AppHandle) -> Result<AgentClient, AppError> {
     let state = app.state::<AppState>();
     let host = state.host.lock().await;
@@ -67,9 +105,9 @@ fn recordings_dir(app: &AppHandle, id: i64) -> PathBuf {
 }
 
 /// The live curves of what was sampled so far, steady window and stalls marked by the engine.
-fn live_charts(samples: &SampleSet, lang: Language) -> Vec<checkup_model::ChartSvg> {
+fn live_charts(samples: SampleSet, lang: Language) -> Vec<checkup_model::ChartSvg> {
     let rec = checkup_engine::ingest::Recording {
-        samples: samples.clone(),
+        samples,
         ..Default::default()
     };
     let d = checkup_engine::diagnose_recording(rec, None, &Default::default());
@@ -103,7 +141,7 @@ pub async fn sample(
     seconds: f64,
     req: SamplingRequest,
     lang: Language,
-    stop: Arc<AtomicBool>,
+    phase: LivePhase,
 ) {
     let mut p = LiveProgress {
         checkup_id: id,
@@ -112,16 +150,8 @@ pub async fn sample(
         status: "starting".into(),
         ..Default::default()
     };
-    if let Err(e) = sample_inner(&app, id, seconds, req, lang, &stop, &mut p).await {
-        p.error = Some(e.to_string());
-    }
-    p.done = true;
-    p.status = if p.error.is_some() {
-        "failed".into()
-    } else {
-        "done".into()
-    };
-    emit(&app, &p);
+    let result = sample_inner(&app, id, seconds, req, lang, &phase.stop, &mut p).await;
+    finish(&app, p, result, &phase);
 }
 
 async fn sample_inner(
@@ -163,7 +193,7 @@ async fn sample_inner(
             last_emit = Instant::now();
             p.elapsed_s = started.elapsed().as_secs_f64();
             let snapshot = samples.clone();
-            p.charts = tokio::task::spawn_blocking(move || live_charts(&snapshot, lang))
+            p.charts = tokio::task::spawn_blocking(move || live_charts(snapshot, lang))
                 .await
                 .unwrap_or_default();
             emit(app, p);
@@ -184,7 +214,7 @@ async fn sample_inner(
 }
 
 /// Runs a training command with the probe, reporting steps done, then analyses its run.
-pub async fn profile(app: AppHandle, id: i64, req: RunRequest) {
+pub async fn profile(app: AppHandle, id: i64, req: RunRequest, phase: LivePhase) {
     let target = u64::from(req.skip_steps + req.profile_steps);
     let mut p = LiveProgress {
         checkup_id: id,
@@ -193,16 +223,8 @@ pub async fn profile(app: AppHandle, id: i64, req: RunRequest) {
         status: "starting".into(),
         ..Default::default()
     };
-    if let Err(e) = profile_inner(&app, id, req, &mut p).await {
-        p.error = Some(e.to_string());
-    }
-    p.done = true;
-    p.status = if p.error.is_some() {
-        "failed".into()
-    } else {
-        "done".into()
-    };
-    emit(&app, &p);
+    let result = profile_inner(&app, id, req, &mut p).await;
+    finish(&app, p, result, &phase);
 }
 
 async fn profile_inner(
