@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use checkup_model::{
-    CheckupSummary, CheckupView, CompareView, HostInfo, RunRequest, SamplingRequest,
+    CheckupSummary, CheckupView, CompareRow, CompareView, HostInfo, RunRequest, SamplingRequest,
 };
 use checkup_report::{Language, ReportOptions};
 use checkup_store::NewCheckup;
@@ -343,12 +343,18 @@ pub async fn compare_checkups(
             Ok::<_, AppError>((store.summary(id).await?, d))
         }
     };
-    let (b, bd) = load(before).await?;
-    let (a, ad) = load(after).await?;
+    let (mut b, bd) = load(before).await?;
+    let (mut a, ad) = load(after).await?;
+    // The history row keeps the verdict in English; the view shows it in the chosen language.
+    for (summary, d) in [(&mut b, &bd), (&mut a, &ad)] {
+        summary.verdict = Some(checkup_report::localize(d, language(&lang)).verdict);
+    }
     let c = checkup_report::baseline::compare(
         &checkup_report::baseline::BaselineCard::from_diagnosis(&ad),
         &checkup_report::baseline::BaselineCard::from_diagnosis(&bd),
     );
+    // Which figures moved is read from the comparison itself, before its words are translated.
+    let differs: Vec<bool> = c.changes.iter().map(|x| x.differs()).collect();
     let c = checkup_report::localize_comparison(c, language(&lang));
     Ok(CompareView {
         before: b,
@@ -356,7 +362,14 @@ pub async fn compare_checkups(
         rows: c
             .changes
             .into_iter()
-            .map(|x| (x.figure.to_owned(), x.baseline, x.current, x.change))
+            .zip(differs)
+            .map(|(x, differs)| CompareRow {
+                figure: x.figure.to_owned(),
+                before: x.baseline,
+                after: x.current,
+                change: x.change,
+                differs,
+            })
             .collect(),
         summary: c.summary,
     })

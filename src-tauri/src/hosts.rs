@@ -80,8 +80,12 @@ pub async fn connect(
             let addr = addr
                 .trim()
                 .trim_start_matches("http://")
-                .trim_end_matches('/')
-                .replace("localhost", "127.0.0.1");
+                .trim_end_matches('/');
+            // The agent listens on IPv4 loopback; "localhost" may resolve to ::1 first.
+            let addr = match addr.strip_prefix("localhost:") {
+                Some(port) => format!("127.0.0.1:{port}"),
+                None => addr.to_owned(),
+            };
             let client = AgentClient::new(&addr, &token)?;
             client.health().await?;
             (Host::Forwarded { addr, client }, Vec::new())

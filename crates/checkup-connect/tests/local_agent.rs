@@ -5,8 +5,8 @@ mod common;
 use std::time::Duration;
 
 use checkup_connect::{AgentClient, ConnectError, LocalAgent};
-use checkup_model::{LiveSample, RunRequest, RunState, SamplingRequest};
-use common::{agent_binary, take, wait_for_run};
+use checkup_model::{LiveSample, RunRequest, RunState};
+use common::{agent_binary, host_at_10_hz, take, wait_for_run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_agent_checks_samples_and_streams_without_loss_across_a_reconnect() {
@@ -42,14 +42,7 @@ async fn the_local_agent_checks_samples_and_streams_without_loss_across_a_reconn
     );
 
     // Host sampling at 10 Hz: events flow; drop the socket, resume from the last seq.
-    let id = client
-        .start_sampling(&SamplingRequest {
-            hz: 10.0,
-            slow_hz: 10.0,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    let id = client.start_sampling(&host_at_10_hz()).await.unwrap();
     let mut sub = client.samples(0).await.unwrap();
     let first = take(&mut sub, 5, Duration::from_secs(10)).await;
     let last = sub.last_seq();

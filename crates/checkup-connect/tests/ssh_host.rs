@@ -9,8 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use checkup_connect::{ConnectError, SshAgent, SshTarget};
-use checkup_model::SamplingRequest;
-use common::{agent_binary, take};
+use common::{agent_binary, host_at_10_hz, take};
 
 /// A throwaway sshd and a client config with alias `gpu-host` that reaches it.
 struct TestSshd {
@@ -155,14 +154,7 @@ async fn an_ssh_host_gets_the_agent_uploaded_forwarded_and_streams_through_a_dro
     let health = host.client.health().await.unwrap();
     assert_eq!(health.agent, env!("CARGO_PKG_VERSION"));
 
-    host.client
-        .start_sampling(&SamplingRequest {
-            hz: 10.0,
-            slow_hz: 10.0,
-            ..Default::default()
-        })
-        .await
-        .unwrap();
+    host.client.start_sampling(&host_at_10_hz()).await.unwrap();
     let mut sub = host.client.samples(0).await.unwrap();
     let before = take(&mut sub, 4, Duration::from_secs(15)).await;
     let last = sub.last_seq();

@@ -87,13 +87,23 @@ pub struct LiveProgress {
     pub output_tail: Vec<String>,
 }
 
+/// One figure of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRow {
+    pub figure: String,
+    pub before: String,
+    pub after: String,
+    pub change: String,
+    /// The figure moved (called out in the view).
+    pub differs: bool,
+}
+
 /// Two checkups side by side.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareView {
     pub before: CheckupSummary,
     pub after: CheckupSummary,
-    /// (figure, before, after, change)
-    pub rows: Vec<(String, String, String, String)>,
+    pub rows: Vec<CompareRow>,
     /// What changed, in plain words.
     pub summary: String,
 }

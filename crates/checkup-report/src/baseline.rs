@@ -177,6 +177,17 @@ pub struct Change {
     pub change: String,
 }
 
+impl Change {
+    /// Whether the figure moved: an environment fact changed, or a number by at least the
+    /// precision it is shown with. Read before the comparison is localised.
+    pub fn differs(&self) -> bool {
+        match self.change.as_str() {
+            "" | "same" | "unknown" => false,
+            c => !(c.starts_with("+0") || c.starts_with("-0")),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
     pub changes: Vec<Change>,
@@ -325,4 +336,28 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
         format!("{step_words}, {}", reasons.join("; "))
     };
     Comparison { changes, summary }
+}
+
+#[cfg(test)]
+mod change_tests {
+    use super::Change;
+
+    fn change(text: &str) -> Change {
+        Change {
+            figure: "f",
+            baseline: String::new(),
+            current: String::new(),
+            change: text.into(),
+        }
+    }
+
+    #[test]
+    fn a_figure_differs_when_a_fact_changed_or_a_number_moved() {
+        for moved in ["changed", "+951%", "-12%", "+91 points", "-3 points"] {
+            assert!(change(moved).differs(), "{moved}");
+        }
+        for still in ["same", "unknown", "", "+0%", "-0%", "+0 points"] {
+            assert!(!change(still).differs(), "{still}");
+        }
+    }
 }

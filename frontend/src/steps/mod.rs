@@ -38,3 +38,8 @@ pub fn live_for(ui: Ui, phase: &str) -> Option<checkup_model::LiveProgress> {
         .get()
         .filter(|p| p.checkup_id == id && p.phase == phase)
 }
+
+/// A progress bar filled to `pct` percent.
+pub fn progress_bar(pct: f64) -> impl IntoView {
+    view! { <div class="bar"><div style=format!("width:{:.0}%", pct.clamp(0.0, 100.0))></div></div> }
+}

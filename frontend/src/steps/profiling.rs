@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Serialize;
 
-use super::{charts_named, live_for};
+use super::{charts_named, live_for, progress_bar};
 use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
@@ -63,10 +63,10 @@ pub fn view(ui: Ui) -> impl IntoView {
         </div>
         {move || live_for(ui, "profiling").map(|p| {
             let target = p.steps_target.unwrap_or(0).max(1);
-            let pct = (p.steps_done as f64 / target as f64 * 100.0).min(100.0);
+            let pct = p.steps_done as f64 / target as f64 * 100.0;
             view! {
                 <div class="progress" id="profile-progress">
-                    <div class="bar"><div style=format!("width:{pct:.0}%")></div></div>
+                    {progress_bar(pct)}
                     <span>{format!("{} · {} / {} {} · {:.0} s", tr(&ui.l(), &p.status), p.steps_done, target, tr(&ui.l(), "steps"), p.elapsed_s)}</span>
                     {(!p.output_tail.is_empty() && p.error.is_some()).then(|| view! { <pre>{p.output_tail.join("\n")}</pre> })}
                 </div>

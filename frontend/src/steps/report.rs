@@ -98,9 +98,8 @@ pub fn view(ui: Ui) -> impl IntoView {
                 <p><strong>{c.summary.clone()}</strong></p>
                 <table>
                     <tr><th></th><th>{format!("{}: {}", tr(&ui.l(), "before"), c.before.title)}</th><th>{format!("{}: {}", tr(&ui.l(), "after"), c.after.title)}</th><th>{tr(&ui.l(), "change")}</th></tr>
-                    {c.rows.into_iter().map(|(f, b, a, ch)| {
-                        let class = if ch.starts_with('+') || ch == "changed" || ch == "已变化" { "changed" } else { "" };
-                        view! { <tr class=class><td>{f}</td><td>{b}</td><td>{a}</td><td>{ch}</td></tr> }
+                    {c.rows.into_iter().map(|r| {
+                        view! { <tr class:changed=r.differs><td>{r.figure}</td><td>{r.before}</td><td>{r.after}</td><td>{r.change}</td></tr> }
                     }).collect_view()}
                 </table>
                 <div class="side-by-side">

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Serialize;
 
-use super::{charts_named, live_for};
+use super::{charts_named, live_for, progress_bar};
 use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
@@ -72,10 +72,10 @@ pub fn view(ui: Ui) -> impl IntoView {
         {move || match live_for(ui, "sampling") {
             Some(p) if !p.done => {
                 let total = p.total_s.unwrap_or(0.0);
-                let pct = if total > 0.0 { (p.elapsed_s / total * 100.0).min(100.0) } else { 0.0 };
+                let pct = if total > 0.0 { p.elapsed_s / total * 100.0 } else { 0.0 };
                 view! {
                     <div class="progress" id="live-progress">
-                        <div class="bar"><div style=format!("width:{pct:.0}%")></div></div>
+                        {progress_bar(pct)}
                         <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", tr(&ui.l(), &p.status), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
                         {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
                     </div>

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use checkup_connect::{AgentClient, SampleSubscription};
-use checkup_model::{RunInfo, RunState, StreamEvent};
+use checkup_model::{RunInfo, RunState, SamplingRequest, StreamEvent};
 
 /// The workspace's `checkup-agent` binary, (re)built by cargo so the test runs the current code.
 pub fn agent_binary() -> PathBuf {
@@ -56,5 +56,14 @@ pub async fn wait_for_run(client: &AgentClient, id: &str, timeout: Duration) -> 
             "run {id} still running after {timeout:?}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Host samples at 10 Hz too (no GPU here): enough events for a stream test in a second.
+pub fn host_at_10_hz() -> SamplingRequest {
+    SamplingRequest {
+        hz: 10.0,
+        slow_hz: 10.0,
+        ..Default::default()
     }
 }
