@@ -374,22 +374,20 @@ impl Session<'_> {
 
     /// The agent running on the host per its state file, if its process is alive.
     async fn running_agent(&self) -> Result<Option<ServeInfo>> {
+        // One round trip: the state file, then "alive" if its pid still runs.
         let d = self.dir();
-        let out = self
-            .exec(&format!("d={d}; cat \"$d/agent.json\" 2>/dev/null"), None)
-            .await?;
-        let Ok(info) = serde_json::from_slice::<ServeInfo>(&out.stdout) else {
+        let script = format!(
+            "d={d}; f=\"$d/agent.json\"; cat \"$f\" 2>/dev/null || exit 0; echo; \
+             pid=$(sed -n 's/.*\"pid\":\\([0-9]*\\).*/\\1/p' \"$f\"); \
+             [ -n \"$pid\" ] && kill -0 \"$pid\" 2>/dev/null && echo alive"
+        );
+        let out = self.exec(&script, None).await?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let Ok(info) = serde_json::from_str::<ServeInfo>(lines.next().unwrap_or("")) else {
             return Ok(None);
         };
-        let alive = self
-            .exec(
-                &format!("kill -0 {} 2>/dev/null && echo alive", info.pid),
-                None,
-            )
-            .await?;
-        Ok(String::from_utf8_lossy(&alive.stdout)
-            .contains("alive")
-            .then_some(info))
+        Ok((lines.next() == Some("alive")).then_some(info))
     }
 
     async fn ensure_agent(
