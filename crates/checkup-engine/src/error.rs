@@ -13,6 +13,8 @@ pub enum EngineError {
     Invalid { path: PathBuf, message: String },
     #[error("{}: no recording found: expected a run folder (steps.csv, samples_*.csv, trace.json.gz or rankN/), a Kineto trace (.json or .json.gz), a tensorboard_trace_handler folder (*.pt.trace.json[.gz]), or an nvidia-smi log", path.display())]
     NothingToAnalyse { path: PathBuf },
+    #[error("{}: only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose", path.display())]
+    NoGpuData { path: PathBuf },
     #[error("{}: {message}", path.display())]
     MissingRanks { path: PathBuf, message: String },
 }

@@ -29,6 +29,16 @@ pub struct Options {
 /// Reads the inputs, analyses them and returns the diagnosis.
 pub fn analyze_paths(paths: &[PathBuf], options: &Options) -> Result<Diagnosis> {
     let rec = ingest::load(paths)?;
+    // Host samples alone say nothing about the GPU: no verdict rather than a made-up one.
+    if rec.traces.is_empty()
+        && rec.steps.is_empty()
+        && rec.samples.nvml.is_empty()
+        && rec.samples.gpm.is_empty()
+    {
+        return Err(EngineError::NoGpuData {
+            path: paths.first().cloned().unwrap_or_default(),
+        });
+    }
     let partner = match &options.partner {
         Some(p) => {
             let prec = ingest::load(p)?;

@@ -135,3 +135,18 @@ fn a_tensorboard_trace_handler_folder_is_read_one_trace_per_rank() {
     );
     assert_eq!(d.primary, "communication");
 }
+
+#[test]
+fn a_run_with_only_host_samples_says_no_gpu_was_recorded() {
+    // What checkup-agent writes when sampling a host without an NVIDIA driver.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "samples_host.csv",
+        b"ts,cpu_total_pct,proc_tree_cpu_pct,proc_tree_rss_mib,disk_read_mbs,disk_write_mbs,load1,cpu0,cpu1\n\
+          1796028786.825,0.5,0,0,0,0,0.53,0,1\n1796028787.825,0,0,0,0,0,0.53,0,0\n",
+    );
+    let e = error_for(&[dir.path().to_path_buf()]);
+    assert!(e.starts_with(&dir.path().display().to_string()), "{e}");
+    assert!(e.contains("nothing was recorded on a GPU"), "{e}");
+}

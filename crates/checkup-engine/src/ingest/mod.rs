@@ -92,6 +92,8 @@ fn classify(path: &Path) -> Result<InputKind> {
         if has("meta.json")
             || has("steps.csv")
             || has("samples_nvml.csv")
+            || has("samples_gpm.csv")
+            || has("samples_host.csv")
             || has("trace.json.gz")
             || has("trace.json")
             || rank_dirs
