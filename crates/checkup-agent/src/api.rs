@@ -520,6 +520,9 @@ pub struct ServeOptions {
     pub state_file: Option<PathBuf>,
     /// Exit after this many seconds with no request, no sampling and no run.
     pub idle_exit_s: Option<u64>,
+    /// Exit when the process that started this one ends (an app that starts its own agent
+    /// may be killed without a chance to stop it).
+    pub exit_with_parent: bool,
 }
 
 /// Binds, prints where it listens and where the token is (one JSON line, [`ServeInfo`]), and
@@ -568,7 +571,18 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
                 None => std::future::pending().await,
             }
         };
+        let parent = std::os::unix::process::parent_id();
+        let orphaned = async {
+            if !o.exit_with_parent {
+                return std::future::pending().await;
+            }
+            // An orphan is adopted by init or a subreaper: its parent id changes.
+            while std::os::unix::process::parent_id() == parent {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+        };
         tokio::select! {
+            _ = orphaned => {}
             _ = tokio::signal::ctrl_c() => {}
             _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
             _ = idle => {}

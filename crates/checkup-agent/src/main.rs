@@ -84,6 +84,9 @@ enum Cmd {
         /// Exit after this many seconds without requests, sampling or runs.
         #[arg(long)]
         idle_exit: Option<u64>,
+        /// Exit when the process that started the agent ends.
+        #[arg(long)]
+        exit_with_parent: bool,
     },
     /// Run a training command with the probe injected and sampling on:
     /// checkup-agent run -o RUN -- python train.py ...
@@ -194,6 +197,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             runs,
             state_file,
             idle_exit,
+            exit_with_parent,
         } => {
             let state_dir = std::env::var_os("XDG_STATE_HOME")
                 .map(PathBuf::from)
@@ -210,6 +214,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 runs_dir: runs,
                 state_file,
                 idle_exit_s: idle_exit,
+                exit_with_parent,
             };
             rt.block_on(checkup_agent::api::serve(options))?;
             Ok(ExitCode::SUCCESS)

@@ -49,6 +49,8 @@ impl LocalAgent {
             .arg(&token_file)
             .arg("--runs")
             .arg(state_dir.join("runs"))
+            // Killed with the app even when the app is killed without a word.
+            .arg("--exit-with-parent")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
