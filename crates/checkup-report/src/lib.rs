@@ -65,6 +65,19 @@ pub fn json(d: &Diagnosis) -> Result<String, ReportError> {
 /// strings from traces and hosts (kernel names, commands) always show as text.
 pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
     let t = i18n::text(o.language);
+    let body = html_body(d, o);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n<footer>{footer}</footer>\n</body>\n</html>\n",
+        lang = if o.language == Language::Zh { "zh-CN" } else { "en" },
+        title = html_escape(t.title),
+        footer = html_escape(t.generated_by),
+    )
+}
+
+/// The report's content as an HTML fragment (no document, no style): what [`html`] wraps,
+/// and what the app shows as the report's preview.
+pub fn html_body(d: &Diagnosis, o: &ReportOptions) -> String {
+    let t = i18n::text(o.language);
     let d = &localize::localize(d, o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
@@ -93,12 +106,7 @@ pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
         );
         body = body.replace(&format!("<p>CHART-PLACEHOLDER-{}</p>", c.name), &figure);
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n<footer>{footer}</footer>\n</body>\n</html>\n",
-        lang = if o.language == Language::Zh { "zh-CN" } else { "en" },
-        title = html_escape(t.title),
-        footer = html_escape(t.generated_by),
-    )
+    body
 }
 
 /// The report as PDF, typeset in-process (no browser, no display).

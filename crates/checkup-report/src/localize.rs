@@ -368,6 +368,22 @@ pub fn localize_checks(checks: &[EnvCheck], lang: Language) -> Vec<EnvCheck> {
     out
 }
 
+/// A curve shape of a baseline card ("steady", "sawtooth", "dips every 12.5 s") in Chinese;
+/// any other value is returned as it is.
+fn curve_shape_zh(value: &str) -> String {
+    match value {
+        "steady" => "平稳".into(),
+        "sawtooth" => "锯齿状".into(),
+        other => match other
+            .strip_prefix("dips every ")
+            .and_then(|rest| rest.strip_suffix(" s"))
+        {
+            Some(period) => format!("每 {period} s 一次下跌"),
+            None => other.to_owned(),
+        },
+    }
+}
+
 /// A comparison with its figure names, change words and summary in `lang`. The summary's
 /// phrases are the comparison's own fixed phrases; the numbers in it stay as they are.
 pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::Comparison {
@@ -390,6 +406,9 @@ pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::C
     for ch in &mut c.changes {
         if let Some((_, zh)) = FIGURES.iter().find(|(en, _)| *en == ch.figure) {
             ch.figure = zh;
+        }
+        for value in [&mut ch.baseline, &mut ch.current] {
+            *value = curve_shape_zh(value);
         }
         ch.change = match ch.change.as_str() {
             "same" => "相同".into(),
@@ -445,5 +464,23 @@ mod comparison_tests {
         );
         assert_eq!(zh.changes[0].figure, "数据加载占比");
         assert_eq!(zh.changes[0].change, "+91 个百分点");
+    }
+
+    #[test]
+    fn curve_shapes_are_worded_in_chinese() {
+        let c = Comparison {
+            changes: vec![Change {
+                figure: "util curve",
+                baseline: "steady".into(),
+                current: "dips every 12.5 s".into(),
+                change: "changed".into(),
+            }],
+            summary: String::new(),
+        };
+        let zh = localize_comparison(c, Language::Zh);
+        assert_eq!(zh.changes[0].figure, "利用率曲线");
+        assert_eq!(zh.changes[0].baseline, "平稳");
+        assert_eq!(zh.changes[0].current, "每 12.5 s 一次下跌");
+        assert_eq!(zh.changes[0].change, "已变化");
     }
 }
