@@ -27,6 +27,8 @@ pub struct Ui {
     pub host: RwSignal<Option<HostInfo>>,
     pub busy: RwSignal<Option<String>>,
     pub live: RwSignal<Option<LiveProgress>>,
+    /// Checkups being opened right now (shown as `aria-busy` on the main area).
+    pub opening: RwSignal<u32>,
 }
 
 #[derive(Serialize)]
@@ -54,6 +56,24 @@ impl Ui {
         self.error.set(Some(e));
     }
 
+    /// Loads the history, then tells the shell once the first full screen has been painted
+    /// (two animation frames after the list is set): what the startup benchmark times.
+    fn first_load(self) {
+        spawn_local(async move {
+            match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
+                Ok(list) => self.checkups.set(list),
+                Err(e) => self.fail(e),
+            }
+            request_animation_frame(|| {
+                request_animation_frame(|| {
+                    spawn_local(async {
+                        let _ = call::<()>("ui_painted", NoArgs {}).await;
+                    })
+                })
+            });
+        })
+    }
+
     pub fn refresh(self) {
         spawn_local(async move {
             match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
@@ -65,18 +85,21 @@ impl Ui {
 
     /// Opens a checkup; `at` overrides the step it resumes at.
     pub fn open(self, id: i64, at: Option<&'static str>) {
+        // Cleared now, not when the answer comes: an error reported meanwhile (a live phase
+        // that failed) stays visible.
+        self.error.set(None);
+        self.opening.update(|n| *n += 1);
         spawn_local(async move {
-            match call::<CheckupView>(
+            let opened = call::<CheckupView>(
                 "open_checkup",
                 Open {
                     id,
                     lang: self.lang.get_untracked(),
                 },
             )
-            .await
-            {
+            .await;
+            match opened {
                 Ok(v) => {
-                    self.error.set(None);
                     let step = at
                         .map(str::to_owned)
                         .unwrap_or_else(|| v.summary.wizard_step.clone());
@@ -85,6 +108,7 @@ impl Ui {
                 }
                 Err(e) => self.fail(e),
             }
+            self.opening.update(|n| *n = n.saturating_sub(1));
         })
     }
 
@@ -122,8 +146,9 @@ fn App() -> impl IntoView {
         host: RwSignal::new(None),
         busy: RwSignal::new(None),
         live: RwSignal::new(None),
+        opening: RwSignal::new(0),
     };
-    ui.refresh();
+    ui.first_load();
     ipc::on_live_progress(move |p: LiveProgress| {
         let done = p.done;
         let id = p.checkup_id;
@@ -132,15 +157,16 @@ fn App() -> impl IntoView {
         } else {
             "sampling"
         };
-        if let Some(e) = &p.error {
-            ui.error.set(Some(e.clone()));
-        }
+        let error = p.error.clone();
         ui.live.set(Some(p));
         if done {
             ui.refresh();
             if ui.current_id() == Some(id) {
                 ui.open(id, Some(phase));
             }
+        }
+        if error.is_some() {
+            ui.error.set(error);
         }
     });
     let switch_lang = move |l: &'static str| {
@@ -171,7 +197,7 @@ fn App() -> impl IntoView {
                             <div>{c.title.clone()}</div>
                             <div class="primary">{c.primary.clone().unwrap_or_default()}</div>
                             <div class="meta">
-                                {c.host.clone()}
+                                {let host = c.host.clone(); move || if host == checkup_model::RECORDING_HOST { tr(&ui.l(), "recording_host") } else { host.clone() }}
                                 {move || if c.is_demo { format!(" · {}", tr(&ui.l(), "demo")) } else { String::new() }}
                                 {move || if c.is_baseline { format!(" · {}", tr(&ui.l(), "baseline")) } else { String::new() }}
                             </div>
@@ -179,7 +205,7 @@ fn App() -> impl IntoView {
                     </For>
                 </ul>
             </aside>
-            <main>
+            <main aria-busy=move || (ui.opening.get() > 0).to_string()>
                 <Show when=move || ui.error.with(|e| e.is_some())>
                     <p class="error" id="error">{move || ui.error.get().unwrap_or_default()}</p>
                 </Show>

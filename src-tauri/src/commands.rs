@@ -17,6 +17,19 @@ fn language(lang: &str) -> Language {
     lang.parse().unwrap_or_default()
 }
 
+/// The UI's first full screen (the history list) is painted. With
+/// `GPU_CHECKUP_STARTUP_PROBE` set, the shell says so on stdout: the startup benchmark
+/// (tests/e2e/benches/app.rs) times the process from its start to this line.
+#[tauri::command]
+pub fn ui_painted() {
+    if std::env::var_os("GPU_CHECKUP_STARTUP_PROBE").is_some() {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "first paint");
+        let _ = out.flush();
+    }
+}
+
 #[tauri::command]
 pub async fn list_checkups(state: State<'_, AppState>) -> Result<Vec<CheckupSummary>, AppError> {
     Ok(state.store.list().await?)
@@ -28,13 +41,7 @@ pub async fn open_checkup(
     id: i64,
     lang: String,
 ) -> Result<CheckupView, AppError> {
-    let summary = state
-        .store
-        .list()
-        .await?
-        .into_iter()
-        .find(|c| c.id == id)
-        .ok_or(checkup_store::StoreError::NoSuchCheckup(id))?;
+    let summary = state.store.summary(id).await?;
     // The view's texts in the chosen language (findings, evidence, fixes, checks).
     let diagnosis = state
         .store
@@ -64,6 +71,32 @@ pub async fn set_step(state: State<'_, AppState>, id: i64, step: String) -> Resu
     Ok(state.store.set_wizard_step(id, &step).await?)
 }
 
+async fn diagnosis_for_report(
+    state: &AppState,
+    id: i64,
+) -> Result<checkup_model::Diagnosis, AppError> {
+    state.store.diagnosis(id).await?.ok_or_else(|| {
+        AppError::Other(format!(
+            "checkup {id} has no diagnosis yet: sample or profile first, or open a recording"
+        ))
+    })
+}
+
+/// The report's content as HTML, for the report step's preview.
+#[tauri::command]
+pub async fn report_preview(
+    state: State<'_, AppState>,
+    id: i64,
+    lang: String,
+) -> Result<String, AppError> {
+    let d = diagnosis_for_report(&state, id).await?;
+    let opts = ReportOptions {
+        language: language(&lang),
+        baseline: None,
+    };
+    Ok(checkup_report::html_body(&d, &opts))
+}
+
 /// Writes the report in `format` (pdf, html, md, json) and returns where.
 #[tauri::command]
 pub async fn export_report(
@@ -72,11 +105,7 @@ pub async fn export_report(
     format: String,
     lang: String,
 ) -> Result<String, AppError> {
-    let d = state
-        .store
-        .diagnosis(id)
-        .await?
-        .ok_or_else(|| AppError::Other(format!("checkup {id} has no diagnosis to export")))?;
+    let d = diagnosis_for_report(&state, id).await?;
     let opts = ReportOptions {
         language: language(&lang),
         baseline: None,
@@ -293,7 +322,7 @@ pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<
         .store
         .create(&NewCheckup {
             title,
-            host: "recording".into(),
+            host: checkup_model::RECORDING_HOST.into(),
             source: Some(path.display().to_string()),
             is_demo: false,
         })

@@ -30,14 +30,20 @@ pub async fn import_demos_once(store: &Store) -> Result<(), AppError> {
     names.sort();
     for name in names {
         let path = dir.join(name);
-        let Ok(d) = checkup_engine::analyze_paths(&[path.clone()], &Default::default()) else {
-            continue;
-        };
+        // A recording that no longer analyses is left out of the demos, not the app's start.
+        let d =
+            match checkup_engine::analyze_paths(std::slice::from_ref(&path), &Default::default()) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("demo checkup {name} left out: {e}");
+                    continue;
+                }
+            };
         let title = format!("{name} (demo)");
         let id = store
             .create(&NewCheckup {
                 title,
-                host: "recording".into(),
+                host: checkup_model::RECORDING_HOST.into(),
                 source: Some(path.display().to_string()),
                 is_demo: true,
             })

@@ -72,6 +72,10 @@ pub async fn connect(
         HostRequest::Ssh { spec } => {
             let mut target: SshTarget = spec.parse()?;
             target.config_file = std::env::var_os("GPU_CHECKUP_SSH_CONFIG").map(Into::into);
+            // Hosts whose home is small or shared can keep the agent elsewhere (/scratch).
+            if let Some(dir) = std::env::var_os("GPU_CHECKUP_REMOTE_DIR") {
+                target.remote_dir = dir.to_string_lossy().into_owned();
+            }
             let agent = SshAgent::connect(target, &remote_agent_binary()).await?;
             let log = agent.log.clone();
             (Host::Ssh(agent), log)

@@ -68,10 +68,12 @@ pub fn run() {
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
+            commands::ui_painted,
             commands::list_checkups,
             commands::open_checkup,
             commands::set_step,
             commands::export_report,
+            commands::report_preview,
             commands::connect_host,
             commands::disconnect_host,
             commands::new_checkup,

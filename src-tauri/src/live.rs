@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkup_connect::AgentClient;
-use checkup_model::{LiveProgress, LiveSample, RunRequest, RunState, SampleSet, SamplingRequest};
+use checkup_model::{
+    LiveProgress, LiveSample, LiveStatus, RunRequest, RunState, SampleSet, SamplingRequest,
+};
 use checkup_report::Language;
 use tauri::{AppHandle, Emitter, Manager};
 
@@ -58,7 +60,11 @@ impl LivePhase {
 fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, phase: &LivePhase) {
     p.error = result.err().map(|e| e.to_string());
     p.done = true;
-    p.status = if p.error.is_some() { "failed" } else { "done" }.into();
+    p.status = if p.error.is_some() {
+        LiveStatus::Failed
+    } else {
+        LiveStatus::Done
+    };
     phase.running.store(false, Ordering::Relaxed);
     emit(app, &p);
 }
@@ -69,15 +75,19 @@ async fn current_client(app: &AppHandle) -> Result<AgentClient, AppError> {
     host.as_ref().map(|h| h.client()).ok_or(AppError::NoHost)
 }
 
-/// Reconnects the host (new SSH master and forward, or a check that the agent still runs).
+/// Reconnects the host (new SSH master and forward, or a check that the agent still runs);
+/// `why` is a message-catalogue key.
 async fn reconnect(
     app: &AppHandle,
     p: &mut LiveProgress,
-    why: &str,
+    why: &'static str,
 ) -> Result<AgentClient, AppError> {
     let mut last = None;
     for attempt in 1..=RECONNECT_TRIES {
-        p.status = format!("reconnecting ({attempt}/{RECONNECT_TRIES}): {why}");
+        p.status = LiveStatus::Reconnecting;
+        p.reconnect_attempt = attempt;
+        p.reconnect_tries = RECONNECT_TRIES;
+        p.reconnect_reason = Some(why.to_owned());
         emit(app, p);
         let state = app.state::<AppState>();
         let mut host = state.host.lock().await;
@@ -147,7 +157,7 @@ pub async fn sample(
         checkup_id: id,
         phase: "sampling".into(),
         total_s: Some(seconds),
-        status: "starting".into(),
+        status: LiveStatus::Starting,
         ..Default::default()
     };
     let result = sample_inner(&app, id, seconds, req, lang, &phase.stop, &mut p).await;
@@ -170,7 +180,7 @@ async fn sample_inner(
     let mut samples = SampleSet::default();
     let started = Instant::now();
     let mut last_emit = Instant::now() - Duration::from_secs(1);
-    p.status = "sampling".into();
+    p.status = LiveStatus::Sampling;
     while started.elapsed().as_secs_f64() < seconds && !stop.load(Ordering::Relaxed) {
         match tokio::time::timeout(Duration::from_millis(250), sub.next()).await {
             Ok(Ok(Some(e))) => {
@@ -183,9 +193,9 @@ async fn sample_inner(
             }
             Ok(Ok(None)) | Ok(Err(_)) => {
                 let last = sub.last_seq();
-                client = reconnect(app, p, "the sample stream dropped").await?;
+                client = reconnect(app, p, "why_stream_dropped").await?;
                 sub = client.samples(last).await?;
-                p.status = "sampling".into();
+                p.status = LiveStatus::Sampling;
             }
             Err(_) => {} // no sample this quarter second
         }
@@ -199,13 +209,13 @@ async fn sample_inner(
             emit(app, p);
         }
     }
-    p.status = "analysing".into();
+    p.status = LiveStatus::Analysing;
     p.elapsed_s = started.elapsed().as_secs_f64();
     emit(app, p);
     let client = match client.stop_sampling().await {
         Ok(_) => client,
         Err(_) => {
-            let c = reconnect(app, p, "stopping the sampler").await?;
+            let c = reconnect(app, p, "why_stop_unanswered").await?;
             c.stop_sampling().await?;
             c
         }
@@ -220,7 +230,7 @@ pub async fn profile(app: AppHandle, id: i64, req: RunRequest, phase: LivePhase)
         checkup_id: id,
         phase: "profiling".into(),
         steps_target: Some(target),
-        status: "starting".into(),
+        status: LiveStatus::Starting,
         ..Default::default()
     };
     let result = profile_inner(&app, id, req, &mut p).await;
@@ -241,21 +251,21 @@ async fn profile_inner(
         let run = match client.run(&run_id).await {
             Ok(r) => r,
             Err(checkup_connect::ConnectError::AgentUnreachable { .. }) => {
-                client = reconnect(app, p, "the connection dropped").await?;
+                client = reconnect(app, p, "why_connection_dropped").await?;
                 continue;
             }
             Err(e) => return Err(e.into()),
         };
         p.elapsed_s = started.elapsed().as_secs_f64();
         p.steps_done = run.steps_done;
-        p.status = "running".into();
+        p.status = LiveStatus::Running;
         emit(app, p);
         if run.state != RunState::Running {
             break run;
         }
     };
     p.output_tail = run.output_tail.clone();
-    p.status = "analysing".into();
+    p.status = LiveStatus::Analysing;
     emit(app, p);
     match analyse_and_store(app, &client, id, &run_id).await {
         Ok(()) if run.state == RunState::Finished => Ok(()),

@@ -62,6 +62,52 @@ pub struct HostInfo {
     pub log: Vec<String>,
 }
 
+/// The host of a checkup made from a recording opened offline (the UI words it).
+pub const RECORDING_HOST: &str = "recording";
+
+/// Where a live phase stands; the UI words it in the chosen language.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LiveStatus {
+    #[default]
+    Starting,
+    /// Sampling the host.
+    Sampling,
+    /// The profiled command runs.
+    Running,
+    /// The connection dropped; trying again (samples resume where they stopped).
+    Reconnecting,
+    /// Downloading the run and analysing it.
+    Analysing,
+    Done,
+    Failed,
+}
+
+impl LiveStatus {
+    pub const ALL: [LiveStatus; 7] = [
+        Self::Starting,
+        Self::Sampling,
+        Self::Running,
+        Self::Reconnecting,
+        Self::Analysing,
+        Self::Done,
+        Self::Failed,
+    ];
+
+    /// The message-catalogue key of this status.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Starting => "starting",
+            Self::Sampling => "status_sampling",
+            Self::Running => "running",
+            Self::Reconnecting => "reconnecting",
+            Self::Analysing => "analysing",
+            Self::Done => "done",
+            Self::Failed => "failed",
+        }
+    }
+}
+
 /// What a live phase (sampling or profiling) reports while it runs, about once a second.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveProgress {
@@ -79,8 +125,12 @@ pub struct LiveProgress {
     pub reconnects: u32,
     /// Live curves with the steady window and stalls marked (sampling).
     pub charts: Vec<crate::ChartSvg>,
-    /// Plain-words state: "sampling", "reconnecting: ...", "analysing", ...
-    pub status: String,
+    pub status: LiveStatus,
+    /// While reconnecting: this attempt (of `reconnect_tries`) and why (a message-catalogue
+    /// key, worded by the UI).
+    pub reconnect_attempt: u32,
+    pub reconnect_tries: u32,
+    pub reconnect_reason: Option<String>,
     pub done: bool,
     pub error: Option<String>,
     /// The command's last output lines when a profiled run failed.

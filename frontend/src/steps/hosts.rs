@@ -115,13 +115,13 @@ pub fn panel(ui: Ui) -> impl IntoView {
                 <input id="ssh-spec" placeholder="gpu-box  /  user@host:22" prop:value=move || ssh.get() on:input=move |ev| ssh.set(event_target_value(&ev)) />
                 <button id="connect-ssh" on:click=move |_| connect(ui, HostRequest::Ssh { spec: ssh.get_untracked() })>{move || tr(&ui.l(), "ssh")}</button>
             </div>
-            <details>
+            <details class="forwarded">
                 <summary>{move || tr(&ui.l(), "forwarded")}</summary>
                 <input id="fwd-addr" placeholder="localhost:7780" prop:value=move || addr.get() on:input=move |ev| addr.set(event_target_value(&ev)) />
                 <input id="fwd-token" type="password" placeholder=move || tr(&ui.l(), "token") prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev)) />
                 <button id="connect-forwarded" on:click=move |_| connect(ui, HostRequest::Forwarded { addr: addr.get_untracked(), token: token.get_untracked() })>{move || tr(&ui.l(), "connect")}</button>
             </details>
-            <details>
+            <details class="recording">
                 <summary>{move || tr(&ui.l(), "open_recording")}</summary>
                 <input id="recording-path" placeholder="/path/to/run_folder  or  trace.json.gz" prop:value=move || path.get() on:input=move |ev| path.set(event_target_value(&ev)) />
                 <button id="open-recording" on:click=open_recording>{move || tr(&ui.l(), "open")}</button>

@@ -10,6 +10,7 @@ pub mod sampling;
 use checkup_model::ChartSvg;
 use leptos::prelude::*;
 
+use crate::i18n::tr;
 use crate::Ui;
 
 pub fn step_view(ui: Ui, step: &str) -> AnyView {
@@ -42,4 +43,19 @@ pub fn live_for(ui: Ui, phase: &str) -> Option<checkup_model::LiveProgress> {
 /// A progress bar filled to `pct` percent.
 pub fn progress_bar(pct: f64) -> impl IntoView {
     view! { <div class="bar"><div style=format!("width:{:.0}%", pct.clamp(0.0, 100.0))></div></div> }
+}
+
+/// A live phase's status in the chosen language; a reconnect says which attempt and why.
+pub fn status_words(ui: Ui, p: &checkup_model::LiveProgress) -> String {
+    let l = ui.l();
+    let status = tr(&l, p.status.key());
+    match (&p.status, &p.reconnect_reason) {
+        (checkup_model::LiveStatus::Reconnecting, Some(why)) => format!(
+            "{status} ({}/{}): {}",
+            p.reconnect_attempt,
+            p.reconnect_tries,
+            tr(&l, why)
+        ),
+        _ => status,
+    }
 }

@@ -67,7 +67,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             view! {
                 <div class="progress" id="profile-progress">
                     {progress_bar(pct)}
-                    <span>{format!("{} · {} / {} {} · {:.0} s", tr(&ui.l(), &p.status), p.steps_done, target, tr(&ui.l(), "steps"), p.elapsed_s)}</span>
+                    <span>{format!("{} · {} / {} {} · {:.0} s", super::status_words(ui, &p), p.steps_done, target, tr(&ui.l(), "steps"), p.elapsed_s)}</span>
                     {(!p.output_tail.is_empty() && p.error.is_some()).then(|| view! { <pre>{p.output_tail.join("\n")}</pre> })}
                 </div>
             }

@@ -1,5 +1,6 @@
-//! Step 5: the report: export (PDF, HTML, Markdown, JSON), make this checkup the project's
-//! baseline, and compare it side by side with another one.
+//! Step 5: the report: a preview (the report's own HTML, in the chosen language), export
+//! (PDF, HTML, Markdown, JSON), make this checkup the project's baseline, and compare it side
+//! by side with another one.
 
 use checkup_model::CompareView;
 use leptos::prelude::*;
@@ -14,6 +15,12 @@ use crate::Ui;
 struct Export {
     id: i64,
     format: String,
+    lang: String,
+}
+
+#[derive(Serialize)]
+struct Preview {
+    id: i64,
     lang: String,
 }
 
@@ -36,6 +43,11 @@ pub fn view(ui: Ui) -> impl IntoView {
     let exported = RwSignal::new(None::<String>);
     let compared = RwSignal::new(None::<CompareView>);
     let other = RwSignal::new(String::new());
+    // Re-fetched when the language changes.
+    let preview = LocalResource::new(move || {
+        let lang = ui.lang.get();
+        async move { call::<String>("report_preview", Preview { id, lang }).await }
+    });
     let buttons = ["pdf", "html", "md", "json"]
         .into_iter()
         .map(|format| {
@@ -83,6 +95,12 @@ pub fn view(ui: Ui) -> impl IntoView {
         <h3>{move || tr(&ui.l(), "export")}</h3>
         <div class="exports">{buttons}</div>
         <p id="exported">{move || exported.get().map(|p| format!("{} {p}", tr(&ui.l(), "written"))).unwrap_or_default()}</p>
+        <h3>{move || tr(&ui.l(), "preview")}</h3>
+        {move || match preview.get() {
+            Some(Ok(html)) => view! { <div class="report-preview" id="report-preview" inner_html=html></div> }.into_any(),
+            Some(Err(e)) => view! { <p class="empty">{e}</p> }.into_any(),
+            None => view! { <p class="meta">"…"</p> }.into_any(),
+        }}
         <button id="set-baseline" on:click=baseline>{move || tr(&ui.l(), "set_baseline")}</button>
         <h3>{move || tr(&ui.l(), "compare")}</h3>
         <select id="compare-with" on:change=move |ev| other.set(event_target_value(&ev))>

@@ -76,7 +76,7 @@ pub fn view(ui: Ui) -> impl IntoView {
                 view! {
                     <div class="progress" id="live-progress">
                         {progress_bar(pct)}
-                        <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", tr(&ui.l(), &p.status), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
+                        <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", super::status_words(ui, &p), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
                         {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
                     </div>
                     <div>{charts_named(&p.charts, &CURVES)}</div>
