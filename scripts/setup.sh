@@ -14,7 +14,8 @@ command -v objdump >/dev/null || need_apt+=(binutils)
 pkg-config --exists webkit2gtk-4.1 2>/dev/null || need_apt+=(libwebkit2gtk-4.1-dev)
 command -v Xvfb >/dev/null || need_apt+=(xvfb xauth)
 command -v import >/dev/null || need_apt+=(imagemagick)
-command -v xdotool >/dev/null || need_apt+=(xdotool)
+# End-to-end tests drive the app through WebDriver: WebKitGTK's driver behind tauri-driver.
+command -v WebKitWebDriver >/dev/null || need_apt+=(webkit2gtk-driver)
 # SSH hosts: the app uses the system OpenSSH client; tests start a real sshd on loopback.
 command -v ssh >/dev/null || need_apt+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
@@ -43,4 +44,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 wbg=$(grep -A1 '^name = "wasm-bindgen"$' "$(dirname "$0")/../Cargo.lock" | sed -n 's/^version = "\(.*\)"/\1/p')
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; then
   cargo install wasm-bindgen-cli --version "$wbg"
+fi
+
+# tauri-driver (crates.io): the WebDriver server the app's end-to-end tests talk to.
+if ! cargo install --list | grep -q '^tauri-driver v2\.'; then
+  cargo install tauri-driver --version "^2" --locked
 fi

@@ -10,23 +10,7 @@ use checkup_model::{RunInfo, RunState, SamplingRequest, StreamEvent};
 
 /// The workspace's `checkup-agent` binary, (re)built by cargo so the test runs the current code.
 pub fn agent_binary() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "checkup-agent",
-            "--bin",
-            "checkup-agent",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "cargo build -p checkup-agent failed");
-    let bin = checkup_connect::bundled_agent();
-    assert!(bin.is_file(), "no agent at {}", bin.display());
-    bin
+    checkup_testkit::workspace_binary("checkup-agent", "checkup-agent")
 }
 
 /// Reads `n` events, failing after `timeout`.

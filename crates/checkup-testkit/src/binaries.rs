@@ -1,0 +1,60 @@
+//! The workspace's own binaries, built by cargo when a test asks for one, so tests never run a
+//! stale build.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The workspace root (this crate lives in `crates/checkup-testkit`).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the workspace root exists")
+}
+
+/// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `target/` in the workspace.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_root().join(dir)
+            }
+        }
+        None => workspace_root().join("target"),
+    }
+}
+
+/// Builds `bin` of `package` (debug profile) and returns its path. Panics with cargo's
+/// verdict when the build fails: a test cannot go on without it.
+pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
+    build(package, bin, false)
+}
+
+/// The same in the release profile, for benchmarks.
+pub fn workspace_release_binary(package: &str, bin: &str) -> PathBuf {
+    build(package, bin, true)
+}
+
+fn build(package: &str, bin: &str, release: bool) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "-q", "-p", package, "--bin", bin]);
+    if release {
+        cmd.arg("--release");
+    }
+    let status = cmd
+        .current_dir(workspace_root())
+        .status()
+        .expect("cargo runs");
+    assert!(
+        status.success(),
+        "cargo build -p {package} --bin {bin} failed"
+    );
+    let profile = if release { "release" } else { "debug" };
+    let path = target_dir().join(profile).join(bin);
+    assert!(path.is_file(), "cargo built no {}", path.display());
+    path
+}

@@ -1,0 +1,370 @@
+//! Drives the real built desktop app the way a person does, through WebDriver: `tauri-driver`
+//! in front of Debian's `WebKitWebDriver`, the app on a private Xvfb display, its data in a
+//! throwaway folder. Screenshots go to `<target>/app-artifacts/<test>/` for people to look at.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use checkup_testkit::{free_port, target_dir, wait_for_port, workspace_binary, Xvfb};
+use std::future::Future;
+use std::sync::Mutex;
+
+use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
+use fantoccini::{Client, ClientBuilder, Locator};
+
+pub use fantoccini;
+
+/// The window size of tauri.conf.json, which screenshots must have.
+pub const WIDTH: u32 = 1280;
+pub const HEIGHT: u32 = 800;
+
+/// The longest one WebDriver call may take (waits poll in shorter calls).
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One running app under WebDriver, with its own display, driver and data folder.
+pub struct App {
+    pub client: Client,
+    /// The app's data folder (`XDG_DATA_HOME`): database, exports, downloaded runs.
+    pub data: tempfile::TempDir,
+    artifacts: PathBuf,
+    binary: PathBuf,
+    launched: Instant,
+    error_seen: Mutex<Option<String>>,
+    driver: Child,
+    xvfb: Xvfb,
+}
+
+/// `tauri-driver`: on PATH or where `cargo install` puts it.
+fn tauri_driver() -> PathBuf {
+    let installed = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cargo/bin/tauri-driver"))
+        .filter(|p| p.is_file());
+    installed.unwrap_or_else(|| "tauri-driver".into())
+}
+
+impl App {
+    /// Builds the app and the agent it bundles, starts Xvfb and tauri-driver, and opens a
+    /// WebDriver session, which launches the app with `env` added to its environment.
+    pub async fn launch(test: &str, env: &[(&str, OsString)]) -> App {
+        let app = workspace_binary("checkup-app", "gpu-checkup");
+        // "This computer" starts the agent that lies beside the app.
+        workspace_binary("checkup-agent", "checkup-agent");
+        App::launch_binary(test, &app, env).await
+    }
+
+    /// [`App::launch`] with a given build of the app (benchmarks use the release build).
+    pub async fn launch_binary(test: &str, app: &Path, env: &[(&str, OsString)]) -> App {
+        let xvfb = Xvfb::start(WIDTH, HEIGHT);
+        let data = tempfile::tempdir().expect("a data folder");
+        let port = free_port();
+        let native_port = free_port();
+        let mut cmd = Command::new(tauri_driver());
+        cmd.args(["--port", &port.to_string()])
+            .args(["--native-port", &native_port.to_string()])
+            .env("DISPLAY", &xvfb.display)
+            .env("XDG_DATA_HOME", data.path())
+            // Software rendering: Xvfb has no GL.
+            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+            .env("LANG", "en_US.UTF-8")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            // Its own process group: the driver, WebKitWebDriver and the app end together.
+            .process_group(0);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let driver = cmd
+            .spawn()
+            .expect("tauri-driver runs (scripts/setup.sh installs it and webkit2gtk-driver)");
+        assert!(
+            wait_for_port(port, Duration::from_secs(20)),
+            "tauri-driver did not listen on {port}"
+        );
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "tauri:options".into(),
+            serde_json::json!({ "application": app }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let mut last_error = None;
+        let mut client = None;
+        // WebKitWebDriver behind tauri-driver may take a moment to accept sessions.
+        for _ in 0..20 {
+            match ClientBuilder::new(connector.clone())
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{port}"))
+                .await
+            {
+                Ok(c) => {
+                    client = Some(c);
+                    break;
+                }
+                Err(e) => {
+                    last_error = Some(e.to_string());
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+        }
+        let client =
+            client.unwrap_or_else(|| panic!("no WebDriver session with the app: {last_error:?}"));
+        let artifacts = target_dir().join("app-artifacts").join(test);
+        let _ = std::fs::remove_dir_all(&artifacts);
+        std::fs::create_dir_all(&artifacts).expect("artifacts folder");
+        App {
+            client,
+            data,
+            artifacts,
+            binary: app.to_path_buf(),
+            launched: Instant::now(),
+            error_seen: Mutex::new(None),
+            driver,
+            xvfb,
+        }
+    }
+
+    /// The app's process and those it started (WebKit's web and network processes, an agent).
+    pub fn app_processes(&self) -> Vec<u32> {
+        let app = checkup_testkit::descendants(self.driver.id())
+            .into_iter()
+            .find(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == self.binary)
+            });
+        app.map(checkup_testkit::descendants).unwrap_or_default()
+    }
+
+    /// The SQLite file the app keeps its checkups in.
+    pub fn database(&self) -> PathBuf {
+        self.data.path().join("dev.gpucheckup.app/checkups.db")
+    }
+
+    /// One WebDriver call, logged with the time since launch (what a hung CI run shows last)
+    /// and bounded: a call that gets no answer fails the test naming the call.
+    async fn call<T>(&self, what: &str, fut: impl Future<Output = Result<T, CmdError>>) -> T {
+        match self.try_call(what, fut).await {
+            Ok(v) => v,
+            Err(e) => panic!(
+                "{what}: {e}; the app shows the error {:?}",
+                self.last_error()
+            ),
+        }
+    }
+
+    async fn try_call<T>(
+        &self,
+        what: &str,
+        fut: impl Future<Output = Result<T, CmdError>>,
+    ) -> Result<T, String> {
+        eprintln!(
+            "[e2e {:6.1} s] {what}",
+            self.launched.elapsed().as_secs_f64()
+        );
+        match tokio::time::timeout(CALL_TIMEOUT, fut).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err(format!("WebDriver gave no answer in {CALL_TIMEOUT:?}")),
+        }
+    }
+
+    /// The error line last read by a poll (reading it anew could hang a failing test).
+    fn last_error(&self) -> Option<String> {
+        self.error_seen.lock().ok().and_then(|e| e.clone())
+    }
+
+    /// Waits for an element to be present.
+    pub async fn element(&self, css: &str) -> Element {
+        let wait = self
+            .client
+            .wait()
+            .at_most(Duration::from_secs(30))
+            .for_element(Locator::Css(css));
+        self.call(&format!("wait for {css}"), wait).await
+    }
+
+    /// Waits until no checkup is being opened (the main area's `aria-busy` is false), so the
+    /// next click lands on what stays drawn.
+    pub async fn settled(&self) {
+        self.element("main[aria-busy='false']").await;
+    }
+
+    pub async fn click(&self, css: &str) {
+        let e = self.element(css).await;
+        self.call(&format!("click {css}"), e.click()).await;
+    }
+
+    /// Replaces the text of an input.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let input = self.element(css).await;
+        self.call(&format!("clear {css}"), input.clear()).await;
+        self.call(&format!("type into {css}"), input.send_keys(text))
+            .await;
+    }
+
+    pub async fn text(&self, css: &str) -> String {
+        let e = self.element(css).await;
+        self.call(&format!("text of {css}"), e.text()).await
+    }
+
+    /// Picks the option of a `<select>` with this label.
+    pub async fn select(&self, css: &str, label: &str) {
+        let e = self.element(css).await;
+        self.call(
+            &format!("select {label:?} in {css}"),
+            e.select_by_label(label),
+        )
+        .await;
+    }
+
+    /// How many elements match now.
+    pub async fn count(&self, css: &str) -> usize {
+        let all = self.client.find_all(Locator::Css(css));
+        self.try_call(&format!("count {css}"), all)
+            .await
+            .map(|v| v.len())
+            .unwrap_or(0)
+    }
+
+    /// The text of `css` now; empty when absent.
+    async fn text_now(&self, css: &str) -> String {
+        let found = self.client.find(Locator::Css(css));
+        match self.try_call(&format!("find {css}"), found).await {
+            Ok(e) => self
+                .try_call(&format!("text of {css}"), e.text())
+                .await
+                .unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    /// Polls until `check` says yes about the text of `css` (absent counts as empty) and
+    /// returns that text; on timeout panics with what was there and the error the app shows.
+    pub async fn wait_for_text(
+        &self,
+        css: &str,
+        timeout: Duration,
+        check: impl Fn(&str) -> bool,
+    ) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let text = self.text_now(css).await;
+            if check(&text) {
+                return text;
+            }
+            let error = self.text_now("#error").await;
+            if let Ok(mut seen) = self.error_seen.lock() {
+                *seen = Some(error.clone()).filter(|e| !e.is_empty());
+            }
+            if Instant::now() > deadline {
+                panic!(
+                    "{css:?} reads {text:?} after {timeout:?}; the app shows the error {error:?}"
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Polls until at least `n` elements match.
+    pub async fn wait_for_count(&self, css: &str, n: usize, timeout: Duration) -> usize {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let found = self.count(css).await;
+            if found >= n {
+                return found;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{found} of {n} {css:?} after {timeout:?}; error shown: {:?}",
+                self.last_error()
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Clicks the first element matching `css` whose text contains `needle`.
+    pub async fn click_containing(&self, css: &str, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let all = self.client.find_all(Locator::Css(css));
+            for e in self
+                .try_call(&format!("find {css}"), all)
+                .await
+                .unwrap_or_default()
+            {
+                let text = self.try_call("text", e.text()).await.unwrap_or_default();
+                if text.contains(needle) {
+                    self.call(&format!("click {css} {needle:?}"), e.click())
+                        .await;
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {css:?} containing {needle:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+    }
+
+    /// Saves a screenshot of the display (the app's window fills it) as `<name>.png` and
+    /// checks it has the window's size. Taken from X rather than through WebDriver: WebKit's
+    /// snapshot waits for a repaint, and an idle page may not paint again.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let path = self.artifacts.join(format!("{name}.png"));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).expect("artifacts folder");
+        }
+        eprintln!(
+            "[e2e {:6.1} s] screenshot {name}",
+            self.launched.elapsed().as_secs_f64()
+        );
+        let status = Command::new("import")
+            .args(["-display", &self.xvfb.display, "-window", "root"])
+            .arg(&path)
+            .status()
+            .expect("ImageMagick's import runs (scripts/setup.sh installs imagemagick)");
+        assert!(status.success(), "import failed for {}", path.display());
+        let png = std::fs::read(&path).expect("screenshot written");
+        let (w, h) = png_size(&png).expect("the screenshot is a PNG");
+        assert_eq!(
+            (w, h),
+            (WIDTH, HEIGHT),
+            "{} has the window's size",
+            path.display()
+        );
+        path
+    }
+
+    /// Ends the session, which closes the app; whatever is left of the driver, WebKitWebDriver
+    /// and the app is stopped when dropped.
+    pub async fn quit(self) {
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.client.clone().close()).await;
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        // The whole group: tauri-driver, WebKitWebDriver, the app (and the agent it started).
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{}", self.driver.id())])
+            .status();
+        let _ = self.driver.wait();
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let w = u32::from_be_bytes(png[16..20].try_into().ok()?);
+    let h = u32::from_be_bytes(png[20..24].try_into().ok()?);
+    Some((w, h))
+}
+
+/// Whether a file starts as a PDF does.
+pub fn is_pdf(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.starts_with(b"%PDF-"))
+}

@@ -1,0 +1,145 @@
+//! The live half of the app against real agents on loopback: "This computer" starts the
+//! bundled agent as the app's child, a new checkup runs the environment check there, live
+//! sampling streams samples with progress; then an agent the user started and forwarded
+//! themselves is reached by address and token, and a wrong token is told apart.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use checkup_e2e::App;
+
+/// The number before " samples" in the live progress line.
+fn samples_in(progress: &str) -> u64 {
+    let words: Vec<&str> = progress.split_whitespace().collect();
+    words
+        .windows(2)
+        .find(|w| w[1].starts_with("samples") || w[1].starts_with("个样本"))
+        .and_then(|w| w[0].parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
+    let app = App::launch("this-computer", &[]).await;
+    app.wait_for_count("ul.checkups li", 1, Duration::from_secs(120))
+        .await;
+
+    app.click("#connect-local").await;
+    let status = app
+        .wait_for_text("#host-status", Duration::from_secs(30), |t| {
+            t.contains("agent ")
+        })
+        .await;
+    assert!(status.contains("agent 0.1.0"), "{status}");
+    // No NVIDIA driver on a CI machine: said plainly, and the rest still works.
+    let gpus = app.text("#host-status").await;
+    assert!(gpus.contains("no GPU") || gpus.contains(" GPU"), "{gpus}");
+    app.screenshot("1-host").await;
+
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+    let checks = app.count("table.checks tr").await;
+    assert!(
+        checks > 5,
+        "the environment check lists its items ({checks} rows)"
+    );
+    app.screenshot("2-environment").await;
+    let store = checkup_store::Store::open(&app.database()).await.unwrap();
+    let live = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|c| !c.is_demo)
+        .expect("the new checkup is stored");
+    assert!(
+        store.environment(live.id).await.unwrap().is_some(),
+        "its environment check is stored with it"
+    );
+
+    app.click("#step-sampling").await;
+    app.type_into("#sample-seconds", "6").await;
+    app.click("#start-sampling").await;
+    let early = app
+        .wait_for_text("#live-progress", Duration::from_secs(20), |t| {
+            samples_in(t) > 0
+        })
+        .await;
+    let later = app
+        .wait_for_text("#live-progress", Duration::from_secs(20), |t| {
+            samples_in(t) > samples_in(&early)
+        })
+        .await;
+    assert!(
+        later.contains("s / 6 s"),
+        "progress shows the planned length: {later}"
+    );
+    app.screenshot("3-sampling-live").await;
+    // The phase ends by itself after its seconds and the progress line goes. Without a GPU
+    // there is nothing to diagnose, and the app says so instead of failing silently.
+    app.wait_for_text("#live-progress", Duration::from_secs(40), str::is_empty)
+        .await;
+    let error = app
+        .wait_for_text("#error", Duration::from_secs(20), |t| !t.is_empty())
+        .await;
+    eprintln!("after sampling without a GPU the app says: {error}");
+    assert!(error.contains("nothing was recorded on a GPU"), "{error}");
+    app.screenshot("4-sampling-done").await;
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
+    let agent = checkup_testkit::workspace_binary("checkup-agent", "checkup-agent");
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("token");
+    let mut serve = Command::new(&agent)
+        .args(["serve", "--token-file"])
+        .arg(&token_file)
+        .arg("--runs")
+        .arg(dir.path().join("runs"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first line says where it listens.
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(serve.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let started: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let port = started["listening"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let token = std::fs::read_to_string(&token_file).unwrap();
+
+    let app = App::launch("forwarded", &[]).await;
+    app.click("details.forwarded summary").await;
+    app.type_into("#fwd-addr", &format!("localhost:{port}"))
+        .await;
+    app.type_into("#fwd-token", "not-the-token").await;
+    app.click("#connect-forwarded").await;
+    let error = app
+        .wait_for_text("#error", Duration::from_secs(15), |t| !t.is_empty())
+        .await;
+    assert!(error.to_lowercase().contains("token"), "{error}");
+
+    app.type_into("#fwd-token", token.trim()).await;
+    app.click("#connect-forwarded").await;
+    let status = app
+        .wait_for_text("#host-status", Duration::from_secs(15), |t| {
+            t.contains("agent ")
+        })
+        .await;
+    assert!(status.contains(&format!("127.0.0.1:{port}")), "{status}");
+    app.screenshot("forwarded-host").await;
+    app.quit().await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+}

@@ -1,0 +1,66 @@
+//! An SSH host from the app, as a user reaches one: a real `sshd` on a loopback port with a
+//! throwaway key and an ssh_config alias. The app uploads the agent, starts it, forwards its
+//! port, and live samples come through the tunnel; a refused key is explained in plain words.
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use checkup_e2e::App;
+use checkup_testkit::TestSshd;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ssh_alias_gets_the_agent_uploaded_forwarded_and_sampled_through_the_tunnel() {
+    let sshd = TestSshd::start();
+    let app = App::launch(
+        "ssh",
+        &[
+            ("GPU_CHECKUP_SSH_CONFIG", OsString::from(sshd.config_file())),
+            ("GPU_CHECKUP_REMOTE_DIR", OsString::from(sshd.remote_dir())),
+        ],
+    )
+    .await;
+
+    app.type_into("#ssh-spec", "wrong-key").await;
+    app.click("#connect-ssh").await;
+    let refused = app
+        .wait_for_text("#error", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    assert!(
+        refused.contains("ssh-copy-id"),
+        "says what to try: {refused}"
+    );
+    app.screenshot("1-key-refused").await;
+
+    app.type_into("#ssh-spec", "gpu-host").await;
+    app.click("#connect-ssh").await;
+    let status = app
+        .wait_for_text("#host-status", Duration::from_secs(60), |t| {
+            t.contains("agent ")
+        })
+        .await;
+    assert!(status.contains("gpu-host"), "{status}");
+    assert!(status.contains("uploaded the agent"), "{status}");
+    let uploaded = sshd.remote_dir().join("checkup-agent");
+    assert!(
+        uploaded.is_file(),
+        "the agent is on the host: {}",
+        uploaded.display()
+    );
+    app.screenshot("2-connected").await;
+
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+    app.click("#step-sampling").await;
+    app.type_into("#sample-seconds", "5").await;
+    app.click("#start-sampling").await;
+    let progress = app
+        .wait_for_text("#live-progress", Duration::from_secs(30), |t| {
+            t.contains(" samples") && !t.contains(" 0 samples")
+        })
+        .await;
+    app.screenshot("3-sampling-through-ssh").await;
+    assert!(progress.contains("s / 5 s"), "{progress}");
+    app.wait_for_text("#live-progress", Duration::from_secs(40), str::is_empty)
+        .await;
+    app.quit().await;
+}

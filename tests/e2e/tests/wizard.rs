@@ -1,0 +1,133 @@
+//! A person without a GPU: the first start offers the bundled real-GPU recordings as demo
+//! checkups; one is opened and walked through every wizard step in English and in Chinese
+//! (a screenshot of each), its report previewed and exported as PDF, made the baseline, and
+//! compared side by side with another checkup. The checkup resumes at the step left.
+
+use std::time::Duration;
+
+use checkup_e2e::App;
+use checkup_model::WIZARD_STEPS;
+
+/// What shows once a step has rendered its content for a recorded checkup.
+fn rendered(step: &str) -> &'static str {
+    match step {
+        "environment" => "table.checks, main p.empty",
+        "sampling" => "figure.chart[data-chart='utilisation']",
+        "profiling" => "main figure.chart",
+        "diagnosis" => "#verdict",
+        _ => "#report-preview",
+    }
+}
+
+/// Switches the UI language and waits until the wizard is drawn anew in it (a click on the
+/// old drawing would be lost).
+async fn switch_language(app: &App, lang: &str) {
+    app.click(&format!("#lang-{lang}")).await;
+    app.settled().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_and_a_comparison() {
+    let app = App::launch("wizard", &[]).await;
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            checkup_testkit::workspace_root().join("tests/corpus/labels.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let demos = labels.as_object().unwrap().len();
+    let listed = app
+        .wait_for_count("ul.checkups li", demos, Duration::from_secs(120))
+        .await;
+    assert_eq!(listed, demos, "every bundled recording is a demo checkup");
+    app.screenshot("en/0-history").await;
+
+    app.click_containing("ul.checkups li", "dataloader_starved")
+        .await;
+    app.settled().await;
+    let verdict = app
+        .wait_for_text("#verdict", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    assert!(
+        verdict.contains("data_loading"),
+        "the starved-input recording is diagnosed as data loading: {verdict}"
+    );
+
+    for lang in ["en", "zh"] {
+        switch_language(&app, lang).await;
+        for (i, step) in WIZARD_STEPS.iter().enumerate() {
+            app.click(&format!("#step-{step}")).await;
+            app.element(rendered(step)).await;
+            let button = app.text(&format!("#step-{step}")).await;
+            let is_chinese = button
+                .chars()
+                .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+            assert_eq!(is_chinese, lang == "zh", "step button {button:?} in {lang}");
+            app.screenshot(&format!("{lang}/{}-{step}", i + 1)).await;
+        }
+    }
+    // The preview is the report itself, in the chosen language.
+    let preview = app.text("#report-preview").await;
+    assert!(preview.contains("data_loading"), "{preview}");
+    assert!(
+        preview.contains("诊断") || preview.contains("结论"),
+        "{preview}"
+    );
+
+    // Export: the PDF lands in the app's export folder.
+    switch_language(&app, "en").await;
+    app.click("#export-pdf").await;
+    let written = app
+        .wait_for_text("#exported", Duration::from_secs(60), |t| t.contains(".pdf"))
+        .await;
+    let pdf = std::path::PathBuf::from(written.split_whitespace().last().unwrap());
+    assert!(pdf.starts_with(app.data.path()), "{}", pdf.display());
+    assert!(checkup_e2e::is_pdf(&pdf), "{} is a PDF", pdf.display());
+
+    // Baseline, then compare with the healthy run: differences are called out.
+    app.click("#set-baseline").await;
+    app.wait_for_text("ul.checkups li.selected", Duration::from_secs(10), |t| {
+        t.contains("baseline")
+    })
+    .await;
+    app.select("#compare-with", "healthy (demo)").await;
+    app.click("#compare").await;
+    let comparison = app
+        .wait_for_text("#comparison", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    assert!(comparison.contains("healthy (demo)"), "{comparison}");
+    assert!(
+        comparison.contains("dataloader_starved (demo)"),
+        "{comparison}"
+    );
+    assert!(
+        app.count("#comparison tr.changed").await > 0,
+        "changes are called out"
+    );
+    app.screenshot("en/6-compare").await;
+    // In Chinese too (the step is drawn anew: pick again).
+    switch_language(&app, "zh").await;
+    app.select("#compare-with", "healthy (demo)").await;
+    app.click("#compare").await;
+    let comparison = app
+        .wait_for_text("#comparison", Duration::from_secs(30), |t| {
+            t.contains("之前")
+        })
+        .await;
+    assert!(comparison.contains("之后"), "{comparison}");
+    app.screenshot("zh/6-compare").await;
+
+    // Left at the report step: that is where it resumes.
+    let store = checkup_store::Store::open(&app.database()).await.unwrap();
+    let opened = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|c| c.title == "dataloader_starved (demo)")
+        .unwrap();
+    assert_eq!(opened.wizard_step, "report");
+    assert!(opened.is_baseline);
+    app.quit().await;
+}
