@@ -26,6 +26,8 @@ const CATALOGUE: &[(&str, &str, &str)] = &[
     ("report", "5 Report", "5 报告"),
     ("history", "Checkups", "体检记录"),
     ("demo", "demo", "演示"),
+    ("pick_folder", "Choose a folder…", "选择文件夹…"),
+    ("pick_file", "Choose a file…", "选择文件…"),
     ("recording_host", "recording", "记录"),
     ("baseline", "baseline", "基线"),
     ("host", "GPU host", "GPU 主机"),
@@ -61,6 +63,17 @@ const CATALOGUE: &[(&str, &str, &str)] = &[
     ("reconnects", "reconnects, no samples lost", "次重连，样本无丢失"),
     ("no_samples", "No samples yet.", "还没有样本。"),
     ("starting", "starting", "正在启动"),
+    ("err_unreachable", "Cannot reach {subject}: {detail}. Check the host name and that `ssh {subject}` works from a terminal.", "无法连接 {subject}：{detail}。请检查主机名，并确认在终端中可以执行 `ssh {subject}`。"),
+    ("err_auth_refused", "{subject} refused the login: {detail}. The app logs in with your SSH keys and ssh-agent (no password prompts): add a key with `ssh-copy-id {subject}` or load it with `ssh-add`.", "{subject} 拒绝登录：{detail}。本应用使用你的 SSH 密钥和 ssh-agent 登录（不会提示输入密码）：请用 `ssh-copy-id {subject}` 添加密钥，或用 `ssh-add` 加载密钥。"),
+    ("err_host_key", "{subject}'s host key is not known or has changed: {detail}. Connect once with `ssh {subject}` in a terminal to check and accept the key.", "{subject} 的主机密钥未知或已变更：{detail}。请先在终端中执行一次 `ssh {subject}`，核对并接受该密钥。"),
+    ("err_unsupported_host", "{subject} runs {detail}; the agent is built for Linux x86-64.", "{subject} 运行的是 {detail}；agent 只支持 Linux x86-64。"),
+    ("err_no_agent_binary", "No agent binary at {subject}: build it with `cargo build -p checkup-agent` or set GPU_CHECKUP_AGENT.", "在 {subject} 找不到 agent 程序：请用 `cargo build -p checkup-agent` 构建，或设置 GPU_CHECKUP_AGENT。"),
+    ("err_agent_did_not_start", "The agent did not start: {detail}", "agent 未能启动：{detail}"),
+    ("err_agent_gone", "The agent stopped (it crashed or was killed){detail}; connect again to restart it.", "agent 已停止（崩溃或被终止）{detail}；请重新连接以重启它。"),
+    ("err_agent_unreachable", "The agent at {subject} is not answering ({detail}); if you forwarded it yourself, check the tunnel is still up.", "{subject} 上的 agent 没有响应（{detail}）；如果端口是你自己转发的，请检查隧道是否仍然连通。"),
+    ("err_unauthorized", "The agent refused the token: check you copied the token of this agent (its token file).", "agent 拒绝了令牌：请确认复制的是这个 agent 的令牌（它的令牌文件）。"),
+    ("err_no_host", "No GPU host connected: pick this computer, an SSH host or a forwarded agent first.", "尚未连接 GPU 主机：请先选择本机、SSH 主机或已转发的 agent。"),
+    ("err_no_gpu_data", "{subject}: only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose.", "{subject}：只有主机采样，没有记录到任何 GPU 数据（该主机没有 NVIDIA 驱动，或没有采样到 GPU），因此无法诊断。"),
     ("status_sampling", "sampling", "正在采样"),
     ("reconnecting", "reconnecting", "正在重连"),
     ("why_stream_dropped", "the sample stream dropped", "样本流中断"),
@@ -106,6 +119,22 @@ const CATALOGUE: &[(&str, &str, &str)] = &[
 
 /// The text for `key` in `lang`; a key without an entry (a status from the backend) is
 /// shown as it is.
+/// An error from the backend in `lang`: its kind worded from the catalogue with the subject
+/// and detail filled in, or its English message when the kind has no wording.
+pub fn error_words(lang: &str, e: &checkup_model::UiError) -> String {
+    match e
+        .code
+        .as_deref()
+        .filter(|c| CATALOGUE.iter().any(|(k, _, _)| k == c))
+    {
+        Some(code) => tr(lang, code)
+            .replace("{subject}", &e.subject)
+            // The sentence puts its own full stop after the detail.
+            .replace("{detail}", e.detail.trim_end_matches(['.', '。'])),
+        None => e.message.clone(),
+    }
+}
+
 pub fn tr(lang: &str, key: &str) -> String {
     match CATALOGUE.iter().find(|(k, _, _)| *k == key) {
         Some((_, en, zh)) => if lang == "zh" { zh } else { en }.to_string(),
@@ -157,6 +186,18 @@ mod tests {
                 "major",
                 "minor",
                 "info",
+                // Error kinds the backend names (ConnectError::parts, src-tauri/src/lib.rs).
+                "err_unreachable",
+                "err_auth_refused",
+                "err_host_key",
+                "err_unsupported_host",
+                "err_no_agent_binary",
+                "err_agent_did_not_start",
+                "err_agent_gone",
+                "err_agent_unreachable",
+                "err_unauthorized",
+                "err_no_host",
+                "err_no_gpu_data",
                 // Why a live phase reconnects (src-tauri/src/live.rs).
                 "why_stream_dropped",
                 "why_stop_unanswered",
@@ -181,6 +222,24 @@ mod tests {
                 assert_ne!(en, zh, "`{key}` is not translated");
             }
         }
+    }
+
+    #[test]
+    fn a_refused_login_is_worded_in_chinese_with_the_host_filled_in() {
+        let e = checkup_model::UiError {
+            code: Some("err_auth_refused".into()),
+            subject: "gpu-box".into(),
+            detail: "Permission denied (publickey)".into(),
+            message: "gpu-box refused the login".into(),
+        };
+        let zh = error_words("zh", &e);
+        assert!(
+            zh.starts_with("gpu-box 拒绝登录：Permission denied (publickey)。"),
+            "{zh}"
+        );
+        assert!(zh.contains("`ssh-copy-id gpu-box`"), "{zh}");
+        let unknown = checkup_model::UiError::plain("disk full");
+        assert_eq!(error_words("zh", &unknown), "disk full");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The bridge to the Tauri backend: commands and the live-progress event.
 
-use checkup_model::LiveProgress;
+use checkup_model::{LiveProgress, UiError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -15,15 +15,16 @@ extern "C" {
         -> Result<JsValue, JsValue>;
 }
 
-/// Calls a Tauri command; errors come back as the backend's message.
-pub async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, String> {
+/// Calls a Tauri command; errors come back as the backend's [`UiError`].
+pub async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, UiError> {
     let args = args
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| e.to_string())?;
-    let value = invoke(cmd, args)
-        .await
-        .map_err(|e| e.as_string().unwrap_or_else(|| format!("{e:?}")))?;
-    serde_wasm_bindgen::from_value(value).map_err(|e| e.to_string())
+        .map_err(|e| UiError::plain(e.to_string()))?;
+    let value = invoke(cmd, args).await.map_err(|e| {
+        serde_wasm_bindgen::from_value::<UiError>(e.clone())
+            .unwrap_or_else(|_| UiError::plain(e.as_string().unwrap_or_else(|| format!("{e:?}"))))
+    })?;
+    serde_wasm_bindgen::from_value(value).map_err(|e| UiError::plain(e.to_string()))
 }
 
 /// Calls `f` with every `live-progress` event for the life of the page.

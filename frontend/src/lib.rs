@@ -51,9 +51,11 @@ impl Ui {
         self.lang.get()
     }
 
-    pub fn fail(&self, e: String) {
+    /// Shows an error, worded in the chosen language.
+    pub fn fail(&self, e: checkup_model::UiError) {
         self.busy.set(None);
-        self.error.set(Some(e));
+        self.error
+            .set(Some(i18n::error_words(&self.lang.get_untracked(), &e)));
     }
 
     /// Loads the history, then tells the shell once the first full screen has been painted
@@ -157,7 +159,10 @@ fn App() -> impl IntoView {
         } else {
             "sampling"
         };
-        let error = p.error.clone();
+        let error = p
+            .error
+            .as_ref()
+            .map(|e| i18n::error_words(&ui.lang.get_untracked(), e));
         ui.live.set(Some(p));
         if done {
             ui.refresh();

@@ -30,6 +30,33 @@ pub fn ui_painted() {
     }
 }
 
+/// The system's file chooser for a recording: a folder (a run folder or a
+/// tensorboard_trace_handler folder) when `folder`, else a trace or a log file. `None` when
+/// the user cancels.
+#[tauri::command]
+pub async fn pick_recording(app: AppHandle, folder: bool) -> Result<Option<String>, AppError> {
+    use tauri_plugin_dialog::DialogExt;
+    // The blocking pickers wait for the main thread, which shows the dialog.
+    let picked = tauri::async_runtime::spawn_blocking(move || {
+        let chooser = app.dialog().file();
+        if folder {
+            chooser.blocking_pick_folder()
+        } else {
+            chooser
+                .add_filter(
+                    "Kineto trace, nvidia-smi log",
+                    &["json", "gz", "csv", "txt", "log", "xml"],
+                )
+                .blocking_pick_file()
+        }
+    })
+    .await
+    .map_err(|e| AppError::Other(format!("the file chooser failed: {e}")))?;
+    Ok(picked
+        .and_then(|p| p.into_path().ok())
+        .map(|p| p.display().to_string()))
+}
+
 #[tauri::command]
 pub async fn list_checkups(state: State<'_, AppState>) -> Result<Vec<CheckupSummary>, AppError> {
     Ok(state.store.list().await?)

@@ -39,15 +39,39 @@ pub enum AppError {
     Other(String),
 }
 
-// Commands return errors to the UI as their message.
+impl From<&AppError> for checkup_model::UiError {
+    fn from(e: &AppError) -> Self {
+        let parts = match e {
+            AppError::Connect(c) => c.parts(),
+            AppError::NoHost => Some(("err_no_host", String::new(), String::new())),
+            AppError::Engine(checkup_engine::EngineError::NoGpuData { path }) => {
+                Some(("err_no_gpu_data", path.display().to_string(), String::new()))
+            }
+            _ => None,
+        };
+        match parts {
+            Some((code, subject, detail)) => checkup_model::UiError {
+                code: Some(code.into()),
+                subject,
+                detail,
+                message: e.to_string(),
+            },
+            None => checkup_model::UiError::plain(e.to_string()),
+        }
+    }
+}
+
+// Commands return errors to the UI as a UiError: the UI words the known kinds itself.
 impl serde::Serialize for AppError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
+        checkup_model::UiError::from(self).serialize(s)
     }
 }
 
 pub fn run() {
     tauri::Builder::default()
+        // The system's file chooser, called from Rust only (no JS permission granted).
+        .plugin(tauri_plugin_dialog::init())
         .setup(|app| {
             let data = app
                 .path()
@@ -81,6 +105,7 @@ pub fn run() {
             commands::start_profiling,
             commands::stop_live,
             commands::open_recording,
+            commands::pick_recording,
             commands::add_note,
             commands::set_baseline,
             commands::compare_checkups,

@@ -58,7 +58,7 @@ impl LivePhase {
 
 /// The last report of a phase: done, with its error if any; frees the live slot.
 fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, phase: &LivePhase) {
-    p.error = result.err().map(|e| e.to_string());
+    p.error = result.err().as_ref().map(checkup_model::UiError::from);
     p.done = true;
     p.status = if p.error.is_some() {
         LiveStatus::Failed

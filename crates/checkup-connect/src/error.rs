@@ -42,6 +42,36 @@ pub enum ConnectError {
 }
 
 impl ConnectError {
+    /// The kind of error as a message-catalogue key, with its subject (host, address, path)
+    /// and detail, for a UI that words it in its own language; `None` for errors that are
+    /// shown as they are.
+    pub fn parts(&self) -> Option<(&'static str, String, String)> {
+        Some(match self {
+            Self::Unreachable { host, detail } => ("err_unreachable", host.clone(), detail.clone()),
+            Self::AuthRefused { host, detail } => {
+                ("err_auth_refused", host.clone(), detail.clone())
+            }
+            Self::HostKey { host, detail } => ("err_host_key", host.clone(), detail.clone()),
+            Self::UnsupportedHost { host, platform } => {
+                ("err_unsupported_host", host.clone(), platform.clone())
+            }
+            Self::NoAgentBinary(path) => (
+                "err_no_agent_binary",
+                path.display().to_string(),
+                String::new(),
+            ),
+            Self::AgentDidNotStart(detail) => {
+                ("err_agent_did_not_start", String::new(), detail.clone())
+            }
+            Self::AgentGone(detail) => ("err_agent_gone", String::new(), detail.clone()),
+            Self::AgentUnreachable { addr, detail } => {
+                ("err_agent_unreachable", addr.clone(), detail.clone())
+            }
+            Self::Unauthorized => ("err_unauthorized", String::new(), String::new()),
+            _ => return None,
+        })
+    }
+
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),

@@ -62,6 +62,28 @@ pub struct HostInfo {
     pub log: Vec<String>,
 }
 
+/// An error as the app shows it. `code` names its kind: a message-catalogue key the UI words
+/// in the chosen language, filling in `{subject}` (a host, an address, a path) and `{detail}`
+/// (what the system said). `message` is the whole sentence in English, shown when there is
+/// no code.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UiError {
+    pub code: Option<String>,
+    pub subject: String,
+    pub detail: String,
+    pub message: String,
+}
+
+impl UiError {
+    /// An error with no code: shown as its message.
+    pub fn plain(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            ..Self::default()
+        }
+    }
+}
+
 /// The host of a checkup made from a recording opened offline (the UI words it).
 pub const RECORDING_HOST: &str = "recording";
 
@@ -132,7 +154,7 @@ pub struct LiveProgress {
     pub reconnect_tries: u32,
     pub reconnect_reason: Option<String>,
     pub done: bool,
-    pub error: Option<String>,
+    pub error: Option<UiError>,
     /// The command's last output lines when a profiled run failed.
     pub output_tail: Vec<String>,
 }

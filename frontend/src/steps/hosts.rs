@@ -29,6 +29,11 @@ struct NewCheckup {
 }
 
 #[derive(Serialize)]
+struct Pick {
+    folder: bool,
+}
+
+#[derive(Serialize)]
 struct OpenRecording {
     path: String,
 }
@@ -76,7 +81,7 @@ pub fn panel(ui: Ui) -> impl IntoView {
             }
         });
     };
-    let open_recording = move |_| {
+    let open_recording = move || {
         ui.busy.set(Some(tr(&ui.lang.get_untracked(), "analysing")));
         let p = path.get_untracked();
         spawn_local(async move {
@@ -89,6 +94,19 @@ pub fn panel(ui: Ui) -> impl IntoView {
                 Err(e) => ui.fail(e),
             }
         });
+    };
+    // The system's file chooser fills the path and opens what was picked.
+    let pick = move |folder: bool| {
+        spawn_local(async move {
+            match call::<Option<String>>("pick_recording", Pick { folder }).await {
+                Ok(Some(p)) => {
+                    path.set(p);
+                    open_recording();
+                }
+                Ok(None) => {}
+                Err(e) => ui.fail(e),
+            }
+        })
     };
     view! {
         <div class="hosts">
@@ -124,7 +142,11 @@ pub fn panel(ui: Ui) -> impl IntoView {
             <details class="recording">
                 <summary>{move || tr(&ui.l(), "open_recording")}</summary>
                 <input id="recording-path" placeholder="/path/to/run_folder  or  trace.json.gz" prop:value=move || path.get() on:input=move |ev| path.set(event_target_value(&ev)) />
-                <button id="open-recording" on:click=open_recording>{move || tr(&ui.l(), "open")}</button>
+                <button id="open-recording" on:click=move |_| open_recording()>{move || tr(&ui.l(), "open")}</button>
+                <div class="row">
+                    <button id="pick-folder" on:click=move |_| pick(true)>{move || tr(&ui.l(), "pick_folder")}</button>
+                    <button id="pick-file" on:click=move |_| pick(false)>{move || tr(&ui.l(), "pick_file")}</button>
+                </div>
             </details>
         </div>
     }

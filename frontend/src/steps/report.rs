@@ -55,8 +55,8 @@ pub fn view(ui: Ui) -> impl IntoView {
                 <button id=format!("export-{format}") on:click=move |_| {
                     let lang = ui.lang.get_untracked();
                     spawn_local(async move {
-                        let result = call::<String>("export_report", Export { id, format: format.to_string(), lang }).await;
-                        exported.set(Some(result.unwrap_or_else(|e| e)));
+                        let result = call::<String>("export_report", Export { id, format: format.to_string(), lang: lang.clone() }).await;
+                        exported.set(Some(result.unwrap_or_else(|e| crate::i18n::error_words(&lang, &e))));
                     });
                 }>{format.to_uppercase()}</button>
             }
@@ -98,7 +98,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         <h3>{move || tr(&ui.l(), "preview")}</h3>
         {move || match preview.get() {
             Some(Ok(html)) => view! { <div class="report-preview" id="report-preview" inner_html=html></div> }.into_any(),
-            Some(Err(e)) => view! { <p class="empty">{e}</p> }.into_any(),
+            Some(Err(e)) => view! { <p class="empty">{crate::i18n::error_words(&ui.l(), &e)}</p> }.into_any(),
             None => view! { <p class="meta">"…"</p> }.into_any(),
         }}
         <button id="set-baseline" on:click=baseline>{move || tr(&ui.l(), "set_baseline")}</button>

@@ -20,16 +20,20 @@ async fn an_ssh_alias_gets_the_agent_uploaded_forwarded_and_sampled_through_the_
     )
     .await;
 
+    // A refused key, in the user's language, with what to try.
+    app.click("#lang-zh").await;
     app.type_into("#ssh-spec", "wrong-key").await;
     app.click("#connect-ssh").await;
     let refused = app
         .wait_for_text("#error", Duration::from_secs(30), |t| !t.is_empty())
         .await;
+    assert!(refused.starts_with("wrong-key 拒绝登录"), "{refused}");
     assert!(
-        refused.contains("ssh-copy-id"),
+        refused.contains("`ssh-copy-id wrong-key`"),
         "says what to try: {refused}"
     );
-    app.screenshot("1-key-refused").await;
+    app.screenshot("1-key-refused-zh").await;
+    app.click("#lang-en").await;
 
     app.type_into("#ssh-spec", "gpu-host").await;
     app.click("#connect-ssh").await;
