@@ -151,6 +151,7 @@ fn App() -> impl IntoView {
         opening: RwSignal::new(0),
     };
     ui.first_load();
+    ipc::on_checkups_changed(move || ui.refresh());
     ipc::on_live_progress(move |p: LiveProgress| {
         let done = p.done;
         let id = p.checkup_id;

@@ -79,6 +79,12 @@ pub async fn open_checkup(
         .as_ref()
         .map(|d| checkup_report::charts(d, checkup_report::i18n::text(language(&lang))))
         .unwrap_or_default();
+    // The UI shows the charts drawn above, not their series: a 30-minute run's series are
+    // megabytes the web view would only hold on to.
+    let diagnosis = diagnosis.map(|mut d| {
+        d.charts = Default::default();
+        d
+    });
     let notes = state.store.notes(id).await?;
     let environment = state.store.environment(id).await?.map(|mut r| {
         r.checks = checkup_report::localize_checks(&r.checks, language(&lang));
@@ -335,12 +341,7 @@ pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<
             path.display()
         )));
     }
-    let p = path.clone();
-    let d = tauri::async_runtime::spawn_blocking(move || {
-        checkup_engine::analyze_paths(&[p], &Default::default())
-    })
-    .await
-    .map_err(|e| AppError::Other(e.to_string()))??;
+    let d = crate::analyse(path.clone()).await?;
     let title = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

@@ -31,14 +31,13 @@ pub async fn import_demos_once(store: &Store) -> Result<(), AppError> {
     for name in names {
         let path = dir.join(name);
         // A recording that no longer analyses is left out of the demos, not the app's start.
-        let d =
-            match checkup_engine::analyze_paths(std::slice::from_ref(&path), &Default::default()) {
-                Ok(d) => d,
-                Err(e) => {
-                    eprintln!("demo checkup {name} left out: {e}");
-                    continue;
-                }
-            };
+        let d = match crate::analyse(path.clone()).await {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("demo checkup {name} left out: {e}");
+                continue;
+            }
+        };
         let title = format!("{name} (demo)");
         let id = store
             .create(&NewCheckup {

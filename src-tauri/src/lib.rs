@@ -68,6 +68,37 @@ impl serde::Serialize for AppError {
     }
 }
 
+/// Analyses a recording off the async threads. Reading a long run allocates a lot that is
+/// freed at the end; the freed heap is handed back to the system, so the app does not keep
+/// the high-water mark of its largest analysis for the rest of the session.
+pub(crate) async fn analyse(path: PathBuf) -> Result<checkup_model::Diagnosis, AppError> {
+    let d = tauri::async_runtime::spawn_blocking(move || {
+        checkup_engine::analyze_paths(&[path], &Default::default())
+    })
+    .await
+    .map_err(|e| AppError::Other(format!("the analysis stopped: {e}")))??;
+    #[cfg(target_os = "linux")]
+    // SAFETY: malloc_trim only releases free heap pages; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    Ok(d)
+}
+
+/// Keeps the app small for long sessions: the web view caches like a document viewer (one
+/// page, no back-forward or resource caches for browsing).
+#[cfg(target_os = "linux")]
+fn lean_memory(app: &tauri::App) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.with_webview(|view| {
+            use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
+            if let Some(context) = view.inner().context() {
+                context.set_cache_model(CacheModel::DocumentViewer);
+            }
+        });
+    }
+}
+
 pub fn run() {
     tauri::Builder::default()
         // The system's file chooser, called from Rust only (no JS permission granted).
@@ -81,7 +112,18 @@ pub fn run() {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| data.join("checkups.db"));
             let store = tauri::async_runtime::block_on(checkup_store::Store::open(&db))?;
-            tauri::async_runtime::block_on(demo::import_demos_once(&store))?;
+            // The demo import analyses every bundled recording: the window shows meanwhile and
+            // the list fills in when it is done.
+            let importing = store.clone();
+            let handle = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                if let Err(e) = demo::import_demos_once(&importing).await {
+                    eprintln!("the demo checkups could not be imported: {e}");
+                }
+                let _ = tauri::Emitter::emit(&handle, "checkups-changed", ());
+            });
+            #[cfg(target_os = "linux")]
+            lean_memory(app);
             app.manage(AppState {
                 store,
                 exports: data.join("exports"),

@@ -134,11 +134,7 @@ async fn analyse_and_store(
     let dir = client
         .download_run(run_id, &recordings_dir(app, id).join(run_id))
         .await?;
-    let d = tokio::task::spawn_blocking(move || {
-        checkup_engine::analyze_paths(&[dir], &Default::default())
-    })
-    .await
-    .map_err(|e| AppError::Other(e.to_string()))??;
+    let d = crate::analyse(dir).await?;
     let state = app.state::<AppState>();
     state.store.save_diagnosis(id, &d).await?;
     Ok(())

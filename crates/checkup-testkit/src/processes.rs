@@ -44,6 +44,9 @@ pub struct Memory {
     /// Proportional set: shared pages split between the processes sharing them (what the
     /// set costs the machine).
     pub pss_mib: f64,
+    /// The part of the proportional set that is the processes' own memory (heap, stacks,
+    /// JIT), not mapped files such as shared libraries.
+    pub pss_anon_mib: f64,
     pub processes: usize,
 }
 
@@ -64,6 +67,7 @@ pub fn memory_of(pids: &[u32]) -> Memory {
         };
         m.rss_mib += kib("Rss:") / 1024.0;
         m.pss_mib += kib("Pss:") / 1024.0;
+        m.pss_anon_mib += kib("Pss_Anon:") / 1024.0;
         m.processes += 1;
     }
     m
