@@ -104,15 +104,22 @@ pub async fn set_step(state: State<'_, AppState>, id: i64, step: String) -> Resu
     Ok(state.store.set_wizard_step(id, &step).await?)
 }
 
-async fn diagnosis_for_report(
+/// What a report of checkup `id` in `lang` is made from.
+async fn report_inputs(
     state: &AppState,
     id: i64,
-) -> Result<checkup_model::Diagnosis, AppError> {
-    state.store.diagnosis(id).await?.ok_or_else(|| {
+    lang: &str,
+) -> Result<(checkup_model::Diagnosis, ReportOptions), AppError> {
+    let d = state.store.diagnosis(id).await?.ok_or_else(|| {
         AppError::Other(format!(
             "checkup {id} has no diagnosis yet: sample or profile first, or open a recording"
         ))
-    })
+    })?;
+    let opts = ReportOptions {
+        language: language(lang),
+        baseline: None,
+    };
+    Ok((d, opts))
 }
 
 /// The report's content as HTML, for the report step's preview.
@@ -122,11 +129,7 @@ pub async fn report_preview(
     id: i64,
     lang: String,
 ) -> Result<String, AppError> {
-    let d = diagnosis_for_report(&state, id).await?;
-    let opts = ReportOptions {
-        language: language(&lang),
-        baseline: None,
-    };
+    let (d, opts) = report_inputs(&state, id, &lang).await?;
     Ok(checkup_report::html_body(&d, &opts))
 }
 
@@ -138,11 +141,7 @@ pub async fn export_report(
     format: String,
     lang: String,
 ) -> Result<String, AppError> {
-    let d = diagnosis_for_report(&state, id).await?;
-    let opts = ReportOptions {
-        language: language(&lang),
-        baseline: None,
-    };
+    let (d, opts) = report_inputs(&state, id, &lang).await?;
     std::fs::create_dir_all(&state.exports)
         .map_err(|e| AppError::Other(format!("{}: {e}", state.exports.display())))?;
     let path = state.exports.join(format!("checkup-{id}-{lang}.{format}"));
