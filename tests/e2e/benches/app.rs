@@ -82,6 +82,9 @@ async fn main() {
     walk_every_step(&app_session).await;
     let pids = app_session.app_processes();
     let open = memory_of(&pids);
+    // WebKit's allocator and JavaScriptCore's collector give memory back over time.
+    tokio::time::sleep(Duration::from_secs(20)).await;
+    let settled = memory_of(&app_session.app_processes());
     let each: Vec<String> = pids
         .iter()
         .map(|&pid| {
@@ -114,6 +117,10 @@ async fn main() {
         open.pss_mib, open.pss_anon_mib, open.rss_mib
     );
     println!("  of which (PSS): {}", each.join(", "));
+    println!(
+        "  the same 20 s later: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
+        settled.pss_mib, settled.pss_anon_mib, settled.rss_mib
+    );
     println!(
         "  opening it (read, analyse, store, draw): {:.1} s",
         opened_in.as_secs_f64()
