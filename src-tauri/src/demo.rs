@@ -7,22 +7,29 @@ use checkup_store::{NewCheckup, Store};
 
 use crate::AppError;
 
-/// Where the bundled recordings are: `GPU_CHECKUP_DEMOS`, else the repository's corpus.
-fn demo_dir() -> PathBuf {
+/// Where the bundled recordings are: `GPU_CHECKUP_DEMOS`, else the app's resources
+/// (`demos/`, copied from tests/corpus by the build, see tauri.conf.json).
+pub fn demo_dir(resources: Option<PathBuf>) -> PathBuf {
     std::env::var_os("GPU_CHECKUP_DEMOS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus"))
+        .or_else(|| resources.map(|r| r.join("demos")))
+        .unwrap_or_else(|| PathBuf::from("demos"))
 }
 
-pub async fn import_demos_once(store: &Store) -> Result<(), AppError> {
+pub async fn import_demos_once(store: &Store, dir: PathBuf) -> Result<(), AppError> {
     if !store.list().await?.is_empty() {
         return Ok(());
     }
-    let dir = demo_dir();
-    let labels: serde_json::Value = std::fs::read_to_string(dir.join("labels.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+    let labels: serde_json::Value = match std::fs::read_to_string(dir.join("labels.json")) {
+        Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
+        Err(e) => {
+            eprintln!(
+                "no demo checkups: {}: {e}",
+                dir.join("labels.json").display()
+            );
+            return Ok(());
+        }
+    };
     let Some(runs) = labels.as_object() else {
         return Ok(());
     };

@@ -116,8 +116,9 @@ pub fn run() {
             // the list fills in when it is done.
             let importing = store.clone();
             let handle = app.handle().clone();
+            let demos = demo::demo_dir(app.path().resource_dir().ok());
             tauri::async_runtime::spawn(async move {
-                if let Err(e) = demo::import_demos_once(&importing).await {
+                if let Err(e) = demo::import_demos_once(&importing, demos).await {
                     eprintln!("the demo checkups could not be imported: {e}");
                 }
                 let _ = tauri::Emitter::emit(&handle, "checkups-changed", ());
