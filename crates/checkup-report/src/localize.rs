@@ -319,7 +319,67 @@ fn localize_fix(x: &mut Fix) {
     }
 }
 
+/// The agent's own check texts (titles, meanings, fixes, fixed values) in Chinese, matched
+/// whole: a text not listed stays as it is.
+const AGENT_CHECK_TEXTS: [(&str, &str); 35] = [
+    ("NVIDIA driver", "NVIDIA 驱动"),
+    ("NVML answered: GPU sampling works.", "NVML 有响应：可以采样 GPU。"),
+    ("Without the driver there is nothing to sample on the GPU side.", "没有驱动，GPU 侧无从采样。"),
+    ("Install the NVIDIA driver, or run the agent on the GPU host", "安装 NVIDIA 驱动，或在 GPU 主机上运行 agent"),
+    ("agent built without NVML", "agent 构建时未包含 NVML"),
+    ("GPU facts were not read.", "未读取 GPU 信息。"),
+    ("Other processes on the GPUs", "GPU 上的其他进程"),
+    ("Another process on the same GPU shares its SMs and memory: timings of this job will be slower and noisy.", "同一块 GPU 上的其他进程会共享 SM 和显存：本任务的耗时会变慢且波动。"),
+    ("Check who runs them (ps -p PID) before measuring; on shared hosts pick an idle GPU with CUDA_VISIBLE_DEVICES", "测量前先查清是谁在运行它们（ps -p PID）；在共享主机上用 CUDA_VISIBLE_DEVICES 选一块空闲的 GPU"),
+    ("none", "无"),
+    ("GPU performance monitoring (GPM)", "GPU 性能监控（GPM）"),
+    ("not supported", "不支持"),
+    ("Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", "没有 GPM（Hopper 及更新的架构才有）就无法采样 SM 活跃度、Tensor Core 和显存带宽；仅凭 GPU-Util 无法区分访存受限与计算受限。"),
+    ("PyTorch in the training environment", "训练环境中的 PyTorch"),
+    ("The versions training will use; torch's CUDA runtime must not be newer than the driver's.", "训练将使用的版本；torch 的 CUDA 运行时不能比驱动支持的版本新。"),
+    ("Point --python at the interpreter of the training environment (a venv or conda env)", "用 --python 指向训练环境的解释器（venv 或 conda 环境）"),
+    ("Training software versions could not be read.", "无法读取训练软件的版本。"),
+    ("Pass --python /path/to/venv/bin/python", "传入 --python /path/to/venv/bin/python"),
+    ("/dev/shm size", "/dev/shm 大小"),
+    ("DataLoader workers hand batches to the training process through /dev/shm; containers default to 64 MB, which crashes workers (bus error) or forces tiny batches.", "DataLoader worker 通过 /dev/shm 把批次交给训练进程；容器默认只有 64 MB，会导致 worker 崩溃（bus error）或只能用很小的批次。"),
+    ("Start the container with --shm-size=16g (or --ipc=host)", "启动容器时加上 --shm-size=16g（或 --ipc=host）"),
+    ("missing", "不存在"),
+    ("No /dev/shm: DataLoader workers cannot share batches.", "没有 /dev/shm：DataLoader worker 无法共享批次。"),
+    ("Mount a tmpfs at /dev/shm", "在 /dev/shm 挂载一个 tmpfs"),
+    ("GPU performance counters", "GPU 性能计数器"),
+    ("admin only (RmProfilingAdminOnly=1)", "仅限管理员（RmProfilingAdminOnly=1）"),
+    ("Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", "在这台主机上，硬件计数器（Nsight Compute、DCGM profiling）需要 root 权限；NVML、GPM 和 torch.profiler 跟踪仍然可用。"),
+    ("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)", "以 root 运行，或由管理员设置 NVreg_RestrictProfilingToAdminUsers=0"),
+    ("open to all users", "对所有用户开放"),
+    ("Profiling counters are readable without root.", "无需 root 即可读取性能计数器。"),
+    ("The driver's profiling restriction could not be read.", "无法读取驱动的性能分析权限设置。"),
+    ("Free disk for data and checkpoints", "数据与检查点所在磁盘的剩余空间"),
+    ("Checkpoints of large models take tens of GB each; a full disk kills training at the first save.", "大模型的每个检查点有数十 GB；磁盘写满会让训练在第一次保存时中断。"),
+    ("Free space or point checkpoints at a larger volume", "清理空间，或把检查点写到更大的卷上"),
+    ("no /proc/driver/nvidia/params", "没有 /proc/driver/nvidia/params"),
+];
+
 fn localize_check(c: &mut EnvCheck) {
+    let zh = |text: &str| {
+        AGENT_CHECK_TEXTS
+            .iter()
+            .find(|(en, _)| *en == text)
+            .map(|(_, zh)| (*zh).to_owned())
+    };
+    for text in [&mut c.title, &mut c.meaning, &mut c.value] {
+        if let Some(t) = zh(text) {
+            *text = t;
+        }
+    }
+    if let Some(fix) = c.fix.as_mut() {
+        if let Some(t) = zh(fix) {
+            *fix = t;
+        }
+    }
+    // "53.8 GiB free at /data"
+    if let Some((free, at)) = c.value.split_once(" free at ") {
+        c.value = format!("{at} 剩余 {free}");
+    }
     let (title, meaning) = match c.id.as_str() {
         "persistence_mode" => ("持久模式", "未开启持久模式时，没有进程占用 GPU 驱动就会释放它；每次启动任务都要花数秒重新初始化，时钟也可能从低位开始。"),
         "mig" => ("MIG 模式", "开启 MIG 后，进程只能看到其切片的 SM 与显存带宽：速度只有整卡的一部分。"),
@@ -464,6 +524,41 @@ mod comparison_tests {
         );
         assert_eq!(zh.changes[0].figure, "数据加载占比");
         assert_eq!(zh.changes[0].change, "+91 个百分点");
+    }
+
+    #[test]
+    fn the_agents_own_checks_read_in_chinese() {
+        let checks = [
+            EnvCheck {
+                id: "dev_shm".into(),
+                title: "/dev/shm size".into(),
+                status: checkup_model::CheckStatus::Fail,
+                value: "0.1 GiB".into(),
+                meaning: "DataLoader workers hand batches to the training process through /dev/shm; containers default to 64 MB, which crashes workers (bus error) or forces tiny batches.".into(),
+                fix: Some("Start the container with --shm-size=16g (or --ipc=host)".into()),
+            },
+            EnvCheck {
+                id: "disk_free".into(),
+                title: "Free disk for data and checkpoints".into(),
+                status: checkup_model::CheckStatus::Pass,
+                value: "53.8 GiB free at /data".into(),
+                meaning: "Checkpoints of large models take tens of GB each; a full disk kills training at the first save.".into(),
+                fix: None,
+            },
+        ];
+        let zh = localize_checks(&checks, Language::Zh);
+        assert_eq!(zh[0].title, "/dev/shm 大小");
+        assert!(
+            zh[0].meaning.starts_with("DataLoader worker 通过 /dev/shm"),
+            "{}",
+            zh[0].meaning
+        );
+        assert_eq!(
+            zh[0].fix.as_deref(),
+            Some("启动容器时加上 --shm-size=16g（或 --ipc=host）")
+        );
+        assert_eq!(zh[1].value, "/data 剩余 53.8 GiB");
+        assert_eq!(localize_checks(&checks, Language::En), checks.to_vec());
     }
 
     #[test]
