@@ -29,25 +29,25 @@ pub async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Resul
 
 /// Calls `f` with every `live-progress` event for the life of the page.
 pub fn on_live_progress(f: impl Fn(LiveProgress) + 'static) {
-    on_event("live-progress", f);
+    wasm_bindgen_futures::spawn_local(on_event("live-progress", f));
 }
 
-/// Calls `f` whenever the backend changed the list of checkups by itself (the demo import).
-pub fn on_checkups_changed(f: impl Fn() + 'static) {
-    on_event("checkups-changed", move |()| f());
+/// Calls `f` whenever the backend changed the list of checkups by itself (the demo import);
+/// returns once listening, so a list read afterwards misses no change.
+pub async fn on_checkups_changed(f: impl Fn() + 'static) {
+    on_event("checkups-changed", move |()| f()).await;
 }
 
-/// Calls `f` with the payload of every `event` for the life of the page.
-fn on_event<T: DeserializeOwned + 'static>(event: &'static str, f: impl Fn(T) + 'static) {
+/// Calls `f` with the payload of every `event` for the life of the page, from when the
+/// returned future completes.
+async fn on_event<T: DeserializeOwned + 'static>(event: &'static str, f: impl Fn(T) + 'static) {
     let handler = Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
         let payload = js_sys::Reflect::get(&e, &"payload".into()).unwrap_or(JsValue::NULL);
         if let Ok(p) = serde_wasm_bindgen::from_value::<T>(payload) {
             f(p);
         }
     });
-    wasm_bindgen_futures::spawn_local(async move {
-        let _ = listen(event, &handler).await;
-        // The listener lives as long as the page.
-        handler.forget();
-    });
+    let _ = listen(event, &handler).await;
+    // The listener lives as long as the page.
+    handler.forget();
 }

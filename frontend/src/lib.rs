@@ -60,8 +60,10 @@ impl Ui {
 
     /// Loads the history, then tells the shell once the first full screen has been painted
     /// (two animation frames after the list is set): what the startup benchmark times.
+    /// Listens for list changes first: the demo import may finish at any moment.
     fn first_load(self) {
         spawn_local(async move {
+            ipc::on_checkups_changed(move || self.refresh()).await;
             match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
                 Ok(list) => self.checkups.set(list),
                 Err(e) => self.fail(e),
@@ -151,7 +153,6 @@ fn App() -> impl IntoView {
         opening: RwSignal::new(0),
     };
     ui.first_load();
-    ipc::on_checkups_changed(move || ui.refresh());
     ipc::on_live_progress(move |p: LiveProgress| {
         let done = p.done;
         let id = p.checkup_id;

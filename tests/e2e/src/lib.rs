@@ -258,8 +258,9 @@ impl App {
                 *seen = Some(error.clone()).filter(|e| !e.is_empty());
             }
             if Instant::now() > deadline {
+                self.screenshot("timeout").await;
                 panic!(
-                    "{css:?} reads {text:?} after {timeout:?}; the app shows the error {error:?}"
+                    "{css:?} reads {text:?} after {timeout:?}; the app shows the error {error:?} (screen: timeout.png)"
                 );
             }
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -274,11 +275,13 @@ impl App {
             if found >= n {
                 return found;
             }
-            assert!(
-                Instant::now() < deadline,
-                "{found} of {n} {css:?} after {timeout:?}; error shown: {:?}",
-                self.last_error()
-            );
+            if Instant::now() > deadline {
+                self.screenshot("timeout").await;
+                panic!(
+                    "{found} of {n} {css:?} after {timeout:?}; error shown: {:?} (screen: timeout.png)",
+                    self.last_error()
+                );
+            }
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
