@@ -8,11 +8,22 @@ use checkup_store::{NewCheckup, Store};
 use crate::AppError;
 
 /// Where the bundled recordings are: `GPU_CHECKUP_DEMOS`, else the app's resources
-/// (`demos/`, copied from tests/corpus by the build, see tauri.conf.json).
+/// (`demos/`, copied from tests/corpus, see tauri.conf.json): in the installed app's resource
+/// folder, or beside the binary where the build puts them (Tauri takes a binary outside a
+/// folder named `target` for an installed one, so a build with another CARGO_TARGET_DIR
+/// finds them only there).
 pub fn demo_dir(resources: Option<PathBuf>) -> PathBuf {
-    std::env::var_os("GPU_CHECKUP_DEMOS")
-        .map(PathBuf::from)
-        .or_else(|| resources.map(|r| r.join("demos")))
+    if let Some(dir) = std::env::var_os("GPU_CHECKUP_DEMOS") {
+        return dir.into();
+    }
+    let beside_binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("demos")));
+    resources
+        .map(|r| r.join("demos"))
+        .into_iter()
+        .chain(beside_binary)
+        .find(|d| d.join("labels.json").is_file())
         .unwrap_or_else(|| PathBuf::from("demos"))
 }
 
