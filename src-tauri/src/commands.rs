@@ -341,10 +341,18 @@ pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<
         )));
     }
     let d = crate::analyse(path.clone()).await?;
-    let title = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    // A file is named with its folder: "trace.json.gz" alone says nothing in the history.
+    let name = |p: &std::path::Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let title = match (
+        name(&path),
+        path.is_file()
+            .then(|| path.parent().and_then(name))
+            .flatten(),
+    ) {
+        (Some(file), Some(folder)) => format!("{folder}/{file}"),
+        (Some(file), None) => file,
+        _ => path.display().to_string(),
+    };
     let id = state
         .store
         .create(&NewCheckup {

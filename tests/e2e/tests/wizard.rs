@@ -1,7 +1,8 @@
 //! A person without a GPU: the first start offers the bundled real-GPU recordings as demo
 //! checkups; one is opened and walked through every wizard step in English and in Chinese
 //! (a screenshot of each), its report previewed and exported as PDF, made the baseline, and
-//! compared side by side with another checkup. The checkup resumes at the step left.
+//! compared side by side with another checkup. The checkup resumes at the step left. A
+//! recording is opened offline: a wrong path is named, a trace file diagnosed.
 
 use std::time::Duration;
 
@@ -129,5 +130,30 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
         .unwrap();
     assert_eq!(opened.wizard_step, "report");
     assert!(opened.is_baseline);
+
+    // A recording opened offline: a bad path is named, a Kineto trace file is diagnosed.
+    switch_language(&app, "en").await;
+    app.click("details.recording summary").await;
+    app.type_into("#recording-path", "/nonexistent/run").await;
+    app.click("#open-recording").await;
+    let error = app
+        .wait_for_text("#error", Duration::from_secs(10), |t| !t.is_empty())
+        .await;
+    assert!(error.contains("/nonexistent/run does not exist"), "{error}");
+    let trace = checkup_testkit::workspace_root().join("tests/corpus/launch_bound/trace.json.gz");
+    app.type_into("#recording-path", &trace.display().to_string())
+        .await;
+    app.click("#open-recording").await;
+    let verdict = app
+        .wait_for_text("#verdict", Duration::from_secs(30), |t| {
+            t.contains("kernel_launch")
+        })
+        .await;
+    assert!(verdict.contains("kernel_launch"), "{verdict}");
+    assert_eq!(
+        app.text("#checkup-title").await,
+        "launch_bound/trace.json.gz"
+    );
+    app.screenshot("en/7-opened-trace").await;
     app.quit().await;
 }
