@@ -261,3 +261,46 @@ fn a_websocket_client_that_reconnects_with_its_last_sequence_loses_no_sample() {
     )));
     assert!(err.is_err());
 }
+
+#[test]
+fn an_agent_started_with_exit_with_parent_ends_when_its_parent_does() {
+    let dir = tempfile::tempdir().unwrap();
+    // A shell starts the agent, says its pid and exits after two seconds, as a killed app would.
+    let mut shell = Command::new("sh")
+        .arg("-c")
+        .arg(r#""$0" serve --exit-with-parent --token-file "$1/token" --runs "$1/runs" >/dev/null & echo $!; sleep 2"#)
+        .arg(env!("CARGO_BIN_EXE_checkup-agent"))
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(shell.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let pid: u32 = line.trim().parse().unwrap();
+    let running = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // A zombie nobody reaps (containers without an init) has ended too.
+        !stat.is_empty()
+            && !stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+    };
+    std::thread::sleep(Duration::from_millis(1000));
+    assert!(running(pid), "the agent runs while its parent does");
+    shell.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while running(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let gone = !running(pid);
+    if !gone {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    }
+    assert!(
+        gone,
+        "the orphaned agent {pid} still runs 10 s after its parent ended"
+    );
+}
