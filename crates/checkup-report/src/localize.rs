@@ -359,12 +359,68 @@ const AGENT_CHECK_TEXTS: [(&str, &str); 35] = [
     ("no /proc/driver/nvidia/params", "没有 /proc/driver/nvidia/params"),
 ];
 
+/// The engine's environment-check values and fixes in Chinese, matched whole (the titles and
+/// meanings are translated by check id in `localize_check`).
+const ENGINE_CHECK_TEXTS: [(&str, &str); 14] = [
+    ("enabled", "已开启"),
+    ("disabled", "已关闭"),
+    ("enabled: this job gets a slice of the GPU", "已开启：本任务只分到 GPU 的一个切片"),
+    ("row remapping or page retirement waits for a GPU reset", "行重映射或页面退役正在等待 GPU 重置"),
+    ("sudo nvidia-smi -pm 1 (or enable nvidia-persistenced); ask the host's admin on shared machines", "sudo nvidia-smi -pm 1（或启用 nvidia-persistenced）；共享主机请联系管理员"),
+    ("Ask for a full GPU (MIG disabled) or size expectations to the slice", "申请一整块 GPU（关闭 MIG），或按切片大小调整预期"),
+    ("Re-check under load (nvidia-smi -q -d PCI); a reduced width needs the card reseated or the slot/BIOS fixed by the host's admin", "在负载下再查一次（nvidia-smi -q -d PCI）；链路宽度降低需要由管理员重新插卡或修复插槽/BIOS"),
+    ("Drain the GPU and report it to the host's admin or cloud provider", "停止在这块 GPU 上调度任务，并报告给主机管理员或云服务商"),
+    ("Reset the GPU when idle (nvidia-smi -r) or reboot the host", "在 GPU 空闲时重置它（nvidia-smi -r）或重启主机"),
+    ("Ask the host's admin to restore the default power limit (nvidia-smi -pl)", "请主机管理员恢复默认功耗上限（nvidia-smi -pl）"),
+    ("Check cooling and power; compare against the sampled clock-event reasons during training", "检查散热与供电；与训练期间采样到的降频原因对照"),
+    ("Install a torch wheel built for the driver's CUDA version (e.g. the cu12x index), or upgrade the driver", "安装与驱动 CUDA 版本匹配的 torch（例如 cu12x 索引），或升级驱动"),
+    ("Unset NCCL_P2P_DISABLE (it is often left over from a workaround for a broken PCIe switch)", "取消 NCCL_P2P_DISABLE（它常是为绕过故障 PCIe 交换机而遗留的设置）"),
+    ("Lower num_workers to about (cores / GPUs) − 1", "把 num_workers 降到约（核心数 / GPU 数）− 1"),
+];
+
+/// An engine check value with numbers in it, in Chinese; `None` when it has no known form.
+fn check_value_zh(value: &str) -> Option<String> {
+    // "Gen 4 x16 of Gen 5 x16"
+    if let Some((now, max)) = value
+        .strip_prefix("Gen ")
+        .and_then(|v| v.split_once(" of Gen "))
+    {
+        return Some(format!("Gen {now}（最高 Gen {max}）"));
+    }
+    // "600 W of 700 W default"
+    if let Some((limit, default)) = value
+        .strip_suffix(" W default")
+        .and_then(|v| v.split_once(" W of "))
+    {
+        return Some(format!("{limit} W（默认 {default} W）"));
+    }
+    // "torch built for CUDA 12.8; driver supports up to CUDA 12.4"
+    if let Some((runtime, driver)) = value
+        .strip_prefix("torch built for CUDA ")
+        .and_then(|v| v.split_once("; driver supports up to CUDA "))
+    {
+        return Some(format!(
+            "torch 基于 CUDA {runtime} 构建；驱动最高支持 CUDA {driver}"
+        ));
+    }
+    // "2 workers × 1 GPU(s) on 16 logical CPUs"
+    let (workers, rest) = value.split_once(" workers × ")?;
+    let (gpus, cpus) = rest
+        .strip_suffix(" logical CPUs")?
+        .split_once(" GPU(s) on ")?;
+    Some(format!(
+        "{workers} 个 worker × {gpus} 块 GPU，{cpus} 个逻辑 CPU"
+    ))
+}
+
 fn localize_check(c: &mut EnvCheck) {
     let zh = |text: &str| {
         AGENT_CHECK_TEXTS
             .iter()
+            .chain(&ENGINE_CHECK_TEXTS)
             .find(|(en, _)| *en == text)
             .map(|(_, zh)| (*zh).to_owned())
+            .or_else(|| check_value_zh(text))
     };
     for text in [&mut c.title, &mut c.meaning, &mut c.value] {
         if let Some(t) = zh(text) {
@@ -558,6 +614,21 @@ mod comparison_tests {
             Some("启动容器时加上 --shm-size=16g（或 --ipc=host）")
         );
         assert_eq!(zh[1].value, "/data 剩余 53.8 GiB");
+        for (en, want) in [
+            ("Gen 4 x16 of Gen 5 x16", "Gen 4 x16（最高 Gen 5 x16）"),
+            ("600 W of 700 W default", "600 W（默认 700 W）"),
+            (
+                "2 workers × 1 GPU(s) on 16 logical CPUs",
+                "2 个 worker × 1 块 GPU，16 个逻辑 CPU",
+            ),
+            (
+                "torch built for CUDA 12.8; driver supports up to CUDA 12.4",
+                "torch 基于 CUDA 12.8 构建；驱动最高支持 CUDA 12.4",
+            ),
+        ] {
+            assert_eq!(check_value_zh(en).as_deref(), Some(want));
+        }
+        assert_eq!(check_value_zh("23.5 GiB"), None);
         assert_eq!(localize_checks(&checks, Language::En), checks.to_vec());
     }
 
