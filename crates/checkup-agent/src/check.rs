@@ -23,24 +23,6 @@ pub struct CheckOptions {
 
 pub use checkup_model::CheckReport;
 
-fn check(
-    id: &str,
-    title: &str,
-    status: CheckStatus,
-    value: String,
-    meaning: &str,
-    fix: Option<&str>,
-) -> EnvCheck {
-    EnvCheck {
-        id: id.into(),
-        title: title.into(),
-        status,
-        value,
-        meaning: meaning.into(),
-        fix: fix.map(str::to_owned),
-    }
-}
-
 /// What NVML says about the driver and the GPUs, into `facts`.
 #[cfg(feature = "nvml")]
 fn nvml_facts(nv: &crate::collect::nvml::NvmlCollector, facts: &mut RunFacts) {
@@ -71,7 +53,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
     match crate::collect::nvml::NvmlCollector::new() {
         Ok(nv) => {
             nvml_facts(&nv, &mut facts);
-            checks.push(check(
+            checks.push(EnvCheck::new(
                 "nvidia_driver",
                 "NVIDIA driver",
                 CheckStatus::Pass,
@@ -96,7 +78,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                     )
                 })
                 .collect();
-            checks.push(check(
+            checks.push(EnvCheck::new(
                 "gpu_processes",
                 "Other processes on the GPUs",
                 if others.is_empty() { CheckStatus::Pass } else { CheckStatus::Warn },
@@ -105,10 +87,10 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                 (!others.is_empty()).then_some("Check who runs them (ps -p PID) before measuring; on shared hosts pick an idle GPU with CUDA_VISIBLE_DEVICES"),
             ));
             if !nv.gpm_supported() && nv.gpu_count() > 0 {
-                checks.push(check("gpm", "GPU performance monitoring (GPM)", CheckStatus::Warn, "not supported".into(), "Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", None));
+                checks.push(EnvCheck::new("gpm", "GPU performance monitoring (GPM)", CheckStatus::Warn, "not supported".into(), "Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", None));
             }
         }
-        Err(e) => checks.push(check(
+        Err(e) => checks.push(EnvCheck::new(
             "nvidia_driver",
             "NVIDIA driver",
             CheckStatus::Fail,
@@ -118,7 +100,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         )),
     }
     #[cfg(not(feature = "nvml"))]
-    checks.push(check(
+    checks.push(EnvCheck::new(
         "nvidia_driver",
         "NVIDIA driver",
         CheckStatus::Unknown,
@@ -136,7 +118,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
             facts.torch_version = v.torch.clone();
             facts.cuda_runtime_version = v.cuda.clone();
             facts.nccl_version = v.nccl.clone();
-            checks.push(check(
+            checks.push(EnvCheck::new(
                 "torch",
                 "PyTorch in the training environment",
                 if v.torch.is_some() { CheckStatus::Pass } else { CheckStatus::Warn },
@@ -151,7 +133,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                 v.torch.is_none().then_some("Point --python at the interpreter of the training environment (a venv or conda env)"),
             ));
         }
-        Err(e) => checks.push(check(
+        Err(e) => checks.push(EnvCheck::new(
             "torch",
             "PyTorch in the training environment",
             CheckStatus::Unknown,
@@ -272,7 +254,7 @@ pub fn shm_check(path: &Path) -> EnvCheck {
             } else {
                 CheckStatus::Pass
             };
-            check(
+            EnvCheck::new(
                 "dev_shm",
                 "/dev/shm size",
                 status,
@@ -281,7 +263,7 @@ pub fn shm_check(path: &Path) -> EnvCheck {
                 (status != CheckStatus::Pass).then_some("Start the container with --shm-size=16g (or --ipc=host)"),
             )
         }
-        None => check(
+        None => EnvCheck::new(
             "dev_shm",
             "/dev/shm size",
             CheckStatus::Warn,
@@ -300,9 +282,9 @@ fn profiling_permission_check() -> EnvCheck {
             .map(|v| v.trim() == "1")
     });
     match admin_only {
-        Some(true) => check("profiling_permission", "GPU performance counters", CheckStatus::Warn, "admin only (RmProfilingAdminOnly=1)".into(), "Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", Some("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)")),
-        Some(false) => check("profiling_permission", "GPU performance counters", CheckStatus::Pass, "open to all users".into(), "Profiling counters are readable without root.", None),
-        None => check("profiling_permission", "GPU performance counters", CheckStatus::Unknown, "no /proc/driver/nvidia/params".into(), "The driver's profiling restriction could not be read.", None),
+        Some(true) => EnvCheck::new("profiling_permission", "GPU performance counters", CheckStatus::Warn, "admin only (RmProfilingAdminOnly=1)".into(), "Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", Some("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)")),
+        Some(false) => EnvCheck::new("profiling_permission", "GPU performance counters", CheckStatus::Pass, "open to all users".into(), "Profiling counters are readable without root.", None),
+        None => EnvCheck::new("profiling_permission", "GPU performance counters", CheckStatus::Unknown, "no /proc/driver/nvidia/params".into(), "The driver's profiling restriction could not be read.", None),
     }
 }
 
@@ -316,7 +298,7 @@ pub fn disk_check(dir: &Path) -> EnvCheck {
             } else {
                 CheckStatus::Pass
             };
-            check(
+            EnvCheck::new(
                 "disk_free",
                 "Free disk for data and checkpoints",
                 status,
@@ -325,7 +307,7 @@ pub fn disk_check(dir: &Path) -> EnvCheck {
                 (status != CheckStatus::Pass).then_some("Free space or point checkpoints at a larger volume"),
             )
         }
-        None => check(
+        None => EnvCheck::new(
             "disk_free",
             "Free disk for data and checkpoints",
             CheckStatus::Unknown,

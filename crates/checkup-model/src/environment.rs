@@ -23,3 +23,24 @@ pub struct EnvCheck {
     pub meaning: String,
     pub fix: Option<String>,
 }
+
+impl EnvCheck {
+    /// A check as the engine and the agent write them: fixed texts, a value read off the host.
+    pub fn new(
+        id: &str,
+        title: &str,
+        status: CheckStatus,
+        value: String,
+        meaning: &str,
+        fix: Option<&str>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            title: title.into(),
+            status,
+            value,
+            meaning: meaning.into(),
+            fix: fix.map(str::to_owned),
+        }
+    }
+}

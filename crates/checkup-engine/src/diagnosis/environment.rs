@@ -5,15 +5,7 @@ use checkup_model::{CheckStatus, EnvCheck, RunFacts};
 
 pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
     let mut out = Vec::new();
-    let check =
-        |id: &str, title: &str, status, value: String, meaning: &str, fix: Option<&str>| EnvCheck {
-            id: id.into(),
-            title: title.into(),
-            status,
-            value,
-            meaning: meaning.into(),
-            fix: fix.map(str::to_owned),
-        };
+    let check = EnvCheck::new;
     for g in &facts.gpus {
         let gpu = format!("GPU {}", g.index);
         if let Some(p) = g.persistence_mode {
