@@ -27,7 +27,14 @@ pub struct TraceAnalysis {
 }
 
 pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
-    let step_of = assign_steps(t);
+    // When each GPU op's launch call started, by correlation id.
+    let launch_at: HashMap<i64, f64> = t
+        .runtime
+        .iter()
+        .filter(|r| r.correlation >= 0)
+        .map(|r| (r.correlation, r.start))
+        .collect();
+    let step_of = assign_steps(t, &launch_at);
     let steady = steady_steps(t, th);
     let steady_numbers: Vec<u64> = steady.iter().map(|&i| t.steps[i].number).collect();
 
@@ -126,12 +133,6 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     };
     let mut sync_ends: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.end).collect();
     sync_ends.sort_by(f64::total_cmp);
-    let launch_at: HashMap<i64, f64> = t
-        .runtime
-        .iter()
-        .filter(|r| r.correlation >= 0)
-        .map(|r| (r.correlation, r.start))
-        .collect();
 
     let mut idle = IdleSplit::default();
     let mut waits = HostWaits::default();
@@ -409,13 +410,7 @@ fn subtract(a: &[Interval], b: &[Interval]) -> Vec<Interval> {
 /// Step index (into `t.steps`) of each GPU op, by the CPU step that launched it. Ops whose
 /// launch is not in the trace inherit the step of the op before them: one stream runs its
 /// work in launch order.
-fn assign_steps(t: &Trace) -> Vec<Option<usize>> {
-    let launch_at: HashMap<i64, f64> = t
-        .runtime
-        .iter()
-        .filter(|r| r.correlation >= 0)
-        .map(|r| (r.correlation, r.start))
-        .collect();
+fn assign_steps(t: &Trace, launch_at: &HashMap<i64, f64>) -> Vec<Option<usize>> {
     let step_at = |x: f64| -> Option<usize> {
         let i = t.steps.partition_point(|s| s.start <= x);
         let i = i.checked_sub(1)?;
