@@ -98,24 +98,19 @@ pub fn markdown_to_pdf(
     let world = ReportWorld { main, files };
     let document = typst::compile::<PagedDocument>(&world)
         .output
-        .map_err(|errors| {
-            ReportError::Pdf(
-                errors
-                    .iter()
-                    .map(|e| e.message.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-            )
-        })?;
-    typst_pdf::pdf(&document, &typst_pdf::PdfOptions::default()).map_err(|errors| {
-        ReportError::Pdf(
-            errors
-                .iter()
-                .map(|e| e.message.to_string())
-                .collect::<Vec<_>>()
-                .join("; "),
-        )
-    })
+        .map_err(|errors| typst_error(&errors))?;
+    typst_pdf::pdf(&document, &typst_pdf::PdfOptions::default()).map_err(|e| typst_error(&e))
+}
+
+/// Typst's diagnostics as one error line.
+fn typst_error(errors: &[typst::diag::SourceDiagnostic]) -> ReportError {
+    ReportError::Pdf(
+        errors
+            .iter()
+            .map(|e| e.message.to_string())
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }
 
 const PREAMBLE: &str = r##"#set page(paper: "a4", margin: (x: 16mm, y: 18mm), numbering: "1 / 1")
