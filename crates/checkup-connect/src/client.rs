@@ -128,7 +128,7 @@ impl AgentClient {
 
     /// Stops sampling; returns the run id that was sampled into.
     pub async fn stop_sampling(&self) -> Result<String> {
-        let v: serde_json::Value = self
+        let stopped: Created = self
             .json(
                 "stop sampling",
                 self.http
@@ -136,13 +136,7 @@ impl AgentClient {
                     .timeout(Duration::from_secs(30)),
             )
             .await?;
-        v.get("id")
-            .and_then(|i| i.as_str())
-            .map(str::to_owned)
-            .ok_or_else(|| ConnectError::Protocol {
-                what: "stop sampling".into(),
-                detail: "no id".into(),
-            })
+        Ok(stopped.id)
     }
 
     /// Starts a profiled training run; returns its id.
