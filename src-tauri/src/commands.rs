@@ -353,18 +353,7 @@ pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<
         (Some(file), None) => file,
         _ => path.display().to_string(),
     };
-    let id = state
-        .store
-        .create(&NewCheckup {
-            title,
-            host: checkup_model::RECORDING_HOST.into(),
-            source: Some(path.display().to_string()),
-            is_demo: false,
-        })
-        .await?;
-    state.store.save_diagnosis(id, &d).await?;
-    state.store.set_wizard_step(id, "diagnosis").await?;
-    Ok(id)
+    crate::store_recording(&state.store, title, &path, &d, false).await
 }
 
 #[tauri::command]

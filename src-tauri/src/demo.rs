@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use checkup_store::{NewCheckup, Store};
+use checkup_store::Store;
 
 use crate::AppError;
 
@@ -27,9 +27,10 @@ pub fn demo_dir(resources: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("demos"))
 }
 
-pub async fn import_demos_once(store: &Store, dir: PathBuf) -> Result<(), AppError> {
+/// Imports the demo recordings into an empty history; returns how many it stored.
+pub async fn import_demos_once(store: &Store, dir: PathBuf) -> Result<usize, AppError> {
     if !store.list().await?.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let labels: serde_json::Value = match std::fs::read_to_string(dir.join("labels.json")) {
         Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
@@ -38,14 +39,15 @@ pub async fn import_demos_once(store: &Store, dir: PathBuf) -> Result<(), AppErr
                 "no demo checkups: {}: {e}",
                 dir.join("labels.json").display()
             );
-            return Ok(());
+            return Ok(0);
         }
     };
     let Some(runs) = labels.as_object() else {
-        return Ok(());
+        return Ok(0);
     };
     let mut names: Vec<&String> = runs.keys().collect();
     names.sort();
+    let mut stored = 0;
     for name in names {
         let path = dir.join(name);
         // A recording that no longer analyses is left out of the demos, not the app's start.
@@ -56,17 +58,8 @@ pub async fn import_demos_once(store: &Store, dir: PathBuf) -> Result<(), AppErr
                 continue;
             }
         };
-        let title = format!("{name} (demo)");
-        let id = store
-            .create(&NewCheckup {
-                title,
-                host: checkup_model::RECORDING_HOST.into(),
-                source: Some(path.display().to_string()),
-                is_demo: true,
-            })
-            .await?;
-        store.save_diagnosis(id, &d).await?;
-        store.set_wizard_step(id, "diagnosis").await?;
+        crate::store_recording(store, format!("{name} (demo)"), &path, &d, true).await?;
+        stored += 1;
     }
-    Ok(())
+    Ok(stored)
 }

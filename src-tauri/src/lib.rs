@@ -85,18 +85,25 @@ pub(crate) async fn analyse(path: PathBuf) -> Result<checkup_model::Diagnosis, A
     Ok(d)
 }
 
-/// Keeps the app small for long sessions: the web view caches like a document viewer (one
-/// page, no back-forward or resource caches for browsing).
-#[cfg(target_os = "linux")]
-fn lean_memory(app: &tauri::App) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.with_webview(|view| {
-            use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
-            if let Some(context) = view.inner().context() {
-                context.set_cache_model(CacheModel::DocumentViewer);
-            }
-        });
-    }
+/// Stores an analysed recording as a checkup that opens at its diagnosis.
+pub(crate) async fn store_recording(
+    store: &checkup_store::Store,
+    title: String,
+    path: &std::path::Path,
+    diagnosis: &checkup_model::Diagnosis,
+    is_demo: bool,
+) -> Result<i64, AppError> {
+    let id = store
+        .create(&checkup_store::NewCheckup {
+            title,
+            host: checkup_model::RECORDING_HOST.into(),
+            source: Some(path.display().to_string()),
+            is_demo,
+        })
+        .await?;
+    store.save_diagnosis(id, diagnosis).await?;
+    store.set_wizard_step(id, "diagnosis").await?;
+    Ok(id)
 }
 
 pub fn run() {
@@ -118,13 +125,14 @@ pub fn run() {
             let handle = app.handle().clone();
             let demos = demo::demo_dir(app.path().resource_dir().ok());
             tauri::async_runtime::spawn(async move {
-                if let Err(e) = demo::import_demos_once(&importing, demos).await {
-                    eprintln!("the demo checkups could not be imported: {e}");
+                match demo::import_demos_once(&importing, demos).await {
+                    Ok(0) => {}
+                    Ok(_) => {
+                        let _ = tauri::Emitter::emit(&handle, "checkups-changed", ());
+                    }
+                    Err(e) => eprintln!("the demo checkups could not be imported: {e}"),
                 }
-                let _ = tauri::Emitter::emit(&handle, "checkups-changed", ());
             });
-            #[cfg(target_os = "linux")]
-            lean_memory(app);
             app.manage(AppState {
                 store,
                 exports: data.join("exports"),
