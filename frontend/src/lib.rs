@@ -64,10 +64,7 @@ impl Ui {
     fn first_load(self) {
         spawn_local(async move {
             ipc::on_checkups_changed(move || self.refresh()).await;
-            match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
-                Ok(list) => self.checkups.set(list),
-                Err(e) => self.fail(e),
-            }
+            self.load_list().await;
             request_animation_frame(|| {
                 request_animation_frame(|| {
                     spawn_local(async {
@@ -78,13 +75,16 @@ impl Ui {
         })
     }
 
+    /// Reloads the history list.
     pub fn refresh(self) {
-        spawn_local(async move {
-            match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
-                Ok(list) => self.checkups.set(list),
-                Err(e) => self.fail(e),
-            }
-        })
+        spawn_local(self.load_list())
+    }
+
+    async fn load_list(self) {
+        match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
+            Ok(list) => self.checkups.set(list),
+            Err(e) => self.fail(e),
+        }
     }
 
     /// Opens a checkup; `at` overrides the step it resumes at.
