@@ -367,6 +367,16 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
+/// The number before "samples" in a live progress line (0 when there is none).
+pub fn samples_in(progress: &str) -> u64 {
+    let words: Vec<&str> = progress.split_whitespace().collect();
+    words
+        .windows(2)
+        .find(|w| w[1].starts_with("samples") || w[1].starts_with("个样本"))
+        .and_then(|w| w[0].parse().ok())
+        .unwrap_or(0)
+}
+
 /// Whether a file starts as a PDF does.
 pub fn is_pdf(path: &Path) -> bool {
     std::fs::read(path).is_ok_and(|b| b.starts_with(b"%PDF-"))

@@ -6,17 +6,7 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use checkup_e2e::App;
-
-/// The number before " samples" in the live progress line.
-fn samples_in(progress: &str) -> u64 {
-    let words: Vec<&str> = progress.split_whitespace().collect();
-    words
-        .windows(2)
-        .find(|w| w[1].starts_with("samples") || w[1].starts_with("个样本"))
-        .and_then(|w| w[0].parse().ok())
-        .unwrap_or(0)
-}
+use checkup_e2e::{samples_in, App};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
