@@ -32,6 +32,9 @@ pub struct SamplerReport {
     pub seconds: f64,
     /// The sampler thread's own CPU time per wall second, percent of one core.
     pub cpu_pct_of_core: f64,
+    /// The whole agent process's CPU time per wall second over the same span (every thread:
+    /// the sampler, the timer or API threads, the kernel's work on their behalf).
+    pub process_cpu_pct_of_core: f64,
     pub gpus: u32,
     pub gpm: bool,
     /// CPU milliseconds per wall second spent in each part of the loop.
@@ -53,15 +56,25 @@ pub fn now_s() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// CPU time of the calling thread (user + system).
-fn thread_cpu() -> Duration {
+/// A CPU-time clock's reading (user + system).
+fn cpu_clock(clock: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    unsafe { libc::clock_gettime(clock, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time of the whole process (every thread).
+fn process_cpu() -> Duration {
+    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
 /// Samples as they are taken, for live streaming.
@@ -121,6 +134,7 @@ pub fn run_with_sink(
     let (host_every, gpm_every) = (slow_every, slow_every);
     let start = Instant::now();
     let cpu0 = thread_cpu();
+    let process_cpu0 = process_cpu();
     let mut next = start;
     let mut tick: u64 = 0;
     let (mut nvml_cpu, mut gpm_cpu, mut host_cpu, mut write_cpu) = (
@@ -190,7 +204,9 @@ pub fn run_with_sink(
     rec.flush()?;
     report.ticks = tick;
     report.seconds = start.elapsed().as_secs_f64();
-    report.cpu_pct_of_core = (thread_cpu() - cpu0).as_secs_f64() / report.seconds.max(1e-9) * 100.0;
+    let pct = |d: Duration| d.as_secs_f64() / report.seconds.max(1e-9) * 100.0;
+    report.cpu_pct_of_core = pct(thread_cpu() - cpu0);
+    report.process_cpu_pct_of_core = pct(process_cpu() - process_cpu0);
     let per_s =
         |d: Duration| (d.as_secs_f64() * 1e3 / report.seconds.max(1e-9) * 1000.0).round() / 1000.0;
     report.cpu_ms_per_s = CpuBreakdown {
