@@ -57,7 +57,7 @@ pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
             out.push(Chart {
                 name: name.to_owned(),
                 title,
-                svg,
+                svg: dashes_as_dasharray(svg),
             });
         }
     };
@@ -98,6 +98,27 @@ pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
         });
     }
     out
+}
+
+/// Dashed lines are drawn as one polyline in a colour whose alpha is this tag, which
+/// [`dashes_as_dasharray`] turns into an SVG dash pattern. plotters' own dashed series writes
+/// one element per dash: a 30-minute utilisation curve (min/max per pixel column, a zig-zag
+/// kilometres long) became tens of thousands of elements, most of the SVG's size and of the
+/// app's web view memory.
+const DASH_TAG_ALPHA: f64 = 0.996;
+const DASH_TAG_ATTR: &str = "opacity=\"0.996\"";
+const DASH_ATTRS: &str = "opacity=\"1\" stroke-dasharray=\"6 4\"";
+
+fn dashed_style(color: RGBColor) -> ShapeStyle {
+    ShapeStyle::from(&color.mix(DASH_TAG_ALPHA)).stroke_width(2)
+}
+
+fn dashes_as_dasharray(svg: String) -> String {
+    if svg.contains(DASH_TAG_ATTR) {
+        svg.replace(DASH_TAG_ATTR, DASH_ATTRS)
+    } else {
+        svg
+    }
 }
 
 fn style(size: u32) -> TextStyle<'static> {
@@ -235,21 +256,16 @@ fn labelled<'a, 'b: 'a>(
     if pts.is_empty() {
         return Ok(());
     }
-    let stroke = ShapeStyle::from(&color).stroke_width(2);
-    let anno = if dashed {
-        chart
-            .draw_series(DashedLineSeries::new(pts, 6, 4, stroke))
-            .map_err(e)?
+    let stroke = if dashed {
+        dashed_style(color)
     } else {
-        chart.draw_series(LineSeries::new(pts, stroke)).map_err(e)?
+        ShapeStyle::from(&color).stroke_width(2)
     };
-    anno.label(label).legend(move |(x, y)| {
-        if dashed {
-            PathElement::new(vec![(x, y), (x + 8, y)], stroke)
-        } else {
-            PathElement::new(vec![(x, y), (x + 20, y)], stroke)
-        }
-    });
+    chart
+        .draw_series(LineSeries::new(pts, stroke))
+        .map_err(e)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], stroke));
     Ok(())
 }
 
