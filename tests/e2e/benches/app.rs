@@ -63,13 +63,15 @@ async fn main() {
         .await;
     app_session.settled().await;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let idle = memory_of(&app_session.app_processes());
+    let idle_pids = app_session.app_processes();
+    let (idle, idle_each) = (memory_of(&idle_pids), per_process(&idle_pids));
     app_session
         .click_containing("ul.checkups li", "healthy (demo)")
         .await;
     app_session.settled().await;
     walk_every_step(&app_session).await;
-    let demo = memory_of(&app_session.app_processes());
+    let demo_pids = app_session.app_processes();
+    let (demo, demo_each) = (memory_of(&demo_pids), per_process(&demo_pids));
 
     app_session.click("details.recording summary").await;
     app_session
@@ -81,23 +83,10 @@ async fn main() {
     let opened_in = opening.elapsed();
     walk_every_step(&app_session).await;
     let pids = app_session.app_processes();
-    let open = memory_of(&pids);
+    let (open, open_each) = (memory_of(&pids), per_process(&pids));
     // WebKit's allocator and JavaScriptCore's collector give memory back over time.
     tokio::time::sleep(Duration::from_secs(20)).await;
     let settled = memory_of(&app_session.app_processes());
-    let each: Vec<String> = pids
-        .iter()
-        .map(|&pid| {
-            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let m = memory_of(&[pid]);
-            format!(
-                "{} {:.0} MiB ({:.0} anonymous)",
-                name.trim(),
-                m.pss_mib,
-                m.pss_anon_mib
-            )
-        })
-        .collect();
     app_session.quit().await;
 
     println!(
@@ -108,15 +97,17 @@ async fn main() {
         "  demo history, idle: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
         idle.pss_mib, idle.pss_anon_mib, idle.rss_mib
     );
+    println!("    {idle_each}");
     println!(
         "  a demo checkup (25 s run) open, every step visited: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
         demo.pss_mib, demo.pss_anon_mib, demo.rss_mib
     );
+    println!("    {demo_each}");
     println!(
         "  a {MINUTES:.0}-minute recording open ({rows} NVML samples), every step visited: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
         open.pss_mib, open.pss_anon_mib, open.rss_mib
     );
-    println!("  of which (PSS): {}", each.join(", "));
+    println!("    {open_each}");
     println!(
         "  the same 20 s later: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
         settled.pss_mib, settled.pss_anon_mib, settled.rss_mib
@@ -125,6 +116,18 @@ async fn main() {
         "  opening it (read, analyse, store, draw): {:.1} s",
         opened_in.as_secs_f64()
     );
+}
+
+/// Each process's name and PSS (anonymous part in brackets), MiB.
+fn per_process(pids: &[u32]) -> String {
+    pids.iter()
+        .map(|&pid| {
+            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let m = memory_of(&[pid]);
+            format!("{} {:.0} ({:.0})", name.trim(), m.pss_mib, m.pss_anon_mib)
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Shows every wizard step of the open checkup, then lets the page settle.
