@@ -766,7 +766,9 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
 
 /// Share of stalls during which the GPU's sampled utilisation dropped below busy, or None
 /// without samples. A long host-side step while the GPU stays busy is the host waiting for
-/// the GPU (a sync draining a deep queue), not a stall.
+/// the GPU (a sync draining a deep queue), not a stall. Readings up to
+/// `util_report_lag_s` after the step count: the GPU idles at the end of a stalled step
+/// (once its queue drains) and GPU-Util reports a sample period late.
 fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
     let g =
         cx.a.charts
@@ -778,7 +780,8 @@ fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
     let mut checked = 0;
     let mut idle = 0;
     for s in &t.stalls {
-        let (a, b) = (s.t_start - t0, s.t_start - t0 + s.duration_ms / 1e3);
+        let a = s.t_start - t0;
+        let b = a + s.duration_ms / 1e3 + cx.th.util_report_lag_s;
         let inside: Vec<f32> =
             g.t.iter()
                 .zip(&g.util_pct)

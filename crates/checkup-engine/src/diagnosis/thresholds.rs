@@ -57,6 +57,11 @@ pub struct Thresholds {
     pub host_cpu_saturated_pct: f64,
     /// Util at or above this is busy, at or below `util_low_pct` near idle (sawtooth).
     pub util_busy_pct: f64,
+    /// How late a GPU-Util reading can show an idle moment, seconds: NVML's GPU-Util is the
+    /// share of the past sample period with a kernel running, and that period is 1/6 s to
+    /// 1 s depending on the product, so an idle spell shows in readings up to a period after
+    /// it ended (and the host sees a step end before the GPU drains its queue).
+    pub util_report_lag_s: f64,
     pub util_low_pct: f64,
     /// A sawtooth needs at least this share of near-idle samples, and at most 1 minus it.
     pub sawtooth_min_drop_share: f64,
@@ -93,6 +98,7 @@ impl Default for Thresholds {
             sm_clock_low_ratio: 0.9,
             host_cpu_saturated_pct: 85.0,
             util_busy_pct: 50.0,
+            util_report_lag_s: 1.0,
             util_low_pct: 10.0,
             sawtooth_min_drop_share: 0.1,
             straggler_share: 0.05,
@@ -145,6 +151,11 @@ impl Thresholds {
                 "min_stalls / stall_period_cv",
                 format!("{} / {}", self.min_stalls, self.stall_period_cv),
                 "stalls that repeat regularly form a period",
+            ),
+            (
+                "util_report_lag_s",
+                format!("{} s", self.util_report_lag_s),
+                "a GPU-Util reading shows idle time up to this late (NVML sample period)",
             ),
             (
                 "host_ahead_ratio",
