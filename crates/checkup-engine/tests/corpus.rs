@@ -216,6 +216,47 @@ fn checkpoint_every_25_steps_is_a_periodic_stall_with_its_period() {
 }
 
 #[test]
+fn a_checkpoint_every_60_steps_is_reported_but_the_gpu_stays_the_limit() {
+    let d = diagnose("checkpoint_rare");
+    assert_eq!(d.primary, "compute_bound");
+    assert_eq!(evidence(&d, "periodic_stall", "stall period"), 60.0);
+    assert_eq!(evidence(&d, "periodic_stall", "stalls in the steady window"), 8.0);
+    let lost = evidence(&d, "periodic_stall", "time lost to stalls");
+    assert!((7.0..12.0).contains(&lost), "{lost}");
+    // The GPU idles once its queue drains, at the end of the stalled step, and GPU-Util
+    // reports it a sample period late: every stall is still seen idle.
+    assert_eq!(
+        evidence(&d, "periodic_stall", "stalls during which GPU-Util fell below busy"),
+        100.0
+    );
+}
+
+#[test]
+fn a_transformer_with_its_tokens_on_the_gpu_is_compute_bound() {
+    let d = diagnose("gpt_healthy");
+    assert_eq!(d.primary, "compute_bound");
+    assert!(evidence(&d, "compute_bound", "GPU busy share of a step") > 95.0);
+    assert!(evidence(&d, "compute_bound", "tensor-core activity") > 20.0);
+    assert!(d.findings.iter().all(|f| f.share < 0.05 || f.family() == "compute_bound"));
+}
+
+#[test]
+fn one_dataloader_worker_starves_the_gpu_even_without_a_trace() {
+    let d = diagnose("dataloader_one_worker");
+    assert!(d.ranks.is_empty(), "the profiler never started in 23 steps");
+    assert_eq!(d.primary, "data_loading");
+    assert!(evidence(&d, "data_loading", "data wait share of step time") > 90.0);
+}
+
+#[test]
+fn bf16_norm_and_activation_blocks_are_still_memory_bound() {
+    let d = diagnose("memory_bound_bf16");
+    assert_eq!(d.primary, "memory_bandwidth");
+    assert!(evidence(&d, "memory_bandwidth", "DRAM bandwidth utilisation") >= 70.0);
+    assert!(evidence(&d, "memory_bandwidth", "tensor-core activity") < 5.0);
+}
+
+#[test]
 fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
     let d = diagnose("host_sync");
     assert_eq!(d.primary, "host_sync");
