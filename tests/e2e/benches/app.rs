@@ -66,7 +66,7 @@ async fn main() {
     let idle_pids = app_session.app_processes();
     let (idle, idle_each) = (memory_of(&idle_pids), per_process(&idle_pids));
     app_session
-        .click_containing("ul.checkups li", "healthy (demo)")
+        .click_titled("ul.checkups li", "healthy (demo)")
         .await;
     app_session.settled().await;
     walk_every_step(&app_session).await;

@@ -286,8 +286,16 @@ impl App {
         }
     }
 
-    /// Clicks the first element matching `css` whose text contains `needle`.
-    pub async fn click_containing(&self, css: &str, needle: &str) {
+    /// Clicks the first element matching `css` whose first line of text is `title` (a
+    /// history entry by its name: "healthy (demo)" is not "gpt_healthy (demo)").
+    pub async fn click_titled(&self, css: &str, title: &str) {
+        self.click_first(css, &format!("titled {title:?}"), |text| {
+            text.lines().next().is_some_and(|l| l.trim() == title)
+        })
+        .await
+    }
+
+    async fn click_first(&self, css: &str, what: &str, wanted: impl Fn(&str) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let all = self.client.find_all(Locator::Css(css));
@@ -297,16 +305,12 @@ impl App {
                 .unwrap_or_default()
             {
                 let text = self.try_call("text", e.text()).await.unwrap_or_default();
-                if text.contains(needle) {
-                    self.call(&format!("click {css} {needle:?}"), e.click())
-                        .await;
+                if wanted(&text) {
+                    self.call(&format!("click {css} {what}"), e.click()).await;
                     return;
                 }
             }
-            assert!(
-                Instant::now() < deadline,
-                "no {css:?} containing {needle:?}"
-            );
+            assert!(Instant::now() < deadline, "no {css:?} {what}");
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }

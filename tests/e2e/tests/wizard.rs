@@ -44,7 +44,7 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
     assert_eq!(listed, demos, "every bundled recording is a demo checkup");
     app.screenshot("en/0-history").await;
 
-    app.click_containing("ul.checkups li", "dataloader_starved")
+    app.click_titled("ul.checkups li", "dataloader_starved (demo)")
         .await;
     app.settled().await;
     let verdict = app
