@@ -18,8 +18,11 @@ pub mod ids {
     pub const H2D_COPY: &str = "h2d_copy";
     pub const PERIODIC_STALL: &str = "periodic_stall";
     pub const THROTTLING: &str = "throttling";
+    /// The GPU waits most of the time and the recording cannot say for what (samples only,
+    /// or a trace that does not account for the idle time).
+    pub const GPU_IDLE: &str = "gpu_idle";
     pub const ENVIRONMENT: &str = "environment";
-    pub const ALL: [&str; 10] = [
+    pub const ALL: [&str; 11] = [
         COMPUTE_BOUND,
         DATA_LOADING,
         KERNEL_LAUNCH,
@@ -29,6 +32,7 @@ pub mod ids {
         H2D_COPY,
         PERIODIC_STALL,
         THROTTLING,
+        GPU_IDLE,
         ENVIRONMENT,
     ];
 }

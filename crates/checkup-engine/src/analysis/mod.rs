@@ -49,16 +49,39 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
 }
 
 /// The steady window in wall time: from the first steady step to the last step of rank 0's
-/// `steps.csv`. Without step timings, samples are taken whole and that is said.
+/// `steps.csv`. Without step timings, samples count from the GPU's first busy reading on
+/// (before it the job was starting: loading, autotuning, not yet training), and that is said.
 fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> SteadyWindow {
     let Some((rank, steps)) = rec.steps.iter().next() else {
-        return SteadyWindow {
-            method: if rec.traces.is_empty() {
-                "no step timings: statistics cover every sample".into()
-            } else {
-                "profiled steps of the trace, leading warm-up steps excluded; samples taken whole (no steps.csv)".into()
+        let whole = if rec.traces.is_empty() {
+            "no step timings"
+        } else {
+            "profiled steps of the trace, leading warm-up steps excluded; no steps.csv"
+        };
+        let ts = || rec.samples.nvml.iter().map(|s| s.ts);
+        let first = ts().reduce(f64::min);
+        let last = ts().reduce(f64::max);
+        let first_busy = rec
+            .samples
+            .nvml
+            .iter()
+            .filter(|s| s.util_gpu.is_some_and(|u| u >= th.util_busy_pct))
+            .map(|s| s.ts)
+            .reduce(f64::min);
+        return match (first, first_busy, last) {
+            (Some(first), Some(busy), Some(last)) if busy > first && busy < last => SteadyWindow {
+                start_s: Some(busy),
+                end_s: Some(last),
+                method: format!(
+                    "{whole}: samples from the GPU's first busy reading on ({:.1} s in; the start-up before it is left out)",
+                    busy - first
+                ),
+                ..SteadyWindow::default()
             },
-            ..SteadyWindow::default()
+            _ => SteadyWindow {
+                method: format!("{whole}: statistics cover every sample"),
+                ..SteadyWindow::default()
+            },
         };
     };
     let t = timing.iter().find(|t| t.rank == *rank);

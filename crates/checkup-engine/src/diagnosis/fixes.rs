@@ -185,6 +185,28 @@ pub fn periodic_stall(checkpoint_seen: bool) -> Vec<Fix> {
     out
 }
 
+/// For an idle GPU whose cause was not recorded; `tree_cpu` is the training process tree's
+/// CPU use (100 = one core).
+pub fn gpu_idle(tree_cpu: Option<f64>) -> Vec<Fix> {
+    let mut out = vec![fix(
+        "Profile a few training steps",
+        "A trace and step timings tell waiting for data, launch overhead and synchronisation apart. The agent records both without code changes.",
+        Some("checkup-agent run --profile-steps 8 -- python train.py"),
+        "The next checkup names the cause and its fix.",
+    )];
+    // One core's worth of CPU in the training processes (and not much more) is the Python
+    // main thread running flat out: launches or per-step work in the main process.
+    if tree_cpu.is_some_and(|t| (80.0..150.0).contains(&t)) {
+        out.push(fix(
+            "Look at the training loop's own CPU work",
+            "The training processes keep about one CPU core busy: the main Python thread is running flat out. Data preparation in the main process (num_workers=0), per-step Python work or many small kernel launches are the usual suspects.",
+            Some("DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)"),
+            "The GPU gets work as fast as it can take it.",
+        ));
+    }
+    out
+}
+
 pub fn throttling(reasons: &[String]) -> Vec<Fix> {
     let thermal = reasons.iter().any(|r| r.contains("thermal"));
     let power = reasons.iter().any(|r| r.contains("power"));

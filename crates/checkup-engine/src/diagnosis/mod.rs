@@ -18,7 +18,7 @@ use thresholds::Thresholds;
 const MIN_TRACE_STEPS: usize = 3;
 
 /// Families that are lost time: the GPU waits, or runs slower than it could.
-const LOST_TIME: [&str; 7] = [
+const LOST_TIME: [&str; 8] = [
     ids::DATA_LOADING,
     ids::H2D_COPY,
     ids::HOST_SYNC,
@@ -26,6 +26,7 @@ const LOST_TIME: [&str; 7] = [
     ids::COMMUNICATION,
     ids::PERIODIC_STALL,
     ids::THROTTLING,
+    ids::GPU_IDLE,
 ];
 
 struct Ctx<'a> {
@@ -67,9 +68,15 @@ impl Ctx<'_> {
             let busy = r.gpu.window_us - r.gpu.idle_us;
             return Some((busy / r.gpu.window_us, "profiled window"));
         }
+        // GPU-Util is the share of time a kernel runs, which is what busy means here; SM
+        // active (GPM) stays under 100 % on a fully fed GPU whose kernels leave SMs empty.
         self.gpu
-            .and_then(|g| g.sm_active_mean.or(g.util_gpu_mean))
-            .map(|u| (u / 100.0, "sampled SM activity"))
+            .and_then(|g| {
+                g.util_gpu_mean
+                    .map(|u| (u, "sampled GPU-Util (share of time a kernel runs)"))
+                    .or(g.sm_active_mean.map(|a| (a, "sampled SM activity (GPM)")))
+            })
+            .map(|(u, how)| (u / 100.0, how))
     }
 }
 
@@ -146,6 +153,8 @@ pub fn diagnose(
     ));
     findings.extend(periodic_stall(&cx));
     findings.extend(throttling(&cx));
+    let unexplained = unexplained_idle(&cx, &findings);
+    findings.extend(unexplained);
     findings.extend(gpu_busy_verdict(&cx));
     for c in environment
         .iter()
@@ -951,6 +960,76 @@ fn throttling(cx: &Ctx) -> Option<Finding> {
 
 /// The GPU-busy verdict: compute-bound, or memory-bandwidth-bound when DRAM traffic (GPM) or
 /// the kernel mix says the busy time is spent moving bytes.
+/// The GPU's idle time that no lost-time finding accounts for, as a finding of its own when
+/// it is significant. Without it a run recorded as samples only (live sampling, an attached
+/// job) with the GPU 95 % idle would read "compute-bound": the verdict for a busy GPU.
+fn unexplained_idle(cx: &Ctx, findings: &[Finding]) -> Option<Finding> {
+    let th = cx.th;
+    let (busy, how) = cx.gpu_busy()?;
+    let explained: f64 = findings
+        .iter()
+        .filter(|f| LOST_TIME.contains(&f.family()) && f.family() != ids::THROTTLING)
+        .map(|f| f.share)
+        .sum();
+    let idle = (1.0 - busy).max(0.0);
+    let share = idle - explained;
+    if busy >= th.gpu_busy_high || share < th.significant_share {
+        return None;
+    }
+    let has_steps = cx.timing.is_some();
+    let has_trace = cx.rank.is_some();
+    let recorded = match (has_steps, has_trace) {
+        (false, false) => "only GPU and host samples were recorded: no step timings, no trace",
+        (true, false) => "step timings were recorded but no trace",
+        (false, true) => "a trace was recorded but no step timings",
+        (true, true) => "neither the step timings nor the trace account for it",
+    };
+    let mut evidence = vec![
+        ev(
+            "GPU busy share",
+            busy * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.gpu_busy_high * 100.0)),
+            how,
+        ),
+        ev(
+            "GPU idle time no other finding explains",
+            share * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            "this diagnosis",
+        ),
+    ];
+    let host = cx.a.host.as_ref();
+    if let Some(c) = host.and_then(|h| h.cpu_total_mean) {
+        evidence.push(ev("host CPU use, all cores", c, "%", None, "host samples"));
+    }
+    let tree = host.and_then(|h| h.proc_tree_cpu_mean);
+    if let Some(t) = tree {
+        evidence.push(ev(
+            "training process tree CPU (100 = one core)",
+            t,
+            "%",
+            None,
+            "host samples",
+        ));
+    }
+    Some(Finding {
+        id: ids::GPU_IDLE.into(),
+        title: "The GPU waits most of the time, and this recording cannot say for what".into(),
+        severity: severity(share, th),
+        // Sure that the GPU waits; the cause is unknown.
+        confidence: 0.6,
+        share,
+        summary: format!(
+            "The GPU is busy {:.0}% of the time; {recorded}. Profile a few training steps to see whether it waits for data, for kernel launches or for synchronisations.",
+            busy * 100.0
+        ),
+        evidence,
+        fixes: fixes::gpu_idle(tree),
+    })
+}
+
 fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
     let th = cx.th;
     let (busy, how) = cx.gpu_busy()?;
