@@ -65,6 +65,7 @@ fn localize_finding(f: &mut Finding) {
         ids::H2D_COPY => "主机到设备的拷贝阻塞 GPU",
         ids::PERIODIC_STALL => "周期性停顿",
         ids::THROTTLING => "GPU 时钟被压低",
+        ids::GPU_IDLE => "GPU 大部分时间在等待，而这份记录看不出原因",
         _ => "",
     };
     let summary = match f.family() {
@@ -105,6 +106,19 @@ fn localize_finding(f: &mut Finding) {
             value(f, "typical stall length").unwrap_or(0.0)
         ),
         ids::THROTTLING => format!("忙碌时 SM 时钟只有最大值的 {}。", pct(value(f, "SM clock while busy"))),
+        ids::GPU_IDLE => format!(
+            "GPU 只有 {} 的时间在忙；{}。分析几个训练步骤，看它是在等数据、等内核发射，还是在等同步。",
+            pct(value(f, "GPU busy share")),
+            if f.summary.contains("only GPU and host samples") {
+                "这份记录只有 GPU 和主机采样：没有步骤计时，也没有 trace"
+            } else if f.summary.contains("no trace") {
+                "这份记录有步骤计时，但没有 trace"
+            } else if f.summary.contains("no step timings") {
+                "这份记录有 trace，但没有步骤计时"
+            } else {
+                "步骤计时和 trace 都解释不了这段空闲"
+            }
+        ),
         _ => String::new(),
     };
     if !title.is_empty() {
@@ -130,6 +144,11 @@ fn localize_evidence(e: &mut Evidence) {
             "未分析速度下 GPU 忙碌占步骤比例",
         ),
         ("GPU busy share of a step", "GPU 忙碌占步骤比例"),
+        ("GPU busy share", "GPU 忙碌比例"),
+        (
+            "GPU idle time no other finding explains",
+            "其他发现都解释不了的 GPU 空闲时间",
+        ),
         ("GPU busy time per step", "每步 GPU 忙碌时间"),
         (
             "GPU idle after a host synchronisation (share of step)",
@@ -275,6 +294,12 @@ fn localize_evidence(e: &mut Evidence) {
             "trace 每步忙碌时间 ÷ 未分析步骤时间",
         )
         .replace("profiled window", "分析窗口")
+        .replace(
+            "sampled GPU-Util (share of time a kernel runs)",
+            "GPU-Util 采样（有内核运行的时间比例）",
+        )
+        .replace("sampled SM activity (GPM)", "SM 活跃度采样（GPM）")
+        .replace("this diagnosis", "本次诊断")
         .replace("samples/s vs partner", "样本/秒，对照单 GPU 运行");
 }
 
@@ -299,6 +324,8 @@ fn localize_fix(x: &mut Fix) {
         ("Send fewer bytes per all-reduce", "每次 all-reduce 少传字节", "用 DDP 通信钩子把梯度压缩为 bf16，并让分桶更早开始。", "all-reduce 字节数减半（fp32 → bf16），与反向传播的重叠更多。"),
         ("Write checkpoints asynchronously", "异步写检查点", "每 N 步一次的停顿通常来自检查点、评估、日志或 epoch 边界。如果是检查点，请在后台保存，让训练继续。", "停顿缩短到把权重拷回主机所需的时间。"),
         ("Do periodic work less often or off the critical path", "降低周期性工作的频率或移出关键路径", "降低评估和日志的频率，保持 DataLoader worker 常驻，避免重复创建迭代器。", "停顿更少、更短。"),
+        ("Profile a few training steps", "分析几个训练步骤", "trace 和步骤计时可以区分等待数据、发射开销和同步。agent 无需改代码即可记录两者。", "下一次体检会指出原因和修复方法。"),
+        ("Look at the training loop's own CPU work", "检查训练循环自身的 CPU 工作", "训练进程大约占满一个 CPU 核心：Python 主线程在全速运行。常见原因是在主进程里准备数据（num_workers=0）、每步的 Python 工作，或大量小内核的发射。", "GPU 能以它能接受的速度拿到工作。"),
         ("Cool the GPU", "给 GPU 降温", "GPU 为了保持在温度限制内降低了时钟：检查风道、风扇曲线、灰尘和机房进风温度。", "负载下时钟恢复到最大值。"),
         ("Check the power limit and power delivery", "检查功耗上限与供电", "GPU 为了保持在功耗上限内压低了时钟。对比实际上限与默认值（nvidia-smi -q -d POWER）；共享主机请联系管理员。低精度运算（bf16）以更少的功耗完成同样的工作。", "时钟和吞吐量恢复到显卡的额定水平。"),
         ("Use tensor cores: bf16 autocast or TF32", "使用张量核：bf16 autocast 或 TF32", "矩阵乘以普通 fp32 运行，张量核闲置。bf16 autocast（至少 TF32）让它们在张量核上以数倍于 fp32 的速度运行。", "以矩阵乘为主的步骤快数倍。"),
@@ -463,7 +490,25 @@ fn window_method(d: &Diagnosis) -> String {
             "steps.csv 的第 {a}–{b} 步（排除 {} 个预热步：第 0 步以及开头明显慢于中位数的步骤）；分析器运行期间及其之前的步骤不计入步骤耗时",
             d.window.warmup_steps
         ),
-        _ => "trace 中被分析的步骤，排除开头的预热步".into(),
+        _ => {
+            let whole = if d.ranks.is_empty() {
+                "没有步骤计时"
+            } else {
+                "trace 中被分析的步骤，排除开头的预热步；没有 steps.csv"
+            };
+            // "...: samples from the GPU's first busy reading on (13.0 s in; ...)"
+            let start_up = d
+                .window
+                .method
+                .split_once('(')
+                .and_then(|(_, rest)| rest.split_once(" s in"))
+                .map(|(seconds, _)| seconds.to_owned())
+                .filter(|_| d.window.start_s.is_some());
+            match start_up {
+                Some(s) => format!("{whole}：从 GPU 第一次忙碌的读数开始统计采样（开头 {s} 秒的启动阶段不计入）"),
+                None => format!("{whole}：统计覆盖全部采样"),
+            }
+        }
     }
 }
 
