@@ -94,10 +94,16 @@ pub struct AgentState {
     runs: Mutex<Vec<RunInfo>>,
     /// One profiled run at a time: two trainings on one GPU would spoil both measurements.
     run_active: AtomicBool,
+    /// Sampling plays this recorded run back instead of reading the GPUs (demos, tests).
+    replay: Option<PathBuf>,
 }
 
 impl AgentState {
-    pub fn new(token: String, runs_dir: PathBuf) -> std::io::Result<Arc<Self>> {
+    pub fn new(
+        token: String,
+        runs_dir: PathBuf,
+        replay: Option<PathBuf>,
+    ) -> std::io::Result<Arc<Self>> {
         let stream = Arc::new(SampleStream::new(&runs_dir.join(".stream.jsonl"), 20_000)?);
         let (gpus, gpu_error) = gpu_presence();
         Ok(Arc::new(Self {
@@ -110,6 +116,7 @@ impl AgentState {
             sampling: Mutex::new(None),
             runs: Mutex::new(Vec::new()),
             run_active: AtomicBool::new(false),
+            replay,
         }))
     }
 
@@ -255,6 +262,7 @@ async fn start_sampling(
         slow_hz: req.slow_hz,
         root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))),
         breakdown: false,
+        replay: s.replay.clone(),
     };
     let (stream, stop2) = (s.stream.clone(), stop.clone());
     let handle = std::thread::spawn(move || {
@@ -523,6 +531,8 @@ pub struct ServeOptions {
     /// Exit when the process that started this one ends (an app that starts its own agent
     /// may be killed without a chance to stop it).
     pub exit_with_parent: bool,
+    /// Sampling plays this recorded run folder back instead of reading the GPUs.
+    pub replay: Option<PathBuf>,
 }
 
 /// Binds, prints where it listens and where the token is (one JSON line, [`ServeInfo`]), and
@@ -530,7 +540,11 @@ pub struct ServeOptions {
 pub async fn serve(o: ServeOptions) -> crate::Result<()> {
     let token = new_token().map_err(|e| crate::AgentError::io("/dev/urandom", e))?;
     write_token(&o.token_file, &token).map_err(|e| crate::AgentError::io(&o.token_file, e))?;
-    let state = AgentState::new(token, o.runs_dir.clone())
+    if let Some(r) = &o.replay {
+        // Refused at start, not at the first sampling request.
+        crate::collect::replay::Replay::open(r)?;
+    }
+    let state = AgentState::new(token, o.runs_dir.clone(), o.replay.clone())
         .map_err(|e| crate::AgentError::io(&o.runs_dir, e))?;
     let listener = tokio::net::TcpListener::bind(o.addr)
         .await

@@ -65,6 +65,10 @@ enum Cmd {
         /// Also report the CPU time of each part of the loop (costs a little itself).
         #[arg(long)]
         breakdown: bool,
+        /// Play this recorded run folder back instead of sampling (demos and tests on a
+        /// machine without a GPU).
+        #[arg(long, conflicts_with_all = ["pid", "gpu"])]
+        replay: Option<PathBuf>,
     },
     /// Serve the API on loopback: prints {"listening": ADDR, "token_file": PATH} and serves
     /// until interrupted.
@@ -87,6 +91,10 @@ enum Cmd {
         /// Exit when the process that started the agent ends.
         #[arg(long)]
         exit_with_parent: bool,
+        /// Sampling plays this recorded run folder back (its GPU and host samples at their
+        /// recorded pace) instead of reading this host: demos and tests without a GPU.
+        #[arg(long)]
+        replay: Option<PathBuf>,
     },
     /// Run a training command with the probe injected and sampling on:
     /// checkup-agent run -o RUN -- python train.py ...
@@ -166,6 +174,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             gpu,
             no_gpm,
             breakdown,
+            replay,
         } => {
             let pid = match gpu {
                 Some(g) => Some(checkup_agent::check::process_on_gpu(g)?),
@@ -178,6 +187,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 slow_hz,
                 root_pid: Arc::new(AtomicU32::new(pid.unwrap_or(0))),
                 breakdown,
+                replay,
             };
             let timer = {
                 let stop = stop.clone();
@@ -198,6 +208,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             state_file,
             idle_exit,
             exit_with_parent,
+            replay,
         } => {
             let state_dir = std::env::var_os("XDG_STATE_HOME")
                 .map(PathBuf::from)
@@ -215,6 +226,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 state_file,
                 idle_exit_s: idle_exit,
                 exit_with_parent,
+                replay,
             };
             rt.block_on(checkup_agent::api::serve(options))?;
             Ok(ExitCode::SUCCESS)

@@ -82,6 +82,7 @@ pub fn run_command_streaming(
         slow_hz: 1.0,
         root_pid: root.clone(),
         breakdown: false,
+        replay: None,
     };
     let started = sampler::now_s();
     let sampler_thread = {

@@ -23,6 +23,9 @@ pub struct SamplerConfig {
     /// Time each part of the loop ([`SamplerReport::cpu_ms_per_s`]). Off by default: the
     /// eight thread-CPU clock reads per tick are syscalls that cost a tenth of the budget.
     pub breakdown: bool,
+    /// Play this recorded run folder back instead of sampling the GPUs and the host (see
+    /// [`crate::collect::replay`]).
+    pub replay: Option<std::path::PathBuf>,
 }
 
 /// What a finished sampling run reports about itself.
@@ -97,6 +100,9 @@ pub fn run_with_sink(
     stop: &AtomicBool,
     sink: &mut dyn FnMut(Sampled<'_>),
 ) -> Result<SamplerReport> {
+    if let Some(recording) = &config.replay {
+        return replay(dir, recording, config.hz, stop, sink);
+    }
     let mut rec = Recorder::create(dir)?;
     let mut report = SamplerReport::default();
     #[cfg(feature = "nvml")]
@@ -215,5 +221,60 @@ pub fn run_with_sink(
         host: per_s(host_cpu),
         write: per_s(write_cpu),
     };
+    Ok(report)
+}
+
+/// [`run_with_sink`] for a recorded run played back: its samples, written and handed on as
+/// they come due, ticking at `hz`.
+fn replay(
+    dir: &Path,
+    recording: &Path,
+    hz: f64,
+    stop: &AtomicBool,
+    sink: &mut dyn FnMut(Sampled<'_>),
+) -> Result<SamplerReport> {
+    let mut playback = crate::collect::replay::Replay::open(recording)?;
+    let mut rec = Recorder::create(dir)?;
+    let mut report = SamplerReport {
+        gpus: playback.gpus(),
+        gpm: playback.has_gpm(),
+        notes: vec![format!(
+            "replaying the recording {} (its GPU and host samples, at their recorded pace), not sampling this host",
+            playback.dir().display()
+        )],
+        ..SamplerReport::default()
+    };
+    let period = Duration::from_secs_f64(1.0 / hz.max(0.1));
+    let (start, started) = (Instant::now(), now_s());
+    let (cpu0, process_cpu0) = (thread_cpu(), process_cpu());
+    let mut next = start;
+    while !stop.load(Ordering::Relaxed) {
+        let due = playback.due(start.elapsed().as_secs_f64(), started);
+        if !due.nvml.is_empty() {
+            rec.write_nvml(&due.nvml)?;
+            sink(Sampled::Nvml(&due.nvml));
+        }
+        if !due.gpm.is_empty() {
+            rec.write_gpm(&due.gpm)?;
+            sink(Sampled::Gpm(&due.gpm));
+        }
+        for h in &due.host {
+            rec.write_host(h)?;
+            sink(Sampled::Host(h));
+        }
+        report.ticks += 1;
+        next += period;
+        let now = Instant::now();
+        if next > now {
+            std::thread::sleep(next - now);
+        } else {
+            next = now;
+        }
+    }
+    rec.flush()?;
+    report.seconds = start.elapsed().as_secs_f64();
+    let pct = |d: Duration| d.as_secs_f64() / report.seconds.max(1e-9) * 100.0;
+    report.cpu_pct_of_core = pct(thread_cpu() - cpu0);
+    report.process_cpu_pct_of_core = pct(process_cpu() - process_cpu0);
     Ok(report)
 }

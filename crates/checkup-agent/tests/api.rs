@@ -23,6 +23,10 @@ impl Drop for Agent {
 }
 
 fn start() -> Agent {
+    start_with(&[])
+}
+
+fn start_with(extra: &[&str]) -> Agent {
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
     let mut child = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
@@ -35,6 +39,7 @@ fn start() -> Agent {
             "--runs",
             dir.path().join("runs").to_str().unwrap(),
         ])
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -303,4 +308,88 @@ fn an_agent_started_with_exit_with_parent_ends_when_its_parent_does() {
         gone,
         "the orphaned agent {pid} still runs 10 s after its parent ended"
     );
+}
+
+fn corpus_run(name: &str) -> String {
+    format!("{}/../../tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_recorded_h200_run_replayed_streams_its_gpu_samples_as_live_ones() {
+    let a = start_with(&["--replay", &corpus_run("memory_bound")]);
+    let t = a.token.clone();
+    let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some("{}"));
+    assert_eq!(status, 201, "{body}");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let url = format!("ws://{}/v1/samples?since=0", a.addr);
+    let events = rt.block_on(async {
+        let mut req = url.as_str().into_client_request().unwrap();
+        req.headers_mut()
+            .insert("Authorization", format!("Bearer {t}").parse().unwrap());
+        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        use futures_util::StreamExt;
+        let mut events: Vec<serde_json::Value> = Vec::new();
+        // Three seconds of the recording: 30 NVML rows at 10 Hz, GPM and host rows.
+        while events.iter().filter(|e| e["kind"] == "nvml").count() < 30 {
+            let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
+                .await
+                .expect("replayed samples keep coming")
+                .unwrap()
+                .unwrap();
+            if let Message::Text(text) = msg {
+                events.push(serde_json::from_str(&text).unwrap());
+            }
+        }
+        events
+    });
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let nvml: Vec<_> = events.iter().filter(|e| e["kind"] == "nvml").collect();
+    // Stamped now, not when the H200 recorded them.
+    let ts = nvml[29]["sample"]["ts"].as_f64().unwrap();
+    assert!((now - ts).abs() < 5.0, "{ts} vs {now}");
+    // The H200's own readings: after the job's first second, the GPU at 100 %, its power
+    // well above idle.
+    let busy = nvml
+        .iter()
+        .filter(|e| e["sample"]["util_gpu"].as_f64().is_some_and(|u| u >= 99.0))
+        .count();
+    assert!(busy >= 15, "{busy} of 30 rows at 100 %");
+    assert!(nvml
+        .iter()
+        .any(|e| e["sample"]["power_w"].as_f64().is_some_and(|p| p > 300.0)));
+    assert!(
+        events.iter().any(|e| e["kind"] == "gpm"
+            && e["sample"]["dram_bw_util"]
+                .as_f64()
+                .is_some_and(|d| d > 50.0)),
+        "GPM DRAM bandwidth as recorded"
+    );
+    let (status, body) = http(&a, "DELETE", "/v1/sampling", Some(&t), None);
+    assert_eq!(status, 200, "{body}");
+    let stopped: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(stopped["report"]["gpus"], 1);
+    assert!(
+        stopped["report"]["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("replaying the recording"),
+        "{body}"
+    );
+}
+
+#[test]
+fn an_agent_told_to_replay_a_folder_without_gpu_samples_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+        .args(["serve", "--replay"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no samples_nvml.csv"), "{err}");
+    assert!(err.contains(&dir.path().display().to_string()), "{err}");
 }
