@@ -58,8 +58,14 @@ async fn main() {
         MINUTES * 60.0,
     );
     let app_session = App::launch_binary("bench", &app, &[]).await;
+    // Idle means every demo recording imported (the import runs after the window shows).
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(workspace_root().join("tests/corpus/labels.json")).unwrap(),
+    )
+    .unwrap();
+    let demos = labels.as_object().unwrap().len();
     app_session
-        .wait_for_count("ul.checkups li", 8, Duration::from_secs(120))
+        .wait_for_count("ul.checkups li", demos, Duration::from_secs(120))
         .await;
     app_session.settled().await;
     tokio::time::sleep(Duration::from_secs(2)).await;

@@ -286,11 +286,11 @@ impl App {
         }
     }
 
-    /// Clicks the first element matching `css` whose first line of text is `title` (a
-    /// history entry by its name: "healthy (demo)" is not "gpt_healthy (demo)").
+    /// Clicks the first element matching `css` whose text begins with `title` (a history
+    /// entry by its name: "healthy (demo)" is not "gpt_healthy (demo)").
     pub async fn click_titled(&self, css: &str, title: &str) {
         self.click_first(css, &format!("titled {title:?}"), |text| {
-            text.lines().next().is_some_and(|l| l.trim() == title)
+            text.trim_start().starts_with(title)
         })
         .await
     }
@@ -299,6 +299,7 @@ impl App {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let all = self.client.find_all(Locator::Css(css));
+            let mut seen = Vec::new();
             for e in self
                 .try_call(&format!("find {css}"), all)
                 .await
@@ -309,8 +310,12 @@ impl App {
                     self.call(&format!("click {css} {what}"), e.click()).await;
                     return;
                 }
+                seen.push(text);
             }
-            assert!(Instant::now() < deadline, "no {css:?} {what}");
+            assert!(
+                Instant::now() < deadline,
+                "no {css:?} {what}; there are {seen:?}"
+            );
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
