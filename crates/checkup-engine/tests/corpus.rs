@@ -202,7 +202,11 @@ fn nvidia_smi_logs_people_already_have_are_read() {
     // 25 one-second rows; those of the start-up before the GPU's first busy reading are
     // left out of the statistics.
     assert!((10..25).contains(&s.nvml_samples), "{}", s.nvml_samples);
-    assert!(d.window.method.contains("first busy reading"), "{}", d.window.method);
+    assert!(
+        d.window.method.contains("first busy reading"),
+        "{}",
+        d.window.method
+    );
     assert!(s.util_gpu_mean.unwrap() > 85.0);
     let d = analyze_paths(&[corpus("ddp_resnet50/dmon.txt")], &Options::default()).unwrap();
     assert_eq!(d.samples.len(), 2, "dmon rows of two GPUs");
@@ -223,13 +227,20 @@ fn a_checkpoint_every_60_steps_is_reported_but_the_gpu_stays_the_limit() {
     let d = diagnose("checkpoint_rare");
     assert_eq!(d.primary, "compute_bound");
     assert_eq!(evidence(&d, "periodic_stall", "stall period"), 60.0);
-    assert_eq!(evidence(&d, "periodic_stall", "stalls in the steady window"), 8.0);
+    assert_eq!(
+        evidence(&d, "periodic_stall", "stalls in the steady window"),
+        8.0
+    );
     let lost = evidence(&d, "periodic_stall", "time lost to stalls");
     assert!((7.0..12.0).contains(&lost), "{lost}");
     // The GPU idles once its queue drains, at the end of the stalled step, and GPU-Util
     // reports it a sample period late: every stall is still seen idle.
     assert_eq!(
-        evidence(&d, "periodic_stall", "stalls during which GPU-Util fell below busy"),
+        evidence(
+            &d,
+            "periodic_stall",
+            "stalls during which GPU-Util fell below busy"
+        ),
         100.0
     );
 }
@@ -240,7 +251,10 @@ fn a_transformer_with_its_tokens_on_the_gpu_is_compute_bound() {
     assert_eq!(d.primary, "compute_bound");
     assert!(evidence(&d, "compute_bound", "GPU busy share of a step") > 95.0);
     assert!(evidence(&d, "compute_bound", "tensor-core activity") > 20.0);
-    assert!(d.findings.iter().all(|f| f.share < 0.05 || f.family() == "compute_bound"));
+    assert!(d
+        .findings
+        .iter()
+        .all(|f| f.share < 0.05 || f.family() == "compute_bound"));
 }
 
 #[test]
@@ -366,7 +380,10 @@ fn samples_alone_of_a_starved_loader_say_the_gpu_waits_not_that_it_is_the_limit(
     let d = samples_only("launch_bound");
     let tree = evidence(&d, "gpu_idle", "training process tree CPU");
     assert!((80.0..150.0).contains(&tree), "{tree}");
-    assert!(d.findings[0].fixes.iter().any(|f| f.title.contains("CPU work")));
+    assert!(d.findings[0]
+        .fixes
+        .iter()
+        .any(|f| f.title.contains("CPU work")));
 }
 
 #[test]
@@ -375,7 +392,11 @@ fn samples_alone_of_a_busy_gpu_leave_out_the_start_up_and_stay_compute_bound() {
     assert_eq!(d.primary, "compute_bound", "{}", d.verdict);
     // The first ~13 s are process start and cuDNN autotuning with the GPU idle.
     assert!(d.window.start_s.is_some(), "{}", d.window.method);
-    assert!(d.window.method.contains("first busy reading"), "{}", d.window.method);
+    assert!(
+        d.window.method.contains("first busy reading"),
+        "{}",
+        d.window.method
+    );
     assert!(evidence(&d, "compute_bound", "GPU busy share") > 85.0);
     assert!(d.finding("gpu_idle").is_none());
     assert_eq!(samples_only("memory_bound").primary, "memory_bandwidth");
