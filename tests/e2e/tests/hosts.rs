@@ -1,9 +1,10 @@
 //! The live half of the app against real agents on loopback: "This computer" starts the
 //! bundled agent as the app's child, a new checkup runs the environment check there, live
 //! sampling streams samples with progress; then an agent the user started and forwarded
-//! themselves is reached by address and token, and a wrong token is told apart.
+//! themselves is reached by address and token, and a wrong token is told apart; and an agent
+//! playing back a recorded H200 run gives the live curves and the diagnosis real GPU data.
 
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use checkup_e2e::{samples_in, App};
@@ -78,8 +79,9 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
     app.quit().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
+/// An agent the user started themselves (`checkup-agent serve` plus `extra`): the agent, the
+/// port it listens on, its token, and the folder it keeps its files in.
+fn serve_agent(extra: &[&str]) -> (Child, String, String, tempfile::TempDir) {
     let agent = checkup_testkit::workspace_binary("checkup-agent", "checkup-agent");
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
@@ -88,6 +90,7 @@ async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
         .arg(&token_file)
         .arg("--runs")
         .arg(dir.path().join("runs"))
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -108,7 +111,12 @@ async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
         .unwrap()
         .to_string();
     let token = std::fs::read_to_string(&token_file).unwrap();
+    (serve, port, token.trim().to_owned(), dir)
+}
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
+    let (mut serve, port, token, _dir) = serve_agent(&[]);
     let app = App::launch("forwarded", &[]).await;
     app.click("details.forwarded summary").await;
     app.type_into("#fwd-addr", &format!("localhost:{port}"))
@@ -120,7 +128,7 @@ async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
         .await;
     assert!(error.to_lowercase().contains("token"), "{error}");
 
-    app.type_into("#fwd-token", token.trim()).await;
+    app.type_into("#fwd-token", &token).await;
     app.click("#connect-forwarded").await;
     let status = app
         .wait_for_text("#host-status", Duration::from_secs(15), |t| {
@@ -129,6 +137,56 @@ async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
         .await;
     assert!(status.contains(&format!("127.0.0.1:{port}")), "{status}");
     app.screenshot("forwarded-host").await;
+    app.quit().await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_is_diagnosed() {
+    // The agent plays the memory_bound H200 recording back as if its GPU were sampled now:
+    // the app's live path (stream, curves, download, diagnosis) with real GPU data.
+    let recording = checkup_testkit::workspace_root().join("tests/corpus/memory_bound");
+    let (mut serve, port, token, _dir) = serve_agent(&["--replay", recording.to_str().unwrap()]);
+    let app = App::launch("replay", &[]).await;
+    app.click("details.forwarded summary").await;
+    app.type_into("#fwd-addr", &format!("localhost:{port}"))
+        .await;
+    app.type_into("#fwd-token", &token).await;
+    app.click("#connect-forwarded").await;
+    app.wait_for_text("#host-status", Duration::from_secs(15), |t| {
+        t.contains("agent ")
+    })
+    .await;
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+
+    app.click("#step-sampling").await;
+    app.type_into("#sample-seconds", "8").await;
+    app.click("#start-sampling").await;
+    app.wait_for_text("#live-progress", Duration::from_secs(20), |t| {
+        samples_in(t) > 20
+    })
+    .await;
+    // Live curves of the GPU, not only of the host.
+    for chart in ["utilisation", "power", "sm_clock"] {
+        app.element(&format!(
+            "#live-progress ~ div figure[data-chart='{chart}'] svg"
+        ))
+        .await;
+    }
+    app.screenshot("3-sampling-live").await;
+    app.wait_for_text("#live-progress", Duration::from_secs(40), str::is_empty)
+        .await;
+    app.settled().await;
+    app.screenshot("4-sampling-done").await;
+    app.click("#step-diagnosis").await;
+    app.settled().await;
+    let verdict = app
+        .wait_for_text("#verdict", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    assert!(verdict.contains("Memory-bandwidth bound"), "{verdict}");
+    app.screenshot("5-diagnosis").await;
     app.quit().await;
     let _ = serve.kill();
     let _ = serve.wait();
