@@ -207,14 +207,19 @@ fn a_profiled_run_started_through_the_api_leaves_its_files_for_download() {
     );
 }
 
-async fn read_events(url: &str, token: &str, n: usize) -> Vec<u64> {
+/// Sample events from the stream at `url` until `enough` says so.
+async fn read_until(
+    url: &str,
+    token: &str,
+    enough: impl Fn(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
     let mut req = url.into_client_request().unwrap();
     req.headers_mut()
         .insert("Authorization", format!("Bearer {token}").parse().unwrap());
     let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-    let mut seqs = Vec::new();
+    let mut events = Vec::new();
     use futures_util::StreamExt;
-    while seqs.len() < n {
+    while !enough(&events) {
         let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
             .await
             .expect("samples keep coming")
@@ -226,10 +231,19 @@ async fn read_events(url: &str, token: &str, n: usize) -> Vec<u64> {
                 v["kind"].is_string() && v["sample"]["ts"].is_number(),
                 "{v}"
             );
-            seqs.push(v["seq"].as_u64().unwrap());
+            events.push(v);
         }
     }
-    seqs
+    events
+}
+
+/// The sequence numbers of the next `n` events.
+async fn read_events(url: &str, token: &str, n: usize) -> Vec<u64> {
+    read_until(url, token, |events| events.len() >= n)
+        .await
+        .iter()
+        .map(|v| v["seq"].as_u64().unwrap())
+        .collect()
 }
 
 #[test]
@@ -322,26 +336,10 @@ fn a_recorded_h200_run_replayed_streams_its_gpu_samples_as_live_ones() {
     assert_eq!(status, 201, "{body}");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let url = format!("ws://{}/v1/samples?since=0", a.addr);
-    let events = rt.block_on(async {
-        let mut req = url.as_str().into_client_request().unwrap();
-        req.headers_mut()
-            .insert("Authorization", format!("Bearer {t}").parse().unwrap());
-        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
-        use futures_util::StreamExt;
-        let mut events: Vec<serde_json::Value> = Vec::new();
-        // Three seconds of the recording: 30 NVML rows at 10 Hz, GPM and host rows.
-        while events.iter().filter(|e| e["kind"] == "nvml").count() < 30 {
-            let msg = tokio::time::timeout(Duration::from_secs(10), ws.next())
-                .await
-                .expect("replayed samples keep coming")
-                .unwrap()
-                .unwrap();
-            if let Message::Text(text) = msg {
-                events.push(serde_json::from_str(&text).unwrap());
-            }
-        }
-        events
-    });
+    // Three seconds of the recording: 30 NVML rows at 10 Hz, GPM and host rows.
+    let events = rt.block_on(read_until(&url, &t, |events| {
+        events.iter().filter(|e| e["kind"] == "nvml").count() >= 30
+    }));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
