@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use checkup_model::{GpmSample, HostSample, NvmlSample};
+use checkup_model::{GpmSample, GpuProcessSample, HostSample, NvmlSample};
 
 use crate::error::{AgentError, Result};
 
@@ -52,6 +52,7 @@ pub struct Recorder {
     nvml: Option<BufWriter<File>>,
     gpm: Option<BufWriter<File>>,
     host: Option<(BufWriter<File>, usize)>,
+    gpu_processes: Option<BufWriter<File>>,
 }
 
 impl Recorder {
@@ -63,6 +64,7 @@ impl Recorder {
             nvml: None,
             gpm: None,
             host: None,
+            gpu_processes: None,
         })
     }
 
@@ -88,6 +90,9 @@ impl Recorder {
             w.flush().map_err(io)?;
         }
         if let Some((w, _)) = self.host.as_mut() {
+            w.flush().map_err(io)?;
+        }
+        if let Some(w) = self.gpu_processes.as_mut() {
             w.flush().map_err(io)?;
         }
         Ok(())
@@ -211,5 +216,56 @@ impl Recorder {
             self.flush()?;
         }
         Ok(())
+    }
+
+    /// Appends one reading of the GPUs' compute processes (`samples_gpu_processes.csv`:
+    /// `ts,gpu,pid,used_mib`, a row per process; a reading with none writes nothing).
+    pub fn write_gpu_processes(&mut self, samples: &[GpuProcessSample]) -> Result<()> {
+        if samples.is_empty() {
+            return Ok(());
+        }
+        if self.gpu_processes.is_none() {
+            self.gpu_processes =
+                Some(self.open("samples_gpu_processes.csv", "ts,gpu,pid,used_mib")?);
+        }
+        let path = self.dir.join("samples_gpu_processes.csv");
+        let w = self.gpu_processes.as_mut().expect("opened above");
+        for s in samples {
+            writeln!(w, "{:.3},{},{},{}", s.ts, s.gpu, s.pid, cell(s.used_mib))
+                .map_err(|e| AgentError::io(&path, e))?;
+        }
+        self.writes += 1;
+        if self.writes % FLUSH_EVERY == 0 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_processes_are_a_row_each_and_a_reading_with_none_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::create(dir.path()).unwrap();
+        rec.write_gpu_processes(&[]).unwrap();
+        rec.flush().unwrap();
+        let path = dir.path().join("samples_gpu_processes.csv");
+        assert!(!path.exists());
+        let p = |pid, used_mib| GpuProcessSample {
+            ts: 1796007589.4011,
+            gpu: 1,
+            pid,
+            used_mib,
+        };
+        rec.write_gpu_processes(&[p(4242, Some(80515.0)), p(77, None)])
+            .unwrap();
+        rec.flush().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(path).unwrap(),
+            "ts,gpu,pid,used_mib\n1796007589.401,1,4242,80515\n1796007589.401,1,77,\n"
+        );
     }
 }

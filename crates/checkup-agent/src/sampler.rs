@@ -1,5 +1,6 @@
-//! The sampling loop: NVML at `hz` (10 by default), GPM and the host at `slow_hz` (1),
-//! written to a run folder until stopped. It also measures its own CPU cost.
+//! The sampling loop: NVML at `hz` (10 by default); GPM, the GPUs' compute processes and
+//! the host at `slow_hz` (1); written to a run folder until stopped. It also measures its own
+//! CPU cost.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -80,6 +81,58 @@ fn process_cpu() -> Duration {
     cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
+/// Wakes a loop at a fixed rate, on deadlines (so the rate does not drift with the work).
+struct Ticker {
+    period: Duration,
+    next: Instant,
+}
+
+impl Ticker {
+    fn new(hz: f64, start: Instant) -> Self {
+        Self {
+            period: Duration::from_secs_f64(1.0 / hz.max(0.1)),
+            next: start,
+        }
+    }
+
+    /// Sleeps until the next tick. Behind schedule (a slow NVML call), it skips ahead rather
+    /// than bursting.
+    fn wait(&mut self) {
+        self.next += self.period;
+        let now = Instant::now();
+        if self.next > now {
+            std::thread::sleep(self.next - now);
+        } else {
+            self.next = now;
+        }
+    }
+}
+
+/// The loop's own CPU use since it started: seconds, and the thread's and the process's CPU
+/// time per wall second (percent of one core).
+struct CpuMeter {
+    start: Instant,
+    thread: Duration,
+    process: Duration,
+}
+
+impl CpuMeter {
+    fn start() -> Self {
+        Self {
+            start: Instant::now(),
+            thread: thread_cpu(),
+            process: process_cpu(),
+        }
+    }
+
+    fn finish(&self, report: &mut SamplerReport) {
+        report.seconds = self.start.elapsed().as_secs_f64();
+        let pct = |d: Duration| d.as_secs_f64() / report.seconds.max(1e-9) * 100.0;
+        report.cpu_pct_of_core = pct(thread_cpu() - self.thread);
+        report.process_cpu_pct_of_core = pct(process_cpu() - self.process);
+    }
+}
+
 /// Samples as they are taken, for live streaming.
 #[derive(Debug, Clone, Copy)]
 pub enum Sampled<'a> {
@@ -133,15 +186,12 @@ pub fn run_with_sink(
         .notes
         .push("built without NVML support: host sampling only".into());
     let mut host = HostCollector::new(None);
-    let period = Duration::from_secs_f64(1.0 / config.hz.max(0.1));
     let slow_every = (config.hz / config.slow_hz.clamp(0.1, config.hz.max(0.1)))
         .round()
         .max(1.0) as u64;
     let (host_every, gpm_every) = (slow_every, slow_every);
-    let start = Instant::now();
-    let cpu0 = thread_cpu();
-    let process_cpu0 = process_cpu();
-    let mut next = start;
+    let meter = CpuMeter::start();
+    let mut ticker = Ticker::new(config.hz, meter.start);
     let mut tick: u64 = 0;
     let (mut nvml_cpu, mut gpm_cpu, mut host_cpu, mut write_cpu) = (
         Duration::ZERO,
@@ -184,6 +234,15 @@ pub fn run_with_sink(
             }
         }
         let _ = gpm_every;
+        #[cfg(feature = "nvml")]
+        if let Some(g) = gpu.as_ref().filter(|_| tick % host_every == 0) {
+            let t0 = part_clock();
+            let processes = g.sample_processes(ts);
+            timed(&mut nvml_cpu, t0);
+            let t0 = part_clock();
+            rec.write_gpu_processes(&processes)?;
+            timed(&mut write_cpu, t0);
+        }
         if tick % host_every == 0 {
             let t0 = part_clock();
             let root = config.root_pid.load(Ordering::Relaxed);
@@ -198,21 +257,11 @@ pub fn run_with_sink(
             }
         }
         tick += 1;
-        next += period;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else {
-            // Fell behind (a slow NVML call): skip ahead rather than burst.
-            next = now;
-        }
+        ticker.wait();
     }
     rec.flush()?;
     report.ticks = tick;
-    report.seconds = start.elapsed().as_secs_f64();
-    let pct = |d: Duration| d.as_secs_f64() / report.seconds.max(1e-9) * 100.0;
-    report.cpu_pct_of_core = pct(thread_cpu() - cpu0);
-    report.process_cpu_pct_of_core = pct(process_cpu() - process_cpu0);
+    meter.finish(&mut report);
     let per_s =
         |d: Duration| (d.as_secs_f64() * 1e3 / report.seconds.max(1e-9) * 1000.0).round() / 1000.0;
     report.cpu_ms_per_s = CpuBreakdown {
@@ -244,12 +293,10 @@ fn replay(
         )],
         ..SamplerReport::default()
     };
-    let period = Duration::from_secs_f64(1.0 / hz.max(0.1));
-    let (start, started) = (Instant::now(), now_s());
-    let (cpu0, process_cpu0) = (thread_cpu(), process_cpu());
-    let mut next = start;
+    let (meter, started) = (CpuMeter::start(), now_s());
+    let mut ticker = Ticker::new(hz, meter.start);
     while !stop.load(Ordering::Relaxed) {
-        let due = playback.due(start.elapsed().as_secs_f64(), started);
+        let due = playback.due(meter.start.elapsed().as_secs_f64(), started);
         if !due.nvml.is_empty() {
             rec.write_nvml(&due.nvml)?;
             sink(Sampled::Nvml(&due.nvml));
@@ -263,18 +310,9 @@ fn replay(
             sink(Sampled::Host(h));
         }
         report.ticks += 1;
-        next += period;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        } else {
-            next = now;
-        }
+        ticker.wait();
     }
     rec.flush()?;
-    report.seconds = start.elapsed().as_secs_f64();
-    let pct = |d: Duration| d.as_secs_f64() / report.seconds.max(1e-9) * 100.0;
-    report.cpu_pct_of_core = pct(thread_cpu() - cpu0);
-    report.process_cpu_pct_of_core = pct(process_cpu() - process_cpu0);
+    meter.finish(&mut report);
     Ok(report)
 }

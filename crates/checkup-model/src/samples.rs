@@ -50,6 +50,18 @@ pub struct GpmSample {
     pub nvlink_tx_mibs: Option<f64>,
 }
 
+/// GPU memory of one process on one GPU at one moment (`samples_gpu_processes.csv`, written
+/// by the agent beside the corpus files): who holds the GPU's memory, the training job or
+/// another user's.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuProcessSample {
+    pub ts: f64,
+    pub gpu: u32,
+    pub pid: u32,
+    /// None where the driver does not say (Windows WDDM, some containers).
+    pub used_mib: Option<f64>,
+}
+
 /// One host reading: whole machine, per core and the training process tree.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostSample {

@@ -1,9 +1,10 @@
 //! NVML and GPM sampling of every GPU, and the GPUs' static facts.
 
-use checkup_model::{ClockEventReasons, GpmSample, GpuStatic, NvmlSample};
+use checkup_model::{ClockEventReasons, GpmSample, GpuProcessSample, GpuStatic, NvmlSample};
 use nvml_wrapper::enum_wrappers::device::{
     Clock, EccCounter, MemoryError, PcieUtilCounter, TemperatureSensor,
 };
+use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::enums::gpm::GpmMetricId;
 use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::gpm::{gpm_metrics_get, GpmSample as NvGpmSample};
@@ -252,6 +253,26 @@ impl NvmlCollector {
                 }
             })
             .collect()
+    }
+
+    /// GPU memory of each compute process on each GPU (one driver query per GPU).
+    pub fn sample_processes(&self, ts: f64) -> Vec<GpuProcessSample> {
+        let mut out = Vec::new();
+        for (i, d) in (0..self.count).zip(&self.devices) {
+            let Ok(processes) = d.running_compute_processes() else {
+                continue;
+            };
+            out.extend(processes.into_iter().map(|p| GpuProcessSample {
+                ts,
+                gpu: i,
+                pid: p.pid,
+                used_mib: match p.used_gpu_memory {
+                    UsedGpuMemory::Used(bytes) => Some((bytes / (1024 * 1024)) as f64),
+                    UsedGpuMemory::Unavailable => None,
+                },
+            }));
+        }
+        out
     }
 
     /// GPM rates since the previous call, per GPU that supports GPM. The first call per GPU
