@@ -33,6 +33,7 @@ const CATALOGUE: &[(&str, &str, &str)] = &[
     ("host", "GPU host", "GPU 主机"),
     ("no_host", "Not connected.", "未连接。"),
     ("no_gpu", "no GPU", "没有 GPU"),
+    ("replaying", "samples replayed from the recording", "采样回放自记录"),
     ("this_computer", "This computer", "本机"),
     ("ssh", "SSH", "SSH"),
     ("forwarded", "Agent already forwarded", "已转发的 agent"),

@@ -200,6 +200,7 @@ async fn health(State(s): State<Arc<AgentState>>) -> Json<AgentHealth> {
         sampling,
         run_active: s.run_active.load(Ordering::Relaxed),
         last_seq: s.stream.last_seq(),
+        replaying: s.replay.as_ref().map(|p| p.display().to_string()),
     })
 }
 

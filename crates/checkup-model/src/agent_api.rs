@@ -18,6 +18,10 @@ pub struct AgentHealth {
     pub run_active: bool,
     /// The last sample sequence number handed out.
     pub last_seq: u64,
+    /// The recorded run this agent's sampling plays back (`serve --replay`), if any: its
+    /// samples are that recording's, not this host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaying: Option<String>,
 }
 
 /// `GET /v1/check`: the static environment check.

@@ -122,6 +122,7 @@ pub fn panel(ui: Ui) -> impl IntoView {
                                 None => format!("{} GPU", h.health.gpus),
                             }}
                         </div>
+                        {h.health.replaying.clone().map(|r| view! { <div class="meta" id="host-replaying">{format!("{}: {r}", tr(&ui.l(), "replaying"))}</div> })}
                         {h.log.iter().map(|l| view! { <div class="meta">{l.clone()}</div> }).collect_view()}
                         <button id="new-checkup" on:click=new_checkup>{tr(&ui.l(), "new_checkup")}</button>
                     </div>

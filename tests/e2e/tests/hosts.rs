@@ -158,6 +158,12 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
         t.contains("agent ")
     })
     .await;
+    // Said plainly: these curves are a recording's, not this host's.
+    let replaying = app.text("#host-replaying").await;
+    assert!(
+        replaying.contains("tests/corpus/memory_bound"),
+        "{replaying}"
+    );
     app.click("#new-checkup").await;
     app.element("table.checks").await;
 
