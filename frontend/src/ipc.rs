@@ -15,7 +15,9 @@ extern "C" {
         -> Result<JsValue, JsValue>;
 }
 
-/// Calls a Tauri command; errors come back as the backend's [`UiError`].
+/// Calls a Tauri command; errors come back as the backend's [`UiError`]. Argument names are
+/// the Rust ones (`skip_steps`): every command is declared `rename_all = "snake_case"`, where
+/// Tauri's default would expect `skipSteps` and refuse the call.
 pub async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, UiError> {
     let args = args
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())

@@ -20,7 +20,7 @@ fn language(lang: &str) -> Language {
 /// The UI's first full screen (the history list) is painted. With
 /// `GPU_CHECKUP_STARTUP_PROBE` set, the shell says so on stdout: the startup benchmark
 /// (tests/e2e/benches/app.rs) times the process from its start to this line.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub fn ui_painted() {
     if std::env::var_os("GPU_CHECKUP_STARTUP_PROBE").is_some() {
         use std::io::Write;
@@ -33,7 +33,7 @@ pub fn ui_painted() {
 /// The system's file chooser for a recording: a folder (a run folder or a
 /// tensorboard_trace_handler folder) when `folder`, else a trace or a log file. `None` when
 /// the user cancels.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn pick_recording(app: AppHandle, folder: bool) -> Result<Option<String>, AppError> {
     use tauri_plugin_dialog::DialogExt;
     // The blocking pickers wait for the main thread, which shows the dialog.
@@ -57,12 +57,12 @@ pub async fn pick_recording(app: AppHandle, folder: bool) -> Result<Option<Strin
         .map(|p| p.display().to_string()))
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn list_checkups(state: State<'_, AppState>) -> Result<Vec<CheckupSummary>, AppError> {
     Ok(state.store.list().await?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_checkup(
     state: State<'_, AppState>,
     id: i64,
@@ -99,7 +99,7 @@ pub async fn open_checkup(
     })
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn set_step(state: State<'_, AppState>, id: i64, step: String) -> Result<(), AppError> {
     Ok(state.store.set_wizard_step(id, &step).await?)
 }
@@ -123,7 +123,7 @@ async fn report_inputs(
 }
 
 /// The report's content as HTML, for the report step's preview.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn report_preview(
     state: State<'_, AppState>,
     id: i64,
@@ -134,7 +134,7 @@ pub async fn report_preview(
 }
 
 /// Writes the report in `format` (pdf, html, md, json) and returns where.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn export_report(
     state: State<'_, AppState>,
     id: i64,
@@ -174,7 +174,7 @@ pub async fn export_report(
 }
 
 /// Connects to a GPU host (replacing the current one) and says what it has.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn connect_host(
     state: State<'_, AppState>,
     request: HostRequest,
@@ -188,7 +188,7 @@ pub async fn connect_host(
     info
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn disconnect_host(state: State<'_, AppState>) -> Result<(), AppError> {
     if let Some(h) = state.host.lock().await.take() {
         h.close().await;
@@ -197,7 +197,7 @@ pub async fn disconnect_host(state: State<'_, AppState>) -> Result<(), AppError>
 }
 
 /// A new checkup on the connected host, starting with its environment check.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i64, AppError> {
     let client = state
         .host
@@ -227,7 +227,7 @@ pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i6
 }
 
 /// Samples the host for `seconds`; progress and live curves arrive as `live-progress` events.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn start_sampling(
     app: AppHandle,
     state: State<'_, AppState>,
@@ -254,7 +254,7 @@ pub async fn start_sampling(
 }
 
 /// Runs `command` on the host with the profiler probe; progress arrives as events.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn start_profiling(
     app: AppHandle,
     state: State<'_, AppState>,
@@ -317,7 +317,7 @@ fn split_command(line: &str) -> Result<Vec<String>, AppError> {
     Ok(out)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn stop_live(state: State<'_, AppState>) -> Result<(), AppError> {
     if let Some(phase) = state
         .live
@@ -331,7 +331,7 @@ pub async fn stop_live(state: State<'_, AppState>) -> Result<(), AppError> {
 }
 
 /// Analyses a run folder, a trace file or a tensorboard_trace_handler folder offline.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<i64, AppError> {
     let path = PathBuf::from(path.trim());
     if !path.exists() {
@@ -356,7 +356,7 @@ pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<
     crate::store_recording(&state.store, title, &path, &d, false).await
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn add_note(
     state: State<'_, AppState>,
     id: i64,
@@ -373,13 +373,13 @@ pub async fn add_note(
         .await?)
 }
 
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn set_baseline(state: State<'_, AppState>, id: i64) -> Result<(), AppError> {
     Ok(state.store.set_baseline(id).await?)
 }
 
 /// `before` and `after` side by side, with what changed in plain words.
-#[tauri::command]
+#[tauri::command(rename_all = "snake_case")]
 pub async fn compare_checkups(
     state: State<'_, AppState>,
     before: i64,

@@ -55,6 +55,35 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
         "the starved-input recording is diagnosed as data loading: {verdict}"
     );
 
+    // A note on the leading finding, for the team's review: shown under it and kept.
+    app.click("#step-diagnosis").await;
+    app.settled().await;
+    let first = ".finding[data-finding='data_loading']";
+    app.type_into(&format!("{first} input.author"), "Mei").await;
+    app.type_into(
+        &format!("{first} input.note-body"),
+        "try num_workers=8 on the 16-core host",
+    )
+    .await;
+    app.click(&format!("{first} button.add-note")).await;
+    let note = app
+        .wait_for_text(&format!("{first} .note"), Duration::from_secs(15), |t| {
+            !t.is_empty()
+        })
+        .await;
+    assert_eq!(note, "Mei: try num_workers=8 on the 16-core host");
+    let store = checkup_store::Store::open(&app.database()).await.unwrap();
+    let starved = store
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|c| c.title == "dataloader_starved (demo)")
+        .unwrap();
+    let notes = store.notes(starved.id).await.unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].finding_id, "data_loading");
+
     for lang in ["en", "zh"] {
         switch_language(&app, lang).await;
         for (i, step) in WIZARD_STEPS.iter().enumerate() {
