@@ -354,12 +354,11 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
                         RunState::Failed
                     };
                     r.exit_code = o.exit_code;
-                    if o.exit_code != Some(0) {
-                        r.error = Some(match o.exit_code {
-                            Some(c) => format!("the command exited with code {c}"),
-                            None => "the command was killed by a signal".into(),
-                        });
-                    }
+                    r.error = match o.exit_code {
+                        Some(0) => o.probe_problem(),
+                        Some(c) => Some(format!("the command exited with code {c}")),
+                        None => Some("the command was killed by a signal".into()),
+                    };
                 }
                 Err(e) => {
                     r.state = RunState::Failed;

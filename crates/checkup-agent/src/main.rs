@@ -253,6 +253,9 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 "checkup-agent: {}",
                 serde_json::to_string(&outcome).unwrap_or_default()
             );
+            if let Some(problem) = outcome.probe_problem() {
+                eprintln!("checkup-agent: {problem}");
+            }
             // The training command's exit code is the agent's: scripts chaining on it keep working.
             Ok(match outcome.exit_code {
                 Some(0) => ExitCode::SUCCESS,

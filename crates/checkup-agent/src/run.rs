@@ -38,6 +38,18 @@ pub struct RunOutcome {
     pub out: PathBuf,
 }
 
+impl RunOutcome {
+    /// Why the probe did not attach (torch missing, hooks refused), from the first rank that
+    /// says so: the command ran, but without step timings or a trace. None when it attached
+    /// or never ran (a command that is not Python).
+    pub fn probe_problem(&self) -> Option<String> {
+        self.probe.iter().find(|s| s["ok"] == false).map(|s| {
+            let why = s["error"].as_str().unwrap_or("no reason given");
+            format!("the profiling probe did not attach ({why}); training ran without it")
+        })
+    }
+}
+
 /// Writes the probe into `dir` and returns the PYTHONPATH that puts it first.
 pub fn install_probe(dir: &Path) -> Result<String> {
     std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;

@@ -106,27 +106,30 @@ fn run_keeps_the_commands_output_and_exit_code_and_records_the_host() {
     );
 }
 
+/// A folder with a `torch` package that cannot be imported: put on PYTHONPATH, it makes
+/// "torch is missing" happen on any machine, with or without a real torch.
+fn unimportable_torch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("torch")).unwrap();
+    std::fs::write(
+        dir.path().join("torch/__init__.py"),
+        "raise ImportError('no torch on this machine (test)')\n",
+    )
+    .unwrap();
+    dir
+}
+
 #[test]
 fn without_torch_the_probe_steps_aside_and_reports_why() {
-    let has_torch = Command::new("python3")
-        .args(["-c", "import torch"])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if has_torch {
-        return;
-    }
+    let no_torch = unimportable_torch();
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("run");
-    let out = agent(&[
-        "run",
-        "-o",
-        out_dir.to_str().unwrap(),
-        "--",
-        "python3",
-        "-c",
-        "print('trained')",
-    ]);
+    let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+        .args(["run", "-o", out_dir.to_str().unwrap(), "--"])
+        .args(["python3", "-c", "print('trained')"])
+        .env("PYTHONPATH", no_torch.path())
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("trained"));
     let status: serde_json::Value =
@@ -139,6 +142,12 @@ fn without_torch_the_probe_steps_aside_and_reports_why() {
             .unwrap()
             .contains("torch could not be imported"),
         "{status}"
+    );
+    // Said in words, not only in the JSON.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the profiling probe did not attach (torch could not be imported"),
+        "{stderr}"
     );
 }
 
