@@ -264,12 +264,18 @@ async fn profile_inner(
     p.status = LiveStatus::Analysing;
     emit(app, p);
     match analyse_and_store(app, &client, id, &run_id).await {
-        Ok(()) if run.state == RunState::Finished => Ok(()),
-        // Training failed but left steps and a trace: the diagnosis stands, the failure is said.
-        Ok(()) => Err(AppError::Other(format!(
-            "{} (the steps recorded before it were analysed)",
-            run.error.unwrap_or_default()
-        ))),
+        Ok(()) => match run.error {
+            None => Ok(()),
+            // Training ran but the probe did not attach: the samples' diagnosis stands, and
+            // why there is no trace is said.
+            Some(why) if run.state == RunState::Finished => Err(AppError::Other(format!(
+                "{why} (the samples were analysed)"
+            ))),
+            // Training failed but left steps and a trace: the diagnosis stands, the failure is said.
+            Some(why) => Err(AppError::Other(format!(
+                "{why} (the steps recorded before it were analysed)"
+            ))),
+        },
         Err(e) => Err(match run.error {
             Some(why) => AppError::Other(format!("{why}; nothing to analyse: {e}")),
             None => e,

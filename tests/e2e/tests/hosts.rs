@@ -82,6 +82,15 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
 /// An agent the user started themselves (`checkup-agent serve` plus `extra`): the agent, the
 /// port it listens on, its token, and the folder it keeps its files in.
 fn serve_agent(extra: &[&str]) -> (Child, String, String, tempfile::TempDir) {
+    serve_agent_with_env(extra, &[])
+}
+
+/// [`serve_agent`] with `env` added to the agent's environment (and so to the commands it
+/// runs).
+fn serve_agent_with_env(
+    extra: &[&str],
+    env: &[(&str, &std::path::Path)],
+) -> (Child, String, String, tempfile::TempDir) {
     let agent = checkup_testkit::workspace_binary("checkup-agent", "checkup-agent");
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
@@ -91,6 +100,7 @@ fn serve_agent(extra: &[&str]) -> (Child, String, String, tempfile::TempDir) {
         .arg("--runs")
         .arg(dir.path().join("runs"))
         .args(extra)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -193,6 +203,58 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
         .await;
     assert!(verdict.contains("Memory-bandwidth bound"), "{verdict}");
     app.screenshot("5-diagnosis").await;
+    app.quit().await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profiling_a_command_without_torch_runs_it_and_says_why_there_is_no_trace() {
+    // A `torch` that cannot be imported, first on the agent's PYTHONPATH: the same on any
+    // machine, with or without a real torch.
+    let no_torch = tempfile::tempdir().unwrap();
+    std::fs::create_dir(no_torch.path().join("torch")).unwrap();
+    std::fs::write(
+        no_torch.path().join("torch/__init__.py"),
+        "raise ImportError('no torch on this machine (test)')\n",
+    )
+    .unwrap();
+    let (mut serve, port, token, _dir) =
+        serve_agent_with_env(&[], &[("PYTHONPATH", no_torch.path())]);
+    let app = App::launch("profiling", &[]).await;
+    app.click("details.forwarded summary").await;
+    app.type_into("#fwd-addr", &format!("localhost:{port}"))
+        .await;
+    app.type_into("#fwd-token", &token).await;
+    app.click("#connect-forwarded").await;
+    app.wait_for_text("#host-status", Duration::from_secs(15), |t| {
+        t.contains("agent ")
+    })
+    .await;
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+
+    app.click("#step-profiling").await;
+    app.type_into(
+        "#profile-command",
+        r#"python3 -c "import time; print('epoch 1'); time.sleep(3)""#,
+    )
+    .await;
+    app.click("#start-profiling").await;
+    app.wait_for_text("#profile-progress", Duration::from_secs(20), |t| {
+        !t.is_empty()
+    })
+    .await;
+    app.screenshot("3-profiling-running").await;
+    // The command runs to its end; the app then says in words why there is no trace.
+    let error = app
+        .wait_for_text("#error", Duration::from_secs(60), |t| !t.is_empty())
+        .await;
+    assert!(
+        error.contains("the profiling probe did not attach (torch could not be imported"),
+        "{error}"
+    );
+    app.screenshot("3-profiling-no-torch").await;
     app.quit().await;
     let _ = serve.kill();
     let _ = serve.wait();
