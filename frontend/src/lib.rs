@@ -29,6 +29,10 @@ pub struct Ui {
     pub live: RwSignal<Option<LiveProgress>>,
     /// Checkups being opened right now (shown as `aria-busy` on the main area).
     pub opening: RwSignal<u32>,
+    /// What the user typed to launch training (command, folder): kept across re-renders of
+    /// the profiling step, which re-opening the checkup after a run causes.
+    pub profile_command: RwSignal<String>,
+    pub profile_cwd: RwSignal<String>,
 }
 
 #[derive(Serialize)]
@@ -151,6 +155,8 @@ fn App() -> impl IntoView {
         busy: RwSignal::new(None),
         live: RwSignal::new(None),
         opening: RwSignal::new(0),
+        profile_command: RwSignal::new("python train.py".into()),
+        profile_cwd: RwSignal::new(String::new()),
     };
     ui.first_load();
     ipc::on_live_progress(move |p: LiveProgress| {

@@ -30,8 +30,7 @@ struct Start {
 }
 
 pub fn view(ui: Ui) -> impl IntoView {
-    let command = RwSignal::new("python train.py".to_string());
-    let cwd = RwSignal::new(String::new());
+    let (command, cwd) = (ui.profile_command, ui.profile_cwd);
     let skip = RwSignal::new("10".to_string());
     let count = RwSignal::new("8".to_string());
     let start = move |_| {

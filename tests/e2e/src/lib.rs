@@ -208,6 +208,14 @@ impl App {
         self.call(&format!("text of {css}"), e.text()).await
     }
 
+    /// What an input holds now.
+    pub async fn value(&self, css: &str) -> String {
+        let e = self.element(css).await;
+        self.call(&format!("value of {css}"), e.prop("value"))
+            .await
+            .unwrap_or_default()
+    }
+
     /// Picks the option of a `<select>` with this label.
     pub async fn select(&self, css: &str, label: &str) {
         let e = self.element(css).await;

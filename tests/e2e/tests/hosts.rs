@@ -254,6 +254,9 @@ async fn profiling_a_command_without_torch_runs_it_and_says_why_there_is_no_trac
         error.contains("the profiling probe did not attach (torch could not be imported"),
         "{error}"
     );
+    // The command is still there to fix and run again.
+    let command = app.value("#profile-command").await;
+    assert!(command.starts_with("python3 -c"), "{command}");
     app.screenshot("3-profiling-no-torch").await;
     app.quit().await;
     let _ = serve.kill();
