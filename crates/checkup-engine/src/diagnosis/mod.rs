@@ -958,8 +958,6 @@ fn throttling(cx: &Ctx) -> Option<Finding> {
     })
 }
 
-/// The GPU-busy verdict: compute-bound, or memory-bandwidth-bound when DRAM traffic (GPM) or
-/// the kernel mix says the busy time is spent moving bytes.
 /// The GPU's idle time that no lost-time finding accounts for, as a finding of its own when
 /// it is significant. Without it a run recorded as samples only (live sampling, an attached
 /// job) with the GPU 95 % idle would read "compute-bound": the verdict for a busy GPU.
@@ -1030,6 +1028,8 @@ fn unexplained_idle(cx: &Ctx, findings: &[Finding]) -> Option<Finding> {
     })
 }
 
+/// The GPU-busy verdict: compute-bound, or memory-bandwidth-bound when DRAM traffic (GPM) or
+/// the kernel mix says the busy time is spent moving bytes.
 fn gpu_busy_verdict(cx: &Ctx) -> Option<Finding> {
     let th = cx.th;
     let (busy, how) = cx.gpu_busy()?;
