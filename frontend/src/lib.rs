@@ -29,8 +29,11 @@ pub struct Ui {
     pub live: RwSignal<Option<LiveProgress>>,
     /// Checkups being opened right now (shown as `aria-busy` on the main area).
     pub opening: RwSignal<u32>,
-    /// What the user typed to launch training (command, folder): kept across re-renders of
-    /// the profiling step, which re-opening the checkup after a run causes.
+    /// What the user typed in the live steps (sampling length and job; the training command
+    /// and its folder): kept across re-renders of the steps, which re-opening the checkup
+    /// after a live phase causes.
+    pub sample_seconds: RwSignal<String>,
+    pub sample_job: RwSignal<String>,
     pub profile_command: RwSignal<String>,
     pub profile_cwd: RwSignal<String>,
 }
@@ -155,6 +158,8 @@ fn App() -> impl IntoView {
         busy: RwSignal::new(None),
         live: RwSignal::new(None),
         opening: RwSignal::new(0),
+        sample_seconds: RwSignal::new("60".into()),
+        sample_job: RwSignal::new(String::new()),
         profile_command: RwSignal::new("python train.py".into()),
         profile_cwd: RwSignal::new(String::new()),
     };

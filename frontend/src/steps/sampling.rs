@@ -23,8 +23,7 @@ struct Start {
 }
 
 pub fn view(ui: Ui) -> impl IntoView {
-    let seconds = RwSignal::new("60".to_string());
-    let job = RwSignal::new(String::new());
+    let (seconds, job) = (ui.sample_seconds, ui.sample_job);
     let start = move |_| {
         let Some(id) = ui.current_id() else { return };
         let secs: f64 = seconds.get_untracked().trim().parse().unwrap_or(0.0);

@@ -75,6 +75,11 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
         .await;
     eprintln!("after sampling without a GPU the app says: {error}");
     assert!(error.contains("nothing was recorded on a GPU"), "{error}");
+    assert_eq!(
+        app.value("#sample-seconds").await,
+        "6",
+        "the length typed is kept"
+    );
     app.screenshot("4-sampling-done").await;
     app.quit().await;
 }
