@@ -189,7 +189,6 @@ pub fn run_with_sink(
     let slow_every = (config.hz / config.slow_hz.clamp(0.1, config.hz.max(0.1)))
         .round()
         .max(1.0) as u64;
-    let (host_every, gpm_every) = (slow_every, slow_every);
     let meter = CpuMeter::start();
     let mut ticker = Ticker::new(config.hz, meter.start);
     let mut tick: u64 = 0;
@@ -223,27 +222,25 @@ pub fn run_with_sink(
             rec.write_nvml(&samples)?;
             timed(&mut write_cpu, t0);
             sink(Sampled::Nvml(&samples));
-            if report.gpm && tick % gpm_every == 0 {
+            if tick % slow_every == 0 {
+                if report.gpm {
+                    let t0 = part_clock();
+                    let samples = g.sample_gpm(ts);
+                    timed(&mut gpm_cpu, t0);
+                    let t0 = part_clock();
+                    rec.write_gpm(&samples)?;
+                    timed(&mut write_cpu, t0);
+                    sink(Sampled::Gpm(&samples));
+                }
                 let t0 = part_clock();
-                let samples = g.sample_gpm(ts);
-                timed(&mut gpm_cpu, t0);
+                let processes = g.sample_processes(ts);
+                timed(&mut nvml_cpu, t0);
                 let t0 = part_clock();
-                rec.write_gpm(&samples)?;
+                rec.write_gpu_processes(&processes)?;
                 timed(&mut write_cpu, t0);
-                sink(Sampled::Gpm(&samples));
             }
         }
-        let _ = gpm_every;
-        #[cfg(feature = "nvml")]
-        if let Some(g) = gpu.as_ref().filter(|_| tick % host_every == 0) {
-            let t0 = part_clock();
-            let processes = g.sample_processes(ts);
-            timed(&mut nvml_cpu, t0);
-            let t0 = part_clock();
-            rec.write_gpu_processes(&processes)?;
-            timed(&mut write_cpu, t0);
-        }
-        if tick % host_every == 0 {
+        if tick % slow_every == 0 {
             let t0 = part_clock();
             let root = config.root_pid.load(Ordering::Relaxed);
             host.set_root((root != 0).then_some(root));
