@@ -106,22 +106,9 @@ fn run_keeps_the_commands_output_and_exit_code_and_records_the_host() {
     );
 }
 
-/// A folder with a `torch` package that cannot be imported: put on PYTHONPATH, it makes
-/// "torch is missing" happen on any machine, with or without a real torch.
-fn unimportable_torch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("torch")).unwrap();
-    std::fs::write(
-        dir.path().join("torch/__init__.py"),
-        "raise ImportError('no torch on this machine (test)')\n",
-    )
-    .unwrap();
-    dir
-}
-
 #[test]
 fn without_torch_the_probe_steps_aside_and_reports_why() {
-    let no_torch = unimportable_torch();
+    let no_torch = checkup_testkit::unimportable_torch();
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("run");
     let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))

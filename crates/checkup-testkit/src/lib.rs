@@ -1,7 +1,8 @@
 //! Real components for tests, shared by the connection tests and the app's end-to-end tests:
 //! a throwaway `sshd` on a loopback port ([`TestSshd`]), the workspace's binaries built by
 //! cargo so a test runs the current code ([`workspace_binary`]), an Xvfb display
-//! ([`Xvfb`]), free loopback ports, and the memory of a process tree.
+//! ([`Xvfb`]), free loopback ports, the memory of a process tree, and a Python path on
+//! which torch cannot be imported ([`unimportable_torch`]).
 
 mod binaries;
 mod processes;
@@ -51,4 +52,17 @@ pub fn wait_until_gone(pid: u32, timeout: std::time::Duration) -> bool {
         }
     }
     false
+}
+
+/// A folder holding a `torch` package whose import fails: first on `PYTHONPATH`, it makes
+/// "torch is missing" happen on any machine, with or without a real torch.
+pub fn unimportable_torch() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::create_dir(dir.path().join("torch")).expect("torch/ in it");
+    std::fs::write(
+        dir.path().join("torch/__init__.py"),
+        "raise ImportError('no torch on this machine (test)')\n",
+    )
+    .expect("torch/__init__.py");
+    dir
 }

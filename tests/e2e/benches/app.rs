@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 
 use checkup_e2e::App;
 use checkup_model::WIZARD_STEPS;
-use checkup_testkit::{descendants, memory_of, workspace_release_binary, workspace_root, Xvfb};
+use checkup_testkit::{
+    descendants, memory_of, workspace_release_binary, workspace_root, Memory, Xvfb,
+};
 
 const STARTS: usize = 7;
 const MINUTES: f64 = 30.0;
@@ -59,25 +61,22 @@ async fn main() {
     );
     let app_session = App::launch_binary("bench", &app, &[]).await;
     // Idle means every demo recording imported (the import runs after the window shows).
-    let labels: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(workspace_root().join("tests/corpus/labels.json")).unwrap(),
-    )
-    .unwrap();
-    let demos = labels.as_object().unwrap().len();
     app_session
-        .wait_for_count("ul.checkups li", demos, Duration::from_secs(120))
+        .wait_for_count(
+            "ul.checkups li",
+            checkup_e2e::demo_count(),
+            Duration::from_secs(120),
+        )
         .await;
     app_session.settled().await;
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let idle_pids = app_session.app_processes();
-    let (idle, idle_each) = (memory_of(&idle_pids), per_process(&idle_pids));
+    let idle = Snapshot::of(&app_session);
     app_session
         .click_titled("ul.checkups li", "healthy (demo)")
         .await;
     app_session.settled().await;
     walk_every_step(&app_session).await;
-    let demo_pids = app_session.app_processes();
-    let (demo, demo_each) = (memory_of(&demo_pids), per_process(&demo_pids));
+    let demo = Snapshot::of(&app_session);
 
     app_session.click("details.recording summary").await;
     app_session
@@ -88,52 +87,67 @@ async fn main() {
     app_session.element("#verdict").await;
     let opened_in = opening.elapsed();
     walk_every_step(&app_session).await;
-    let pids = app_session.app_processes();
-    let (open, open_each) = (memory_of(&pids), per_process(&pids));
+    let open = Snapshot::of(&app_session);
     // WebKit's allocator and JavaScriptCore's collector give memory back over time.
     tokio::time::sleep(Duration::from_secs(20)).await;
-    let settled = memory_of(&app_session.app_processes());
+    let settled = Snapshot::of(&app_session);
     app_session.quit().await;
 
     println!(
         "memory of the app and its WebKit processes ({} processes):",
-        open.processes
+        open.total.processes
     );
+    println!("  demo history, idle: {}", idle.total_text());
+    println!("    {}", idle.each);
     println!(
-        "  demo history, idle: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
-        idle.pss_mib, idle.pss_anon_mib, idle.rss_mib
+        "  a demo checkup (25 s run) open, every step visited: {}",
+        demo.total_text()
     );
-    println!("    {idle_each}");
+    println!("    {}", demo.each);
     println!(
-        "  a demo checkup (25 s run) open, every step visited: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
-        demo.pss_mib, demo.pss_anon_mib, demo.rss_mib
+        "  a {MINUTES:.0}-minute recording open ({rows} NVML samples), every step visited: {}",
+        open.total_text()
     );
-    println!("    {demo_each}");
-    println!(
-        "  a {MINUTES:.0}-minute recording open ({rows} NVML samples), every step visited: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
-        open.pss_mib, open.pss_anon_mib, open.rss_mib
-    );
-    println!("    {open_each}");
-    println!(
-        "  the same 20 s later: PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
-        settled.pss_mib, settled.pss_anon_mib, settled.rss_mib
-    );
+    println!("    {}", open.each);
+    println!("  the same 20 s later: {}", settled.total_text());
     println!(
         "  opening it (read, analyse, store, draw): {:.1} s",
         opened_in.as_secs_f64()
     );
 }
 
-/// Each process's name and PSS (anonymous part in brackets), MiB.
-fn per_process(pids: &[u32]) -> String {
-    pids.iter()
-        .map(|&pid| {
-            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let m = memory_of(&[pid]);
-            format!("{} {:.0} ({:.0})", name.trim(), m.pss_mib, m.pss_anon_mib)
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The memory of the app and the processes it started, at one moment.
+struct Snapshot {
+    total: Memory,
+    /// Each process's name and PSS (anonymous part in brackets), MiB.
+    each: String,
+}
+
+impl Snapshot {
+    fn of(app: &App) -> Self {
+        let pids = app.app_processes();
+        let each = pids
+            .iter()
+            .map(|&pid| {
+                let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                let m = memory_of(&[pid]);
+                format!("{} {:.0} ({:.0})", name.trim(), m.pss_mib, m.pss_anon_mib)
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        Self {
+            total: memory_of(&pids),
+            each,
+        }
+    }
+
+    fn total_text(&self) -> String {
+        let m = &self.total;
+        format!(
+            "PSS {:.0} MiB, of it anonymous {:.0} MiB (RSS {:.0} MiB)",
+            m.pss_mib, m.pss_anon_mib, m.rss_mib
+        )
+    }
 }
 
 /// Shows every wizard step of the open checkup, then lets the page settle.

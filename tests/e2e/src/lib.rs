@@ -12,6 +12,7 @@ use checkup_testkit::{free_port, target_dir, wait_for_port, workspace_binary, Xv
 use std::future::Future;
 use std::sync::Mutex;
 
+use checkup_model::CheckupSummary;
 use fantoccini::elements::Element;
 use fantoccini::error::CmdError;
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -139,6 +140,21 @@ impl App {
     /// The SQLite file the app keeps its checkups in.
     pub fn database(&self) -> PathBuf {
         self.data.path().join("dev.gpucheckup.app/checkups.db")
+    }
+
+    /// The app's store, opened beside it, and the checkup stored under `title`.
+    pub async fn stored(&self, title: &str) -> (checkup_store::Store, CheckupSummary) {
+        let store = checkup_store::Store::open(&self.database())
+            .await
+            .expect("the app's SQLite file opens");
+        let checkup = store
+            .list()
+            .await
+            .expect("its checkups list")
+            .into_iter()
+            .find(|c| c.title == title)
+            .unwrap_or_else(|| panic!("no checkup titled {title:?} is stored"));
+        (store, checkup)
     }
 
     /// One WebDriver call, logged with the time since launch (what a hung CI run shows last)
@@ -382,6 +398,19 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     let w = u32::from_be_bytes(png[16..20].try_into().ok()?);
     let h = u32::from_be_bytes(png[20..24].try_into().ok()?);
     Some((w, h))
+}
+
+/// How many demo checkups the app imports on its first start: one per labelled corpus run
+/// (the corpus is the app's bundled demo data).
+pub fn demo_count() -> usize {
+    let labels: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            checkup_testkit::workspace_root().join("tests/corpus/labels.json"),
+        )
+        .expect("tests/corpus/labels.json"),
+    )
+    .expect("labels.json is JSON");
+    labels.as_object().map_or(0, |o| o.len())
 }
 
 /// The number before "samples" in a live progress line (0 when there is none).

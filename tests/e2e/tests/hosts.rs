@@ -84,77 +84,103 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
     app.quit().await;
 }
 
-/// An agent the user started themselves (`checkup-agent serve` plus `extra`): the agent, the
-/// port it listens on, its token, and the folder it keeps its files in.
-fn serve_agent(extra: &[&str]) -> (Child, String, String, tempfile::TempDir) {
-    serve_agent_with_env(extra, &[])
+/// An agent the user started themselves (`checkup-agent serve`), stopped when dropped.
+struct UserAgent {
+    child: Child,
+    port: String,
+    token: String,
+    /// Its token and run folders.
+    _dir: tempfile::TempDir,
 }
 
-/// [`serve_agent`] with `env` added to the agent's environment (and so to the commands it
-/// runs).
-fn serve_agent_with_env(
-    extra: &[&str],
-    env: &[(&str, &std::path::Path)],
-) -> (Child, String, String, tempfile::TempDir) {
-    let agent = checkup_testkit::workspace_binary("checkup-agent", "checkup-agent");
-    let dir = tempfile::tempdir().unwrap();
-    let token_file = dir.path().join("token");
-    let mut serve = Command::new(&agent)
-        .args(["serve", "--token-file"])
-        .arg(&token_file)
-        .arg("--runs")
-        .arg(dir.path().join("runs"))
-        .args(extra)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
+impl UserAgent {
+    /// `checkup-agent serve` plus `extra`, with `env` added to its environment (and so to
+    /// the commands it runs).
+    fn start(extra: &[&str], env: &[(&str, &std::path::Path)]) -> Self {
+        let agent = checkup_testkit::workspace_binary("checkup-agent", "checkup-agent");
+        let dir = tempfile::tempdir().unwrap();
+        let token_file = dir.path().join("token");
+        let mut child = Command::new(&agent)
+            .args(["serve", "--token-file"])
+            .arg(&token_file)
+            .arg("--runs")
+            .arg(dir.path().join("runs"))
+            .args(extra)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The first line says where it listens.
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
         .unwrap();
-    // The first line says where it listens.
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(serve.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let started: serde_json::Value = serde_json::from_str(&line).unwrap();
-    let port = started["listening"]
-        .as_str()
-        .unwrap()
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .to_string();
-    let token = std::fs::read_to_string(&token_file).unwrap();
-    (serve, port, token.trim().to_owned(), dir)
+        let started: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let port = started["listening"]
+            .as_str()
+            .unwrap()
+            .rsplit(':')
+            .next()
+            .unwrap()
+            .to_string();
+        let token = std::fs::read_to_string(&token_file).unwrap();
+        Self {
+            child,
+            port,
+            token: token.trim().to_owned(),
+            _dir: dir,
+        }
+    }
+
+    /// Asks `app` to connect to this agent as one the user forwarded, with `token`.
+    async fn connect(&self, app: &App, token: &str) {
+        // The form folds away on a second click: open it only when closed.
+        if app.count("details.forwarded[open]").await == 0 {
+            app.click("details.forwarded summary").await;
+        }
+        app.type_into("#fwd-addr", &format!("localhost:{}", self.port))
+            .await;
+        app.type_into("#fwd-token", token).await;
+        app.click("#connect-forwarded").await;
+    }
+
+    /// [`UserAgent::connect`] with its own token; returns the host status once connected.
+    async fn connected(&self, app: &App) -> String {
+        self.connect(app, &self.token).await;
+        app.wait_for_text("#host-status", Duration::from_secs(15), |t| {
+            t.contains("agent ")
+        })
+        .await
+    }
+}
+
+impl Drop for UserAgent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_forwarded_by_the_user_is_reached_by_address_and_token() {
-    let (mut serve, port, token, _dir) = serve_agent(&[]);
+    let agent = UserAgent::start(&[], &[]);
     let app = App::launch("forwarded", &[]).await;
-    app.click("details.forwarded summary").await;
-    app.type_into("#fwd-addr", &format!("localhost:{port}"))
-        .await;
-    app.type_into("#fwd-token", "not-the-token").await;
-    app.click("#connect-forwarded").await;
+    agent.connect(&app, "not-the-token").await;
     let error = app
         .wait_for_text("#error", Duration::from_secs(15), |t| !t.is_empty())
         .await;
     assert!(error.to_lowercase().contains("token"), "{error}");
 
-    app.type_into("#fwd-token", &token).await;
-    app.click("#connect-forwarded").await;
-    let status = app
-        .wait_for_text("#host-status", Duration::from_secs(15), |t| {
-            t.contains("agent ")
-        })
-        .await;
-    assert!(status.contains(&format!("127.0.0.1:{port}")), "{status}");
+    let status = agent.connected(&app).await;
+    assert!(
+        status.contains(&format!("127.0.0.1:{}", agent.port)),
+        "{status}"
+    );
     app.screenshot("forwarded-host").await;
     app.quit().await;
-    let _ = serve.kill();
-    let _ = serve.wait();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -162,17 +188,9 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     // The agent plays the memory_bound H200 recording back as if its GPU were sampled now:
     // the app's live path (stream, curves, download, diagnosis) with real GPU data.
     let recording = checkup_testkit::workspace_root().join("tests/corpus/memory_bound");
-    let (mut serve, port, token, _dir) = serve_agent(&["--replay", recording.to_str().unwrap()]);
+    let agent = UserAgent::start(&["--replay", recording.to_str().unwrap()], &[]);
     let app = App::launch("replay", &[]).await;
-    app.click("details.forwarded summary").await;
-    app.type_into("#fwd-addr", &format!("localhost:{port}"))
-        .await;
-    app.type_into("#fwd-token", &token).await;
-    app.click("#connect-forwarded").await;
-    app.wait_for_text("#host-status", Duration::from_secs(15), |t| {
-        t.contains("agent ")
-    })
-    .await;
+    agent.connected(&app).await;
     // Said plainly: these curves are a recording's, not this host's.
     let replaying = app.text("#host-replaying").await;
     assert!(
@@ -209,33 +227,15 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     assert!(verdict.contains("Memory-bandwidth bound"), "{verdict}");
     app.screenshot("5-diagnosis").await;
     app.quit().await;
-    let _ = serve.kill();
-    let _ = serve.wait();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn profiling_a_command_without_torch_runs_it_and_says_why_there_is_no_trace() {
-    // A `torch` that cannot be imported, first on the agent's PYTHONPATH: the same on any
-    // machine, with or without a real torch.
-    let no_torch = tempfile::tempdir().unwrap();
-    std::fs::create_dir(no_torch.path().join("torch")).unwrap();
-    std::fs::write(
-        no_torch.path().join("torch/__init__.py"),
-        "raise ImportError('no torch on this machine (test)')\n",
-    )
-    .unwrap();
-    let (mut serve, port, token, _dir) =
-        serve_agent_with_env(&[], &[("PYTHONPATH", no_torch.path())]);
+    // A `torch` that cannot be imported, first on the agent's PYTHONPATH.
+    let no_torch = checkup_testkit::unimportable_torch();
+    let agent = UserAgent::start(&[], &[("PYTHONPATH", no_torch.path())]);
     let app = App::launch("profiling", &[]).await;
-    app.click("details.forwarded summary").await;
-    app.type_into("#fwd-addr", &format!("localhost:{port}"))
-        .await;
-    app.type_into("#fwd-token", &token).await;
-    app.click("#connect-forwarded").await;
-    app.wait_for_text("#host-status", Duration::from_secs(15), |t| {
-        t.contains("agent ")
-    })
-    .await;
+    agent.connected(&app).await;
     app.click("#new-checkup").await;
     app.element("table.checks").await;
 
@@ -264,6 +264,4 @@ async fn profiling_a_command_without_torch_runs_it_and_says_why_there_is_no_trac
     assert!(command.starts_with("python3 -c"), "{command}");
     app.screenshot("3-profiling-no-torch").await;
     app.quit().await;
-    let _ = serve.kill();
-    let _ = serve.wait();
 }

@@ -30,14 +30,7 @@ async fn switch_language(app: &App, lang: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_and_a_comparison() {
     let app = App::launch("wizard", &[]).await;
-    let labels: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            checkup_testkit::workspace_root().join("tests/corpus/labels.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let demos = labels.as_object().unwrap().len();
+    let demos = checkup_e2e::demo_count();
     let listed = app
         .wait_for_count("ul.checkups li", demos, Duration::from_secs(120))
         .await;
@@ -72,14 +65,7 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
         })
         .await;
     assert_eq!(note, "Mei: try num_workers=8 on the 16-core host");
-    let store = checkup_store::Store::open(&app.database()).await.unwrap();
-    let starved = store
-        .list()
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|c| c.title == "dataloader_starved (demo)")
-        .unwrap();
+    let (store, starved) = app.stored("dataloader_starved (demo)").await;
     let notes = store.notes(starved.id).await.unwrap();
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0].finding_id, "data_loading");
@@ -149,14 +135,7 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
     app.screenshot("zh/6-compare").await;
 
     // Left at the report step: that is where it resumes.
-    let store = checkup_store::Store::open(&app.database()).await.unwrap();
-    let opened = store
-        .list()
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|c| c.title == "dataloader_starved (demo)")
-        .unwrap();
+    let (_, opened) = app.stored("dataloader_starved (demo)").await;
     assert_eq!(opened.wizard_step, "report");
     assert!(opened.is_baseline);
 
