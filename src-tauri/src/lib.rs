@@ -4,6 +4,7 @@
 
 mod commands;
 mod demo;
+mod footprint;
 mod hosts;
 mod live;
 
@@ -107,6 +108,7 @@ pub(crate) async fn store_recording(
 }
 
 pub fn run() {
+    footprint::apply();
     tauri::Builder::default()
         // The system's file chooser, called from Rust only (no JS permission granted).
         .plugin(tauri_plugin_dialog::init())

@@ -166,7 +166,6 @@ fn time_to_first_paint(app: &Path, data: &Path, display: &str) -> Duration {
     let mut child = Command::new(app)
         .env("DISPLAY", display)
         .env("XDG_DATA_HOME", data)
-        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
         .env("GPU_CHECKUP_STARTUP_PROBE", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -68,8 +68,6 @@ impl App {
             .args(["--native-port", &native_port.to_string()])
             .env("DISPLAY", &xvfb.display)
             .env("XDG_DATA_HOME", data.path())
-            // Software rendering: Xvfb has no GL.
-            .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
             .env("LANG", "en_US.UTF-8")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
