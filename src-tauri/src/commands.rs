@@ -90,13 +90,16 @@ pub async fn open_checkup(
         r.checks = checkup_report::localize_checks(&r.checks, language(&lang));
         r
     });
-    Ok(CheckupView {
+    let view = CheckupView {
         summary,
         diagnosis,
         charts,
         notes,
         environment,
-    })
+    };
+    // The stored run's series were read back and charted: megabytes for a long run.
+    crate::give_back_freed_heap();
+    Ok(view)
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -130,7 +133,10 @@ pub async fn report_preview(
     lang: String,
 ) -> Result<String, AppError> {
     let (d, opts) = report_inputs(&state, id, &lang).await?;
-    Ok(checkup_report::html_body(&d, &opts))
+    let html = checkup_report::html_body(&d, &opts);
+    drop(d);
+    crate::give_back_freed_heap();
+    Ok(html)
 }
 
 /// Writes the report in `format` (pdf, html, md, json) and returns where.

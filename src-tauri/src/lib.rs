@@ -69,21 +69,26 @@ impl serde::Serialize for AppError {
     }
 }
 
-/// Analyses a recording off the async threads. Reading a long run allocates a lot that is
-/// freed at the end; the freed heap is handed back to the system, so the app does not keep
-/// the high-water mark of its largest analysis for the rest of the session.
+/// Analyses a recording off the async threads; the heap it freed goes back to the system.
 pub(crate) async fn analyse(path: PathBuf) -> Result<checkup_model::Diagnosis, AppError> {
     let d = tauri::async_runtime::spawn_blocking(move || {
         checkup_engine::analyze_paths(&[path], &Default::default())
     })
     .await
     .map_err(|e| AppError::Other(format!("the analysis stopped: {e}")))??;
+    give_back_freed_heap();
+    Ok(d)
+}
+
+/// Hands the heap pages freed since the last call back to the system. glibc keeps them for
+/// reuse otherwise, so each large transient (an analysis, a long run's series read back
+/// and charted) would leave the app at its high-water mark.
+pub(crate) fn give_back_freed_heap() {
     #[cfg(target_os = "linux")]
     // SAFETY: malloc_trim only releases free heap pages; it takes no pointers.
     unsafe {
         libc::malloc_trim(0);
     }
-    Ok(d)
 }
 
 /// Stores an analysed recording as a checkup that opens at its diagnosis.
