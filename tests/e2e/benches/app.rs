@@ -59,17 +59,15 @@ async fn main() {
         &long_run,
         MINUTES * 60.0,
     );
-    let app_session = App::launch_binary("bench", &app, &[]).await;
+    // Both sessions keep their checkups in one database: the second is a usual start.
+    let db = recordings.path().join("checkups.db");
+    let env = [("GPU_CHECKUP_DB", db.clone().into_os_string())];
+
+    // A first start: the demo recordings are imported, one is walked through, then the long
+    // recording is opened and walked through.
+    let app_session = App::launch_binary("bench", &app, &env).await;
     // Idle means every demo recording imported (the import runs after the window shows).
-    app_session
-        .wait_for_count(
-            "ul.checkups li",
-            checkup_e2e::demo_count(),
-            Duration::from_secs(120),
-        )
-        .await;
-    app_session.settled().await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    wait_for_demos(&app_session).await;
     let idle = Snapshot::of(&app_session);
     app_session
         .click_titled("ul.checkups li", "healthy (demo)")
@@ -77,20 +75,21 @@ async fn main() {
     app_session.settled().await;
     walk_every_step(&app_session).await;
     let demo = Snapshot::of(&app_session);
-
-    app_session.click("details.recording summary").await;
-    app_session
-        .type_into("#recording-path", &long_run.display().to_string())
-        .await;
-    let opening = Instant::now();
-    app_session.click("#open-recording").await;
-    app_session.element("#verdict").await;
-    let opened_in = opening.elapsed();
+    let opened_in = open_recording(&app_session, &long_run).await;
     walk_every_step(&app_session).await;
     let open = Snapshot::of(&app_session);
     // WebKit's allocator and JavaScriptCore's collector give memory back over time.
     tokio::time::sleep(Duration::from_secs(20)).await;
     let settled = Snapshot::of(&app_session);
+    app_session.quit().await;
+
+    // A usual start (checkups stored), the long recording opened straight away.
+    let app_session = App::launch_binary("bench-usual-start", &app, &env).await;
+    wait_for_demos(&app_session).await;
+    let usual_idle = Snapshot::of(&app_session);
+    open_recording(&app_session, &long_run).await;
+    walk_every_step(&app_session).await;
+    let usual_open = Snapshot::of(&app_session);
     app_session.quit().await;
 
     println!(
@@ -110,6 +109,16 @@ async fn main() {
     );
     println!("    {}", open.each);
     println!("  the same 20 s later: {}", settled.total_text());
+    println!(
+        "  a usual start (checkups stored), history idle: {}",
+        usual_idle.total_text()
+    );
+    println!("    {}", usual_idle.each);
+    println!(
+        "  the same, the {MINUTES:.0}-minute recording opened, every step visited: {}",
+        usual_open.total_text()
+    );
+    println!("    {}", usual_open.each);
     println!(
         "  opening it (read, analyse, store, draw): {:.1} s",
         opened_in.as_secs_f64()
@@ -148,6 +157,29 @@ impl Snapshot {
             m.pss_mib, m.pss_anon_mib, m.rss_mib
         )
     }
+}
+
+/// Waits until every demo checkup is listed and the page has settled.
+async fn wait_for_demos(app: &App) {
+    app.wait_for_count(
+        "ul.checkups li",
+        checkup_e2e::demo_count(),
+        Duration::from_secs(120),
+    )
+    .await;
+    app.settled().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+}
+
+/// Opens the run folder at `path` as a recording; returns how long until its verdict showed.
+async fn open_recording(app: &App, path: &Path) -> Duration {
+    app.click("details.recording summary").await;
+    app.type_into("#recording-path", &path.display().to_string())
+        .await;
+    let opening = Instant::now();
+    app.click("#open-recording").await;
+    app.element("#verdict").await;
+    opening.elapsed()
 }
 
 /// Shows every wizard step of the open checkup, then lets the page settle.
