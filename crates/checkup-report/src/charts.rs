@@ -773,8 +773,8 @@ fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let max = steady.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-3);
     const BINS: usize = 50;
     let width = max / BINS as f64;
-    let mut normal = vec![0u32; BINS];
-    let mut stalled = vec![0u32; BINS];
+    let mut normal = [0u32; BINS];
+    let mut stalled = [0u32; BINS];
     for (step, v) in &steady {
         let b = ((v / width) as usize).min(BINS - 1);
         if s.stall_steps.contains(step) {

@@ -8,7 +8,7 @@ use checkup_model::{ClockEventReasons, GpmSample, HostSample, NvmlSample};
 use super::csv_table::{number, CsvTable};
 use crate::error::{EngineError, Result};
 
-fn cell<'a>(rec: &'a csv::StringRecord, idx: Option<usize>) -> Option<&'a str> {
+fn cell(rec: &csv::StringRecord, idx: Option<usize>) -> Option<&str> {
     idx.and_then(|i| rec.get(i))
 }
 
