@@ -6,7 +6,9 @@
 //!   (the usual start), and the very first start (a new database; the demo recordings are
 //!   analysed in the background and fill the list when done).
 //! - Memory: proportional set size of the app and the WebKit processes it starts, idle with
-//!   the demo history, and with a 30-minute recording open and every wizard step visited.
+//!   the demo history, and with a 30-minute recording open and every wizard step visited:
+//!   after a first start (demo import, a demo checkup walked first), and on a usual start,
+//!   then after walking the steps again and again.
 //!   The recording is the `healthy` H200 run's samples and steps repeated over 30 minutes
 //!   (18,000 NVML samples at 10 Hz, GPM and host samples, the trace as recorded).
 //!
@@ -25,6 +27,8 @@ use checkup_testkit::{
 
 const STARTS: usize = 7;
 const MINUTES: f64 = 30.0;
+/// Walks through the wizard's steps after the first, in the usual-start session.
+const WALKS_AGAIN: usize = 5;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
@@ -90,6 +94,11 @@ async fn main() {
     open_recording(&app_session, &long_run).await;
     walk_every_step(&app_session).await;
     let usual_open = Snapshot::of(&app_session);
+    // "Stays under": what going back and forth through the steps adds.
+    for _ in 0..WALKS_AGAIN {
+        walk_every_step(&app_session).await;
+    }
+    let walked_again = Snapshot::of(&app_session);
     app_session.quit().await;
 
     println!(
@@ -119,6 +128,11 @@ async fn main() {
         usual_open.total_text()
     );
     println!("    {}", usual_open.each);
+    println!(
+        "  the same after walking the steps {WALKS_AGAIN} times more: {}",
+        walked_again.total_text()
+    );
+    println!("    {}", walked_again.each);
     println!(
         "  opening it (read, analyse, store, draw): {:.1} s",
         opened_in.as_secs_f64()
