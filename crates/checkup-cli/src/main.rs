@@ -38,8 +38,10 @@ enum Command {
     Report {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        #[arg(long, value_enum, default_value = "pdf")]
-        format: ReportFormat,
+        /// The report's format; by default the output file's extension says it (.pdf, .html,
+        /// .md, .json), and PDF without one.
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
         /// Output file (required for pdf and md); standard output for html and json when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -65,12 +67,52 @@ enum Command {
     Compare { current: PathBuf, baseline: PathBuf },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Debug, ValueEnum)]
 enum ReportFormat {
     Pdf,
     Html,
     Md,
     Json,
+}
+
+impl ReportFormat {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Pdf => "pdf",
+            Self::Html => "html",
+            Self::Md => "md",
+            Self::Json => "json",
+        }
+    }
+
+    /// The format a file name's extension names, if it names one.
+    fn of_file(path: &std::path::Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "pdf" => Some(Self::Pdf),
+            "html" | "htm" => Some(Self::Html),
+            "md" | "markdown" => Some(Self::Md),
+            "json" => Some(Self::Json),
+            _ => None,
+        }
+    }
+
+    /// The format asked for with --format, else the one the output file's name says, else
+    /// PDF. A --format that contradicts the file's extension is refused rather than writing,
+    /// say, a PDF into `report.md`.
+    fn choose(asked: Option<Self>, output: Option<&std::path::Path>) -> Result<Self, CliError> {
+        let named = output.and_then(Self::of_file);
+        match (asked, named) {
+            (Some(a), Some(n)) if a != n => Err(CliError::FormatMismatch {
+                path: output.map(|p| p.display().to_string()).unwrap_or_default(),
+                named: n.name(),
+                asked: a.name(),
+            }),
+            (Some(a), _) => Ok(a),
+            (None, Some(n)) => Ok(n),
+            (None, None) => Ok(Self::Pdf),
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +135,12 @@ enum CliError {
     Baseline(String, checkup_report::ReportError),
     #[error("--format {0} writes files: give the output path with -o")]
     NeedsOutput(&'static str),
+    #[error("{path}: the file name says {named} but --format says {asked}: drop --format or rename the file")]
+    FormatMismatch {
+        path: String,
+        named: &'static str,
+        asked: &'static str,
+    },
 }
 
 fn main() -> ExitCode {
@@ -136,6 +184,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             lang,
             baseline,
         } => {
+            let format = ReportFormat::choose(format, output.as_deref())?;
             let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
             let opts = checkup_report::ReportOptions {
                 language: lang,

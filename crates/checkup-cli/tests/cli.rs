@@ -169,3 +169,54 @@ fn baseline_card_then_compare_tells_the_input_pipeline_regressed() {
     );
     assert!(first.ends_with("the input pipeline regressed"), "{first}");
 }
+
+#[test]
+fn report_format_follows_the_file_name_and_a_contradiction_is_refused() {
+    let run = corpus("healthy");
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("review.md");
+    let json = dir.path().join("review.JSON");
+    assert_eq!(
+        checkup(&["report", run.to_str().unwrap(), "-o", md.to_str().unwrap()]).0,
+        0
+    );
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains("**Primary bottleneck: `compute_bound`**"),
+        "Markdown, not a PDF: {}",
+        &text[..text.len().min(200)]
+    );
+    assert!(dir.path().join("charts/utilisation.svg").is_file());
+    assert_eq!(
+        checkup(&[
+            "report",
+            run.to_str().unwrap(),
+            "-o",
+            json.to_str().unwrap()
+        ])
+        .0,
+        0
+    );
+    let parsed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(parsed["primary"], "compute_bound");
+
+    let pdf_named_md = dir.path().join("other.md");
+    let (code, _, err) = checkup(&[
+        "report",
+        run.to_str().unwrap(),
+        "--format",
+        "pdf",
+        "-o",
+        pdf_named_md.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert_eq!(
+        err.trim(),
+        format!(
+            "checkup: {}: the file name says md but --format says pdf: drop --format or rename the file",
+            pdf_named_md.display()
+        )
+    );
+    assert!(!pdf_named_md.exists(), "nothing written");
+}
