@@ -70,6 +70,12 @@ fn localize_finding(f: &mut Finding) {
     };
     let summary = match f.family() {
         ids::COMPUTE_BOUND => format!("GPU 在每个步骤中有 {} 的时间在计算。", pct(value(f, "compute kernels").or(value(f, "GPU busy share")))),
+        ids::DATA_LOADING if f.id.ends_with("/cpu_saturated") && value(f, "GPU idle waiting for kernel launches").is_some() => format!(
+            "输入管线让主机 CPU 饱和（全部核心的 {}，其中 {:.1} 个核心属于训练自身的进程）：主线程缺少 CPU，内核发射变晚（GPU 每步有 {} 的时间在等待发射），批次也来得晚。增加 worker 无济于事，每个批次消耗的 CPU 太多。",
+            pct(value(f, "host CPU use")),
+            value(f, "training process tree CPU").unwrap_or(0.0) / 100.0,
+            pct(value(f, "GPU idle waiting for kernel launches"))
+        ),
         ids::DATA_LOADING if f.id.ends_with("/cpu_saturated") => {
             format!("GPU 在等待输入管线，而主机 CPU 已饱和（{}）：增加 worker 无济于事，每个批次消耗的 CPU 太多。", pct(value(f, "host CPU use")))
         }
@@ -161,6 +167,10 @@ fn localize_evidence(e: &mut Evidence) {
         (
             "GPU idle while waiting for the DataLoader (share of step)",
             "GPU 等待 DataLoader 的空闲（占步骤比例）",
+        ),
+        (
+            "GPU idle waiting for kernel launches, main thread short of CPU (share of step)",
+            "GPU 等待内核发射的空闲，主线程缺少 CPU（占步骤比例）",
         ),
         ("GPU util dips to idle every", "GPU 利用率跌至空闲的周期"),
         (
@@ -306,6 +316,7 @@ fn localize_evidence(e: &mut Evidence) {
 fn localize_fix(x: &mut Fix) {
     const FIXES: &[(&str, &str, &str, &str)] = &[
         ("Make each sample cheaper to produce (the CPU is already saturated)", "降低每个样本的生成成本（CPU 已饱和）", "所有核心都在忙，增加 DataLoader worker 只会争抢同样的核心。应降低每个样本的 CPU 成本：在 GPU 上解码 JPEG（torchvision.io.decode_jpeg(device='cuda') 或 NVIDIA DALI），把数据增强移到 GPU，预先缩放图像，或使用更快的解码器。", "当一个批次的 CPU 成本低于一步的时间，步骤时间会降到 GPU 的计算时间。"),
+        ("Leave two cores to the training loop", "给训练循环留出两个核心", "每个核心一个 worker 时，运行训练循环的进程要和自己的 worker 争抢 CPU：内核发射和批次整理都会变慢。少用两个 worker，让它独占一个核心。", "内核发射恢复到无负载时的速度；在每个批次的 CPU 成本降下来之前，批次最多慢两个 worker 的份额。"),
         ("Give the DataLoader more worker processes", "给 DataLoader 更多 worker 进程", "主机还有空闲核心。每个 worker 并行准备批次；worker 足够多时，GPU 需要时批次已经就绪。", "每步数据等待大致随 worker 数成比例下降，直到 GPU 成为瓶颈。"),
         ("Pin host memory and copy asynchronously", "使用锁页内存并异步拷贝", "pin_memory=True 让批次可以通过 DMA 拷贝到 GPU，配合 non_blocking=True 可与计算重叠。", "同步的主机到设备拷贝从步骤中消失。"),
         ("Keep workers alive between epochs", "在 epoch 之间保留 worker", "persistent_workers=True 避免每个 epoch 重新创建 worker（以及重新打开数据集），否则每个 epoch 开始时都会停顿。", "epoch 边界不再停顿。"),
@@ -473,7 +484,7 @@ fn localize_check(c: &mut EnvCheck) {
         "clock_event_reasons" => ("快照时的降频原因", "采集快照时 GPU 正在压低时钟。"),
         "cuda_driver_match" => ("CUDA 运行时与驱动", "PyTorch 的 CUDA 运行时版本不能高于驱动支持的版本，否则 CUDA 无法初始化或退化到慢路径。"),
         "nccl_p2p" => ("NCCL 点对点通信", "禁用 P2P 后，NCCL 经由主机内存而不是 NVLink/PCIe 直连传输 GPU 间流量：all-reduce 慢数倍。"),
-        "dataloader_workers_vs_cpus" => ("DataLoader worker 数与 CPU 核心数", "每个 DataLoader worker 都是一个需要独占核心的进程；worker 多于核心只会增加争抢。"),
+        "dataloader_workers_vs_cpus" => ("DataLoader worker 数与 CPU 核心数", "每个 DataLoader worker 都是一个需要独占核心的进程，每个训练进程也是：核心都被 worker 占满时，训练循环发射内核会变慢。"),
         _ => return,
     };
     // Keep the "GPU n: " prefix the engine puts on per-GPU checks.

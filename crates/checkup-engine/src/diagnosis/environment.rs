@@ -144,13 +144,14 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
         facts.host_cpus,
     ) {
         let gpus = facts.world_size.unwrap_or(1).max(1);
-        let too_many = workers * gpus > cpus;
+        // Each GPU's training process needs a core of its own besides its workers.
+        let too_many = (workers + 1) * gpus > cpus;
         out.push(check(
             "dataloader_workers_vs_cpus",
             "DataLoader workers vs CPU cores",
             if too_many { CheckStatus::Warn } else { CheckStatus::Pass },
             format!("{workers} workers × {gpus} GPU(s) on {cpus} logical CPUs"),
-            "Each DataLoader worker is a process that wants a core; more workers than cores only adds contention.",
+            "Each DataLoader worker is a process that wants a core, and so does each training process: with every core taken by workers, the training loop launches kernels late.",
             too_many.then_some("Lower num_workers to about (cores / GPUs) − 1"),
         ));
     }

@@ -25,6 +25,20 @@ pub fn data_loading(
             Some("# decode and augment on the GPU instead of in workers\nfrom torchvision.io import decode_jpeg\nimgs = decode_jpeg(list_of_encoded_uint8_tensors, device=\"cuda\")\nimgs = gpu_augment(torch.stack(imgs))  # e.g. torchvision.transforms.v2 on CUDA tensors"),
             "Step time falls toward the GPU's compute time once a batch costs less CPU than a step.",
         ));
+        // Workers on every core leave none for the process that launches the kernels.
+        if let (Some(w), Some(c)) = (workers_now, cores.filter(|c| *c > 2)) {
+            if w + 1 >= c {
+                out.push(fix(
+                    "Leave two cores to the training loop",
+                    &format!("{w} workers on {c} cores compete with the process that runs the training loop: it launches kernels and collates batches late. Two workers fewer give it a core of its own."),
+                    Some(&format!(
+                        "loader = torch.utils.data.DataLoader(\n    dataset, batch_size=batch_size,\n    num_workers={},          # was {w}: one per core\n    pin_memory=True, persistent_workers=True,\n)",
+                        c - 2
+                    )),
+                    "Kernel launches return to their unloaded speed; batches come at most two workers' share slower until each batch costs less CPU.",
+                ));
+            }
+        }
     } else {
         let suggested = cores
             .map(|c| (c.saturating_sub(2)).clamp(4, 16))

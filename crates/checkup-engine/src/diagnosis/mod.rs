@@ -254,7 +254,7 @@ fn verdict(f: &Finding) -> String {
     let first_fix = f
         .fixes
         .first()
-        .map(|x| format!(" First fix to try: {}.", x.title.to_lowercase()))
+        .map(|x| format!(" First fix to try: {}.", lowercase_first(&x.title)))
         .unwrap_or_default();
     if matches!(f.family(), ids::COMPUTE_BOUND) {
         format!("{} — {}{}", f.title, f.summary, first_fix)
@@ -301,6 +301,29 @@ fn pick_rank(a: &Analysis, th: &Thresholds) -> (Option<u32>, Option<(u32, u32, f
     (Some(slowest.0), straggler)
 }
 
+/// The host CPU is saturated and the training's own processes hold most of it: its
+/// DataLoader workers take the cores that the main thread needs to launch kernels.
+fn pipeline_saturates_host(cx: &Ctx) -> bool {
+    let th = cx.th;
+    cx.a.host.as_ref().is_some_and(|h| {
+        let used_cores = h.cpu_total_mean.unwrap_or(0.0) / 100.0 * h.cores as f64;
+        h.cpu_total_mean
+            .is_some_and(|c| c >= th.host_cpu_saturated_pct)
+            && h.proc_tree_cpu_mean
+                .is_some_and(|tree| tree / 100.0 >= th.host_cpu_own_share * used_cores)
+    })
+}
+
+/// `title` with its first letter in lower case, to go on inside a sentence (acronyms such as
+/// CPU and NCCL further on stay as they are).
+fn lowercase_first(title: &str) -> String {
+    let mut chars = title.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 fn data_loading(cx: &Ctx) -> Option<Finding> {
     let th = cx.th;
     let trace_share = cx
@@ -311,11 +334,32 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
     // on data, which may overlap GPU work still queued. Prefer the trace, unless its window
     // is too short to represent an input pipeline whose waits come in bursts.
     let short_window = cx.rank.is_some_and(|r| r.steps.len() < MIN_TRACE_STEPS);
-    let share = if short_window {
+    let data_share = if short_window {
         steps_share.or(trace_share)
     } else {
         trace_share.or(steps_share)
-    }?;
+    };
+    // When the pipeline's workers saturate the host, the main thread gets too little CPU
+    // to launch kernels: the GPU's waits for launches are the pipeline's doing too.
+    let starved_launch_share = if pipeline_saturates_host(cx) {
+        cx.rank
+            .and_then(|r| cx.share_of_window(r.host_waits.launch_us))
+            .filter(|s| *s >= th.reportable_share)
+    } else {
+        None
+    };
+    if data_share.is_none() && starved_launch_share.is_none() {
+        return None;
+    }
+    let mut share = data_share.unwrap_or(0.0) + starved_launch_share.unwrap_or(0.0);
+    if starved_launch_share.is_some() {
+        // The profiler slows the host side too: the GPU cannot wait longer than it idles
+        // at unprofiled speed.
+        if let Some((busy, _)) = cx.gpu_busy() {
+            share = share.min(1.0 - busy);
+        }
+    }
+    let share = share.min(1.0);
     if share < th.reportable_share {
         return None;
     }
@@ -330,6 +374,15 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
             s * 100.0,
             "%",
             Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            &cx.rank_source(),
+        ));
+    }
+    if let Some(s) = starved_launch_share {
+        evidence.push(ev(
+            "GPU idle waiting for kernel launches, main thread short of CPU (share of step)",
+            s * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.reportable_share * 100.0)),
             &cx.rank_source(),
         ));
     }
@@ -389,7 +442,14 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
             "meta.json",
         ));
     }
-    let summary = if saturated {
+    let summary = if let Some(launch) = starved_launch_share {
+        format!(
+            "The input pipeline saturates the host CPU ({:.0}% of all cores, {:.1} cores of it the training's own processes): the main thread, short of CPU, launches kernels late (the GPU waits {:.0}% of each step for them) and batches arrive late. More workers cannot help; each batch costs too much CPU.",
+            host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0),
+            host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0,
+            launch * 100.0
+        )
+    } else if saturated {
         format!("The GPU waits for the input pipeline and the host CPU is saturated ({:.0}%): more workers cannot help; each batch costs too much CPU.", host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0))
     } else {
         format!(
@@ -528,7 +588,9 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
     let r = cx.rank?;
     let th = cx.th;
     let trace_share = cx.share_of_window(r.host_waits.launch_us)?;
-    if trace_share < th.reportable_share || sync_drains_queue(cx) {
+    // With the host saturated by the training's own workers, launches are late for want of
+    // CPU, not because the kernels are tiny: the input pipeline finding carries that wait.
+    if trace_share < th.reportable_share || sync_drains_queue(cx) || pipeline_saturates_host(cx) {
         return None;
     }
     let k = &r.kernels;

@@ -55,6 +55,10 @@ pub struct Thresholds {
     /// Host CPU use (all cores, percent) at which the host is saturated: more DataLoader
     /// workers cannot help (SageMaker Debugger: CPU > 90 %).
     pub host_cpu_saturated_pct: f64,
+    /// Share of the busy CPU held by the training's own processes above which a saturated
+    /// host is the training's doing (its DataLoader workers), not another job's: more than
+    /// half of it.
+    pub host_cpu_own_share: f64,
     /// Util at or above this is busy, at or below `util_low_pct` near idle (sawtooth).
     pub util_busy_pct: f64,
     /// How late a GPU-Util reading can show an idle moment, seconds: NVML's GPU-Util is the
@@ -97,6 +101,7 @@ impl Default for Thresholds {
             throttled_share: 0.2,
             sm_clock_low_ratio: 0.9,
             host_cpu_saturated_pct: 85.0,
+            host_cpu_own_share: 0.5,
             util_busy_pct: 50.0,
             util_report_lag_s: 1.0,
             util_low_pct: 10.0,
@@ -196,6 +201,11 @@ impl Thresholds {
                 "host_cpu_saturated_pct",
                 format!("{} %", self.host_cpu_saturated_pct),
                 "host CPU saturated: more workers cannot help",
+            ),
+            (
+                "host_cpu_own_share",
+                pct(self.host_cpu_own_share),
+                "share of the busy CPU held by the training's processes: the saturation is its own",
             ),
             (
                 "straggler_share",
