@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use checkup_engine::{analyze_paths, Options};
-use checkup_model::Diagnosis;
+use checkup_model::{CheckStatus, Diagnosis};
 
 fn corpus(run: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -284,6 +284,60 @@ fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
             < evidence(&d, "host_sync", "GPU busy time per step")
     );
     assert!(d.finding("kernel_launch").is_none());
+}
+
+#[test]
+fn workers_on_every_core_starve_the_training_loop_an_input_pipeline_not_tiny_kernels() {
+    let d = diagnose("dataloader_cpu_saturated");
+    assert_eq!(d.primary, "data_loading/cpu_saturated");
+    let starved = "GPU idle waiting for kernel launches, main thread short of CPU";
+    assert!(evidence(&d, "data_loading", starved) > 40.0);
+    assert!(evidence(&d, "data_loading", "host CPU use, all cores") >= 85.0);
+    assert!(evidence(&d, "data_loading", "training process tree CPU") > 1200.0);
+    assert!(
+        d.finding("kernel_launch").is_none(),
+        "the launches wait for CPU, not for tiny kernels"
+    );
+    let fixes: Vec<_> = d.findings[0]
+        .fixes
+        .iter()
+        .map(|f| f.title.as_str())
+        .collect();
+    assert_eq!(
+        fixes[..2],
+        [
+            "Make each sample cheaper to produce (the CPU is already saturated)",
+            "Leave two cores to the training loop"
+        ]
+    );
+    assert!(d.findings[0].fixes[1]
+        .snippet
+        .as_deref()
+        .unwrap()
+        .contains("num_workers=14,          # was 16"));
+    let workers = d
+        .environment
+        .iter()
+        .find(|c| c.id == "dataloader_workers_vs_cpus")
+        .unwrap();
+    assert_eq!(workers.status, CheckStatus::Warn, "{}", workers.value);
+}
+
+#[test]
+fn a_vision_transformer_with_its_batches_on_the_gpu_is_compute_bound() {
+    let d = diagnose("vit_healthy");
+    assert_eq!(d.primary, "compute_bound");
+    assert!(evidence(&d, "compute_bound", "GPU busy share of a step") > 95.0);
+    assert!(evidence(&d, "compute_bound", "SM active") > 80.0);
+}
+
+#[test]
+fn an_lstm_cell_stepped_in_python_is_launch_bound_with_idle_cores() {
+    let d = diagnose("launch_bound_lstm_loop");
+    assert_eq!(d.primary, "kernel_launch");
+    assert!(evidence(&d, "kernel_launch", "kernels per step") > 900.0);
+    assert!(evidence(&d, "kernel_launch", "median kernel duration") < 5.0);
+    assert!(d.host.as_ref().unwrap().cpu_total_mean.unwrap() < 20.0);
 }
 
 /// A copy of a corpus run with one file rewritten, for what-if checks on real data.
