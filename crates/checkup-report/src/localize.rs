@@ -169,6 +169,10 @@ fn localize_evidence(e: &mut Evidence) {
             "GPU 等待 DataLoader 的空闲（占步骤比例）",
         ),
         (
+            "GPU idle waiting for data in unprofiled steps, at least (share of step)",
+            "未分析步骤中 GPU 等待数据的空闲，至少（占步骤比例）",
+        ),
+        (
             "GPU idle waiting for kernel launches, main thread short of CPU (share of step)",
             "GPU 等待内核发射的空闲，主线程缺少 CPU（占步骤比例）",
         ),
@@ -294,6 +298,10 @@ fn localize_evidence(e: &mut Evidence) {
     e.source = e
         .source
         .replace("steps.csv (unprofiled steps)", "steps.csv（未分析的步骤）")
+        .replace(
+            "steps.csv data wait − GPU busy share",
+            "steps.csv 数据等待 − GPU 忙碌占比",
+        )
         .replace("NVML samples", "NVML 采样")
         .replace("GPM samples", "GPM 采样")
         .replace("host samples", "主机采样")

@@ -334,10 +334,22 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
     // on data, which may overlap GPU work still queued. Prefer the trace, unless its window
     // is too short to represent an input pipeline whose waits come in bursts.
     let short_window = cx.rank.is_some_and(|r| r.steps.len() < MIN_TRACE_STEPS);
+    // Host time blocked on data overlaps GPU work still queued by at most the GPU's busy
+    // time per step; the rest of it the GPU idled for data. That lower bound speaks for the
+    // unprofiled steps when the profiled ones caught the input queue full (a prefetch
+    // queue not yet drained, a burst).
+    let steps_idle_share = steps_share
+        .zip(cx.gpu_busy())
+        .map(|(s, (busy, _))| s - busy)
+        .filter(|s| *s > 0.0);
     let data_share = if short_window {
         steps_share.or(trace_share)
     } else {
-        trace_share.or(steps_share)
+        match (trace_share, steps_idle_share) {
+            (Some(t), Some(s)) => Some(t.max(s)),
+            (Some(t), None) => Some(t),
+            (None, _) => steps_share,
+        }
     };
     // When the pipeline's workers saturate the host, the main thread gets too little CPU
     // to launch kernels: the GPU's waits for launches are the pipeline's doing too.
@@ -375,6 +387,15 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
             "%",
             Some((Comparison::AtLeast, th.significant_share * 100.0)),
             &cx.rank_source(),
+        ));
+    }
+    if let Some(s) = steps_idle_share.filter(|s| trace_share.is_some_and(|t| *s > t)) {
+        evidence.push(ev(
+            "GPU idle waiting for data in unprofiled steps, at least (share of step)",
+            s * 100.0,
+            "%",
+            Some((Comparison::AtLeast, th.significant_share * 100.0)),
+            "steps.csv data wait − GPU busy share",
         ));
     }
     if let Some(s) = starved_launch_share {
