@@ -324,6 +324,30 @@ fn workers_on_every_core_starve_the_training_loop_an_input_pipeline_not_tiny_ker
 }
 
 #[test]
+fn the_same_pipeline_in_steady_state_is_read_from_the_unprofiled_steps() {
+    // The profiled steps ran from a full prefetch queue; the 330 others waited for data.
+    let d = diagnose("dataloader_cpu_saturated_long");
+    assert_eq!(d.primary, "data_loading/cpu_saturated");
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            "GPU idle while waiting for the DataLoader"
+        ) < 2.0
+    );
+    assert!(evidence(&d, "data_loading", "data wait share of step time") > 70.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            "GPU idle waiting for data in unprofiled steps"
+        ) > 50.0
+    );
+    assert!(d.findings[0].share > 0.8);
+    assert!(d.finding("gpu_idle").is_none(), "nothing left unexplained");
+}
+
+#[test]
 fn a_vision_transformer_with_its_batches_on_the_gpu_is_compute_bound() {
     let d = diagnose("vit_healthy");
     assert_eq!(d.primary, "compute_bound");
