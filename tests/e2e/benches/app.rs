@@ -105,34 +105,19 @@ async fn main() {
         "memory of the app and its WebKit processes ({} processes):",
         open.total.processes
     );
-    println!("  demo history, idle: {}", idle.total_text());
-    println!("    {}", idle.each);
-    println!(
-        "  a demo checkup (25 s run) open, every step visited: {}",
-        demo.total_text()
-    );
-    println!("    {}", demo.each);
-    println!(
-        "  a {MINUTES:.0}-minute recording open ({rows} NVML samples), every step visited: {}",
-        open.total_text()
-    );
-    println!("    {}", open.each);
-    println!("  the same 20 s later: {}", settled.total_text());
-    println!(
-        "  a usual start (checkups stored), history idle: {}",
-        usual_idle.total_text()
-    );
-    println!("    {}", usual_idle.each);
-    println!(
-        "  the same, the {MINUTES:.0}-minute recording opened, every step visited: {}",
-        usual_open.total_text()
-    );
-    println!("    {}", usual_open.each);
-    println!(
-        "  the same after walking the steps {WALKS_AGAIN} times more: {}",
-        walked_again.total_text()
-    );
-    println!("    {}", walked_again.each);
+    idle.print("demo history, idle");
+    demo.print("a demo checkup (25 s run) open, every step visited");
+    open.print(&format!(
+        "a {MINUTES:.0}-minute recording open ({rows} NVML samples), every step visited"
+    ));
+    settled.print("the same 20 s later");
+    usual_idle.print("a usual start (checkups stored), history idle");
+    usual_open.print(&format!(
+        "the same, the {MINUTES:.0}-minute recording opened, every step visited"
+    ));
+    walked_again.print(&format!(
+        "the same after walking the steps {WALKS_AGAIN} times more"
+    ));
     println!(
         "  opening it (read, analyse, store, draw): {:.1} s",
         opened_in.as_secs_f64()
@@ -162,6 +147,12 @@ impl Snapshot {
             total: memory_of(&pids),
             each,
         }
+    }
+
+    /// Prints the total under `label`, then each process.
+    fn print(&self, label: &str) {
+        println!("  {label}: {}", self.total_text());
+        println!("    {}", self.each);
     }
 
     fn total_text(&self) -> String {
