@@ -54,6 +54,9 @@ fn localize_finding(f: &mut Finding) {
     let title = match f.family() {
         ids::COMPUTE_BOUND => "计算瓶颈：GPU 本身是限制",
         ids::DATA_LOADING => "输入管线（DataLoader）让 GPU 挨饿",
+        ids::KERNEL_LAUNCH if f.id.ends_with("/cpu_contention") => {
+            "内核发射在等待 CPU：其他进程占满了主机"
+        }
         ids::KERNEL_LAUNCH => "内核启动开销：大量微小内核",
         ids::MEMORY_BANDWIDTH => "显存带宽瓶颈",
         ids::COMMUNICATION if f.id.ends_with("/straggler") => "某个 rank 在等待更慢的 rank",
@@ -82,6 +85,11 @@ fn localize_finding(f: &mut Finding) {
         ids::DATA_LOADING => format!(
             "GPU 在等待下一个批次：输入管线比 GPU 慢（每步平均等待数据 {:.0} ms），而主机仍有空闲核心。",
             value(f, "mean data wait").unwrap_or(0.0)
+        ),
+        ids::KERNEL_LAUNCH if f.id.ends_with("/cpu_contention") => format!(
+            "训练之外的进程让主机 CPU 保持饱和（全部核心的 {}；训练自身的进程只得到 {:.1} 个核心）：训练循环发射内核变晚，GPU 在等待它们。",
+            pct(value(f, "host CPU use")),
+            value(f, "training process CPU").unwrap_or(0.0) / 100.0
         ),
         ids::KERNEL_LAUNCH => format!(
             "主机发射内核的速度跟不上 GPU 执行的速度：每步 {:.0} 个内核，中位时长 {:.1} µs，GPU 大部分时间在等待下一次发射。",
@@ -331,6 +339,8 @@ fn localize_fix(x: &mut Fix) {
         ("Copy from pinned memory, asynchronously", "从锁页内存异步拷贝", "从可分页内存拷贝要经过驱动的中转缓冲，只能达到 PCIe 带宽的一小部分，并且会同时阻塞主机和流。锁页内存通过 DMA 全速拷贝，并可与计算重叠。", "拷贝时间成倍下降，剩余部分被计算隐藏。"),
         ("Overlap the next batch's copy with this step's compute", "让下一个批次的拷贝与本步计算重叠", "在本步运行时，用单独的流把下一个批次预取到 GPU。", "当拷贝短于一步的计算时，它会从关键路径上消失。"),
         ("Send fewer bytes", "少传字节", "拷贝 uint8 图像或 bf16 张量，在 GPU 上再转换，而不是拷贝 float32。", "拷贝时间随字节数下降（uint8 相比 float32 少 4 倍）。"),
+        ("Find what else keeps the CPU busy", "找出还有什么在占用 CPU", "训练之外的进程占着主机的核心，训练循环拿到 CPU 时间就晚，内核发射也跟着晚。按 CPU 使用率列出进程，停止、迁移或限制那些不该在这里运行的；在共享主机上，申请专属的核心。", "内核发射恢复到无负载时的速度，等待发射的时间从步骤中消失。"),
+        ("Give the training cores of its own", "给训练分配专属核心", "把训练（及其 DataLoader worker）绑定到其他负载不用的核心上，或降低其他进程的优先级。", "无论主机其他部分多忙，训练循环都能立即得到调度。"),
         ("Compile the model to fuse small kernels", "编译模型以融合小内核", "torch.compile 把一串小的逐元素操作融合成少数几个内核；mode=\"reduce-overhead\" 还会捕获 CUDA Graph，一次调用发射整步。", "每步内核数下降数倍，启动开销基本消失。"),
         ("Use fused or foreach optimizers", "使用 fused 或 foreach 优化器", "逐参数的优化器对每个参数张量发射多个内核；foreach/fused 版本用少数几个内核更新全部参数。", "优化器步骤从数百次发射降到几次。"),
         ("Give each kernel more work", "让每个内核做更多工作", "更大的批次（或用梯度累积保持等效批次）让每个内核运行更久，启动开销占比随之变小。", "在启动瓶颈下，吞吐量几乎随批次线性增长。"),

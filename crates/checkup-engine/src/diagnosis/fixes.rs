@@ -100,6 +100,27 @@ pub fn h2d_copy(pageable: bool) -> Vec<Fix> {
     out
 }
 
+/// The host CPU is saturated by processes outside the training: launches wait for CPU time.
+pub fn cpu_contention() -> Vec<Fix> {
+    let mut out = vec![
+        fix(
+            "Find what else keeps the CPU busy",
+            "Processes outside the training hold the host's cores, so the training loop gets CPU time late and so do its kernel launches. List the processes by CPU use and stop, move or limit the ones that are not yours to run here; on a shared host, ask for cores of your own.",
+            Some("ps -eo pid,user,pcpu,etime,comm --sort=-pcpu | head -20"),
+            "Launches return to their unloaded speed and the wait for them leaves the step.",
+        ),
+        fix(
+            "Give the training cores of its own",
+            "Pin the training (and its DataLoader workers) to cores the other load does not use, or lower the other processes' priority.",
+            Some("taskset -c 0-7 python train.py            # the training on cores 0-7\nrenice -n 19 -p PID_OF_THE_OTHER_LOAD      # the other load yields"),
+            "The training loop is scheduled at once again, however busy the rest of the host is.",
+        ),
+    ];
+    // Fewer launches per step need less CPU time, which also helps on a busy host.
+    out.extend(kernel_launch().into_iter().take(1));
+    out
+}
+
 pub fn kernel_launch() -> Vec<Fix> {
     vec![
         fix(

@@ -301,17 +301,34 @@ fn pick_rank(a: &Analysis, th: &Thresholds) -> (Option<u32>, Option<(u32, u32, f
     (Some(slowest.0), straggler)
 }
 
+/// Who saturates the host CPU, when it is saturated.
+#[derive(Clone, Copy, PartialEq)]
+enum HostSaturation {
+    /// The training's own processes hold most of the busy CPU (its DataLoader workers).
+    ByTheTraining,
+    /// Other processes hold most of it (other jobs on a shared host).
+    ByOthers,
+}
+
+fn host_saturation(cx: &Ctx) -> Option<HostSaturation> {
+    let th = cx.th;
+    let h = cx.a.host.as_ref()?;
+    let total = h
+        .cpu_total_mean
+        .filter(|c| *c >= th.host_cpu_saturated_pct)?;
+    let used_cores = total / 100.0 * h.cores as f64;
+    let tree_cores = h.proc_tree_cpu_mean? / 100.0;
+    Some(if tree_cores >= th.host_cpu_own_share * used_cores {
+        HostSaturation::ByTheTraining
+    } else {
+        HostSaturation::ByOthers
+    })
+}
+
 /// The host CPU is saturated and the training's own processes hold most of it: its
 /// DataLoader workers take the cores that the main thread needs to launch kernels.
 fn pipeline_saturates_host(cx: &Ctx) -> bool {
-    let th = cx.th;
-    cx.a.host.as_ref().is_some_and(|h| {
-        let used_cores = h.cpu_total_mean.unwrap_or(0.0) / 100.0 * h.cores as f64;
-        h.cpu_total_mean
-            .is_some_and(|c| c >= th.host_cpu_saturated_pct)
-            && h.proc_tree_cpu_mean
-                .is_some_and(|tree| tree / 100.0 >= th.host_cpu_own_share * used_cores)
-    })
+    host_saturation(cx) == Some(HostSaturation::ByTheTraining)
 }
 
 /// `title` with its first letter in lower case, to go on inside a sentence (acronyms such as
@@ -695,7 +712,8 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
             evidence.push(ev("SM active (GPM)", sm, "%", None, "GPM samples"));
         }
     }
-    if let Some(p) = cx.a.host.as_ref().and_then(|h| h.proc_tree_cpu_mean) {
+    let host = cx.a.host.as_ref();
+    if let Some(p) = host.and_then(|h| h.proc_tree_cpu_mean) {
         evidence.push(ev(
             "training process CPU (100 = one core)",
             p,
@@ -703,6 +721,32 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
             None,
             "host samples",
         ));
+    }
+    // Other jobs holding the host's cores delay the loop's launches whatever the kernels:
+    // the cause to fix is the contention, not the kernel sizes.
+    if host_saturation(cx) == Some(HostSaturation::ByOthers) {
+        let total = host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0);
+        evidence.push(ev(
+            "host CPU use, all cores",
+            total,
+            "%",
+            Some((Comparison::AtLeast, th.host_cpu_saturated_pct)),
+            "host samples",
+        ));
+        return Some(Finding {
+            id: format!("{}/cpu_contention", ids::KERNEL_LAUNCH),
+            title: "Kernel launches wait for CPU: other processes saturate the host".into(),
+            severity: severity(share, th),
+            confidence,
+            share,
+            summary: format!(
+                "Processes outside the training keep the host CPU saturated ({:.0}% of all cores; the training's processes get {:.1} cores): the training loop launches its kernels late and the GPU waits for them.",
+                total,
+                host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0
+            ),
+            evidence,
+            fixes: fixes::cpu_contention(),
+        });
     }
     Some(Finding {
         id: ids::KERNEL_LAUNCH.into(),
