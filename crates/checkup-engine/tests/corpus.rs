@@ -348,6 +348,28 @@ fn the_same_pipeline_in_steady_state_is_read_from_the_unprofiled_steps() {
 }
 
 #[test]
+fn other_jobs_saturating_the_host_delay_the_launches_of_an_otherwise_compute_bound_run() {
+    let alone = diagnose("resnet18_healthy");
+    assert_eq!(alone.primary, "compute_bound");
+    let shared = diagnose("resnet18_shared_host");
+    assert_eq!(shared.primary, "kernel_launch/cpu_contention");
+    // The same kernels in both: what differs is CPU time, not kernel sizes.
+    let kernels = |d: &Diagnosis| {
+        let k = &d.diagnosed_rank_summary().unwrap().kernels;
+        (k.per_step.round(), (k.median_us * 10.0).round() / 10.0)
+    };
+    assert_eq!(kernels(&alone).0, kernels(&shared).0);
+    assert!((kernels(&alone).1 - kernels(&shared).1).abs() <= 1.0);
+    assert!(evidence(&shared, "kernel_launch", "host CPU use, all cores") > 95.0);
+    assert!(evidence(&shared, "kernel_launch", "training process CPU") < 100.0);
+    assert_eq!(
+        shared.findings[0].fixes[0].title,
+        "Find what else keeps the CPU busy"
+    );
+    assert!(shared.finding("data_loading").is_none());
+}
+
+#[test]
 fn a_vision_transformer_with_its_batches_on_the_gpu_is_compute_bound() {
     let d = diagnose("vit_healthy");
     assert_eq!(d.primary, "compute_bound");
