@@ -501,3 +501,37 @@ fn samples_alone_of_a_busy_gpu_leave_out_the_start_up_and_stay_compute_bound() {
     assert!(d.finding("gpu_idle").is_none());
     assert_eq!(samples_only("memory_bound").primary, "memory_bandwidth");
 }
+
+#[test]
+fn a_starved_loader_on_a_host_other_jobs_saturate_is_told_to_free_the_cpu() {
+    // The two-worker JPEG run's samples with every core of the host busy while the training's
+    // processes keep their ~2 cores: the rest is someone else's load.
+    let dir = altered_copy("dataloader_starved", "samples_host.csv", |t| {
+        t.lines()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut cells: Vec<String> = line.split(',').map(str::to_owned).collect();
+                if i > 0 {
+                    cells[1] = "99.5".into();
+                    for core in cells.iter_mut().skip(7) {
+                        *core = "100".into();
+                    }
+                }
+                cells.join(",")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    assert_eq!(d.primary, "data_loading/cpu_contention");
+    assert!(d.findings[0]
+        .summary
+        .contains("processes outside the training"));
+    assert_eq!(
+        d.findings[0].fixes[0].title,
+        "Find what else keeps the CPU busy"
+    );
+    // Only whose CPU it is changed: the share is the original run's.
+    let original = diagnose("dataloader_starved");
+    assert!((d.findings[0].share - original.findings[0].share).abs() < 1e-9);
+}

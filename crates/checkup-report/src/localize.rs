@@ -79,6 +79,11 @@ fn localize_finding(f: &mut Finding) {
             value(f, "training process tree CPU").unwrap_or(0.0) / 100.0,
             pct(value(f, "GPU idle waiting for kernel launches"))
         ),
+        ids::DATA_LOADING if f.id.ends_with("/cpu_contention") => format!(
+            "GPU 在等待输入管线，而训练之外的进程让主机 CPU 保持饱和（全部核心的 {}；训练自身的进程只得到 {:.1} 个核心）：它的 worker 拿到 CPU 时间太晚。",
+            pct(value(f, "host CPU use")),
+            value(f, "training process tree CPU").unwrap_or(0.0) / 100.0
+        ),
         ids::DATA_LOADING if f.id.ends_with("/cpu_saturated") => {
             format!("GPU 在等待输入管线，而主机 CPU 已饱和（{}）：增加 worker 无济于事，每个批次消耗的 CPU 太多。", pct(value(f, "host CPU use")))
         }

@@ -100,9 +100,10 @@ pub fn h2d_copy(pageable: bool) -> Vec<Fix> {
     out
 }
 
-/// The host CPU is saturated by processes outside the training: launches wait for CPU time.
+/// The host CPU is saturated by processes outside the training: its loop and its workers
+/// get CPU time late.
 pub fn cpu_contention() -> Vec<Fix> {
-    let mut out = vec![
+    vec![
         fix(
             "Find what else keeps the CPU busy",
             "Processes outside the training hold the host's cores, so the training loop gets CPU time late and so do its kernel launches. List the processes by CPU use and stop, move or limit the ones that are not yours to run here; on a shared host, ask for cores of your own.",
@@ -115,10 +116,7 @@ pub fn cpu_contention() -> Vec<Fix> {
             Some("taskset -c 0-7 python train.py            # the training on cores 0-7\nrenice -n 19 -p PID_OF_THE_OTHER_LOAD      # the other load yields"),
             "The training loop is scheduled at once again, however busy the rest of the host is.",
         ),
-    ];
-    // Fewer launches per step need less CPU time, which also helps on a busy host.
-    out.extend(kernel_launch().into_iter().take(1));
-    out
+    ]
 }
 
 pub fn kernel_launch() -> Vec<Fix> {

@@ -308,6 +308,8 @@ enum HostSaturation {
     ByTheTraining,
     /// Other processes hold most of it (other jobs on a shared host).
     ByOthers,
+    /// The recording does not say whose (no CPU figure for the training's processes).
+    Unattributed,
 }
 
 fn host_saturation(cx: &Ctx) -> Option<HostSaturation> {
@@ -317,11 +319,12 @@ fn host_saturation(cx: &Ctx) -> Option<HostSaturation> {
         .cpu_total_mean
         .filter(|c| *c >= th.host_cpu_saturated_pct)?;
     let used_cores = total / 100.0 * h.cores as f64;
-    let tree_cores = h.proc_tree_cpu_mean? / 100.0;
-    Some(if tree_cores >= th.host_cpu_own_share * used_cores {
-        HostSaturation::ByTheTraining
-    } else {
-        HostSaturation::ByOthers
+    Some(match h.proc_tree_cpu_mean {
+        None => HostSaturation::Unattributed,
+        Some(tree) if tree / 100.0 >= th.host_cpu_own_share * used_cores => {
+            HostSaturation::ByTheTraining
+        }
+        Some(_) => HostSaturation::ByOthers,
     })
 }
 
@@ -393,9 +396,8 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         return None;
     }
     let host = cx.a.host.as_ref();
-    let saturated = host
-        .and_then(|h| h.cpu_total_mean)
-        .is_some_and(|c| c >= th.host_cpu_saturated_pct);
+    let saturation = host_saturation(cx);
+    let contended = saturation == Some(HostSaturation::ByOthers);
     let mut evidence = Vec::new();
     if let Some(s) = trace_share {
         evidence.push(ev(
@@ -487,7 +489,13 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
             host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0,
             launch * 100.0
         )
-    } else if saturated {
+    } else if contended {
+        format!(
+            "The GPU waits for the input pipeline while processes outside the training keep the host CPU saturated ({:.0}% of all cores; the training's processes get {:.1} cores): its workers get CPU time late.",
+            host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0),
+            host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0
+        )
+    } else if saturation.is_some() {
         format!("The GPU waits for the input pipeline and the host CPU is saturated ({:.0}%): more workers cannot help; each batch costs too much CPU.", host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0))
     } else {
         format!(
@@ -496,10 +504,10 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         )
     };
     Some(Finding {
-        id: if saturated {
-            format!("{}/cpu_saturated", ids::DATA_LOADING)
-        } else {
-            ids::DATA_LOADING.into()
+        id: match saturation {
+            Some(HostSaturation::ByOthers) => format!("{}/cpu_contention", ids::DATA_LOADING),
+            Some(_) => format!("{}/cpu_saturated", ids::DATA_LOADING),
+            None => ids::DATA_LOADING.into(),
         },
         title: "Input pipeline (DataLoader) starves the GPU".into(),
         severity: severity(share, th),
@@ -511,7 +519,15 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         share,
         summary,
         evidence,
-        fixes: fixes::data_loading(cx.facts.dataloader.as_ref(), saturated, cx.facts.host_cpus),
+        fixes: if contended {
+            fixes::cpu_contention()
+        } else {
+            fixes::data_loading(
+                cx.facts.dataloader.as_ref(),
+                saturation.is_some(),
+                cx.facts.host_cpus,
+            )
+        },
     })
 }
 
@@ -745,7 +761,12 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
                 host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0
             ),
             evidence,
-            fixes: fixes::cpu_contention(),
+            fixes: {
+                // Fewer launches per step need less CPU time, which helps on a busy host too.
+                let mut f = fixes::cpu_contention();
+                f.extend(fixes::kernel_launch().into_iter().take(1));
+                f
+            },
         });
     }
     Some(Finding {
