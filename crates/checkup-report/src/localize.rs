@@ -80,7 +80,7 @@ fn localize_finding(f: &mut Finding) {
             pct(value(f, "GPU idle waiting for kernel launches"))
         ),
         ids::DATA_LOADING if f.id.ends_with("/cpu_contention") => format!(
-            "GPU 在等待输入管线，而训练之外的进程让主机 CPU 保持饱和（全部核心的 {}；训练自身的进程只得到 {:.1} 个核心）：它的 worker 拿到 CPU 时间太晚。",
+            "GPU 在等待输入管线，而训练之外的进程让主机 CPU 保持饱和（全部核心的 {}；训练自身的进程只得到 {:.1} 个核心）：它的 worker 缺少 CPU，也没有空闲核心可以再加 worker。",
             pct(value(f, "host CPU use")),
             value(f, "training process tree CPU").unwrap_or(0.0) / 100.0
         ),
@@ -344,7 +344,7 @@ fn localize_fix(x: &mut Fix) {
         ("Copy from pinned memory, asynchronously", "从锁页内存异步拷贝", "从可分页内存拷贝要经过驱动的中转缓冲，只能达到 PCIe 带宽的一小部分，并且会同时阻塞主机和流。锁页内存通过 DMA 全速拷贝，并可与计算重叠。", "拷贝时间成倍下降，剩余部分被计算隐藏。"),
         ("Overlap the next batch's copy with this step's compute", "让下一个批次的拷贝与本步计算重叠", "在本步运行时，用单独的流把下一个批次预取到 GPU。", "当拷贝短于一步的计算时，它会从关键路径上消失。"),
         ("Send fewer bytes", "少传字节", "拷贝 uint8 图像或 bf16 张量，在 GPU 上再转换，而不是拷贝 float32。", "拷贝时间随字节数下降（uint8 相比 float32 少 4 倍）。"),
-        ("Find what else keeps the CPU busy", "找出还有什么在占用 CPU", "训练之外的进程占着主机的核心，训练循环拿到 CPU 时间就晚，内核发射也跟着晚。按 CPU 使用率列出进程，停止、迁移或限制那些不该在这里运行的；在共享主机上，申请专属的核心。", "内核发射恢复到无负载时的速度，等待发射的时间从步骤中消失。"),
+        ("Find what else keeps the CPU busy", "找出还有什么在占用 CPU", "训练之外的进程占着主机的核心，训练循环拿到 CPU 时间就晚，内核发射也跟着晚。按 CPU 使用率列出进程，停止、迁移或限制那些不该在这里运行的；在共享主机上，申请专属的核心。", "训练及其 worker 重新得到 CPU 时间：内核发射和批次都不再为它等待。"),
         ("Give the training cores of its own", "给训练分配专属核心", "把训练（及其 DataLoader worker）绑定到其他负载不用的核心上，或降低其他进程的优先级。", "无论主机其他部分多忙，训练循环都能立即得到调度。"),
         ("Compile the model to fuse small kernels", "编译模型以融合小内核", "torch.compile 把一串小的逐元素操作融合成少数几个内核；mode=\"reduce-overhead\" 还会捕获 CUDA Graph，一次调用发射整步。", "每步内核数下降数倍，启动开销基本消失。"),
         ("Use fused or foreach optimizers", "使用 fused 或 foreach 优化器", "逐参数的优化器对每个参数张量发射多个内核；foreach/fused 版本用少数几个内核更新全部参数。", "优化器步骤从数百次发射降到几次。"),

@@ -108,7 +108,7 @@ pub fn cpu_contention() -> Vec<Fix> {
             "Find what else keeps the CPU busy",
             "Processes outside the training hold the host's cores, so the training loop gets CPU time late and so do its kernel launches. List the processes by CPU use and stop, move or limit the ones that are not yours to run here; on a shared host, ask for cores of your own.",
             Some("ps -eo pid,user,pcpu,etime,comm --sort=-pcpu | head -20"),
-            "Launches return to their unloaded speed and the wait for them leaves the step.",
+            "The training and its workers get their CPU time back: launches and batches stop waiting for it.",
         ),
         fix(
             "Give the training cores of its own",

@@ -491,7 +491,7 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         )
     } else if contended {
         format!(
-            "The GPU waits for the input pipeline while processes outside the training keep the host CPU saturated ({:.0}% of all cores; the training's processes get {:.1} cores): its workers get CPU time late.",
+            "The GPU waits for the input pipeline, and processes outside the training keep the host CPU saturated ({:.0}% of all cores; the training's processes get {:.1} cores): its workers run short of CPU and there is no idle core to add more.",
             host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0),
             host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0
         )
