@@ -370,6 +370,20 @@ fn other_jobs_saturating_the_host_delay_the_launches_of_an_otherwise_compute_bou
 }
 
 #[test]
+fn a_starved_loader_beside_other_jobs_is_told_the_host_has_no_core_to_spare() {
+    let d = diagnose("dataloader_shared_host");
+    assert_eq!(d.primary, "data_loading/cpu_contention");
+    assert!(evidence(&d, "data_loading", "host CPU use, all cores") > 95.0);
+    assert!(evidence(&d, "data_loading", "training process tree CPU") < 250.0);
+    assert!(evidence(&d, "data_loading", "data wait share of step time") > 80.0);
+    assert!(d.findings[0].summary.contains("no idle core to add more"));
+    assert_eq!(
+        d.findings[0].fixes[0].title,
+        "Find what else keeps the CPU busy"
+    );
+}
+
+#[test]
 fn a_vision_transformer_with_its_batches_on_the_gpu_is_compute_bound() {
     let d = diagnose("vit_healthy");
     assert_eq!(d.primary, "compute_bound");
