@@ -29,6 +29,8 @@ pub struct BaselineCard {
     pub mean_kernel_gap_us: Option<f64>,
     /// Exposed communication share, multi-GPU runs only.
     pub comm_share: Option<f64>,
+    /// Host CPU use over the steady window, all cores, percent.
+    pub host_cpu_pct: Option<f64>,
     pub primary: String,
 }
 
@@ -84,6 +86,7 @@ impl BaselineCard {
             comm_share: rank
                 .filter(|_| d.ranks.len() > 1)
                 .map(|r| r.gpu.share(r.gpu.exposed_comm_us)),
+            host_cpu_pct: d.host.as_ref().and_then(|h| h.cpu_total_mean),
             primary: d.primary.clone(),
         }
     }
@@ -110,6 +113,7 @@ impl BaselineCard {
         let _ = writeln!(s, "data_loading_share = {}", opt(self.data_loading_share));
         let _ = writeln!(s, "mean_kernel_gap_us = {}", opt(self.mean_kernel_gap_us));
         let _ = writeln!(s, "comm_share = {}", opt(self.comm_share));
+        let _ = writeln!(s, "host_cpu_pct = {}", opt(self.host_cpu_pct));
         let _ = writeln!(s, "primary = {}", self.primary);
         s
     }
@@ -154,6 +158,7 @@ impl BaselineCard {
                 "data_loading_share" => card.data_loading_share = num()?,
                 "mean_kernel_gap_us" => card.mean_kernel_gap_us = num()?,
                 "comm_share" => card.comm_share = num()?,
+                "host_cpu_pct" => card.host_cpu_pct = num()?,
                 "primary" => card.primary = value.into(),
                 // Cards written by newer versions may carry more figures.
                 _ => {}
@@ -278,6 +283,16 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
         current: num(now.mean_kernel_gap_us, "µs"),
         change: signed(rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us)),
     });
+    let cpu_points = match (base.host_cpu_pct, now.host_cpu_pct) {
+        (Some(b), Some(n)) => format!("{:+.0} points", n - b),
+        _ => String::new(),
+    };
+    changes.push(Change {
+        figure: "host CPU",
+        baseline: num(base.host_cpu_pct, "%"),
+        current: num(now.host_cpu_pct, "%"),
+        change: cpu_points,
+    });
     if base.comm_share.is_some() || now.comm_share.is_some() {
         changes.push(Change {
             figure: "communication share",
@@ -308,6 +323,14 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
             "communication share {} → {}: communication regressed",
             pct(base.comm_share),
             pct(now.comm_share)
+        ));
+    }
+    // A quarter of the host's cores busier: the loop and its workers compete for CPU.
+    if rose(base.host_cpu_pct, now.host_cpu_pct, 25.0) {
+        reasons.push(format!(
+            "host CPU {} → {}: the host's CPU is far busier (other processes, or the training's own workers)",
+            num(base.host_cpu_pct, "%"),
+            num(now.host_cpu_pct, "%")
         ));
     }
     if rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us).is_some_and(|r| r > 0.5)

@@ -585,7 +585,7 @@ pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::C
     if lang == Language::En {
         return c;
     }
-    const FIGURES: [(&str, &str); 11] = [
+    const FIGURES: [(&str, &str); 12] = [
         ("GPU", "GPU"),
         ("driver", "驱动"),
         ("CUDA", "CUDA"),
@@ -596,6 +596,7 @@ pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::C
         ("data-loading share", "数据加载占比"),
         ("mean kernel gap", "平均内核间隙"),
         ("communication share", "通信占比"),
+        ("host CPU", "主机 CPU"),
         ("primary bottleneck", "主要瓶颈"),
     ];
     for ch in &mut c.changes {
@@ -612,7 +613,7 @@ pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::C
             other => other.replace(" points", " 个百分点"),
         };
     }
-    const PHRASES: [(&str, &str); 14] = [
+    const PHRASES: [(&str, &str); 16] = [
         ("step time unchanged (within 5%)", "步骤时间不变（5% 以内）"),
         ("step time not comparable", "步骤时间无法比较"),
         ("step time ", "步骤时间 "),
@@ -623,6 +624,8 @@ pub fn localize_comparison(mut c: crate::Comparison, lang: Language) -> crate::C
         (": the input pipeline regressed", "：输入管线退化"),
         ("communication share", "通信占比"),
         (": communication regressed", "：通信退化"),
+        (": the host's CPU is far busier (other processes, or the training's own workers)", "：主机 CPU 忙得多了（其他进程，或训练自身的 worker）"),
+        ("host CPU", "主机 CPU"),
         ("mean kernel gap", "平均内核间隙"),
         (": the host feeds the GPU more slowly (launch overhead or syncs)", "：主机向 GPU 提交工作变慢（发射开销或同步）"),
         ("the primary bottleneck moved from ", "主要瓶颈从 "),

@@ -233,6 +233,32 @@ fn compare_healthy_baseline_with_starved_run_names_the_input_pipeline() {
 }
 
 #[test]
+fn compare_with_the_same_run_on_a_shared_host_names_the_busy_cpu() {
+    let base =
+        BaselineCard::parse(&BaselineCard::from_diagnosis(&diagnose("resnet18_healthy")).to_text())
+            .unwrap();
+    let now = BaselineCard::from_diagnosis(&diagnose("resnet18_shared_host"));
+    let cmp = checkup_report::compare(&now, &base);
+    assert!(
+        cmp.summary.starts_with("step time +2")
+            && cmp
+                .summary
+                .contains("host CPU 7.6 % → 99.9 %: the host's CPU is far busier"),
+        "{}",
+        cmp.summary
+    );
+    let cpu = cmp.changes.iter().find(|c| c.figure == "host CPU").unwrap();
+    assert_eq!(cpu.change, "+92 points");
+    let zh = checkup_report::localize_comparison(cmp.clone(), checkup_report::Language::Zh);
+    assert!(
+        zh.summary
+            .contains("主机 CPU 7.6 % → 99.9 %：主机 CPU 忙得多了"),
+        "{}",
+        zh.summary
+    );
+}
+
+#[test]
 fn a_baseline_card_that_is_not_one_is_refused_with_the_line() {
     let err = BaselineCard::parse("gpu = H200\nmean_step_ms_first_20_steady = fast\n")
         .unwrap_err()
