@@ -130,7 +130,7 @@ impl Recorder {
             .map_err(|e| AgentError::io(self.dir.join("samples_nvml.csv"), e))?;
         }
         self.writes += 1;
-        if self.writes % FLUSH_EVERY == 0 {
+        if self.writes.is_multiple_of(FLUSH_EVERY) {
             self.flush()?;
         }
         Ok(())
@@ -175,7 +175,7 @@ impl Recorder {
             writeln!(w).map_err(|e| AgentError::io(&path, e))?;
         }
         self.writes += 1;
-        if self.writes % FLUSH_EVERY == 0 {
+        if self.writes.is_multiple_of(FLUSH_EVERY) {
             self.flush()?;
         }
         Ok(())
@@ -212,7 +212,7 @@ impl Recorder {
         }
         writeln!(w).map_err(|e| AgentError::io(&path, e))?;
         self.writes += 1;
-        if self.writes % FLUSH_EVERY == 0 {
+        if self.writes.is_multiple_of(FLUSH_EVERY) {
             self.flush()?;
         }
         Ok(())
@@ -235,7 +235,7 @@ impl Recorder {
                 .map_err(|e| AgentError::io(&path, e))?;
         }
         self.writes += 1;
-        if self.writes % FLUSH_EVERY == 0 {
+        if self.writes.is_multiple_of(FLUSH_EVERY) {
             self.flush()?;
         }
         Ok(())

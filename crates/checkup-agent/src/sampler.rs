@@ -222,7 +222,7 @@ pub fn run_with_sink(
             rec.write_nvml(&samples)?;
             timed(&mut write_cpu, t0);
             sink(Sampled::Nvml(&samples));
-            if tick % slow_every == 0 {
+            if tick.is_multiple_of(slow_every) {
                 if report.gpm {
                     let t0 = part_clock();
                     let samples = g.sample_gpm(ts);
@@ -240,7 +240,7 @@ pub fn run_with_sink(
                 timed(&mut write_cpu, t0);
             }
         }
-        if tick % slow_every == 0 {
+        if tick.is_multiple_of(slow_every) {
             let t0 = part_clock();
             let root = config.root_pid.load(Ordering::Relaxed);
             host.set_root((root != 0).then_some(root));

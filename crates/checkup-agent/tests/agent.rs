@@ -98,7 +98,7 @@ fn run_keeps_the_commands_output_and_exit_code_and_records_the_host() {
         );
     }
     // The engine reads what the agent wrote.
-    let rec = checkup_engine::ingest::load(&[out_dir.clone()]).unwrap();
+    let rec = checkup_engine::ingest::load(std::slice::from_ref(&out_dir)).unwrap();
     assert!(!rec.samples.host.is_empty());
     assert!(
         !out_dir.join(".checkup-probe").exists(),

@@ -29,7 +29,7 @@ fn truncated_gzip_trace_says_truncated() {
     let dir = tempfile::tempdir().unwrap();
     let full = std::fs::read(corpus("memory_bound/trace.json.gz")).unwrap();
     let p = write(dir.path(), "trace.json.gz", &full[..full.len() / 3]);
-    let e = error_for(&[p.clone()]);
+    let e = error_for(std::slice::from_ref(&p));
     assert!(e.starts_with(&p.display().to_string()), "{e}");
     assert!(e.contains("truncated"), "{e}");
 }

@@ -178,7 +178,7 @@ impl HostCollector {
         let (all, cores) = read_cpu_times();
         const TREE_RESCAN: u64 = 10;
         if let Some(root) = self.root {
-            if self.tree.is_empty() || self.samples % TREE_RESCAN == 0 {
+            if self.tree.is_empty() || self.samples.is_multiple_of(TREE_RESCAN) {
                 self.tree = process_tree(root);
             }
         }

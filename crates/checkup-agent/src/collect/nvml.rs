@@ -193,9 +193,9 @@ impl NvmlCollector {
         } = self.tiers;
         let tick = self.ticks;
         self.ticks += 1;
-        let fast = tick % util_every == 0;
-        let medium = tick % medium_every == 0;
-        let slow = tick % slow_every == 0;
+        let fast = tick.is_multiple_of(util_every);
+        let medium = tick.is_multiple_of(medium_every);
+        let slow = tick.is_multiple_of(slow_every);
         let pcie = slow && !self.gpm_supported();
         if self.max_sm_clock.is_empty() {
             self.max_sm_clock = self
@@ -248,7 +248,7 @@ impl NvmlCollector {
                         })
                         .flatten(),
                     pstate: slow
-                        .then(|| d.performance_state().ok().map(|p| p.as_c() as u32))
+                        .then(|| d.performance_state().ok().map(|p| p.as_c()))
                         .flatten(),
                 }
             })
@@ -290,14 +290,14 @@ impl NvmlCollector {
             // is stable and which outlives them (`Drop` clears them first).
             let now: NvGpmSample<'static> = unsafe { std::mem::transmute(now) };
             if let Some(prev) = self.gpm_prev[i as usize].take() {
-                let full = self.gpm_ticks % FULL_EVERY == 0;
+                let full = self.gpm_ticks.is_multiple_of(FULL_EVERY);
                 let wanted: Vec<usize> = if full {
                     (0..GPM_METRICS.len()).collect()
                 } else {
                     GPM_CORE.to_vec()
                 };
                 let ids: Vec<GpmMetricId> =
-                    wanted.iter().map(|&k| GPM_METRICS[k].clone()).collect();
+                    wanted.iter().map(|&k| GPM_METRICS[k]).collect();
                 if let Ok(results) = gpm_metrics_get(&self.nvml, &prev, &now, &ids) {
                     let mut v: Vec<Option<f64>> = vec![None; GPM_METRICS.len()];
                     for (k, r) in wanted.iter().zip(results) {
