@@ -301,37 +301,45 @@ fn pick_rank(a: &Analysis, th: &Thresholds) -> (Option<u32>, Option<(u32, u32, f
     (Some(slowest.0), straggler)
 }
 
-/// Who saturates the host CPU, when it is saturated.
+/// Whose processes hold the CPU of a saturated host.
 #[derive(Clone, Copy, PartialEq)]
-enum HostSaturation {
+enum Whose {
     /// The training's own processes hold most of the busy CPU (its DataLoader workers).
-    ByTheTraining,
+    TheTraining,
     /// Other processes hold most of it (other jobs on a shared host).
-    ByOthers,
-    /// The recording does not say whose (no CPU figure for the training's processes).
-    Unattributed,
+    Others,
+    /// The recording does not say (no CPU figure for the training's processes).
+    Unknown,
+}
+
+/// A host CPU at or above the saturation threshold, with the figures a finding quotes.
+#[derive(Clone, Copy)]
+struct HostSaturation {
+    whose: Whose,
+    /// All cores, percent.
+    total_pct: f64,
+    /// The training's process tree, in cores.
+    training_cores: f64,
 }
 
 fn host_saturation(cx: &Ctx) -> Option<HostSaturation> {
     let th = cx.th;
     let h = cx.a.host.as_ref()?;
-    let total = h
+    let total_pct = h
         .cpu_total_mean
         .filter(|c| *c >= th.host_cpu_saturated_pct)?;
-    let used_cores = total / 100.0 * h.cores as f64;
-    Some(match h.proc_tree_cpu_mean {
-        None => HostSaturation::Unattributed,
-        Some(tree) if tree / 100.0 >= th.host_cpu_own_share * used_cores => {
-            HostSaturation::ByTheTraining
-        }
-        Some(_) => HostSaturation::ByOthers,
+    let used_cores = total_pct / 100.0 * h.cores as f64;
+    let training_cores = h.proc_tree_cpu_mean.map(|t| t / 100.0);
+    let whose = match training_cores {
+        None => Whose::Unknown,
+        Some(t) if t >= th.host_cpu_own_share * used_cores => Whose::TheTraining,
+        Some(_) => Whose::Others,
+    };
+    Some(HostSaturation {
+        whose,
+        total_pct,
+        training_cores: training_cores.unwrap_or(0.0),
     })
-}
-
-/// The host CPU is saturated and the training's own processes hold most of it: its
-/// DataLoader workers take the cores that the main thread needs to launch kernels.
-fn pipeline_saturates_host(cx: &Ctx) -> bool {
-    host_saturation(cx) == Some(HostSaturation::ByTheTraining)
 }
 
 /// `title` with its first letter in lower case, to go on inside a sentence (acronyms such as
@@ -373,7 +381,9 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
     };
     // When the pipeline's workers saturate the host, the main thread gets too little CPU
     // to launch kernels: the GPU's waits for launches are the pipeline's doing too.
-    let starved_launch_share = if pipeline_saturates_host(cx) {
+    let saturation = host_saturation(cx);
+    let whose = saturation.map(|s| s.whose);
+    let starved_launch_share = if whose == Some(Whose::TheTraining) {
         cx.rank
             .and_then(|r| cx.share_of_window(r.host_waits.launch_us))
             .filter(|s| *s >= th.reportable_share)
@@ -396,8 +406,7 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         return None;
     }
     let host = cx.a.host.as_ref();
-    let saturation = host_saturation(cx);
-    let contended = saturation == Some(HostSaturation::ByOthers);
+    let contended = whose == Some(Whose::Others);
     let mut evidence = Vec::new();
     if let Some(s) = trace_share {
         evidence.push(ev(
@@ -482,30 +491,26 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
             "meta.json",
         ));
     }
-    let summary = if let Some(launch) = starved_launch_share {
-        format!(
+    let summary = match (saturation, starved_launch_share) {
+        (Some(s), Some(launch)) => format!(
             "The input pipeline saturates the host CPU ({:.0}% of all cores, {:.1} cores of it the training's own processes): the main thread, short of CPU, launches kernels late (the GPU waits {:.0}% of each step for them) and batches arrive late. More workers cannot help; each batch costs too much CPU.",
-            host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0),
-            host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0,
+            s.total_pct,
+            s.training_cores,
             launch * 100.0
-        )
-    } else if contended {
-        format!(
+        ),
+        (Some(s), None) if s.whose == Whose::Others => format!(
             "The GPU waits for the input pipeline, and processes outside the training keep the host CPU saturated ({:.0}% of all cores; the training's processes get {:.1} cores): its workers run short of CPU and there is no idle core to add more.",
-            host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0),
-            host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0
-        )
-    } else if saturation.is_some() {
-        format!("The GPU waits for the input pipeline and the host CPU is saturated ({:.0}%): more workers cannot help; each batch costs too much CPU.", host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0))
-    } else {
-        format!(
+            s.total_pct, s.training_cores
+        ),
+        (Some(s), None) => format!("The GPU waits for the input pipeline and the host CPU is saturated ({:.0}%): more workers cannot help; each batch costs too much CPU.", s.total_pct),
+        (None, _) => format!(
             "The GPU waits for the next batch: the input pipeline is slower than the GPU{}, while the host has idle cores.",
             cx.timing.map(|t| format!(" (on average {:.0} ms of a {:.0} ms step waiting for data)", t.data_wait_share * t.mean_step_ms, t.mean_step_ms)).unwrap_or_default()
-        )
+        ),
     };
     Some(Finding {
-        id: match saturation {
-            Some(HostSaturation::ByOthers) => format!("{}/cpu_contention", ids::DATA_LOADING),
+        id: match whose {
+            Some(Whose::Others) => format!("{}/cpu_contention", ids::DATA_LOADING),
             Some(_) => format!("{}/cpu_saturated", ids::DATA_LOADING),
             None => ids::DATA_LOADING.into(),
         },
@@ -524,7 +529,7 @@ fn data_loading(cx: &Ctx) -> Option<Finding> {
         } else {
             fixes::data_loading(
                 cx.facts.dataloader.as_ref(),
-                saturation.is_some(),
+                whose.is_some(),
                 cx.facts.host_cpus,
             )
         },
@@ -644,7 +649,11 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
     let trace_share = cx.share_of_window(r.host_waits.launch_us)?;
     // With the host saturated by the training's own workers, launches are late for want of
     // CPU, not because the kernels are tiny: the input pipeline finding carries that wait.
-    if trace_share < th.reportable_share || sync_drains_queue(cx) || pipeline_saturates_host(cx) {
+    let saturation = host_saturation(cx);
+    if trace_share < th.reportable_share
+        || sync_drains_queue(cx)
+        || saturation.is_some_and(|s| s.whose == Whose::TheTraining)
+    {
         return None;
     }
     let k = &r.kernels;
@@ -728,8 +737,7 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
             evidence.push(ev("SM active (GPM)", sm, "%", None, "GPM samples"));
         }
     }
-    let host = cx.a.host.as_ref();
-    if let Some(p) = host.and_then(|h| h.proc_tree_cpu_mean) {
+    if let Some(p) = cx.a.host.as_ref().and_then(|h| h.proc_tree_cpu_mean) {
         evidence.push(ev(
             "training process CPU (100 = one core)",
             p,
@@ -740,11 +748,10 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
     }
     // Other jobs holding the host's cores delay the loop's launches whatever the kernels:
     // the cause to fix is the contention, not the kernel sizes.
-    if host_saturation(cx) == Some(HostSaturation::ByOthers) {
-        let total = host.and_then(|h| h.cpu_total_mean).unwrap_or(0.0);
+    if let Some(s) = saturation.filter(|s| s.whose == Whose::Others) {
         evidence.push(ev(
             "host CPU use, all cores",
-            total,
+            s.total_pct,
             "%",
             Some((Comparison::AtLeast, th.host_cpu_saturated_pct)),
             "host samples",
@@ -757,8 +764,7 @@ fn kernel_launch(cx: &mut Ctx) -> Option<Finding> {
             share,
             summary: format!(
                 "Processes outside the training keep the host CPU saturated ({:.0}% of all cores; the training's processes get {:.1} cores): the training loop launches its kernels late and the GPU waits for them.",
-                total,
-                host.and_then(|h| h.proc_tree_cpu_mean).unwrap_or(0.0) / 100.0
+                s.total_pct, s.training_cores
             ),
             evidence,
             fixes: {
