@@ -296,8 +296,7 @@ impl NvmlCollector {
                 } else {
                     GPM_CORE.to_vec()
                 };
-                let ids: Vec<GpmMetricId> =
-                    wanted.iter().map(|&k| GPM_METRICS[k]).collect();
+                let ids: Vec<GpmMetricId> = wanted.iter().map(|&k| GPM_METRICS[k]).collect();
                 if let Ok(results) = gpm_metrics_get(&self.nvml, &prev, &now, &ids) {
                     let mut v: Vec<Option<f64>> = vec![None; GPM_METRICS.len()];
                     for (k, r) in wanted.iter().zip(results) {
