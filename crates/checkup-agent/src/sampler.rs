@@ -133,6 +133,24 @@ impl CpuMeter {
     }
 }
 
+/// Adds the thread CPU time of each part of the loop to that part's total, when the
+/// breakdown is asked for (the clock reads are syscalls: off, they are not made).
+struct PartTimer {
+    on: bool,
+}
+
+impl PartTimer {
+    fn time<T>(&self, total: &mut Duration, part: impl FnOnce() -> T) -> T {
+        if !self.on {
+            return part();
+        }
+        let t0 = thread_cpu();
+        let out = part();
+        *total += thread_cpu().saturating_sub(t0);
+        out
+    }
+}
+
 /// Samples as they are taken, for live streaming.
 #[derive(Debug, Clone, Copy)]
 pub enum Sampled<'a> {
@@ -198,58 +216,34 @@ pub fn run_with_sink(
         Duration::ZERO,
         Duration::ZERO,
     );
-    let breakdown = config.breakdown;
-    let part_clock = || {
-        if breakdown {
-            thread_cpu()
-        } else {
-            Duration::ZERO
-        }
-    };
-    let timed = |acc: &mut Duration, t0: Duration| {
-        if breakdown {
-            *acc += thread_cpu().saturating_sub(t0)
-        }
+    let part = PartTimer {
+        on: config.breakdown,
     };
     while !stop.load(Ordering::Relaxed) {
         let ts = now_s();
         #[cfg(feature = "nvml")]
         if let Some(g) = gpu.as_mut() {
-            let t0 = part_clock();
-            let samples = g.sample(ts);
-            timed(&mut nvml_cpu, t0);
-            let t0 = part_clock();
-            rec.write_nvml(&samples)?;
-            timed(&mut write_cpu, t0);
+            let samples = part.time(&mut nvml_cpu, || g.sample(ts));
+            part.time(&mut write_cpu, || rec.write_nvml(&samples))?;
             sink(Sampled::Nvml(&samples));
             if tick.is_multiple_of(slow_every) {
                 if report.gpm {
-                    let t0 = part_clock();
-                    let samples = g.sample_gpm(ts);
-                    timed(&mut gpm_cpu, t0);
-                    let t0 = part_clock();
-                    rec.write_gpm(&samples)?;
-                    timed(&mut write_cpu, t0);
+                    let samples = part.time(&mut gpm_cpu, || g.sample_gpm(ts));
+                    part.time(&mut write_cpu, || rec.write_gpm(&samples))?;
                     sink(Sampled::Gpm(&samples));
                 }
-                let t0 = part_clock();
-                let processes = g.sample_processes(ts);
-                timed(&mut nvml_cpu, t0);
-                let t0 = part_clock();
-                rec.write_gpu_processes(&processes)?;
-                timed(&mut write_cpu, t0);
+                let processes = part.time(&mut nvml_cpu, || g.sample_processes(ts));
+                part.time(&mut write_cpu, || rec.write_gpu_processes(&processes))?;
             }
         }
         if tick.is_multiple_of(slow_every) {
-            let t0 = part_clock();
-            let root = config.root_pid.load(Ordering::Relaxed);
-            host.set_root((root != 0).then_some(root));
-            let sample = host.sample(ts);
-            timed(&mut host_cpu, t0);
+            let sample = part.time(&mut host_cpu, || {
+                let root = config.root_pid.load(Ordering::Relaxed);
+                host.set_root((root != 0).then_some(root));
+                host.sample(ts)
+            });
             if let Some(s) = sample {
-                let t0 = part_clock();
-                rec.write_host(&s)?;
-                timed(&mut write_cpu, t0);
+                part.time(&mut write_cpu, || rec.write_host(&s))?;
                 sink(Sampled::Host(&s));
             }
         }
