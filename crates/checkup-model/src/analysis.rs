@@ -13,8 +13,39 @@ pub struct SteadyWindow {
     pub last_step: Option<u64>,
     /// Steps left out at the start as warm-up (autotune, compile, first iterations).
     pub warmup_steps: u64,
-    /// How the window was chosen, in words.
-    pub method: String,
+    /// How the window was chosen.
+    pub method: WindowMethod,
+}
+
+/// How the steady window was chosen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "by")]
+pub enum WindowMethod {
+    /// Steps `first..=last` of steps.csv, `warmup` leading steps left out (step 0 and those
+    /// over `warmup_factor` × the median); the profiled steps and `margin_steps` before them
+    /// left out of step timings.
+    Steps {
+        first: u64,
+        last: u64,
+        warmup: u64,
+        warmup_factor: f64,
+        margin_steps: u64,
+    },
+    /// No steps.csv: the trace's profiled steps (when there is a trace) and the samples, from
+    /// the GPU's first busy reading on when `start_up_s` is given, else all of them.
+    NoStepTimings {
+        has_trace: bool,
+        start_up_s: Option<f64>,
+    },
+}
+
+impl Default for WindowMethod {
+    fn default() -> Self {
+        WindowMethod::NoStepTimings {
+            has_trace: false,
+            start_up_s: None,
+        }
+    }
 }
 
 /// A rank's GPU time over its window, split exclusively in this order:

@@ -1,4 +1,5 @@
-//! Environment checks: one line each, pass / warn / fail, with what it means and how to fix it.
+//! Environment checks: one line each, pass / warn / fail, as facts: which check, on which
+//! GPU, what was seen. What each means and how to fix it is worded by the catalogue.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,35 +13,214 @@ pub enum CheckStatus {
     Unknown,
 }
 
+impl CheckStatus {
+    pub const ALL: [CheckStatus; 4] = [
+        CheckStatus::Pass,
+        CheckStatus::Warn,
+        CheckStatus::Fail,
+        CheckStatus::Unknown,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            CheckStatus::Pass => "pass",
+            CheckStatus::Warn => "warn",
+            CheckStatus::Fail => "fail",
+            CheckStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// Stable check ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckId {
+    // Judged from GPU and version facts (recordings and live hosts alike).
+    PersistenceMode,
+    Mig,
+    PcieLink,
+    EccErrors,
+    MemoryRepairPending,
+    PowerLimit,
+    ClockEventReasons,
+    CudaDriverMatch,
+    NcclP2p,
+    DataloaderWorkersVsCpus,
+    // Only a live host shows these.
+    NvidiaDriver,
+    GpuProcesses,
+    Gpm,
+    Torch,
+    DevShm,
+    ProfilingPermission,
+    DiskFree,
+}
+
+impl CheckId {
+    pub const ALL: [CheckId; 17] = [
+        CheckId::PersistenceMode,
+        CheckId::Mig,
+        CheckId::PcieLink,
+        CheckId::EccErrors,
+        CheckId::MemoryRepairPending,
+        CheckId::PowerLimit,
+        CheckId::ClockEventReasons,
+        CheckId::CudaDriverMatch,
+        CheckId::NcclP2p,
+        CheckId::DataloaderWorkersVsCpus,
+        CheckId::NvidiaDriver,
+        CheckId::GpuProcesses,
+        CheckId::Gpm,
+        CheckId::Torch,
+        CheckId::DevShm,
+        CheckId::ProfilingPermission,
+        CheckId::DiskFree,
+    ];
+
+    /// The stable id (`pcie_link`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckId::PersistenceMode => "persistence_mode",
+            CheckId::Mig => "mig",
+            CheckId::PcieLink => "pcie_link",
+            CheckId::EccErrors => "ecc_errors",
+            CheckId::MemoryRepairPending => "memory_repair_pending",
+            CheckId::PowerLimit => "power_limit",
+            CheckId::ClockEventReasons => "clock_event_reasons",
+            CheckId::CudaDriverMatch => "cuda_driver_match",
+            CheckId::NcclP2p => "nccl_p2p",
+            CheckId::DataloaderWorkersVsCpus => "dataloader_workers_vs_cpus",
+            CheckId::NvidiaDriver => "nvidia_driver",
+            CheckId::GpuProcesses => "gpu_processes",
+            CheckId::Gpm => "gpm",
+            CheckId::Torch => "torch",
+            CheckId::DevShm => "dev_shm",
+            CheckId::ProfilingPermission => "profiling_permission",
+            CheckId::DiskFree => "disk_free",
+        }
+    }
+}
+
+/// A compute process on a GPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuProcess {
+    pub gpu: u32,
+    pub pid: u32,
+    pub used_mib: Option<u64>,
+}
+
+/// What a check saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "seen")]
+pub enum CheckValue {
+    /// A mode that is on or off (persistence).
+    Enabled {
+        on: bool,
+    },
+    /// MIG on: this job gets a slice of the GPU.
+    Mig {
+        on: bool,
+    },
+    PcieLink {
+        gen: u32,
+        width: u32,
+        gen_max: u32,
+        width_max: u32,
+    },
+    Count {
+        n: u64,
+    },
+    /// Row remapping or page retirement waits for a GPU reset.
+    RepairPending,
+    PowerLimit {
+        limit_w: f64,
+        default_w: f64,
+    },
+    /// NVML clock-event reason names.
+    ClockReasons {
+        reasons: Vec<String>,
+    },
+    CudaVersions {
+        runtime: String,
+        driver: String,
+    },
+    P2p {
+        disabled: bool,
+        nvlink: bool,
+    },
+    Workers {
+        workers: u32,
+        gpus: u32,
+        cpus: u32,
+    },
+    Driver {
+        gpus: u32,
+        driver: String,
+        cuda: String,
+    },
+    Processes {
+        processes: Vec<GpuProcess>,
+    },
+    NotSupported,
+    Torch {
+        torch: Option<String>,
+        cuda: Option<String>,
+        cudnn: Option<String>,
+        nccl: Option<String>,
+        python: String,
+    },
+    Size {
+        gib: f64,
+    },
+    Missing,
+    /// Hardware counters restricted to admins (`RmProfilingAdminOnly`).
+    ProfilingAdminOnly {
+        admin_only: bool,
+    },
+    /// `/proc/driver/nvidia/params` is not there.
+    NoDriverParams,
+    DiskFree {
+        gib: f64,
+        path: String,
+    },
+    Unreadable {
+        path: String,
+    },
+    /// The agent was built without NVML.
+    NoNvml,
+    /// What the system said, verbatim (an NVML error, a Python error).
+    System {
+        message: String,
+    },
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EnvCheck {
-    /// Stable id, e.g. `persistence_mode`, `pcie_link`, `cuda_driver_match`.
-    pub id: String,
-    pub title: String,
+    pub id: CheckId,
+    /// The GPU a per-GPU check is about.
+    pub gpu: Option<u32>,
     pub status: CheckStatus,
-    /// The value seen, as a person would read it ("Gen 3 x8 of Gen 5 x16").
-    pub value: String,
-    pub meaning: String,
-    pub fix: Option<String>,
+    pub value: CheckValue,
 }
 
 impl EnvCheck {
-    /// A check as the engine and the agent write them: fixed texts, a value read off the host.
-    pub fn new(
-        id: &str,
-        title: &str,
-        status: CheckStatus,
-        value: String,
-        meaning: &str,
-        fix: Option<&str>,
-    ) -> Self {
+    pub fn new(id: CheckId, status: CheckStatus, value: CheckValue) -> Self {
         Self {
-            id: id.into(),
-            title: title.into(),
+            id,
+            gpu: None,
             status,
             value,
-            meaning: meaning.into(),
-            fix: fix.map(str::to_owned),
         }
+    }
+
+    pub fn on_gpu(mut self, gpu: u32) -> Self {
+        self.gpu = Some(gpu);
+        self
+    }
+
+    /// Whether the check has a fix to show (it did not pass).
+    pub fn needs_fix(&self) -> bool {
+        matches!(self.status, CheckStatus::Warn | CheckStatus::Fail)
+            || matches!(self.id, CheckId::Torch) && self.status == CheckStatus::Unknown
     }
 }

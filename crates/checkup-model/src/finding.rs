@@ -1,40 +1,239 @@
-//! Findings and the diagnosis that ranks them.
+//! Findings and the diagnosis that ranks them, as language-neutral facts: a finding says
+//! which cause it found and the numbers its sentences quote, each evidence row names its
+//! measure, unit and source by key, each fix names the change by id with its parameters.
+//! The words live in `checkup-text`, one catalogue per language.
 
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    ChartData, EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling, SteadyWindow,
-    StepTiming,
+    ChartData, CheckId, EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling,
+    SteadyWindow, StepTiming,
 };
 
-/// Stable finding ids (a finding may add a sub-id: `communication/p2p_disabled`).
-pub mod ids {
-    pub const COMPUTE_BOUND: &str = "compute_bound";
-    pub const DATA_LOADING: &str = "data_loading";
-    pub const KERNEL_LAUNCH: &str = "kernel_launch";
-    pub const MEMORY_BANDWIDTH: &str = "memory_bandwidth";
-    pub const COMMUNICATION: &str = "communication";
-    pub const HOST_SYNC: &str = "host_sync";
-    pub const H2D_COPY: &str = "h2d_copy";
-    pub const PERIODIC_STALL: &str = "periodic_stall";
-    pub const THROTTLING: &str = "throttling";
-    /// The GPU waits most of the time and the recording cannot say for what (samples only,
-    /// or a trace that does not account for the idle time).
-    pub const GPU_IDLE: &str = "gpu_idle";
-    pub const ENVIRONMENT: &str = "environment";
-    pub const ALL: [&str; 11] = [
-        COMPUTE_BOUND,
-        DATA_LOADING,
-        KERNEL_LAUNCH,
-        MEMORY_BANDWIDTH,
-        COMMUNICATION,
-        HOST_SYNC,
-        H2D_COPY,
-        PERIODIC_STALL,
-        THROTTLING,
-        GPU_IDLE,
-        ENVIRONMENT,
+/// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
+/// 2: typed facts.
+pub const DIAGNOSIS_FORMAT: u32 = 2;
+
+/// Finding families: the first part of a finding's id (`communication/p2p_disabled` →
+/// `communication`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    ComputeBound,
+    DataLoading,
+    KernelLaunch,
+    MemoryBandwidth,
+    Communication,
+    HostSync,
+    H2dCopy,
+    PeriodicStall,
+    Throttling,
+    /// The GPU waits most of the time and the recording cannot say for what.
+    GpuIdle,
+    Environment,
+}
+
+impl Family {
+    pub const ALL: [Family; 11] = [
+        Family::ComputeBound,
+        Family::DataLoading,
+        Family::KernelLaunch,
+        Family::MemoryBandwidth,
+        Family::Communication,
+        Family::HostSync,
+        Family::H2dCopy,
+        Family::PeriodicStall,
+        Family::Throttling,
+        Family::GpuIdle,
+        Family::Environment,
     ];
+
+    /// The stable id (`data_loading`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Family::ComputeBound => "compute_bound",
+            Family::DataLoading => "data_loading",
+            Family::KernelLaunch => "kernel_launch",
+            Family::MemoryBandwidth => "memory_bandwidth",
+            Family::Communication => "communication",
+            Family::HostSync => "host_sync",
+            Family::H2dCopy => "h2d_copy",
+            Family::PeriodicStall => "periodic_stall",
+            Family::Throttling => "throttling",
+            Family::GpuIdle => "gpu_idle",
+            Family::Environment => "environment",
+        }
+    }
+
+    /// Families that are lost time: the GPU waits, or runs slower than it could.
+    pub fn is_lost_time(self) -> bool {
+        !matches!(
+            self,
+            Family::ComputeBound | Family::MemoryBandwidth | Family::Environment
+        )
+    }
+
+    /// The GPU-busy verdicts (compute or memory bound).
+    pub fn is_busy_verdict(self) -> bool {
+        matches!(self, Family::ComputeBound | Family::MemoryBandwidth)
+    }
+}
+
+/// What a recording without a cause for the GPU's idle time held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recorded {
+    SamplesOnly,
+    StepsNoTrace,
+    TraceNoSteps,
+    StepsAndTrace,
+}
+
+/// Multi-GPU scaling against a 1-GPU run, as a communication finding quotes it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScalingFigures {
+    pub gpus: u32,
+    pub speedup: f64,
+    /// 0..=1.
+    pub efficiency: f64,
+}
+
+/// The cause a finding names, with the figures its sentences quote. Shares are fractions
+/// (0..=1), CPU figures percent of all cores or cores, times milliseconds unless named.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum Cause {
+    #[serde(rename = "compute_bound")]
+    ComputeBound {
+        compute_share: f64,
+        /// The GPU is busy (nearly) all of each step: the GPU itself is the limit.
+        gpu_is_limit: bool,
+        /// Matrix multiplies dominate while the tensor cores sit idle.
+        tensor_cores_idle: bool,
+    },
+    #[serde(rename = "memory_bandwidth")]
+    MemoryBandwidth {
+        busy_share: f64,
+        dram_pct: Option<f64>,
+        tensor_pct: Option<f64>,
+    },
+    /// The GPU waits for batches while the host has idle cores.
+    #[serde(rename = "data_loading")]
+    DataLoading {
+        data_wait_ms: Option<f64>,
+        step_ms: Option<f64>,
+    },
+    /// The training's own processes saturate the host CPU.
+    #[serde(rename = "data_loading/cpu_saturated")]
+    DataLoadingCpuSaturated {
+        host_cpu_pct: f64,
+        training_cores: f64,
+        /// Share of the step the GPU waits for launches the starved main thread makes late.
+        launch_wait_share: Option<f64>,
+    },
+    /// Processes outside the training saturate the host CPU.
+    #[serde(rename = "data_loading/cpu_contention")]
+    DataLoadingCpuContention {
+        host_cpu_pct: f64,
+        training_cores: f64,
+    },
+    #[serde(rename = "kernel_launch")]
+    KernelLaunch {
+        kernels_per_step: f64,
+        median_kernel_us: f64,
+    },
+    #[serde(rename = "kernel_launch/cpu_contention")]
+    KernelLaunchCpuContention {
+        host_cpu_pct: f64,
+        training_cores: f64,
+    },
+    #[serde(rename = "communication")]
+    Communication {
+        exposed_share: f64,
+        scaling: Option<ScalingFigures>,
+    },
+    /// One rank waits in NCCL for a slower one.
+    #[serde(rename = "communication/straggler")]
+    CommunicationStraggler {
+        waiting_rank: u32,
+        slow_rank: u32,
+        extra_share: f64,
+    },
+    #[serde(rename = "communication/p2p_disabled")]
+    CommunicationP2pDisabled,
+    #[serde(rename = "host_sync")]
+    HostSync,
+    #[serde(rename = "h2d_copy")]
+    H2dCopy,
+    #[serde(rename = "h2d_copy/pageable")]
+    H2dCopyPageable,
+    #[serde(rename = "periodic_stall")]
+    PeriodicStall { period_steps: f64, excess_ms: f64 },
+    #[serde(rename = "throttling/power")]
+    ThrottlingPower {
+        clock_ratio: f64,
+        /// NVML clock-event reason names, as NVML spells them.
+        reasons: Vec<String>,
+    },
+    #[serde(rename = "throttling/thermal")]
+    ThrottlingThermal {
+        clock_ratio: f64,
+        reasons: Vec<String>,
+    },
+    #[serde(rename = "gpu_idle")]
+    GpuIdle { busy_share: f64, recorded: Recorded },
+    /// An environment check that warned or failed.
+    #[serde(rename = "environment")]
+    Environment { check: EnvCheck },
+}
+
+impl Cause {
+    pub fn family(&self) -> Family {
+        match self {
+            Cause::ComputeBound { .. } => Family::ComputeBound,
+            Cause::MemoryBandwidth { .. } => Family::MemoryBandwidth,
+            Cause::DataLoading { .. }
+            | Cause::DataLoadingCpuSaturated { .. }
+            | Cause::DataLoadingCpuContention { .. } => Family::DataLoading,
+            Cause::KernelLaunch { .. } | Cause::KernelLaunchCpuContention { .. } => {
+                Family::KernelLaunch
+            }
+            Cause::Communication { .. }
+            | Cause::CommunicationStraggler { .. }
+            | Cause::CommunicationP2pDisabled => Family::Communication,
+            Cause::HostSync => Family::HostSync,
+            Cause::H2dCopy | Cause::H2dCopyPageable => Family::H2dCopy,
+            Cause::PeriodicStall { .. } => Family::PeriodicStall,
+            Cause::ThrottlingPower { .. } | Cause::ThrottlingThermal { .. } => Family::Throttling,
+            Cause::GpuIdle { .. } => Family::GpuIdle,
+            Cause::Environment { .. } => Family::Environment,
+        }
+    }
+
+    /// The sub-id after the family, if any (`p2p_disabled`).
+    pub fn sub_id(&self) -> Option<&str> {
+        Some(match self {
+            Cause::DataLoadingCpuSaturated { .. } => "cpu_saturated",
+            Cause::DataLoadingCpuContention { .. } | Cause::KernelLaunchCpuContention { .. } => {
+                "cpu_contention"
+            }
+            Cause::CommunicationStraggler { .. } => "straggler",
+            Cause::CommunicationP2pDisabled => "p2p_disabled",
+            Cause::H2dCopyPageable => "pageable",
+            Cause::ThrottlingPower { .. } => "power",
+            Cause::ThrottlingThermal { .. } => "thermal",
+            Cause::Environment { check } => check.id.as_str(),
+            _ => return None,
+        })
+    }
+
+    /// The stable finding id: the family, then the sub-id (`communication/p2p_disabled`).
+    pub fn id(&self) -> String {
+        match self.sub_id() {
+            Some(sub) => format!("{}/{sub}", self.family().id()),
+            None => self.family().id().to_owned(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -46,35 +245,279 @@ pub enum Severity {
     Critical,
 }
 
+impl Severity {
+    pub const ALL: [Severity; 4] = [
+        Severity::Info,
+        Severity::Minor,
+        Severity::Major,
+        Severity::Critical,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Minor => "minor",
+            Severity::Major => "major",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "FindingJson", from = "FindingJson")]
 pub struct Finding {
-    pub id: String,
-    pub title: String,
+    pub cause: Cause,
     pub severity: Severity,
     /// 0..=1: how sure the engine is, lower when signals disagree or are missing.
     pub confidence: f64,
     /// Share of step time this finding explains (0..=1).
     pub share: f64,
-    pub summary: String,
     pub evidence: Vec<Evidence>,
     pub fixes: Vec<Fix>,
 }
 
-impl Finding {
-    /// The portrait id without its sub-id: `communication/p2p_disabled` → `communication`.
-    pub fn family(&self) -> &str {
-        self.id.split('/').next().unwrap_or(&self.id)
+/// A finding as JSON: its stable `id` first, derived from the cause, for scripts that read
+/// `findings[].id`.
+#[derive(Serialize, Deserialize)]
+struct FindingJson {
+    #[serde(default)]
+    id: String,
+    cause: Cause,
+    severity: Severity,
+    confidence: f64,
+    share: f64,
+    evidence: Vec<Evidence>,
+    fixes: Vec<Fix>,
+}
+
+impl From<Finding> for FindingJson {
+    fn from(f: Finding) -> Self {
+        FindingJson {
+            id: f.cause.id(),
+            cause: f.cause,
+            severity: f.severity,
+            confidence: f.confidence,
+            share: f.share,
+            evidence: f.evidence,
+            fixes: f.fixes,
+        }
     }
+}
+
+impl From<FindingJson> for Finding {
+    fn from(f: FindingJson) -> Self {
+        Finding {
+            cause: f.cause,
+            severity: f.severity,
+            confidence: f.confidence,
+            share: f.share,
+            evidence: f.evidence,
+            fixes: f.fixes,
+        }
+    }
+}
+
+impl Finding {
+    /// The stable id (`communication/p2p_disabled`).
+    pub fn id(&self) -> String {
+        self.cause.id()
+    }
+
+    pub fn family(&self) -> Family {
+        self.cause.family()
+    }
+
+    /// Whether this finding has `id`, or `id` is its family's.
+    pub fn is(&self, id: &str) -> bool {
+        self.family().id() == id || self.id() == id
+    }
+
+    /// The value of the evidence row with `key`.
+    pub fn evidence_value(&self, key: &EvidenceKey) -> Option<f64> {
+        self.evidence
+            .iter()
+            .find(|e| &e.key == key)
+            .map(|e| e.value)
+    }
+}
+
+/// What an evidence row measures.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "key")]
+pub enum EvidenceKey {
+    // The input pipeline.
+    DataLoaderIdleShare,
+    UnprofiledDataIdleShare,
+    StarvedLaunchIdleShare,
+    MeanDataWait,
+    MedianDataWait,
+    DataWaitShare,
+    MeanGpuUtil,
+    NumWorkers,
+    // The host CPU.
+    HostCpu,
+    TrainingTreeCpu,
+    TrainingProcessCpu,
+    // Copies.
+    ExposedH2dShare,
+    PageableH2dPerStep,
+    PinnedH2dPerStep,
+    PageableBandwidth,
+    PageableBytesPerStep,
+    // Synchronisation.
+    SyncIdleShare,
+    SyncCallsPerStep,
+    ItemCallsPerStep,
+    HostLaunchTime,
+    GpuBusyPerStep,
+    // Launches.
+    LaunchIdleShare,
+    KernelsPerStep,
+    MedianKernel,
+    TinyKernelShare,
+    UnprofiledBusyShare,
+    UnprofiledStepTime,
+    ProfiledStepTime,
+    GpuUtil,
+    SmActive,
+    // Communication.
+    ExposedCommShare,
+    CommOverlap,
+    NcclPerStep,
+    ExposedCommRank {
+        rank: u32,
+    },
+    ScalingEfficiency {
+        gpus: u32,
+    },
+    Speedup,
+    NvlinkTx,
+    P2pDisabledWithNvlink,
+    StragglerExtraComm,
+    // Periodic stalls.
+    StallPeriod,
+    StallExcess,
+    StallCount,
+    StallLostShare,
+    UtilDipPeriod,
+    StallsSeenIdle,
+    PeakDiskWrite,
+    // Clocks.
+    ThrottledSamples,
+    SmClockRatio,
+    PowerShareOfLimit,
+    PeakTemp,
+    // Idle and busy.
+    GpuBusyShare,
+    UnexplainedIdle,
+    StepBusyShare,
+    ComputeShare,
+    DramBandwidth,
+    TensorActive,
+    GemmShare,
+    ElementwiseShare,
+    /// An environment check's status (1 warn, 2 fail).
+    EnvStatus {
+        check: CheckId,
+    },
+}
+
+/// The unit of an evidence value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    Percent,
+    Ms,
+    Us,
+    Seconds,
+    Calls,
+    Kernels,
+    Steps,
+    Stalls,
+    Workers,
+    GbPerS,
+    GibPerS,
+    MbPerS,
+    Mb,
+    Times,
+    Celsius,
+    Flag,
+    /// 1 warn, 2 fail.
+    Status,
+}
+
+impl Unit {
+    pub const ALL: [Unit; 17] = [
+        Unit::Percent,
+        Unit::Ms,
+        Unit::Us,
+        Unit::Seconds,
+        Unit::Calls,
+        Unit::Kernels,
+        Unit::Steps,
+        Unit::Stalls,
+        Unit::Workers,
+        Unit::GbPerS,
+        Unit::GibPerS,
+        Unit::MbPerS,
+        Unit::Mb,
+        Unit::Times,
+        Unit::Celsius,
+        Unit::Flag,
+        Unit::Status,
+    ];
+}
+
+/// How the GPU's busy share was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BusyMethod {
+    /// Trace busy time per step over the step time of unprofiled steps.
+    TraceOverUnprofiledSteps,
+    ProfiledWindow,
+    /// Sampled GPU-Util (share of time a kernel runs).
+    SampledGpuUtil,
+    SampledSmActive,
+}
+
+/// Where an evidence value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "from")]
+pub enum Source {
+    Trace {
+        rank: Option<u32>,
+    },
+    AllRankTraces,
+    StepsCsv,
+    StepsCsvUnprofiled,
+    /// steps.csv data wait minus the GPU's busy share.
+    StepsWaitMinusBusy,
+    NvmlSamples,
+    GpmSamples,
+    HostSamples,
+    MetaJson,
+    MetaEnvAndTopology,
+    StaticSnapshot,
+    ThisDiagnosis,
+    Busy {
+        method: BusyMethod,
+    },
+    Throughput,
+    /// samples/s against a 1-GPU partner run (its paths).
+    PartnerThroughput {
+        partner: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
-    pub metric: String,
+    /// `"key": "data_wait_share"`, with the key's own fields beside it (`"rank": 1`).
+    #[serde(flatten)]
+    pub key: EvidenceKey,
     pub value: f64,
-    pub unit: String,
+    pub unit: Unit,
     pub threshold: Option<Threshold>,
-    /// Where the value came from: a file, a rank, a sampler.
-    pub source: String,
+    pub source: Source,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,21 +534,83 @@ pub struct Threshold {
     pub value: f64,
 }
 
+/// A change to make, with the run's own values it quotes. The catalogue words it (title,
+/// why, the code to paste, the effect to expect).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Fix {
-    pub title: String,
-    pub detail: String,
-    pub snippet: Option<String>,
-    pub expected_effect: String,
+#[serde(rename_all = "snake_case", tag = "fix")]
+pub enum Fix {
+    /// The CPU is saturated: make each sample cheaper (GPU decode, GPU augmentation).
+    CheaperSamples,
+    /// Workers on every core: leave two to the training loop.
+    LeaveCoresToLoop {
+        workers: u32,
+        cores: u32,
+        suggested: u32,
+    },
+    MoreWorkers {
+        suggested: u32,
+        current: Option<u32>,
+    },
+    PinMemory,
+    PersistentWorkers,
+    PinnedCopy,
+    OverlapCopy,
+    FewerCopyBytes,
+    FindCpuHogs,
+    ReserveCores,
+    CompileFuseKernels,
+    ForeachOptimizer,
+    BiggerKernels,
+    FewerReadbacks,
+    GpuMetrics,
+    FindHiddenSyncs,
+    EnableP2p,
+    AccumulateGradients,
+    MoreWorkPerAllReduce,
+    CompressGradients,
+    AsyncCheckpoint {
+        checkpoint_seen: bool,
+    },
+    LessPeriodicWork,
+    ProfileSteps,
+    MainThreadCpu,
+    CoolGpu,
+    CheckPower,
+    TensorCores,
+    Compile,
+    ChannelsLast,
+    FusedOptimizer,
+    FuseElementwise,
+    Bf16Activations,
+    FusedKernels,
+    /// The environment check's own fix.
+    Environment {
+        check: CheckId,
+    },
+}
+
+/// A caveat about the inputs or the method.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "note")]
+pub enum Note {
+    /// The profiled steps show launch waits the unprofiled steps do not: profiler overhead.
+    ProfilerOverheadLaunches { launch_share: f64, busy_share: f64 },
+    /// A rank's trace holds too few whole steps for its shares to mean much.
+    FewTraceSteps { rank: u32, steps: u32 },
+    /// GPU samples came from an nvidia-smi query log (no samples_nvml.csv).
+    SamplesFromQueryLog { path: String },
+    /// GPU samples came from nvidia-smi dmon output, 1 s apart from the run's start.
+    SamplesFromDmon { path: String },
 }
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnosis {
+    /// [`DIAGNOSIS_FORMAT`] when written.
+    #[serde(default = "format_1")]
+    pub format: u32,
     /// Id of the finding that explains the most lost time.
     pub primary: String,
-    /// One sentence for the top of a report.
-    pub verdict: String,
     /// Ranked, primary first.
     pub findings: Vec<Finding>,
     pub window: SteadyWindow,
@@ -119,17 +624,23 @@ pub struct Diagnosis {
     pub host: Option<HostStats>,
     pub scaling: Option<Scaling>,
     /// Caveats about the inputs (missing files, profiler overhead, partial data).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     pub sources: Vec<String>,
     /// Curves and timelines for the charts of reports and the app.
     pub charts: ChartData,
 }
 
+fn format_1() -> u32 {
+    1
+}
+
 impl Diagnosis {
+    /// The finding with `id`, or the first of the family `id`.
     pub fn finding(&self, id: &str) -> Option<&Finding> {
         self.findings
             .iter()
-            .find(|f| f.id == id || f.family() == id)
+            .find(|f| f.id() == id)
+            .or_else(|| self.findings.iter().find(|f| f.family().id() == id))
     }
 
     /// The diagnosed rank's trace summary (the first rank when none was picked).
@@ -158,13 +669,75 @@ impl Diagnosis {
     }
 }
 
-/// How every view prints a measured value: 3 significant-ish digits, no trailing noise.
+/// How every view prints a measured value: 3 significant-ish digits, no trailing noise, and
+/// never "-0".
 pub fn format_number(v: f64) -> String {
-    if v.abs() >= 100.0 || v.fract() == 0.0 {
+    let s = if v.abs() >= 100.0 || v.fract() == 0.0 {
         format!("{v:.0}")
     } else if v.abs() >= 10.0 {
         format!("{v:.1}")
     } else {
         format!("{v:.2}")
+    };
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
+        _ => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_id_is_its_family_then_its_sub_id() {
+        assert_eq!(Cause::HostSync.id(), "host_sync");
+        assert_eq!(
+            Cause::CommunicationP2pDisabled.id(),
+            "communication/p2p_disabled"
+        );
+        let c = Cause::DataLoadingCpuContention {
+            host_cpu_pct: 99.0,
+            training_cores: 0.7,
+        };
+        assert_eq!(c.id(), "data_loading/cpu_contention");
+        assert_eq!(c.family(), Family::DataLoading);
+    }
+
+    #[test]
+    fn a_finding_reads_back_from_its_json_with_the_id_scripts_use() {
+        let f = Finding {
+            cause: Cause::PeriodicStall {
+                period_steps: 25.0,
+                excess_ms: 410.0,
+            },
+            severity: Severity::Major,
+            confidence: 0.85,
+            share: 0.2,
+            evidence: vec![Evidence {
+                key: EvidenceKey::ExposedCommRank { rank: 1 },
+                value: 3.0,
+                unit: Unit::Percent,
+                threshold: None,
+                source: Source::Trace { rank: Some(1) },
+            }],
+            fixes: vec![Fix::MoreWorkers {
+                suggested: 14,
+                current: Some(2),
+            }],
+        };
+        let json = serde_json::to_value(&f).unwrap();
+        assert_eq!(json["id"], "periodic_stall");
+        assert_eq!(json["cause"]["kind"], "periodic_stall");
+        assert_eq!(json["fixes"][0]["fix"], "more_workers");
+        assert_eq!(serde_json::from_value::<Finding>(json).unwrap(), f);
+    }
+
+    #[test]
+    fn numbers_print_without_a_negative_zero() {
+        assert_eq!(format_number(-0.001), "0.00");
+        assert_eq!(format_number(-0.0), "0");
+        assert_eq!(format_number(-12.34), "-12.3");
+        assert_eq!(format_number(2000.0), "2000");
     }
 }

@@ -2,15 +2,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The wizard's steps, in order.
-pub const WIZARD_STEPS: [&str; 5] = [
-    "environment",
-    "sampling",
-    "profiling",
-    "diagnosis",
-    "report",
-];
-
 /// A row of the history list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckupSummary {
@@ -22,10 +13,11 @@ pub struct CheckupSummary {
     pub host: String,
     pub source: Option<String>,
     pub is_demo: bool,
-    /// Where the wizard was left (one of [`WIZARD_STEPS`]).
-    pub wizard_step: String,
+    /// Where the wizard was left.
+    pub wizard_step: crate::WizardStep,
     pub primary: Option<String>,
-    pub verdict: Option<String>,
+    /// The leading finding, for the list's one-line verdict (worded by the UI).
+    pub lead: Option<crate::Finding>,
     pub is_baseline: bool,
 }
 
@@ -159,23 +151,10 @@ pub struct LiveProgress {
     pub output_tail: Vec<String>,
 }
 
-/// One figure of a comparison.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CompareRow {
-    pub figure: String,
-    pub before: String,
-    pub after: String,
-    pub change: String,
-    /// The figure moved (called out in the view).
-    pub differs: bool,
-}
-
-/// Two checkups side by side.
+/// Two checkups side by side: the later one compared with the earlier one's card.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareView {
     pub before: CheckupSummary,
     pub after: CheckupSummary,
-    pub rows: Vec<CompareRow>,
-    /// What changed, in plain words.
-    pub summary: String,
+    pub comparison: crate::RunComparison,
 }

@@ -6,18 +6,24 @@
 
 pub mod agent_api;
 pub mod analysis;
+pub mod commands;
+pub mod comparison;
 pub mod environment;
 pub mod facts;
 pub mod finding;
 pub mod history;
+pub mod language;
 pub mod samples;
 pub mod series;
 
 pub use agent_api::*;
 pub use analysis::*;
+pub use commands::{Command, ExportFormat, HostRequest, WizardStep};
+pub use comparison::*;
 pub use environment::*;
 pub use facts::*;
 pub use finding::*;
 pub use history::*;
+pub use language::*;
 pub use samples::*;
 pub use series::*;

@@ -1,28 +1,8 @@
-//! The report's message catalogue: every string the report itself writes, in English and
-//! Simplified Chinese. Text that comes from the engine (finding summaries, fixes) stays as
-//! the engine wrote it; finding titles are translated by their stable id.
+//! The report's own words: headings, table headers, chart titles, axes and series names.
 
-use serde::{Deserialize, Serialize};
+use checkup_model::Language;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Language {
-    #[default]
-    En,
-    Zh,
-}
-
-impl std::str::FromStr for Language {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
-            "en" | "english" => Ok(Language::En),
-            "zh" | "zh-cn" | "zh-hans" | "chinese" => Ok(Language::Zh),
-            other => Err(format!("unknown report language `{other}`: use en or zh")),
-        }
-    }
-}
-
+/// Every string the report itself writes, in one language.
 pub struct Text {
     pub lang_tag: &'static str,
     pub title: &'static str,
@@ -38,7 +18,6 @@ pub struct Text {
     pub charts: &'static str,
     pub findings: &'static str,
     pub severity: &'static str,
-    pub severities: [&'static str; 4],
     pub explains: &'static str,
     pub of_step_time: &'static str,
     pub confidence: &'static str,
@@ -128,7 +107,6 @@ static EN: Text = Text {
     charts: "Charts",
     findings: "Findings",
     severity: "Severity",
-    severities: ["info", "minor", "major", "critical"],
     explains: "explains",
     of_step_time: "of step time",
     confidence: "confidence",
@@ -211,7 +189,6 @@ static ZH: Text = Text {
     charts: "图表",
     findings: "发现",
     severity: "严重程度",
-    severities: ["提示", "轻微", "严重", "紧急"],
     explains: "解释了",
     of_step_time: "的步骤时间",
     confidence: "置信度",

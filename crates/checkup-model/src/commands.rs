@@ -1,0 +1,227 @@
+//! The contract between the UI and the desktop shell: one type per command, holding its
+//! arguments, naming the command and its answer. The UI calls `invoke(C::NAME, {args})` for
+//! any `C: Command` through one typed function, and the shell's command takes `args: C`: a
+//! renamed or retyped field fails to build on both sides, instead of being refused at run
+//! time.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::{CheckupSummary, CheckupView, CompareView, HostInfo, Language};
+
+/// A command of the shell: `Self` is its arguments.
+pub trait Command: Serialize + DeserializeOwned {
+    /// The shell's command (its function's name).
+    const NAME: &'static str;
+    type Answer: Serialize + DeserializeOwned;
+}
+
+/// The wizard's steps, in order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WizardStep {
+    #[default]
+    Environment,
+    Sampling,
+    Profiling,
+    Diagnosis,
+    Report,
+}
+
+impl WizardStep {
+    pub const ALL: [WizardStep; 5] = [
+        WizardStep::Environment,
+        WizardStep::Sampling,
+        WizardStep::Profiling,
+        WizardStep::Diagnosis,
+        WizardStep::Report,
+    ];
+
+    /// The stable name, as stored and as the UI's catalogue keys it.
+    pub fn key(self) -> &'static str {
+        match self {
+            WizardStep::Environment => "environment",
+            WizardStep::Sampling => "sampling",
+            WizardStep::Profiling => "profiling",
+            WizardStep::Diagnosis => "diagnosis",
+            WizardStep::Report => "report",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.key() == key)
+    }
+}
+
+/// What a report is exported as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Pdf,
+    Html,
+    Md,
+    Json,
+}
+
+impl ExportFormat {
+    pub const ALL: [ExportFormat; 4] = [
+        ExportFormat::Pdf,
+        ExportFormat::Html,
+        ExportFormat::Md,
+        ExportFormat::Json,
+    ];
+
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Pdf => "pdf",
+            ExportFormat::Html => "html",
+            ExportFormat::Md => "md",
+            ExportFormat::Json => "json",
+        }
+    }
+}
+
+/// Where the checkup runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum HostRequest {
+    /// This computer: the bundled agent on loopback.
+    Local,
+    /// An `~/.ssh/config` alias or `user@host[:port]`.
+    Ssh { spec: String },
+    /// An agent the user started and forwarded: its address and token.
+    Forwarded { addr: String, token: String },
+}
+
+macro_rules! command {
+    ($(#[$doc:meta])* $name:ident = $fn:literal -> $answer:ty { $($(#[$fdoc:meta])* $field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        pub struct $name {
+            $($(#[$fdoc])* pub $field: $ty,)*
+        }
+
+        impl Command for $name {
+            const NAME: &'static str = $fn;
+            type Answer = $answer;
+        }
+    };
+}
+
+command!(
+    /// The UI's first full screen is painted (the startup benchmark times it).
+    UiPainted = "ui_painted" -> () {}
+);
+command!(
+    /// The system's file chooser for a recording; `None` when cancelled.
+    PickRecording = "pick_recording" -> Option<String> { folder: bool }
+);
+command!(ListCheckups = "list_checkups" -> Vec<CheckupSummary> {});
+command!(
+    /// One checkup, its charts drawn in `lang`.
+    OpenCheckup = "open_checkup" -> CheckupView { id: i64, lang: Language }
+);
+command!(SetStep = "set_step" -> () { id: i64, step: WizardStep });
+command!(
+    /// The report's content as an HTML fragment.
+    ReportPreview = "report_preview" -> String { id: i64, lang: Language }
+);
+command!(
+    /// Writes the report and answers where.
+    ExportReport = "export_report" -> String { id: i64, format: ExportFormat, lang: Language }
+);
+command!(ConnectHost = "connect_host" -> HostInfo { request: HostRequest });
+command!(DisconnectHost = "disconnect_host" -> () {});
+command!(
+    /// A checkup on the connected host; answers its id.
+    NewCheckup = "new_checkup" -> i64 { title: String }
+);
+command!(
+    /// Samples the host; progress comes as `live-progress` events.
+    StartSampling = "start_sampling" -> () {
+        id: i64,
+        seconds: f64,
+        pid: Option<u32>,
+        gpu: Option<u32>,
+        /// The live charts' language.
+        lang: Language,
+    }
+);
+command!(
+    /// Runs the training command with the profiling probe.
+    StartProfiling = "start_profiling" -> () {
+        id: i64,
+        command: String,
+        cwd: Option<String>,
+        skip_steps: u32,
+        profile_steps: u32,
+    }
+);
+command!(StopLive = "stop_live" -> () {});
+command!(
+    /// Analyses a recording offline; answers the new checkup's id.
+    OpenRecording = "open_recording" -> i64 { path: String }
+);
+command!(
+    AddNote = "add_note" -> i64 { id: i64, finding_id: String, author: String, body: String }
+);
+command!(SetBaseline = "set_baseline" -> () { id: i64 });
+command!(
+    /// The later checkup compared with the earlier one.
+    CompareCheckups = "compare_checkups" -> CompareView { before: i64, after: i64 }
+);
+
+/// Every command's name: the shell registers each (its test checks).
+pub const COMMAND_NAMES: [&str; 17] = [
+    UiPainted::NAME,
+    PickRecording::NAME,
+    ListCheckups::NAME,
+    OpenCheckup::NAME,
+    SetStep::NAME,
+    ReportPreview::NAME,
+    ExportReport::NAME,
+    ConnectHost::NAME,
+    DisconnectHost::NAME,
+    NewCheckup::NAME,
+    StartSampling::NAME,
+    StartProfiling::NAME,
+    StopLive::NAME,
+    OpenRecording::NAME,
+    AddNote::NAME,
+    SetBaseline::NAME,
+    CompareCheckups::NAME,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_travel_with_the_field_names_the_shell_reads() {
+        let a = serde_json::to_value(AddNote {
+            id: 3,
+            finding_id: "host_sync".into(),
+            author: String::new(),
+            body: "fixed".into(),
+        })
+        .unwrap();
+        assert_eq!(a["finding_id"], "host_sync");
+        let s = serde_json::to_value(SetStep {
+            id: 1,
+            step: WizardStep::Report,
+        })
+        .unwrap();
+        assert_eq!(s["step"], "report");
+        let h = serde_json::to_value(HostRequest::Ssh { spec: "gpu".into() }).unwrap();
+        assert_eq!(h["kind"], "ssh");
+    }
+
+    #[test]
+    fn wizard_steps_read_back_from_their_keys() {
+        for s in WizardStep::ALL {
+            assert_eq!(WizardStep::from_key(s.key()), Some(s));
+        }
+        assert_eq!(WizardStep::from_key("nowhere"), None);
+    }
+}

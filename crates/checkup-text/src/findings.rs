@@ -1,0 +1,262 @@
+//! Finding titles, summaries and the verdict.
+
+use checkup_model::{Cause, Diagnosis, Family, Finding, Language, Recorded};
+
+use crate::{checks, fixes, pct, Language::*};
+
+/// A finding's title.
+pub fn title(c: &Cause, l: Language) -> String {
+    let (en, zh) = match c {
+        Cause::ComputeBound { .. } => (
+            "Compute-bound: the GPU is the limit",
+            "计算瓶颈：GPU 本身是限制",
+        ),
+        Cause::MemoryBandwidth { .. } => ("Memory-bandwidth bound", "显存带宽瓶颈"),
+        Cause::DataLoading { .. }
+        | Cause::DataLoadingCpuSaturated { .. }
+        | Cause::DataLoadingCpuContention { .. } => (
+            "Input pipeline (DataLoader) starves the GPU",
+            "输入管线（DataLoader）让 GPU 挨饿",
+        ),
+        Cause::KernelLaunch { .. } => (
+            "Kernel launch overhead: many tiny kernels",
+            "内核启动开销：大量微小内核",
+        ),
+        Cause::KernelLaunchCpuContention { .. } => (
+            "Kernel launches wait for CPU: other processes saturate the host",
+            "内核发射在等待 CPU：其他进程占满了主机",
+        ),
+        Cause::Communication { .. } => (
+            "Gradient all-reduce is exposed",
+            "梯度 all-reduce 通信未被隐藏",
+        ),
+        Cause::CommunicationStraggler {
+            waiting_rank,
+            slow_rank,
+            ..
+        } => {
+            return match l {
+                En => format!("Rank {waiting_rank} waits for rank {slow_rank}"),
+                Zh => format!("rank {waiting_rank} 在等待 rank {slow_rank}"),
+            }
+        }
+        Cause::CommunicationP2pDisabled => (
+            "NCCL peer-to-peer is disabled although NVLink is present",
+            "存在 NVLink 却禁用了 NCCL 点对点通信",
+        ),
+        Cause::HostSync => (
+            "Host synchronisation leaves the GPU idle",
+            "主机同步使 GPU 空闲",
+        ),
+        Cause::H2dCopy | Cause::H2dCopyPageable => (
+            "Host-to-device copies stall the GPU",
+            "主机到设备的拷贝阻塞 GPU",
+        ),
+        Cause::PeriodicStall { .. } => ("Periodic stalls", "周期性停顿"),
+        Cause::ThrottlingPower { .. } | Cause::ThrottlingThermal { .. } => {
+            ("GPU clocks are held down", "GPU 时钟被压低")
+        }
+        Cause::GpuIdle { .. } => (
+            "The GPU waits most of the time, and this recording cannot say for what",
+            "GPU 大部分时间在等待，而这份记录看不出原因",
+        ),
+        Cause::Environment { check } => return checks::text(check, l).title,
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A finding's summary: what was measured, in a sentence or two.
+pub fn summary(f: &Finding, l: Language) -> String {
+    match (&f.cause, l) {
+        (Cause::ComputeBound { compute_share, gpu_is_limit, tensor_cores_idle }, En) => format!(
+            "The GPU computes {}% of each step{}.{}",
+            pct(*compute_share),
+            if *gpu_is_limit { "; the GPU itself is the limit" } else { "" },
+            if *tensor_cores_idle { " Matrix multiplies do not use the tensor cores, though." } else { "" }
+        ),
+        (Cause::ComputeBound { compute_share, gpu_is_limit, tensor_cores_idle }, Zh) => format!(
+            "GPU 在每个步骤中有 {}% 的时间在计算{}。{}",
+            pct(*compute_share),
+            if *gpu_is_limit { "；GPU 本身就是限制" } else { "" },
+            if *tensor_cores_idle { "不过矩阵乘法没有用上张量核。" } else { "" }
+        ),
+        (Cause::MemoryBandwidth { busy_share, dram_pct, tensor_pct }, En) => format!(
+            "The GPU is busy {}% of the step, but its kernels are limited by memory traffic rather than math{}: fewer passes over memory, not more FLOPs, will speed it up.",
+            pct(*busy_share),
+            dram_pct.map(|d| format!(" (DRAM bandwidth {d:.0}% of peak, tensor cores {:.0}%)", tensor_pct.unwrap_or(0.0))).unwrap_or_default()
+        ),
+        (Cause::MemoryBandwidth { busy_share, dram_pct, tensor_pct }, Zh) => format!(
+            "GPU 每步有 {}% 的时间在忙，但内核受限于显存流量而非算力{}：减少对显存的遍历次数才能提速，而不是增加算力。",
+            pct(*busy_share),
+            dram_pct.map(|d| format!("（显存带宽为峰值的 {d:.0}%，张量核 {:.0}%）", tensor_pct.unwrap_or(0.0))).unwrap_or_default()
+        ),
+        (Cause::DataLoading { data_wait_ms, step_ms }, En) => format!(
+            "The GPU waits for the next batch: the input pipeline is slower than the GPU{}, while the host has idle cores.",
+            data_wait_ms.zip(*step_ms).map(|(w, s)| format!(" (on average {w:.0} ms of a {s:.0} ms step waiting for data)")).unwrap_or_default()
+        ),
+        (Cause::DataLoading { data_wait_ms, step_ms }, Zh) => format!(
+            "GPU 在等待下一个批次：输入管线比 GPU 慢{}，而主机仍有空闲核心。",
+            data_wait_ms.zip(*step_ms).map(|(w, s)| format!("（{s:.0} ms 的步骤中平均有 {w:.0} ms 在等待数据）")).unwrap_or_default()
+        ),
+        (Cause::DataLoadingCpuSaturated { host_cpu_pct, training_cores, launch_wait_share: Some(launch) }, En) => format!(
+            "The input pipeline saturates the host CPU ({host_cpu_pct:.0}% of all cores, {training_cores:.1} cores of it the training's own processes): the main thread, short of CPU, launches kernels late (the GPU waits {}% of each step for them) and batches arrive late. More workers cannot help; each batch costs too much CPU.",
+            pct(*launch)
+        ),
+        (Cause::DataLoadingCpuSaturated { host_cpu_pct, training_cores, launch_wait_share: Some(launch) }, Zh) => format!(
+            "输入管线让主机 CPU 饱和（全部核心的 {host_cpu_pct:.0}%，其中 {training_cores:.1} 个核心属于训练自身的进程）：主线程缺少 CPU，内核发射变晚（GPU 每步有 {}% 的时间在等待发射），批次也来得晚。增加 worker 无济于事，每个批次消耗的 CPU 太多。",
+            pct(*launch)
+        ),
+        (Cause::DataLoadingCpuSaturated { host_cpu_pct, launch_wait_share: None, .. }, En) => format!(
+            "The GPU waits for the input pipeline and the host CPU is saturated ({host_cpu_pct:.0}%): more workers cannot help; each batch costs too much CPU."
+        ),
+        (Cause::DataLoadingCpuSaturated { host_cpu_pct, launch_wait_share: None, .. }, Zh) => format!(
+            "GPU 在等待输入管线，而主机 CPU 已饱和（{host_cpu_pct:.0}%）：增加 worker 无济于事，每个批次消耗的 CPU 太多。"
+        ),
+        (Cause::DataLoadingCpuContention { host_cpu_pct, training_cores }, En) => format!(
+            "The GPU waits for the input pipeline, and processes outside the training keep the host CPU saturated ({host_cpu_pct:.0}% of all cores; the training's processes get {training_cores:.1} cores): its workers run short of CPU and there is no idle core to add more."
+        ),
+        (Cause::DataLoadingCpuContention { host_cpu_pct, training_cores }, Zh) => format!(
+            "GPU 在等待输入管线，而训练之外的进程让主机 CPU 保持饱和（全部核心的 {host_cpu_pct:.0}%；训练自身的进程只得到 {training_cores:.1} 个核心）：它的 worker 缺少 CPU，也没有空闲核心可以再加 worker。"
+        ),
+        (Cause::KernelLaunch { kernels_per_step, median_kernel_us }, En) => format!(
+            "The host cannot launch kernels as fast as the GPU runs them: {kernels_per_step:.0} kernels per step with a median of {median_kernel_us:.1} µs each, so the GPU mostly waits for the next launch."
+        ),
+        (Cause::KernelLaunch { kernels_per_step, median_kernel_us }, Zh) => format!(
+            "主机发射内核的速度跟不上 GPU 执行的速度：每步 {kernels_per_step:.0} 个内核，中位时长 {median_kernel_us:.1} µs，GPU 大部分时间在等待下一次发射。"
+        ),
+        (Cause::KernelLaunchCpuContention { host_cpu_pct, training_cores }, En) => format!(
+            "Processes outside the training keep the host CPU saturated ({host_cpu_pct:.0}% of all cores; the training's processes get {training_cores:.1} cores): the training loop launches its kernels late and the GPU waits for them."
+        ),
+        (Cause::KernelLaunchCpuContention { host_cpu_pct, training_cores }, Zh) => format!(
+            "训练之外的进程让主机 CPU 保持饱和（全部核心的 {host_cpu_pct:.0}%；训练自身的进程只得到 {training_cores:.1} 个核心）：训练循环发射内核变晚，GPU 在等待它们。"
+        ),
+        (Cause::Communication { exposed_share, scaling }, En) => format!(
+            "NCCL all-reduce runs while no compute runs for {}% of the slowest rank's step: communication is not hidden behind backward{}.",
+            pct(*exposed_share),
+            scaling.map(|s| format!(", and {} GPUs give {:.2}× one GPU ({}% efficiency)", s.gpus, s.speedup, pct(s.efficiency))).unwrap_or_default()
+        ),
+        (Cause::Communication { exposed_share, scaling }, Zh) => format!(
+            "在最慢的 rank 上，NCCL all-reduce 有 {}% 的步骤时间没有与计算重叠：通信没有被反向传播隐藏{}。",
+            pct(*exposed_share),
+            scaling.map(|s| format!("；{} 块 GPU 的速度是单块的 {:.2} 倍（扩展效率 {}%）", s.gpus, s.speedup, pct(s.efficiency))).unwrap_or_default()
+        ),
+        (Cause::CommunicationStraggler { waiting_rank, slow_rank, extra_share }, En) => format!(
+            "Rank {waiting_rank} spends {}% more of its step in NCCL than rank {slow_rank}: that is waiting for rank {slow_rank} to reach the all-reduce, not transfer time. The diagnosis follows rank {slow_rank}.",
+            pct(*extra_share)
+        ),
+        (Cause::CommunicationStraggler { waiting_rank, slow_rank, extra_share }, Zh) => format!(
+            "rank {waiting_rank} 在 NCCL 中花的步骤时间比 rank {slow_rank} 多 {}%：这是在等待 rank {slow_rank} 到达 all-reduce，而不是传输时间。诊断以 rank {slow_rank} 为准。",
+            pct(*extra_share)
+        ),
+        (Cause::CommunicationP2pDisabled, En) => "NCCL_P2P_DISABLE forces all-reduce traffic through host memory instead of NVLink.".into(),
+        (Cause::CommunicationP2pDisabled, Zh) => "NCCL_P2P_DISABLE 迫使 all-reduce 流量经由主机内存，而不是 NVLink。".into(),
+        (Cause::HostSync, En) => "The training loop waits for the GPU (loss.item(), .cpu(), explicit synchronize) and then the GPU waits while the host does CPU work before launching the next step.".into(),
+        (Cause::HostSync, Zh) => "训练循环每步都在等待 GPU（loss.item()、.cpu()、显式 synchronize），随后 GPU 又要等主机做完 CPU 计算才能发射下一步。".into(),
+        (Cause::H2dCopyPageable, En) => "Batches are copied to the GPU from pageable host memory: each copy is slow, synchronous, and nothing computes meanwhile.".into(),
+        (Cause::H2dCopyPageable, Zh) => "批次从可分页（pageable）主机内存拷贝到 GPU：每次拷贝都很慢、是同步的，期间没有任何计算。".into(),
+        (Cause::H2dCopy, En) => "Host-to-device copies are not overlapped with compute.".into(),
+        (Cause::H2dCopy, Zh) => "主机到设备的拷贝没有与计算重叠。".into(),
+        (Cause::PeriodicStall { period_steps, excess_ms }, En) => format!(
+            "Every {period_steps:.0} steps a step takes about {excess_ms:.0} ms longer than usual; during it the GPU has nothing to do."
+        ),
+        (Cause::PeriodicStall { period_steps, excess_ms }, Zh) => format!(
+            "每 {period_steps:.0} 步就有一步比平常多耗时约 {excess_ms:.0} ms，期间 GPU 无事可做。"
+        ),
+        (Cause::ThrottlingPower { clock_ratio, reasons } | Cause::ThrottlingThermal { clock_ratio, reasons }, En) => format!(
+            "The SM clock ran at {}% of its maximum while busy{}.",
+            pct(*clock_ratio),
+            if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join(", ")) }
+        ),
+        (Cause::ThrottlingPower { clock_ratio, reasons } | Cause::ThrottlingThermal { clock_ratio, reasons }, Zh) => format!(
+            "忙碌时 SM 时钟只有最大值的 {}%{}。",
+            pct(*clock_ratio),
+            if reasons.is_empty() { String::new() } else { format!("（{}）", reasons.join("，")) }
+        ),
+        (Cause::GpuIdle { busy_share, recorded }, En) => format!(
+            "The GPU is busy {}% of the time; {}. Profile a few training steps to see whether it waits for data, for kernel launches or for synchronisations.",
+            pct(*busy_share),
+            match recorded {
+                Recorded::SamplesOnly => "only GPU and host samples were recorded: no step timings, no trace",
+                Recorded::StepsNoTrace => "step timings were recorded but no trace",
+                Recorded::TraceNoSteps => "a trace was recorded but no step timings",
+                Recorded::StepsAndTrace => "neither the step timings nor the trace account for it",
+            }
+        ),
+        (Cause::GpuIdle { busy_share, recorded }, Zh) => format!(
+            "GPU 只有 {}% 的时间在忙；{}。分析几个训练步骤，看它是在等数据、等内核发射，还是在等同步。",
+            pct(*busy_share),
+            match recorded {
+                Recorded::SamplesOnly => "这份记录只有 GPU 和主机采样：没有步骤计时，也没有 trace",
+                Recorded::StepsNoTrace => "这份记录有步骤计时，但没有 trace",
+                Recorded::TraceNoSteps => "这份记录有 trace，但没有步骤计时",
+                Recorded::StepsAndTrace => "步骤计时和 trace 都解释不了这段空闲",
+            }
+        ),
+        (Cause::Environment { check }, _) => {
+            let t = checks::text(check, l);
+            match l {
+                En => format!("{}: {}. {}", t.title, t.value, t.meaning),
+                Zh => format!("{}：{}。{}", t.title, t.value, t.meaning),
+            }
+        }
+    }
+}
+
+/// `title` with its first letter in lower case, to go on inside a sentence (acronyms such as
+/// CPU and NCCL further on stay as they are).
+fn lowercase_first(title: &str) -> String {
+    let mut chars = title.chars();
+    chars
+        .next()
+        .map(|c| c.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// One sentence for the top of a report: the leading finding, the share of step time it
+/// explains and the first fix to try.
+pub fn verdict(d: &Diagnosis, l: Language) -> String {
+    match d.findings.first() {
+        Some(f) => lead(f, l),
+        None => match l {
+            En => "Not enough data for a verdict.".into(),
+            Zh => "数据不足，无法给出结论。".into(),
+        },
+    }
+}
+
+/// The verdict sentence for a leading finding.
+pub fn lead(f: &Finding, l: Language) -> String {
+    let title = title(&f.cause, l);
+    let summary = summary(f, l);
+    let fix = f.fixes.first().map(|x| fixes::text(x, l).title);
+    let busy = f.family() == Family::ComputeBound;
+    match l {
+        En => {
+            let first_fix = fix
+                .map(|t| format!(" First fix to try: {}.", lowercase_first(&t)))
+                .unwrap_or_default();
+            if busy {
+                format!("{title} — {summary}{first_fix}")
+            } else {
+                format!(
+                    "{title}: {}% of step time. {summary}{first_fix}",
+                    pct(f.share)
+                )
+            }
+        }
+        Zh => {
+            let first_fix = fix.map(|t| format!("首先尝试：{t}。")).unwrap_or_default();
+            if busy {
+                format!("{title}。{summary}{first_fix}")
+            } else {
+                format!(
+                    "{title}：占步骤时间的 {}%。{summary}{first_fix}",
+                    pct(f.share)
+                )
+            }
+        }
+    }
+}

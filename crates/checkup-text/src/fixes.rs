@@ -1,0 +1,304 @@
+//! Fixes: the change to make, why it applies, the code to paste, the effect to expect. Code
+//! is the same in every language; its comments are in the reader's.
+
+use checkup_model::{Fix, Language};
+
+use crate::{checks, Language::*};
+
+/// A fix in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixText {
+    pub title: String,
+    pub detail: String,
+    pub snippet: Option<String>,
+    pub effect: String,
+}
+
+fn t(title: &str, detail: &str, snippet: Option<&str>, effect: &str) -> FixText {
+    FixText {
+        title: title.into(),
+        detail: detail.into(),
+        snippet: snippet.map(str::to_owned),
+        effect: effect.into(),
+    }
+}
+
+/// One text in the reader's language.
+fn pick<'a>(l: Language, en: &'a str, zh: &'a str) -> &'a str {
+    match l {
+        En => en,
+        Zh => zh,
+    }
+}
+
+pub fn text(f: &Fix, l: Language) -> FixText {
+    match (f, l) {
+        (Fix::CheaperSamples, _) => t(
+            pick(l, "Make each sample cheaper to produce (the CPU is already saturated)", "降低每个样本的生成成本（CPU 已饱和）"),
+            pick(l, "Every core is busy, so more DataLoader workers will not help: they would fight for the same cores. Cut the per-sample CPU cost: decode JPEGs on the GPU (torchvision.io.decode_jpeg(device='cuda') or NVIDIA DALI), move augmentation to the GPU, store pre-resized images, or use a faster decoder (pillow-simd).",
+                "所有核心都在忙，增加 DataLoader worker 只会争抢同样的核心。应降低每个样本的 CPU 成本：在 GPU 上解码 JPEG（torchvision.io.decode_jpeg(device='cuda') 或 NVIDIA DALI），把数据增强移到 GPU，预先缩放图像，或使用更快的解码器（pillow-simd）。"),
+            Some(&format!(
+                "# {}\nfrom torchvision.io import decode_jpeg\nimgs = decode_jpeg(list_of_encoded_uint8_tensors, device=\"cuda\")\nimgs = gpu_augment(torch.stack(imgs))  # {}",
+                pick(l, "decode and augment on the GPU instead of in workers", "在 GPU 上解码和增强，而不是在 worker 里"),
+                pick(l, "e.g. torchvision.transforms.v2 on CUDA tensors", "例如对 CUDA 张量使用 torchvision.transforms.v2")
+            )),
+            pick(l, "Step time falls toward the GPU's compute time once a batch costs less CPU than a step.", "当一个批次的 CPU 成本低于一步的时间，步骤时间会降到 GPU 的计算时间。"),
+        ),
+        (Fix::LeaveCoresToLoop { workers, cores, suggested }, _) => t(
+            pick(l, "Leave two cores to the training loop", "给训练循环留出两个核心"),
+            &match l {
+                En => format!("{workers} workers on {cores} cores compete with the process that runs the training loop: it launches kernels and collates batches late. Two workers fewer give it a core of its own."),
+                Zh => format!("{cores} 个核心上运行 {workers} 个 worker，它们和运行训练循环的进程争抢 CPU：内核发射和批次整理都会变慢。少用两个 worker，让它独占一个核心。"),
+            },
+            Some(&format!(
+                "loader = torch.utils.data.DataLoader(\n    dataset, batch_size=batch_size,\n    num_workers={suggested},          # {}\n    pin_memory=True, persistent_workers=True,\n)",
+                match l {
+                    En => format!("was {workers}: one per core"),
+                    Zh => format!("原为 {workers}：每个核心一个"),
+                }
+            )),
+            pick(l, "Kernel launches return to their unloaded speed; batches come at most two workers' share slower until each batch costs less CPU.", "内核发射恢复到无负载时的速度；在每个批次的 CPU 成本降下来之前，批次最多慢两个 worker 的份额。"),
+        ),
+        (Fix::MoreWorkers { suggested, current }, _) => t(
+            pick(l, "Give the DataLoader more worker processes", "给 DataLoader 更多 worker 进程"),
+            &match (l, current) {
+                (En, Some(w)) => format!("The host has idle cores while only {w} worker(s) run. Each worker prepares batches in parallel; with enough workers a batch is ready before the GPU asks for it."),
+                (En, None) => "The host has idle cores. Each worker prepares batches in parallel; with enough workers a batch is ready before the GPU asks for it.".into(),
+                (Zh, Some(w)) => format!("主机还有空闲核心，而只有 {w} 个 worker 在运行。每个 worker 并行准备批次；worker 足够多时，GPU 需要时批次已经就绪。"),
+                (Zh, None) => "主机还有空闲核心。每个 worker 并行准备批次；worker 足够多时，GPU 需要时批次已经就绪。".into(),
+            },
+            Some(&format!(
+                "loader = torch.utils.data.DataLoader(\n    dataset, batch_size=batch_size, shuffle=True,\n    num_workers={suggested},          # {}\n    pin_memory=True,\n    persistent_workers=True,\n    prefetch_factor=4,\n)",
+                match (l, current) {
+                    (En, Some(w)) => format!("was {w}"),
+                    (En, None) => "was unset".into(),
+                    (Zh, Some(w)) => format!("原为 {w}"),
+                    (Zh, None) => "原先未设置".into(),
+                }
+            )),
+            pick(l, "Data wait per step shrinks roughly in proportion to the worker count until the GPU becomes the limit.", "每步数据等待大致随 worker 数成比例下降，直到 GPU 成为瓶颈。"),
+        ),
+        (Fix::PinMemory, _) => t(
+            pick(l, "Pin host memory and copy asynchronously", "使用锁页内存并异步拷贝"),
+            pick(l, "pin_memory=True lets batches be copied to the GPU by DMA, overlapped with compute, when moved with non_blocking=True.", "pin_memory=True 让批次可以通过 DMA 拷贝到 GPU，配合 non_blocking=True 可与计算重叠。"),
+            Some("loader = DataLoader(dataset, ..., pin_memory=True)\nfor x, y in loader:\n    x = x.cuda(non_blocking=True); y = y.cuda(non_blocking=True)"),
+            pick(l, "Removes the synchronous host-to-device copy from the step.", "同步的主机到设备拷贝从步骤中消失。"),
+        ),
+        (Fix::PersistentWorkers, _) => t(
+            pick(l, "Keep workers alive between epochs", "在 epoch 之间保留 worker"),
+            pick(l, "persistent_workers=True avoids re-forking workers (and re-opening datasets) every epoch, which shows as a stall at each epoch start.", "persistent_workers=True 避免每个 epoch 重新创建 worker（以及重新打开数据集），否则每个 epoch 开始时都会停顿。"),
+            Some("DataLoader(dataset, ..., num_workers=N, persistent_workers=True)"),
+            pick(l, "No stall at epoch boundaries.", "epoch 边界不再停顿。"),
+        ),
+        (Fix::PinnedCopy, _) => t(
+            pick(l, "Copy from pinned memory, asynchronously", "从锁页内存异步拷贝"),
+            pick(l, "Copies from pageable memory are staged through a driver buffer at a fraction of PCIe bandwidth and block both the host and the stream. Pinned (page-locked) memory is copied by DMA at full speed and can overlap with compute.", "从可分页内存拷贝要经过驱动的中转缓冲，只能达到 PCIe 带宽的一小部分，并且会同时阻塞主机和流。锁页内存通过 DMA 全速拷贝，并可与计算重叠。"),
+            Some(&format!(
+                "loader = DataLoader(dataset, ..., pin_memory=True)\n# {}\nx = x.pin_memory()\nx = x.to(\"cuda\", non_blocking=True)",
+                pick(l, "or for tensors you build yourself:", "或者对自己构造的张量：")
+            )),
+            pick(l, "Copy time drops several-fold (pageable copies here run far below pinned bandwidth) and the rest hides behind compute.", "拷贝时间成倍下降（这里的可分页拷贝远低于锁页带宽），剩余部分被计算隐藏。"),
+        ),
+        (Fix::OverlapCopy, _) => t(
+            pick(l, "Overlap the next batch's copy with this step's compute", "让下一个批次的拷贝与本步计算重叠"),
+            pick(l, "Prefetch the next batch to the GPU on a side stream while the current step runs.", "在本步运行时，用单独的流把下一个批次预取到 GPU。"),
+            Some(&format!(
+                "copy_stream = torch.cuda.Stream()\nwith torch.cuda.stream(copy_stream):\n    next_x = next_x_cpu.to(\"cuda\", non_blocking=True)\n# {}\ntorch.cuda.current_stream().wait_stream(copy_stream)\nx = next_x",
+                pick(l, "... run the step on x ...", "……用 x 运行这一步……")
+            )),
+            pick(l, "The copy disappears from the critical path when it is shorter than a step's compute.", "当拷贝短于一步的计算时，它会从关键路径上消失。"),
+        ),
+        (Fix::FewerCopyBytes, _) => t(
+            pick(l, "Send fewer bytes", "少传字节"),
+            pick(l, "Copy uint8 images or bf16 tensors and convert on the GPU instead of copying float32.", "拷贝 uint8 图像或 bf16 张量，在 GPU 上再转换，而不是拷贝 float32。"),
+            Some(&format!(
+                "x = x_uint8.to(\"cuda\", non_blocking=True).float().div_(255)  # {}",
+                pick(l, "4x fewer bytes over PCIe", "经 PCIe 传输的字节少 4 倍")
+            )),
+            pick(l, "Copy time falls with the byte count (4× for uint8 instead of float32).", "拷贝时间随字节数下降（uint8 相比 float32 少 4 倍）。"),
+        ),
+        (Fix::FindCpuHogs, _) => t(
+            pick(l, "Find what else keeps the CPU busy", "找出还有什么在占用 CPU"),
+            pick(l, "Processes outside the training hold the host's cores, so the training loop gets CPU time late and so do its kernel launches. List the processes by CPU use and stop, move or limit the ones that are not yours to run here; on a shared host, ask for cores of your own.", "训练之外的进程占着主机的核心，训练循环拿到 CPU 时间就晚，内核发射也跟着晚。按 CPU 使用率列出进程，停止、迁移或限制那些不该在这里运行的；在共享主机上，申请专属的核心。"),
+            Some("ps -eo pid,user,pcpu,etime,comm --sort=-pcpu | head -20"),
+            pick(l, "The training and its workers get their CPU time back: launches and batches stop waiting for it.", "训练及其 worker 重新得到 CPU 时间：内核发射和批次都不再为它等待。"),
+        ),
+        (Fix::ReserveCores, _) => t(
+            pick(l, "Give the training cores of its own", "给训练分配专属核心"),
+            pick(l, "Pin the training (and its DataLoader workers) to cores the other load does not use, or lower the other processes' priority.", "把训练（及其 DataLoader worker）绑定到其他负载不用的核心上，或降低其他进程的优先级。"),
+            Some(&format!(
+                "taskset -c 0-7 python train.py            # {}\nrenice -n 19 -p PID_OF_THE_OTHER_LOAD      # {}",
+                pick(l, "the training on cores 0-7", "训练运行在核心 0-7 上"),
+                pick(l, "the other load yields", "其他负载让出 CPU")
+            )),
+            pick(l, "The training loop is scheduled at once again, however busy the rest of the host is.", "无论主机其他部分多忙，训练循环都能立即得到调度。"),
+        ),
+        (Fix::CompileFuseKernels, _) => t(
+            pick(l, "Compile the model to fuse small kernels", "编译模型以融合小内核"),
+            pick(l, "torch.compile fuses chains of small elementwise ops into a few kernels; mode=\"reduce-overhead\" also captures CUDA graphs, launching a whole step with one call.", "torch.compile 把一串小的逐元素操作融合成少数几个内核；mode=\"reduce-overhead\" 还会捕获 CUDA Graph，一次调用发射整步。"),
+            Some("model = torch.compile(model, mode=\"reduce-overhead\")"),
+            pick(l, "Kernels per step drop by several times and launch overhead mostly disappears.", "每步内核数下降数倍，启动开销基本消失。"),
+        ),
+        (Fix::ForeachOptimizer, _) => t(
+            pick(l, "Use fused or foreach optimizers", "使用 fused 或 foreach 优化器"),
+            pick(l, "A per-parameter optimizer launches several kernels per parameter tensor; foreach/fused versions update all parameters in a handful of kernels.", "逐参数的优化器对每个参数张量发射多个内核；foreach/fused 版本用少数几个内核更新全部参数。"),
+            Some(&format!(
+                "opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # {}",
+                pick(l, "or foreach=True", "或 foreach=True")
+            )),
+            pick(l, "Optimizer step goes from hundreds of launches to a few.", "优化器步骤从数百次发射降到几次。"),
+        ),
+        (Fix::BiggerKernels, _) => t(
+            pick(l, "Give each kernel more work", "让每个内核做更多工作"),
+            pick(l, "A larger batch (or gradient accumulation to keep the effective batch) makes each kernel longer, so launch cost becomes a smaller share.", "更大的批次（或用梯度累积保持等效批次）让每个内核运行更久，启动开销占比随之变小。"),
+            Some(&format!(
+                "# {}\nbatch_size = 4 * batch_size",
+                pick(l, "e.g. 4x the batch, same effective optimisation with lr scaling or accumulation", "例如批次扩大 4 倍，用学习率缩放或梯度累积保持同样的优化效果")
+            )),
+            pick(l, "Throughput rises nearly linearly with batch size while launch-bound.", "在启动瓶颈下，吞吐量几乎随批次线性增长。"),
+        ),
+        (Fix::FewerReadbacks, _) => t(
+            pick(l, "Stop reading GPU values back every step", "不要每步都把 GPU 上的值读回主机"),
+            pick(l, "loss.item(), .cpu(), .numpy(), print(tensor) and Python conditions on tensors force the host to wait for the GPU, then the GPU waits for the host to launch more work. Accumulate metrics on the GPU and read them every N steps.", "loss.item()、.cpu()、.numpy()、print(tensor) 以及对张量做 Python 条件判断都会让主机等待 GPU，随后 GPU 又要等主机发射新工作。把指标累积在 GPU 上，每 N 步读取一次。"),
+            Some(&format!(
+                "running_loss += loss.detach()          # {}\nif step % 50 == 0:\n    print(running_loss.item() / 50)   # {}\n    running_loss.zero_()",
+                pick(l, "stays on the GPU", "留在 GPU 上"),
+                pick(l, "one sync every 50 steps", "每 50 步同步一次")
+            )),
+            pick(l, "The idle gap after each sync disappears; the GPU stays fed.", "每次同步之后的空闲间隙消失，GPU 持续有活干。"),
+        ),
+        (Fix::GpuMetrics, _) => t(
+            pick(l, "Compute metrics on the GPU", "在 GPU 上计算指标"),
+            pick(l, "Build confusion matrices and accuracies with torch ops on CUDA tensors (e.g. torch.bincount) instead of NumPy loops on copied tensors.", "用 CUDA 张量上的 torch 运算（如 torch.bincount）计算混淆矩阵和准确率，而不是在拷贝出来的张量上用 NumPy 循环。"),
+            Some("conf += torch.bincount(target * n_classes + pred, minlength=n_classes**2).view(n_classes, n_classes)"),
+            pick(l, "No host round-trip per step.", "每步不再有主机往返。"),
+        ),
+        (Fix::FindHiddenSyncs, _) => t(
+            pick(l, "Find hidden syncs", "找出隐藏的同步"),
+            pick(l, "torch.cuda.set_sync_debug_mode(\"warn\") prints a warning with a stack trace at every synchronising call.", "torch.cuda.set_sync_debug_mode(\"warn\") 会在每个同步调用处打印带调用栈的警告。"),
+            Some("torch.cuda.set_sync_debug_mode(\"warn\")"),
+            pick(l, "Shows exactly which lines synchronise.", "准确显示哪些代码行在同步。"),
+        ),
+        (Fix::EnableP2p, _) => t(
+            pick(l, "Re-enable NCCL peer-to-peer", "重新启用 NCCL 点对点通信"),
+            pick(l, "NCCL_P2P_DISABLE=1 forces GPU-to-GPU traffic through host memory even though NVLink is present.", "NCCL_P2P_DISABLE=1 迫使 GPU 之间的流量经由主机内存，即使存在 NVLink。"),
+            Some(&format!(
+                "unset NCCL_P2P_DISABLE\n# {}: NCCL_DEBUG=INFO torchrun ... | grep -i 'via P2P'",
+                pick(l, "check", "检查")
+            )),
+            pick(l, "All-reduce runs at NVLink speed again, several times faster.", "all-reduce 恢复 NVLink 速度，快数倍。"),
+        ),
+        (Fix::AccumulateGradients, _) => t(
+            pick(l, "Communicate less often: accumulate gradients", "降低通信频率：梯度累积"),
+            pick(l, "With gradient accumulation, DDP all-reduces once per N micro-batches; no_sync() skips the all-reduce on the others.", "使用梯度累积时，DDP 每 N 个微批次才做一次 all-reduce；其余微批次用 no_sync() 跳过。"),
+            Some("for i, (x, y) in enumerate(loader):\n    ctx = model.no_sync() if (i + 1) % accum != 0 else contextlib.nullcontext()\n    with ctx:\n        (loss_fn(model(x), y) / accum).backward()\n    if (i + 1) % accum == 0:\n        opt.step(); opt.zero_grad(set_to_none=True)"),
+            pick(l, "Communication per sample falls by the accumulation factor.", "每个样本的通信量按累积倍数下降。"),
+        ),
+        (Fix::MoreWorkPerAllReduce, _) => t(
+            pick(l, "Make each GPU do more work per all-reduce", "让每个 GPU 在每次 all-reduce 之间做更多工作"),
+            pick(l, "A larger per-GPU batch keeps the gradient size the same while compute grows, so the all-reduce hides behind more backward work.", "更大的单卡批次保持梯度大小不变而计算量增加，all-reduce 更容易被反向传播隐藏。"),
+            Some("batch_size_per_gpu = 4 * batch_size_per_gpu"),
+            pick(l, "Exposed communication share drops as compute per step grows.", "随着每步计算量增加，暴露的通信占比下降。"),
+        ),
+        (Fix::CompressGradients, _) => t(
+            pick(l, "Send fewer bytes per all-reduce", "每次 all-reduce 少传字节"),
+            pick(l, "Compress gradients to bf16 with a DDP communication hook, and let buckets start earlier.", "用 DDP 通信钩子把梯度压缩为 bf16，并让分桶更早开始。"),
+            Some("from torch.distributed.algorithms.ddp_comm_hooks import default_hooks\nmodel = DDP(model, device_ids=[rank], bucket_cap_mb=50, gradient_as_bucket_view=True)\nmodel.register_comm_hook(None, default_hooks.bf16_compress_hook)"),
+            pick(l, "All-reduce bytes halve (fp32 → bf16); more overlap with backward.", "all-reduce 字节数减半（fp32 → bf16），与反向传播的重叠更多。"),
+        ),
+        (Fix::AsyncCheckpoint { checkpoint_seen }, _) => t(
+            pick(l, "Write checkpoints asynchronously", "异步写检查点"),
+            if *checkpoint_seen {
+                pick(l, "Checkpoint writes were seen while the GPU waited. Save in the background so training continues.", "GPU 等待期间看到了检查点写入。请在后台保存，让训练继续。")
+            } else {
+                pick(l, "A stall every N steps is usually a checkpoint, an evaluation pass, logging or an epoch boundary. If it is a checkpoint, save it in the background.", "每 N 步一次的停顿通常来自检查点、评估、日志或 epoch 边界。如果是检查点，请在后台保存。")
+            },
+            Some(&format!(
+                "import torch.distributed.checkpoint as dcp\nfuture = dcp.async_save(model.state_dict(), checkpoint_id=f\"ckpt/step{{step}}\")\n# {}",
+                pick(l, "or: copy the state_dict to CPU, then torch.save in a thread", "或者：把 state_dict 拷到 CPU，再在线程里 torch.save")
+            )),
+            pick(l, "The stall shrinks to the device-to-host copy of the weights.", "停顿缩短到把权重拷回主机所需的时间。"),
+        ),
+        (Fix::LessPeriodicWork, _) => t(
+            pick(l, "Do periodic work less often or off the critical path", "降低周期性工作的频率或移出关键路径"),
+            pick(l, "Evaluate and log less often, keep DataLoader workers persistent across epochs, and avoid re-creating iterators.", "降低评估和日志的频率，保持 DataLoader worker 常驻，避免重复创建迭代器。"),
+            Some("DataLoader(..., persistent_workers=True)\nif step % 1000 == 0: evaluate()"),
+            pick(l, "Fewer stalls, each shorter.", "停顿更少、更短。"),
+        ),
+        (Fix::ProfileSteps, _) => t(
+            pick(l, "Profile a few training steps", "分析几个训练步骤"),
+            pick(l, "A trace and step timings tell waiting for data, launch overhead and synchronisation apart. The agent records both without code changes.", "trace 和步骤计时可以区分等待数据、发射开销和同步。agent 无需改代码即可记录两者。"),
+            Some("checkup-agent run --profile-steps 8 -- python train.py"),
+            pick(l, "The next checkup names the cause and its fix.", "下一次体检会指出原因和修复方法。"),
+        ),
+        (Fix::MainThreadCpu, _) => t(
+            pick(l, "Look at the training loop's own CPU work", "检查训练循环自身的 CPU 工作"),
+            pick(l, "The training processes keep about one CPU core busy: the main Python thread is running flat out. Data preparation in the main process (num_workers=0), per-step Python work or many small kernel launches are the usual suspects.", "训练进程大约占满一个 CPU 核心：Python 主线程在全速运行。常见原因是在主进程里准备数据（num_workers=0）、每步的 Python 工作，或大量小内核的发射。"),
+            Some("DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)"),
+            pick(l, "The GPU gets work as fast as it can take it.", "GPU 能以它能接受的速度拿到工作。"),
+        ),
+        (Fix::CoolGpu, _) => t(
+            pick(l, "Cool the GPU", "给 GPU 降温"),
+            pick(l, "The GPU lowered its clocks to stay within temperature limits: check airflow, fan curves, dust and the datacentre inlet temperature.", "GPU 为了保持在温度限制内降低了时钟：检查风道、风扇曲线、灰尘和机房进风温度。"),
+            None,
+            pick(l, "Clocks return to their maximum under load.", "负载下时钟恢复到最大值。"),
+        ),
+        (Fix::CheckPower, _) => t(
+            pick(l, "Check the power limit and power delivery", "检查功耗上限与供电"),
+            pick(l, "The GPU held its clocks down to stay within its power limit. Compare the enforced limit to the default (nvidia-smi -q -d POWER); on shared hosts ask the admin. Lower-precision math (bf16) does the same work with less power.", "GPU 为了保持在功耗上限内压低了时钟。对比实际上限与默认值（nvidia-smi -q -d POWER）；共享主机请联系管理员。低精度运算（bf16）以更少的功耗完成同样的工作。"),
+            Some("nvidia-smi -q -d POWER,PERFORMANCE"),
+            pick(l, "Clocks and throughput return to the card's rating.", "时钟和吞吐量恢复到显卡的额定水平。"),
+        ),
+        (Fix::TensorCores, _) => t(
+            pick(l, "Use tensor cores: bf16 autocast or TF32", "使用张量核：bf16 autocast 或 TF32"),
+            pick(l, "Matrix multiplies run in plain fp32 and the tensor cores sit idle. bf16 autocast (or at least TF32) runs them on tensor cores at many times the fp32 rate.", "矩阵乘以普通 fp32 运行，张量核闲置。bf16 autocast（至少 TF32）让它们在张量核上以数倍于 fp32 的速度运行。"),
+            Some("torch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = True\nwith torch.autocast(\"cuda\", dtype=torch.bfloat16):\n    loss = loss_fn(model(x), y)"),
+            pick(l, "Matmul-heavy steps get several times faster.", "以矩阵乘为主的步骤快数倍。"),
+        ),
+        (Fix::Compile, _) => t(
+            pick(l, "Compile the model", "编译模型"),
+            pick(l, "The GPU is the limit, so the next gains come from doing less work per step: torch.compile fuses elementwise ops into the surrounding kernels.", "GPU 已是瓶颈，下一步的收益来自每步少做工作：torch.compile 把逐元素操作融合进相邻内核。"),
+            Some("model = torch.compile(model)"),
+            pick(l, "Typically 1.2–2× on training steps.", "训练步骤通常提速 1.2–2 倍。"),
+        ),
+        (Fix::ChannelsLast, _) => t(
+            pick(l, "Use channels_last for convolutions", "卷积使用 channels_last"),
+            pick(l, "cuDNN's fastest tensor-core convolutions want NHWC.", "cuDNN 最快的张量核卷积需要 NHWC 布局。"),
+            Some("model = model.to(memory_format=torch.channels_last)\nx = x.to(memory_format=torch.channels_last)"),
+            pick(l, "10–30 % faster convolutions in mixed precision.", "混合精度下卷积快 10–30%。"),
+        ),
+        (Fix::FusedOptimizer, _) => t(
+            pick(l, "Use fused optimizers", "使用 fused 优化器"),
+            pick(l, "Fused optimizer kernels cut the optimizer's share of the step.", "融合的优化器内核降低优化器在步骤中的占比。"),
+            Some("opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)"),
+            pick(l, "Smaller optimizer share of the step.", "优化器占比下降。"),
+        ),
+        (Fix::FuseElementwise, _) => t(
+            pick(l, "Fuse elementwise chains", "融合逐元素操作链"),
+            pick(l, "Norm, activation and dropout each read and write the whole tensor; torch.compile fuses them so the tensor passes through memory once.", "归一化、激活和 dropout 各自读写整个张量；torch.compile 把它们融合，让张量只经过一次显存。"),
+            Some("model = torch.compile(model)"),
+            pick(l, "Bytes moved per step drop by the fusion factor; often 1.5–3× on such blocks.", "每步搬运的字节按融合倍数下降，这类模块常见 1.5–3 倍提速。"),
+        ),
+        (Fix::Bf16Activations, _) => t(
+            pick(l, "Halve the bytes: bf16 activations", "字节减半：bf16 激活"),
+            pick(l, "Under autocast, activations are stored in bf16: half the DRAM traffic of fp32.", "在 autocast 下，激活以 bf16 存储：显存流量是 fp32 的一半。"),
+            Some("with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n    loss = loss_fn(model(x), y)"),
+            pick(l, "Up to 2× on bandwidth-bound kernels.", "带宽受限的内核最多快 2 倍。"),
+        ),
+        (Fix::FusedKernels, _) => t(
+            pick(l, "Use fused kernels for the hot blocks", "热点模块使用融合内核"),
+            pick(l, "Fused LayerNorm/RMSNorm, fused bias-GELU, scaled_dot_product_attention (flash attention) avoid materialising intermediates.", "融合的 LayerNorm/RMSNorm、融合 bias-GELU、scaled_dot_product_attention（flash attention）避免生成中间结果。"),
+            Some(&format!(
+                "torch.nn.functional.scaled_dot_product_attention(q, k, v)  # {}",
+                pick(l, "instead of softmax(q @ k.T) @ v", "代替 softmax(q @ k.T) @ v")
+            )),
+            pick(l, "Fewer passes over memory per layer.", "每层对显存的遍历次数更少。"),
+        ),
+        (Fix::Environment { check }, _) => t(
+            pick(l, "Fix the environment", "修复环境问题"),
+            &checks::fix_for(*check, l),
+            None,
+            pick(l, "Removes a slowdown that no code change can fix.", "消除任何代码修改都无法解决的减速。"),
+        ),
+    }
+}

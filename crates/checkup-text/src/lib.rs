@@ -1,0 +1,63 @@
+//! GPU Checkup's message catalogue. The engine, the agent and the store keep typed facts
+//! (causes, evidence keys, fix ids, check ids, notes); this crate words them in English and
+//! Simplified Chinese, for the report, the CLI and the UI alike. Every `match` here is
+//! exhaustive, so a new kind, key or fix id does not build until it has words in both
+//! languages; the tests check that each is translated.
+//!
+//! It depends on `checkup-model` alone and builds for wasm32: the UI switches language
+//! without asking the backend.
+
+pub mod checks;
+pub mod comparison;
+pub mod evidence;
+pub mod findings;
+pub mod fixes;
+pub mod notes;
+pub mod report;
+pub mod ui;
+
+pub use checks::CheckText;
+pub use checkup_model::Language;
+pub use fixes::FixText;
+
+use checkup_model::Severity;
+
+/// A share (0..=1) as whole percent, never "-0".
+pub fn pct(share: f64) -> String {
+    fixed(share * 100.0, 0)
+}
+
+/// `v` with `decimals` decimals, never "-0" or "-0.0".
+pub fn fixed(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
+        _ => s,
+    }
+}
+
+/// `v` rounded to a whole number with its sign ("+12", "-3", "+0").
+pub fn signed(v: f64) -> String {
+    let r = v.round();
+    if r == 0.0 {
+        "+0".into()
+    } else {
+        format!("{r:+.0}")
+    }
+}
+
+pub fn severity(s: Severity, l: Language) -> &'static str {
+    match (s, l) {
+        (Severity::Info, Language::En) => "info",
+        (Severity::Info, Language::Zh) => "提示",
+        (Severity::Minor, Language::En) => "minor",
+        (Severity::Minor, Language::Zh) => "次要",
+        (Severity::Major, Language::En) => "major",
+        (Severity::Major, Language::Zh) => "主要",
+        (Severity::Critical, Language::En) => "critical",
+        (Severity::Critical, Language::Zh) => "严重",
+    }
+}
+
+#[cfg(test)]
+mod tests;

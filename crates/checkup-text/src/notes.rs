@@ -1,0 +1,62 @@
+//! Caveats about the inputs, and how the steady window was chosen.
+
+use checkup_model::{Language, Note, WindowMethod};
+
+use crate::{pct, Language::*};
+
+pub fn note(n: &Note, l: Language) -> String {
+    match (n, l) {
+        (Note::ProfilerOverheadLaunches { launch_share, busy_share }, En) => format!(
+            "The profiled steps show the GPU waiting for kernel launches ({}% of the step), but at unprofiled speed the GPU is busy {}% of each step: that wait is profiler overhead, not a launch bottleneck.",
+            pct(*launch_share), pct(*busy_share)
+        ),
+        (Note::ProfilerOverheadLaunches { launch_share, busy_share }, Zh) => format!(
+            "分析期间的步骤显示 GPU 在等待内核发射（占步骤的 {}%），但在未分析的速度下 GPU 每步有 {}% 的时间在忙：这段等待是分析器带来的开销，不是启动瓶颈。",
+            pct(*launch_share), pct(*busy_share)
+        ),
+        (Note::FewTraceSteps { rank, steps }, En) => format!(
+            "The trace of rank {rank} holds only {steps} whole steady step(s): its shares are anecdotal; profile more steps (checkup-agent run --profile-steps 8, or a longer run)"
+        ),
+        (Note::FewTraceSteps { rank, steps }, Zh) => format!(
+            "rank {rank} 的 trace 只有 {steps} 个完整的稳态步骤：它给出的占比只能作参考；请分析更多步骤（checkup-agent run --profile-steps 8，或更长的运行）"
+        ),
+        (Note::SamplesFromQueryLog { path }, En) => format!("GPU samples from the nvidia-smi log {path} (no samples_nvml.csv)"),
+        (Note::SamplesFromQueryLog { path }, Zh) => format!("GPU 采样来自 nvidia-smi 日志 {path}（没有 samples_nvml.csv）"),
+        (Note::SamplesFromDmon { path }, En) => format!("GPU samples from nvidia-smi dmon output {path} (1 s apart from the run's start)"),
+        (Note::SamplesFromDmon { path }, Zh) => format!("GPU 采样来自 nvidia-smi dmon 输出 {path}（从运行开始起每秒一个）"),
+    }
+}
+
+pub fn window_method(m: &WindowMethod, l: Language) -> String {
+    match (m, l) {
+        (WindowMethod::Steps { first, last, warmup, warmup_factor, margin_steps }, En) => format!(
+            "steps {first}–{last} of steps.csv ({warmup} warm-up step{} excluded: step 0 and leading steps over {warmup_factor}× the median); profiled steps and the {margin_steps} before them excluded from step timings",
+            if *warmup == 1 { "" } else { "s" }
+        ),
+        (WindowMethod::Steps { first, last, warmup, warmup_factor, margin_steps }, Zh) => format!(
+            "steps.csv 的第 {first}–{last} 步（排除 {warmup} 个预热步：第 0 步以及开头超过中位数 {warmup_factor} 倍的步骤）；分析器运行的步骤及其之前的 {margin_steps} 步不计入步骤耗时"
+        ),
+        (WindowMethod::NoStepTimings { has_trace, start_up_s }, En) => {
+            let whole = if *has_trace {
+                "profiled steps of the trace, leading warm-up steps excluded; no steps.csv"
+            } else {
+                "no step timings"
+            };
+            match start_up_s {
+                Some(s) => format!("{whole}: samples from the GPU's first busy reading on ({s:.1} s in; the start-up before it is left out)"),
+                None => format!("{whole}: statistics cover every sample"),
+            }
+        }
+        (WindowMethod::NoStepTimings { has_trace, start_up_s }, Zh) => {
+            let whole = if *has_trace {
+                "trace 中被分析的步骤，排除开头的预热步；没有 steps.csv"
+            } else {
+                "没有步骤计时"
+            };
+            match start_up_s {
+                Some(s) => format!("{whole}：从 GPU 第一次忙碌的读数开始统计采样（开头 {s:.1} 秒的启动阶段不计入）"),
+                None => format!("{whole}：统计覆盖全部采样"),
+            }
+        }
+    }
+}

@@ -1,0 +1,648 @@
+//! Every kind, key, unit, source, fix, check, note and figure has words in both languages,
+//! and the Chinese is not the English left as it is (names such as `num_workers` aside).
+
+use checkup_model::*;
+
+use crate::{checks, comparison, evidence, findings, fixes, notes, Language::*};
+
+fn all_causes() -> Vec<Cause> {
+    let check = EnvCheck::new(
+        CheckId::PowerLimit,
+        CheckStatus::Warn,
+        CheckValue::PowerLimit {
+            limit_w: 600.0,
+            default_w: 700.0,
+        },
+    )
+    .on_gpu(0);
+    vec![
+        Cause::ComputeBound {
+            compute_share: 0.9,
+            gpu_is_limit: true,
+            tensor_cores_idle: true,
+        },
+        Cause::MemoryBandwidth {
+            busy_share: 0.95,
+            dram_pct: Some(80.0),
+            tensor_pct: Some(2.0),
+        },
+        Cause::DataLoading {
+            data_wait_ms: Some(40.0),
+            step_ms: Some(50.0),
+        },
+        Cause::DataLoadingCpuSaturated {
+            host_cpu_pct: 99.0,
+            training_cores: 15.5,
+            launch_wait_share: Some(0.3),
+        },
+        Cause::DataLoadingCpuSaturated {
+            host_cpu_pct: 99.0,
+            training_cores: 15.5,
+            launch_wait_share: None,
+        },
+        Cause::DataLoadingCpuContention {
+            host_cpu_pct: 99.0,
+            training_cores: 0.7,
+        },
+        Cause::KernelLaunch {
+            kernels_per_step: 1000.0,
+            median_kernel_us: 3.2,
+        },
+        Cause::KernelLaunchCpuContention {
+            host_cpu_pct: 99.0,
+            training_cores: 0.7,
+        },
+        Cause::Communication {
+            exposed_share: 0.4,
+            scaling: Some(ScalingFigures {
+                gpus: 2,
+                speedup: 1.1,
+                efficiency: 0.55,
+            }),
+        },
+        Cause::CommunicationStraggler {
+            waiting_rank: 1,
+            slow_rank: 0,
+            extra_share: 0.12,
+        },
+        Cause::CommunicationP2pDisabled,
+        Cause::HostSync,
+        Cause::H2dCopy,
+        Cause::H2dCopyPageable,
+        Cause::PeriodicStall {
+            period_steps: 25.0,
+            excess_ms: 400.0,
+        },
+        Cause::ThrottlingPower {
+            clock_ratio: 0.7,
+            reasons: vec!["sw_power_cap".into()],
+        },
+        Cause::ThrottlingThermal {
+            clock_ratio: 0.7,
+            reasons: vec!["hw_thermal_slowdown".into()],
+        },
+        Cause::GpuIdle {
+            busy_share: 0.1,
+            recorded: Recorded::SamplesOnly,
+        },
+        Cause::GpuIdle {
+            busy_share: 0.1,
+            recorded: Recorded::StepsNoTrace,
+        },
+        Cause::GpuIdle {
+            busy_share: 0.1,
+            recorded: Recorded::TraceNoSteps,
+        },
+        Cause::GpuIdle {
+            busy_share: 0.1,
+            recorded: Recorded::StepsAndTrace,
+        },
+        Cause::Environment { check },
+    ]
+}
+
+fn all_evidence_keys() -> Vec<EvidenceKey> {
+    use EvidenceKey as K;
+    vec![
+        K::DataLoaderIdleShare,
+        K::UnprofiledDataIdleShare,
+        K::StarvedLaunchIdleShare,
+        K::MeanDataWait,
+        K::MedianDataWait,
+        K::DataWaitShare,
+        K::MeanGpuUtil,
+        K::NumWorkers,
+        K::HostCpu,
+        K::TrainingTreeCpu,
+        K::TrainingProcessCpu,
+        K::ExposedH2dShare,
+        K::PageableH2dPerStep,
+        K::PinnedH2dPerStep,
+        K::PageableBandwidth,
+        K::PageableBytesPerStep,
+        K::SyncIdleShare,
+        K::SyncCallsPerStep,
+        K::ItemCallsPerStep,
+        K::HostLaunchTime,
+        K::GpuBusyPerStep,
+        K::LaunchIdleShare,
+        K::KernelsPerStep,
+        K::MedianKernel,
+        K::TinyKernelShare,
+        K::UnprofiledBusyShare,
+        K::UnprofiledStepTime,
+        K::ProfiledStepTime,
+        K::GpuUtil,
+        K::SmActive,
+        K::ExposedCommShare,
+        K::CommOverlap,
+        K::NcclPerStep,
+        K::ExposedCommRank { rank: 1 },
+        K::ScalingEfficiency { gpus: 2 },
+        K::Speedup,
+        K::NvlinkTx,
+        K::P2pDisabledWithNvlink,
+        K::StragglerExtraComm,
+        K::StallPeriod,
+        K::StallExcess,
+        K::StallCount,
+        K::StallLostShare,
+        K::UtilDipPeriod,
+        K::StallsSeenIdle,
+        K::PeakDiskWrite,
+        K::ThrottledSamples,
+        K::SmClockRatio,
+        K::PowerShareOfLimit,
+        K::PeakTemp,
+        K::GpuBusyShare,
+        K::UnexplainedIdle,
+        K::StepBusyShare,
+        K::ComputeShare,
+        K::DramBandwidth,
+        K::TensorActive,
+        K::GemmShare,
+        K::ElementwiseShare,
+        K::EnvStatus {
+            check: CheckId::Mig,
+        },
+    ]
+}
+
+fn all_fixes() -> Vec<Fix> {
+    vec![
+        Fix::CheaperSamples,
+        Fix::LeaveCoresToLoop {
+            workers: 16,
+            cores: 16,
+            suggested: 14,
+        },
+        Fix::MoreWorkers {
+            suggested: 14,
+            current: Some(2),
+        },
+        Fix::MoreWorkers {
+            suggested: 8,
+            current: None,
+        },
+        Fix::PinMemory,
+        Fix::PersistentWorkers,
+        Fix::PinnedCopy,
+        Fix::OverlapCopy,
+        Fix::FewerCopyBytes,
+        Fix::FindCpuHogs,
+        Fix::ReserveCores,
+        Fix::CompileFuseKernels,
+        Fix::ForeachOptimizer,
+        Fix::BiggerKernels,
+        Fix::FewerReadbacks,
+        Fix::GpuMetrics,
+        Fix::FindHiddenSyncs,
+        Fix::EnableP2p,
+        Fix::AccumulateGradients,
+        Fix::MoreWorkPerAllReduce,
+        Fix::CompressGradients,
+        Fix::AsyncCheckpoint {
+            checkpoint_seen: true,
+        },
+        Fix::AsyncCheckpoint {
+            checkpoint_seen: false,
+        },
+        Fix::LessPeriodicWork,
+        Fix::ProfileSteps,
+        Fix::MainThreadCpu,
+        Fix::CoolGpu,
+        Fix::CheckPower,
+        Fix::TensorCores,
+        Fix::Compile,
+        Fix::ChannelsLast,
+        Fix::FusedOptimizer,
+        Fix::FuseElementwise,
+        Fix::Bf16Activations,
+        Fix::FusedKernels,
+        Fix::Environment {
+            check: CheckId::PcieLink,
+        },
+    ]
+}
+
+/// Each variant once, so that a variant added to a model enum fails to build here until the
+/// lists above name it.
+#[allow(dead_code)]
+fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
+    match c {
+        Cause::ComputeBound { .. }
+        | Cause::MemoryBandwidth { .. }
+        | Cause::DataLoading { .. }
+        | Cause::DataLoadingCpuSaturated { .. }
+        | Cause::DataLoadingCpuContention { .. }
+        | Cause::KernelLaunch { .. }
+        | Cause::KernelLaunchCpuContention { .. }
+        | Cause::Communication { .. }
+        | Cause::CommunicationStraggler { .. }
+        | Cause::CommunicationP2pDisabled
+        | Cause::HostSync
+        | Cause::H2dCopy
+        | Cause::H2dCopyPageable
+        | Cause::PeriodicStall { .. }
+        | Cause::ThrottlingPower { .. }
+        | Cause::ThrottlingThermal { .. }
+        | Cause::GpuIdle { .. }
+        | Cause::Environment { .. } => {}
+    }
+    use EvidenceKey as K;
+    match k {
+        K::DataLoaderIdleShare
+        | K::UnprofiledDataIdleShare
+        | K::StarvedLaunchIdleShare
+        | K::MeanDataWait
+        | K::MedianDataWait
+        | K::DataWaitShare
+        | K::MeanGpuUtil
+        | K::NumWorkers
+        | K::HostCpu
+        | K::TrainingTreeCpu
+        | K::TrainingProcessCpu
+        | K::ExposedH2dShare
+        | K::PageableH2dPerStep
+        | K::PinnedH2dPerStep
+        | K::PageableBandwidth
+        | K::PageableBytesPerStep
+        | K::SyncIdleShare
+        | K::SyncCallsPerStep
+        | K::ItemCallsPerStep
+        | K::HostLaunchTime
+        | K::GpuBusyPerStep
+        | K::LaunchIdleShare
+        | K::KernelsPerStep
+        | K::MedianKernel
+        | K::TinyKernelShare
+        | K::UnprofiledBusyShare
+        | K::UnprofiledStepTime
+        | K::ProfiledStepTime
+        | K::GpuUtil
+        | K::SmActive
+        | K::ExposedCommShare
+        | K::CommOverlap
+        | K::NcclPerStep
+        | K::ExposedCommRank { .. }
+        | K::ScalingEfficiency { .. }
+        | K::Speedup
+        | K::NvlinkTx
+        | K::P2pDisabledWithNvlink
+        | K::StragglerExtraComm
+        | K::StallPeriod
+        | K::StallExcess
+        | K::StallCount
+        | K::StallLostShare
+        | K::UtilDipPeriod
+        | K::StallsSeenIdle
+        | K::PeakDiskWrite
+        | K::ThrottledSamples
+        | K::SmClockRatio
+        | K::PowerShareOfLimit
+        | K::PeakTemp
+        | K::GpuBusyShare
+        | K::UnexplainedIdle
+        | K::StepBusyShare
+        | K::ComputeShare
+        | K::DramBandwidth
+        | K::TensorActive
+        | K::GemmShare
+        | K::ElementwiseShare
+        | K::EnvStatus { .. } => {}
+    }
+    match f {
+        Fix::CheaperSamples
+        | Fix::LeaveCoresToLoop { .. }
+        | Fix::MoreWorkers { .. }
+        | Fix::PinMemory
+        | Fix::PersistentWorkers
+        | Fix::PinnedCopy
+        | Fix::OverlapCopy
+        | Fix::FewerCopyBytes
+        | Fix::FindCpuHogs
+        | Fix::ReserveCores
+        | Fix::CompileFuseKernels
+        | Fix::ForeachOptimizer
+        | Fix::BiggerKernels
+        | Fix::FewerReadbacks
+        | Fix::GpuMetrics
+        | Fix::FindHiddenSyncs
+        | Fix::EnableP2p
+        | Fix::AccumulateGradients
+        | Fix::MoreWorkPerAllReduce
+        | Fix::CompressGradients
+        | Fix::AsyncCheckpoint { .. }
+        | Fix::LessPeriodicWork
+        | Fix::ProfileSteps
+        | Fix::MainThreadCpu
+        | Fix::CoolGpu
+        | Fix::CheckPower
+        | Fix::TensorCores
+        | Fix::Compile
+        | Fix::ChannelsLast
+        | Fix::FusedOptimizer
+        | Fix::FuseElementwise
+        | Fix::Bf16Activations
+        | Fix::FusedKernels
+        | Fix::Environment { .. } => {}
+    }
+}
+
+/// Both texts exist and the Chinese one has Chinese in it.
+fn translated(what: &str, en: &str, zh: &str) {
+    assert!(!en.trim().is_empty(), "{what}: no English");
+    assert!(!zh.trim().is_empty(), "{what}: no Chinese");
+    assert!(
+        zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "{what}: the Chinese text has no Chinese: {zh}"
+    );
+}
+
+fn finding(cause: Cause) -> Finding {
+    Finding {
+        cause,
+        severity: Severity::Major,
+        confidence: 0.9,
+        share: 0.3,
+        evidence: Vec::new(),
+        fixes: vec![Fix::PinMemory],
+    }
+}
+
+#[test]
+fn every_finding_has_a_title_summary_and_verdict_in_both_languages() {
+    for c in all_causes() {
+        let f = finding(c.clone());
+        let id = c.id();
+        translated(&id, &findings::summary(&f, En), &findings::summary(&f, Zh));
+        translated(&id, &findings::lead(&f, En), &findings::lead(&f, Zh));
+        let (en, zh) = (findings::title(&c, En), findings::title(&c, Zh));
+        assert!(
+            !en.is_empty() && !zh.is_empty() && en != zh,
+            "{id}: {en} / {zh}"
+        );
+    }
+}
+
+#[test]
+fn every_evidence_key_unit_and_source_has_words() {
+    for k in all_evidence_keys() {
+        let (en, zh) = (evidence::label(&k, En), evidence::label(&k, Zh));
+        // Labels that are names alone (`DataLoader num_workers`) read the same.
+        if k != EvidenceKey::NumWorkers {
+            translated(&format!("{k:?}"), &en, &zh);
+        }
+    }
+    for u in Unit::ALL {
+        assert!(!evidence::unit(u, En).is_empty() && !evidence::unit(u, Zh).is_empty());
+    }
+    for s in [
+        Source::Trace { rank: Some(1) },
+        Source::AllRankTraces,
+        Source::StepsCsvUnprofiled,
+        Source::StepsWaitMinusBusy,
+        Source::NvmlSamples,
+        Source::GpmSamples,
+        Source::HostSamples,
+        Source::MetaEnvAndTopology,
+        Source::StaticSnapshot,
+        Source::ThisDiagnosis,
+        Source::Busy {
+            method: BusyMethod::TraceOverUnprofiledSteps,
+        },
+        Source::Busy {
+            method: BusyMethod::ProfiledWindow,
+        },
+        Source::Busy {
+            method: BusyMethod::SampledGpuUtil,
+        },
+        Source::Busy {
+            method: BusyMethod::SampledSmActive,
+        },
+        Source::Throughput,
+        Source::PartnerThroughput {
+            partner: "run".into(),
+        },
+    ] {
+        translated(
+            &format!("{s:?}"),
+            &evidence::source(&s, En),
+            &evidence::source(&s, Zh),
+        );
+    }
+}
+
+#[test]
+fn every_fix_has_words_in_both_languages_and_the_same_code() {
+    for f in all_fixes() {
+        let (en, zh) = (fixes::text(&f, En), fixes::text(&f, Zh));
+        let what = format!("{f:?}");
+        translated(&what, &en.title, &zh.title);
+        translated(&what, &en.detail, &zh.detail);
+        translated(&what, &en.effect, &zh.effect);
+        // The code itself is the same; only comments differ.
+        let code = |s: &Option<String>| {
+            s.as_deref().map(|s| {
+                s.lines()
+                    .map(|l| l.split('#').next().unwrap_or("").trim_end().to_owned())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(code(&en.snippet), code(&zh.snippet), "{what}");
+    }
+}
+
+#[test]
+fn fixes_quote_the_runs_own_values() {
+    let en = fixes::text(
+        &Fix::MoreWorkers {
+            suggested: 14,
+            current: Some(2),
+        },
+        En,
+    );
+    assert!(en
+        .snippet
+        .as_deref()
+        .unwrap()
+        .contains("num_workers=14,          # was 2"));
+    assert!(en.detail.contains("only 2 worker(s) run"), "{}", en.detail);
+    let zh = fixes::text(
+        &Fix::MoreWorkers {
+            suggested: 14,
+            current: None,
+        },
+        Zh,
+    );
+    assert!(zh.snippet.as_deref().unwrap().contains("# 原先未设置"));
+}
+
+#[test]
+fn every_check_has_a_title_meaning_and_fix_in_both_languages() {
+    for id in CheckId::ALL {
+        let c = EnvCheck::new(id, CheckStatus::Fail, CheckValue::Count { n: 3 });
+        let (en, zh) = (checks::text(&c, En), checks::text(&c, Zh));
+        translated(id.as_str(), &en.title, &zh.title);
+        translated(id.as_str(), &en.meaning, &zh.meaning);
+        translated(
+            id.as_str(),
+            &checks::fix_for(id, En),
+            &checks::fix_for(id, Zh),
+        );
+        assert_eq!(en.fix.is_some(), zh.fix.is_some(), "{id:?}");
+    }
+    let pass = EnvCheck::new(
+        CheckId::DevShm,
+        CheckStatus::Pass,
+        CheckValue::Size { gib: 32.0 },
+    );
+    assert_eq!(checks::text(&pass, En).fix, None);
+    let gpu = EnvCheck::new(
+        CheckId::PcieLink,
+        CheckStatus::Warn,
+        CheckValue::PcieLink {
+            gen: 4,
+            width: 16,
+            gen_max: 5,
+            width_max: 16,
+        },
+    )
+    .on_gpu(1);
+    let t = checks::text(&gpu, Zh);
+    assert_eq!(t.title, "GPU 1：PCIe 链路");
+    assert_eq!(t.value, "Gen 4 x16（最高 Gen 5 x16）");
+    assert_eq!(checks::text(&gpu, En).title, "GPU 1: PCIe link");
+}
+
+#[test]
+fn check_values_read_in_both_languages() {
+    let disk = CheckValue::DiskFree {
+        gib: 53.8,
+        path: "/data".into(),
+    };
+    assert_eq!(checks::value(&disk, En), "53.8 GiB free at /data");
+    assert_eq!(checks::value(&disk, Zh), "/data 剩余 53.8 GiB");
+    let w = CheckValue::Workers {
+        workers: 2,
+        gpus: 1,
+        cpus: 16,
+    };
+    assert_eq!(
+        checks::value(&w, Zh),
+        "2 个 worker × 1 块 GPU，16 个逻辑 CPU"
+    );
+    let none = CheckValue::Processes {
+        processes: Vec::new(),
+    };
+    assert_eq!(checks::value(&none, Zh), "无");
+}
+
+#[test]
+fn every_note_and_window_method_has_words() {
+    for n in [
+        Note::ProfilerOverheadLaunches {
+            launch_share: 0.4,
+            busy_share: 0.97,
+        },
+        Note::FewTraceSteps { rank: 0, steps: 1 },
+        Note::SamplesFromQueryLog {
+            path: "gpu.csv".into(),
+        },
+        Note::SamplesFromDmon {
+            path: "dmon.txt".into(),
+        },
+    ] {
+        translated(
+            &format!("{n:?}"),
+            &notes::note(&n, En),
+            &notes::note(&n, Zh),
+        );
+    }
+    for m in [
+        WindowMethod::Steps {
+            first: 13,
+            last: 200,
+            warmup: 13,
+            warmup_factor: 3.0,
+            margin_steps: 8,
+        },
+        WindowMethod::NoStepTimings {
+            has_trace: true,
+            start_up_s: Some(13.0),
+        },
+        WindowMethod::NoStepTimings {
+            has_trace: false,
+            start_up_s: None,
+        },
+    ] {
+        translated(
+            &format!("{m:?}"),
+            &notes::window_method(&m, En),
+            &notes::window_method(&m, Zh),
+        );
+    }
+}
+
+#[test]
+fn a_comparison_reads_in_both_languages_with_its_numbers_kept() {
+    let c = RunComparison {
+        changes: vec![FigureChange {
+            figure: Figure::DataLoadingShare,
+            baseline: FigureValue::Share { share: Some(0.0) },
+            current: FigureValue::Share { share: Some(0.91) },
+            delta: Delta::Points { by: 91.0 },
+        }],
+        step: StepChange::Changed { by: 9.51 },
+        reasons: vec![CompareReason::InputRegressed {
+            from: Some(0.0),
+            to: Some(0.91),
+        }],
+    };
+    assert_eq!(
+        comparison::summary(&c, En),
+        "step time +951%, data-loading share 0% → 91%: the input pipeline regressed"
+    );
+    assert_eq!(
+        comparison::summary(&c, Zh),
+        "步骤时间 +951%，数据加载占比 0% → 91%：输入管线退化"
+    );
+    assert_eq!(comparison::row(&c.changes[0], Zh)[2], "+91 个百分点");
+    for f in Figure::ALL {
+        let (en, zh) = (comparison::figure(f, En), comparison::figure(f, Zh));
+        assert!(!en.is_empty() && !zh.is_empty());
+    }
+    let calm = RunComparison {
+        changes: Vec::new(),
+        step: StepChange::Unchanged,
+        reasons: vec![CompareReason::NothingRegressed],
+    };
+    assert_eq!(
+        comparison::summary(&calm, En),
+        "step time unchanged (within 5%); no figure regressed"
+    );
+}
+
+#[test]
+fn severities_read_the_same_in_the_ui_and_the_report() {
+    for s in Severity::ALL {
+        assert_eq!(
+            crate::ui::lookup(Zh, s.key()),
+            Some(crate::severity(s, Zh)),
+            "{s:?}"
+        );
+        assert_eq!(
+            crate::ui::lookup(En, s.key()),
+            Some(crate::severity(s, En)),
+            "{s:?}"
+        );
+    }
+}
+
+#[test]
+fn numbers_never_read_minus_zero() {
+    assert_eq!(crate::pct(-0.0001), "0");
+    assert_eq!(crate::fixed(-0.04, 1), "0.0");
+    assert_eq!(crate::signed(-0.2), "+0");
+    assert_eq!(crate::signed(-3.4), "-3");
+}
