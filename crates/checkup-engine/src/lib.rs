@@ -1,9 +1,10 @@
 //! GPU Checkup's engine: read what a checkup recorded, measure where the step time goes, and
-//! say which layer is slow, with evidence and fixes.
+//! say which layer is slow, with evidence and fixes, as typed facts (`checkup-text` words
+//! them).
 //!
 //! ```no_run
 //! let diagnosis = checkup_engine::analyze_paths(&["run_folder".into()], &Default::default())?;
-//! println!("{}: {}", diagnosis.primary, diagnosis.verdict);
+//! println!("{}: {} findings", diagnosis.primary, diagnosis.findings.len());
 //! # Ok::<(), checkup_engine::EngineError>(())
 //! ```
 

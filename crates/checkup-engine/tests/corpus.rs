@@ -4,7 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use checkup_engine::{analyze_paths, Options};
-use checkup_model::{CheckStatus, Diagnosis};
+use checkup_model::{
+    CheckId, CheckStatus, CheckValue, Diagnosis, EvidenceKey as K, Finding, Fix, Language,
+    WindowMethod,
+};
+use checkup_text::FixText;
 
 fn corpus(run: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,23 +20,24 @@ fn diagnose(run: &str) -> Diagnosis {
     analyze_paths(&[corpus(run)], &Options::default()).unwrap_or_else(|e| panic!("{run}: {e}"))
 }
 
-fn evidence(d: &Diagnosis, finding: &str, metric: &str) -> f64 {
+fn evidence(d: &Diagnosis, finding: &str, key: K) -> f64 {
     let f = d.finding(finding).unwrap_or_else(|| {
         panic!(
             "no finding {finding}; have {:?}",
-            d.findings.iter().map(|f| &f.id).collect::<Vec<_>>()
+            d.findings.iter().map(Finding::id).collect::<Vec<_>>()
         )
     });
-    f.evidence
-        .iter()
-        .find(|e| e.metric.starts_with(metric))
-        .unwrap_or_else(|| {
-            panic!(
-                "{finding} has no evidence `{metric}`: {:?}",
-                f.evidence.iter().map(|e| &e.metric).collect::<Vec<_>>()
-            )
-        })
-        .value
+    f.evidence_value(&key).unwrap_or_else(|| {
+        panic!(
+            "{finding} has no evidence {key:?}: {:?}",
+            f.evidence.iter().map(|e| &e.key).collect::<Vec<_>>()
+        )
+    })
+}
+
+/// What a reader sees of a fix, in English.
+fn fix_words(f: &Fix) -> FixText {
+    checkup_text::fixes::text(f, Language::En)
 }
 
 #[test]
@@ -43,12 +48,13 @@ fn every_labelled_run_gets_its_primary_finding() {
     for (run, label) in labels.as_object().unwrap() {
         let want = label["primary"].as_str().unwrap();
         let d = diagnose(run);
-        let got = d.findings[0].family().to_owned();
-        assert_eq!(d.primary, d.findings[0].id);
+        let got = d.findings[0].family().id();
+        assert_eq!(d.primary, d.findings[0].id());
         if got != want {
             wrong.push(format!(
                 "{run}: want {want}, got {} ({})",
-                d.primary, d.verdict
+                d.primary,
+                checkup_text::findings::verdict(&d, Language::En)
             ));
         }
     }
@@ -63,28 +69,35 @@ fn healthy_resnet_is_compute_bound_after_13_s_of_autotune() {
     assert_eq!(d.window.first_step, Some(1));
     let t = &d.step_timing[0];
     assert!((40.0..48.0).contains(&t.mean_step_ms), "{}", t.mean_step_ms);
-    assert!(evidence(&d, "compute_bound", "GPU busy share") >= 90.0);
+    assert!(evidence(&d, "compute_bound", K::StepBusyShare) >= 90.0);
     assert!(d
         .findings
         .iter()
-        .all(|f| f.share < 0.15 || f.family() == "compute_bound"));
+        .all(|f| f.share < 0.15 || f.family() == checkup_model::Family::ComputeBound));
 }
 
 #[test]
 fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
     let d = diagnose("dataloader_starved");
     assert_eq!(d.primary, "data_loading", "host CPU is ~12%: not saturated");
-    let idle_share = evidence(
-        &d,
-        "data_loading",
-        "GPU idle while waiting for the DataLoader",
-    );
+    let idle_share = evidence(&d, "data_loading", K::DataLoaderIdleShare);
     assert!((85.0..=100.0).contains(&idle_share), "{idle_share}");
-    assert!(evidence(&d, "data_loading", "data wait share") > 70.0);
-    assert_eq!(evidence(&d, "data_loading", "DataLoader num_workers"), 2.0);
-    let fix = &d.findings[0].fixes[0];
+    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 70.0);
+    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 2.0);
+    assert_eq!(
+        d.findings[0].fixes[0],
+        Fix::MoreWorkers {
+            suggested: 14,
+            current: Some(2)
+        },
+        "16 cores, two for the training process"
+    );
+    let fix = fix_words(&d.findings[0].fixes[0]);
     assert!(
-        fix.snippet.as_deref().unwrap().contains("num_workers="),
+        fix.snippet
+            .as_deref()
+            .unwrap()
+            .contains("num_workers=14,          # was 2"),
         "{fix:?}"
     );
 }
@@ -93,17 +106,11 @@ fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
 fn launch_bound_mlp_runs_a_thousand_tiny_kernels_per_step() {
     let d = diagnose("launch_bound");
     assert_eq!(d.primary, "kernel_launch");
-    let per_step = evidence(&d, "kernel_launch", "kernels per step");
+    let per_step = evidence(&d, "kernel_launch", K::KernelsPerStep);
     assert!((950.0..1050.0).contains(&per_step), "{per_step}");
-    assert!(evidence(&d, "kernel_launch", "median kernel duration") < 2.0);
+    assert!(evidence(&d, "kernel_launch", K::MedianKernel) < 2.0);
     // Cross-checked at unprofiled speed: the GPU is busy well under 15% of a 21 ms step.
-    assert!(
-        evidence(
-            &d,
-            "kernel_launch",
-            "GPU busy share of a step at unprofiled speed"
-        ) < 15.0
-    );
+    assert!(evidence(&d, "kernel_launch", K::UnprofiledBusyShare) < 15.0);
     assert!(d.findings[0].share > 0.6);
 }
 
@@ -111,9 +118,9 @@ fn launch_bound_mlp_runs_a_thousand_tiny_kernels_per_step() {
 fn memory_bound_blocks_saturate_dram_not_tensor_cores() {
     let d = diagnose("memory_bound");
     assert_eq!(d.primary, "memory_bandwidth");
-    let dram = evidence(&d, "memory_bandwidth", "DRAM bandwidth utilisation");
+    let dram = evidence(&d, "memory_bandwidth", K::DramBandwidth);
     assert!((74.0..82.0).contains(&dram), "{dram}");
-    assert!(evidence(&d, "memory_bandwidth", "tensor-core activity") < 2.0);
+    assert!(evidence(&d, "memory_bandwidth", K::TensorActive) < 2.0);
 }
 
 #[test]
@@ -123,9 +130,9 @@ fn pageable_copies_take_half_the_gpu_time() {
     let share = d.findings[0].share;
     assert!((0.40..0.60).contains(&share), "{share}");
     // 512×3×224×224 float32 = 308 MB per step, at a pageable ~8 GB/s.
-    let mb = evidence(&d, "h2d_copy", "pageable bytes copied per step");
+    let mb = evidence(&d, "h2d_copy", K::PageableBytesPerStep);
     assert!((300.0..320.0).contains(&mb), "{mb}");
-    assert!(evidence(&d, "h2d_copy", "pageable copy bandwidth") < 12.0);
+    assert!(evidence(&d, "h2d_copy", K::PageableBandwidth) < 12.0);
 }
 
 #[test]
@@ -139,18 +146,14 @@ fn ddp_comm_bound_exposes_a_third_of_the_step_and_scales_at_70_percent() {
     )
     .unwrap();
     assert_eq!(d.primary, "communication");
-    let exposed = evidence(
-        &d,
-        "communication",
-        "exposed communication on the slowest rank",
-    );
+    let exposed = evidence(&d, "communication", K::ExposedCommShare);
     assert!((25.0..45.0).contains(&exposed), "{exposed}");
     let s = d.scaling.as_ref().unwrap();
     assert_eq!(s.gpus, 2);
     assert!((0.68..0.72).contains(&s.efficiency), "{}", s.efficiency);
     assert!((1.38..1.42).contains(&s.speedup), "{}", s.speedup);
     assert!(
-        d.findings.iter().all(|f| f.id != "periodic_stall"),
+        d.findings.iter().all(|f| f.id() != "periodic_stall"),
         "a host sync every 10 steps while the host runs ahead is back-pressure, not a stall"
     );
 }
@@ -165,11 +168,8 @@ fn ddp_resnet_is_compute_bound_and_the_waiting_rank_is_not_blamed_on_communicati
     let waiting = d
         .finding("communication/straggler")
         .expect("rank 0 waits for rank 1");
-    assert!(
-        waiting.title.contains("Rank 0 waits for rank 1"),
-        "{}",
-        waiting.title
-    );
+    let title = checkup_text::findings::title(&waiting.cause, Language::En);
+    assert_eq!(title, "Rank 0 waits for rank 1");
 }
 
 #[test]
@@ -179,12 +179,20 @@ fn nvlink_topology_and_versions_are_read_from_the_static_snapshot() {
     assert_eq!(d.facts.cuda_driver_version.as_deref(), Some("13.0"));
     assert_eq!(d.facts.nccl_version.as_deref(), Some("2.28.9"));
     assert!(d.facts.topology.as_ref().unwrap().has_nvlink());
-    let p2p = d.environment.iter().find(|c| c.id == "nccl_p2p").unwrap();
-    assert_eq!(p2p.status, checkup_model::CheckStatus::Pass);
-    assert!(d
+    let p2p = d
         .environment
         .iter()
-        .any(|c| c.id == "pcie_link" && c.value == "Gen 5 x16 of Gen 5 x16"));
+        .find(|c| c.id == CheckId::NcclP2p)
+        .unwrap();
+    assert_eq!(p2p.status, checkup_model::CheckStatus::Pass);
+    assert!(d.environment.iter().any(|c| c.id == CheckId::PcieLink
+        && c.value
+            == CheckValue::PcieLink {
+                gen: 5,
+                width: 16,
+                gen_max: 5,
+                width_max: 16
+            }));
 }
 
 #[test]
@@ -203,8 +211,14 @@ fn nvidia_smi_logs_people_already_have_are_read() {
     // left out of the statistics.
     assert!((10..25).contains(&s.nvml_samples), "{}", s.nvml_samples);
     assert!(
-        d.window.method.contains("first busy reading"),
-        "{}",
+        matches!(
+            d.window.method,
+            WindowMethod::NoStepTimings {
+                start_up_s: Some(_),
+                ..
+            }
+        ),
+        "{:?}",
         d.window.method
     );
     assert!(s.util_gpu_mean.unwrap() > 85.0);
@@ -216,45 +230,38 @@ fn nvidia_smi_logs_people_already_have_are_read() {
 fn checkpoint_every_25_steps_is_a_periodic_stall_with_its_period() {
     let d = diagnose("checkpoint_stall");
     assert_eq!(d.primary, "periodic_stall");
-    assert_eq!(evidence(&d, "periodic_stall", "stall period"), 25.0);
-    let stall = evidence(&d, "periodic_stall", "typical stall length");
+    assert_eq!(evidence(&d, "periodic_stall", K::StallPeriod), 25.0);
+    let stall = evidence(&d, "periodic_stall", K::StallExcess);
     assert!((200.0..400.0).contains(&stall), "{stall}");
-    assert!(d.findings[0].fixes[0].title.contains("asynchronously"));
+    assert!(matches!(
+        d.findings[0].fixes[0],
+        Fix::AsyncCheckpoint { .. }
+    ));
 }
 
 #[test]
 fn a_checkpoint_every_60_steps_is_reported_but_the_gpu_stays_the_limit() {
     let d = diagnose("checkpoint_rare");
     assert_eq!(d.primary, "compute_bound");
-    assert_eq!(evidence(&d, "periodic_stall", "stall period"), 60.0);
-    assert_eq!(
-        evidence(&d, "periodic_stall", "stalls in the steady window"),
-        8.0
-    );
-    let lost = evidence(&d, "periodic_stall", "time lost to stalls");
+    assert_eq!(evidence(&d, "periodic_stall", K::StallPeriod), 60.0);
+    assert_eq!(evidence(&d, "periodic_stall", K::StallCount), 8.0);
+    let lost = evidence(&d, "periodic_stall", K::StallLostShare);
     assert!((7.0..12.0).contains(&lost), "{lost}");
     // The GPU idles once its queue drains, at the end of the stalled step, and GPU-Util
     // reports it a sample period late: every stall is still seen idle.
-    assert_eq!(
-        evidence(
-            &d,
-            "periodic_stall",
-            "stalls during which GPU-Util fell below busy"
-        ),
-        100.0
-    );
+    assert_eq!(evidence(&d, "periodic_stall", K::StallsSeenIdle), 100.0);
 }
 
 #[test]
 fn a_transformer_with_its_tokens_on_the_gpu_is_compute_bound() {
     let d = diagnose("gpt_healthy");
     assert_eq!(d.primary, "compute_bound");
-    assert!(evidence(&d, "compute_bound", "GPU busy share of a step") > 95.0);
-    assert!(evidence(&d, "compute_bound", "tensor-core activity") > 20.0);
+    assert!(evidence(&d, "compute_bound", K::StepBusyShare) > 95.0);
+    assert!(evidence(&d, "compute_bound", K::TensorActive) > 20.0);
     assert!(d
         .findings
         .iter()
-        .all(|f| f.share < 0.05 || f.family() == "compute_bound"));
+        .all(|f| f.share < 0.05 || f.family() == checkup_model::Family::ComputeBound));
 }
 
 #[test]
@@ -262,26 +269,25 @@ fn one_dataloader_worker_starves_the_gpu_even_without_a_trace() {
     let d = diagnose("dataloader_one_worker");
     assert!(d.ranks.is_empty(), "the profiler never started in 23 steps");
     assert_eq!(d.primary, "data_loading");
-    assert!(evidence(&d, "data_loading", "data wait share of step time") > 90.0);
+    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 90.0);
 }
 
 #[test]
 fn bf16_norm_and_activation_blocks_are_still_memory_bound() {
     let d = diagnose("memory_bound_bf16");
     assert_eq!(d.primary, "memory_bandwidth");
-    assert!(evidence(&d, "memory_bandwidth", "DRAM bandwidth utilisation") >= 70.0);
-    assert!(evidence(&d, "memory_bandwidth", "tensor-core activity") < 5.0);
+    assert!(evidence(&d, "memory_bandwidth", K::DramBandwidth) >= 70.0);
+    assert!(evidence(&d, "memory_bandwidth", K::TensorActive) < 5.0);
 }
 
 #[test]
 fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
     let d = diagnose("host_sync");
     assert_eq!(d.primary, "host_sync");
-    assert!(evidence(&d, "host_sync", "synchronising CUDA calls per step") >= 2.0);
+    assert!(evidence(&d, "host_sync", K::SyncCallsPerStep) >= 2.0);
     // The host needs less time per step than the GPU: without the sync it would run ahead.
     assert!(
-        evidence(&d, "host_sync", "host time to launch a step")
-            < evidence(&d, "host_sync", "GPU busy time per step")
+        evidence(&d, "host_sync", K::HostLaunchTime) < evidence(&d, "host_sync", K::GpuBusyPerStep)
     );
     assert!(d.finding("kernel_launch").is_none());
 }
@@ -290,37 +296,34 @@ fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
 fn workers_on_every_core_starve_the_training_loop_an_input_pipeline_not_tiny_kernels() {
     let d = diagnose("dataloader_cpu_saturated");
     assert_eq!(d.primary, "data_loading/cpu_saturated");
-    let starved = "GPU idle waiting for kernel launches, main thread short of CPU";
-    assert!(evidence(&d, "data_loading", starved) > 40.0);
-    assert!(evidence(&d, "data_loading", "host CPU use, all cores") >= 85.0);
-    assert!(evidence(&d, "data_loading", "training process tree CPU") > 1200.0);
+    assert!(evidence(&d, "data_loading", K::StarvedLaunchIdleShare) > 40.0);
+    assert!(evidence(&d, "data_loading", K::HostCpu) >= 85.0);
+    assert!(evidence(&d, "data_loading", K::TrainingTreeCpu) > 1200.0);
     assert!(
         d.finding("kernel_launch").is_none(),
         "the launches wait for CPU, not for tiny kernels"
     );
-    let fixes: Vec<_> = d.findings[0]
-        .fixes
-        .iter()
-        .map(|f| f.title.as_str())
-        .collect();
     assert_eq!(
-        fixes[..2],
+        d.findings[0].fixes[..2],
         [
-            "Make each sample cheaper to produce (the CPU is already saturated)",
-            "Leave two cores to the training loop"
+            Fix::CheaperSamples,
+            Fix::LeaveCoresToLoop {
+                workers: 16,
+                cores: 16,
+                suggested: 14
+            }
         ]
     );
-    assert!(d.findings[0].fixes[1]
+    assert!(fix_words(&d.findings[0].fixes[1])
         .snippet
-        .as_deref()
         .unwrap()
         .contains("num_workers=14,          # was 16"));
     let workers = d
         .environment
         .iter()
-        .find(|c| c.id == "dataloader_workers_vs_cpus")
+        .find(|c| c.id == CheckId::DataloaderWorkersVsCpus)
         .unwrap();
-    assert_eq!(workers.status, CheckStatus::Warn, "{}", workers.value);
+    assert_eq!(workers.status, CheckStatus::Warn, "{:?}", workers.value);
 }
 
 #[test]
@@ -328,21 +331,9 @@ fn the_same_pipeline_in_steady_state_is_read_from_the_unprofiled_steps() {
     // The profiled steps ran from a full prefetch queue; the 330 others waited for data.
     let d = diagnose("dataloader_cpu_saturated_long");
     assert_eq!(d.primary, "data_loading/cpu_saturated");
-    assert!(
-        evidence(
-            &d,
-            "data_loading",
-            "GPU idle while waiting for the DataLoader"
-        ) < 2.0
-    );
-    assert!(evidence(&d, "data_loading", "data wait share of step time") > 70.0);
-    assert!(
-        evidence(
-            &d,
-            "data_loading",
-            "GPU idle waiting for data in unprofiled steps"
-        ) > 50.0
-    );
+    assert!(evidence(&d, "data_loading", K::DataLoaderIdleShare) < 2.0);
+    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 70.0);
+    assert!(evidence(&d, "data_loading", K::UnprofiledDataIdleShare) > 50.0);
     assert!(d.findings[0].share > 0.8);
     assert!(d.finding("gpu_idle").is_none(), "nothing left unexplained");
 }
@@ -360,12 +351,9 @@ fn other_jobs_saturating_the_host_delay_the_launches_of_an_otherwise_compute_bou
     };
     assert_eq!(kernels(&alone).0, kernels(&shared).0);
     assert!((kernels(&alone).1 - kernels(&shared).1).abs() <= 1.0);
-    assert!(evidence(&shared, "kernel_launch", "host CPU use, all cores") > 95.0);
-    assert!(evidence(&shared, "kernel_launch", "training process CPU") < 100.0);
-    assert_eq!(
-        shared.findings[0].fixes[0].title,
-        "Find what else keeps the CPU busy"
-    );
+    assert!(evidence(&shared, "kernel_launch", K::HostCpu) > 95.0);
+    assert!(evidence(&shared, "kernel_launch", K::TrainingProcessCpu) < 100.0);
+    assert_eq!(shared.findings[0].fixes[0], Fix::FindCpuHogs);
     assert!(shared.finding("data_loading").is_none());
 }
 
@@ -373,30 +361,30 @@ fn other_jobs_saturating_the_host_delay_the_launches_of_an_otherwise_compute_bou
 fn a_starved_loader_beside_other_jobs_is_told_the_host_has_no_core_to_spare() {
     let d = diagnose("dataloader_shared_host");
     assert_eq!(d.primary, "data_loading/cpu_contention");
-    assert!(evidence(&d, "data_loading", "host CPU use, all cores") > 95.0);
-    assert!(evidence(&d, "data_loading", "training process tree CPU") < 250.0);
-    assert!(evidence(&d, "data_loading", "data wait share of step time") > 80.0);
-    assert!(d.findings[0].summary.contains("no idle core to add more"));
-    assert_eq!(
-        d.findings[0].fixes[0].title,
-        "Find what else keeps the CPU busy"
+    assert!(evidence(&d, "data_loading", K::HostCpu) > 95.0);
+    assert!(evidence(&d, "data_loading", K::TrainingTreeCpu) < 250.0);
+    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 80.0);
+    assert!(
+        checkup_text::findings::summary(&d.findings[0], Language::En)
+            .contains("no idle core to add more")
     );
+    assert_eq!(d.findings[0].fixes[0], Fix::FindCpuHogs);
 }
 
 #[test]
 fn a_vision_transformer_with_its_batches_on_the_gpu_is_compute_bound() {
     let d = diagnose("vit_healthy");
     assert_eq!(d.primary, "compute_bound");
-    assert!(evidence(&d, "compute_bound", "GPU busy share of a step") > 95.0);
-    assert!(evidence(&d, "compute_bound", "SM active") > 80.0);
+    assert!(evidence(&d, "compute_bound", K::StepBusyShare) > 95.0);
+    assert!(evidence(&d, "compute_bound", K::SmActive) > 80.0);
 }
 
 #[test]
 fn an_lstm_cell_stepped_in_python_is_launch_bound_with_idle_cores() {
     let d = diagnose("launch_bound_lstm_loop");
     assert_eq!(d.primary, "kernel_launch");
-    assert!(evidence(&d, "kernel_launch", "kernels per step") > 900.0);
-    assert!(evidence(&d, "kernel_launch", "median kernel duration") < 5.0);
+    assert!(evidence(&d, "kernel_launch", K::KernelsPerStep) > 900.0);
+    assert!(evidence(&d, "kernel_launch", K::MedianKernel) < 5.0);
     assert!(d.host.as_ref().unwrap().cpu_total_mean.unwrap() < 20.0);
 }
 
@@ -429,11 +417,15 @@ fn nccl_p2p_disabled_over_nvlink_is_named_as_the_cause() {
     });
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
     assert_eq!(d.primary, "communication/p2p_disabled");
-    let check = d.environment.iter().find(|c| c.id == "nccl_p2p").unwrap();
+    let check = d
+        .environment
+        .iter()
+        .find(|c| c.id == CheckId::NcclP2p)
+        .unwrap();
     assert_eq!(check.status, checkup_model::CheckStatus::Fail);
-    assert!(d.findings[0].fixes[0]
+    assert_eq!(d.findings[0].fixes[0], Fix::EnableP2p);
+    assert!(fix_words(&d.findings[0].fixes[0])
         .snippet
-        .as_deref()
         .unwrap()
         .contains("unset NCCL_P2P_DISABLE"));
 }
@@ -458,11 +450,9 @@ fn a_power_capped_gpu_running_at_reduced_clocks_is_throttling() {
     });
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
     let f = d.finding("throttling").expect("throttling found");
-    assert_eq!(f.id, "throttling/power");
-    assert!(
-        (evidence(&d, "throttling", "SM clock while busy") - 1500.0 / 1980.0 * 100.0).abs() < 1.0
-    );
-    assert!(evidence(&d, "throttling", "busy samples with a throttling") > 95.0);
+    assert_eq!(f.id(), "throttling/power");
+    assert!((evidence(&d, "throttling", K::SmClockRatio) - 1500.0 / 1980.0 * 100.0).abs() < 1.0);
+    assert!(evidence(&d, "throttling", K::ThrottledSamples) > 95.0);
     assert!((0.15..0.30).contains(&f.share), "{}", f.share);
 }
 
@@ -480,38 +470,41 @@ fn samples_only(run: &str) -> Diagnosis {
 fn samples_alone_of_a_starved_loader_say_the_gpu_waits_not_that_it_is_the_limit() {
     for run in ["dataloader_starved", "launch_bound"] {
         let d = samples_only(run);
-        assert_eq!(d.primary, "gpu_idle", "{run}: {}", d.verdict);
-        let busy = evidence(&d, "gpu_idle", "GPU busy share");
+        assert_eq!(d.primary, "gpu_idle", "{run}: {:?}", d.findings[0]);
+        let busy = evidence(&d, "gpu_idle", K::GpuBusyShare);
         assert!(busy < 15.0, "{run}: {busy}");
         // The way forward is a profile, shown as a command.
-        assert!(d.findings[0].fixes[0]
+        assert_eq!(d.findings[0].fixes[0], Fix::ProfileSteps);
+        assert!(fix_words(&d.findings[0].fixes[0])
             .snippet
-            .as_deref()
             .unwrap()
             .contains("checkup-agent run --profile-steps"));
     }
     // The launch-bound loop keeps one core busy: its main thread is the suspect.
     let d = samples_only("launch_bound");
-    let tree = evidence(&d, "gpu_idle", "training process tree CPU");
+    let tree = evidence(&d, "gpu_idle", K::TrainingTreeCpu);
     assert!((80.0..150.0).contains(&tree), "{tree}");
-    assert!(d.findings[0]
-        .fixes
-        .iter()
-        .any(|f| f.title.contains("CPU work")));
+    assert!(d.findings[0].fixes.contains(&Fix::MainThreadCpu));
 }
 
 #[test]
 fn samples_alone_of_a_busy_gpu_leave_out_the_start_up_and_stay_compute_bound() {
     let d = samples_only("healthy");
-    assert_eq!(d.primary, "compute_bound", "{}", d.verdict);
+    assert_eq!(d.primary, "compute_bound", "{:?}", d.findings[0]);
     // The first ~13 s are process start and cuDNN autotuning with the GPU idle.
-    assert!(d.window.start_s.is_some(), "{}", d.window.method);
+    assert!(d.window.start_s.is_some(), "{:?}", d.window.method);
     assert!(
-        d.window.method.contains("first busy reading"),
-        "{}",
+        matches!(
+            d.window.method,
+            WindowMethod::NoStepTimings {
+                start_up_s: Some(_),
+                ..
+            }
+        ),
+        "{:?}",
         d.window.method
     );
-    assert!(evidence(&d, "compute_bound", "GPU busy share") > 85.0);
+    assert!(evidence(&d, "compute_bound", K::StepBusyShare) > 85.0);
     assert!(d.finding("gpu_idle").is_none());
     assert_eq!(samples_only("memory_bound").primary, "memory_bandwidth");
 }
@@ -538,13 +531,11 @@ fn a_starved_loader_on_a_host_other_jobs_saturate_is_told_to_free_the_cpu() {
     });
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
     assert_eq!(d.primary, "data_loading/cpu_contention");
-    assert!(d.findings[0]
-        .summary
-        .contains("processes outside the training"));
-    assert_eq!(
-        d.findings[0].fixes[0].title,
-        "Find what else keeps the CPU busy"
+    assert!(
+        checkup_text::findings::summary(&d.findings[0], Language::En)
+            .contains("processes outside the training")
     );
+    assert_eq!(d.findings[0].fixes[0], Fix::FindCpuHogs);
     // Only whose CPU it is changed: the share is the original run's.
     let original = diagnose("dataloader_starved");
     assert!((d.findings[0].share - original.findings[0].share).abs() < 1e-9);

@@ -8,7 +8,9 @@ pub mod stats;
 pub mod step_timing;
 pub mod trace;
 
-use checkup_model::{ChartData, HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming};
+use checkup_model::{
+    ChartData, HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming, WindowMethod,
+};
 
 use crate::diagnosis::thresholds::Thresholds;
 use crate::ingest::Recording;
@@ -53,11 +55,7 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
 /// (before it the job was starting: loading, autotuning, not yet training), and that is said.
 fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> SteadyWindow {
     let Some((rank, steps)) = rec.steps.iter().next() else {
-        let whole = if rec.traces.is_empty() {
-            "no step timings"
-        } else {
-            "profiled steps of the trace, leading warm-up steps excluded; no steps.csv"
-        };
+        let has_trace = !rec.traces.is_empty();
         let ts = || rec.samples.nvml.iter().map(|s| s.ts);
         let first = ts().reduce(f64::min);
         let last = ts().reduce(f64::max);
@@ -72,14 +70,17 @@ fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> Ste
             (Some(first), Some(busy), Some(last)) if busy > first && busy < last => SteadyWindow {
                 start_s: Some(busy),
                 end_s: Some(last),
-                method: format!(
-                    "{whole}: samples from the GPU's first busy reading on ({:.1} s in; the start-up before it is left out)",
-                    busy - first
-                ),
+                method: WindowMethod::NoStepTimings {
+                    has_trace,
+                    start_up_s: Some(busy - first),
+                },
                 ..SteadyWindow::default()
             },
             _ => SteadyWindow {
-                method: format!("{whole}: statistics cover every sample"),
+                method: WindowMethod::NoStepTimings {
+                    has_trace,
+                    start_up_s: None,
+                },
                 ..SteadyWindow::default()
             },
         };
@@ -96,14 +97,12 @@ fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> Ste
         first_step: Some(first.step),
         last_step: Some(last.step),
         warmup_steps: warmup as u64,
-        method: format!(
-            "steps {}–{} of steps.csv ({} warm-up step{} excluded: step 0 and leading steps over {}× the median); profiled steps and the {} before them excluded from step timings",
-            first.step,
-            last.step,
-            warmup,
-            if warmup == 1 { "" } else { "s" },
-            th.warmup_step_factor,
-            th.profiler_margin_steps
-        ),
+        method: WindowMethod::Steps {
+            first: first.step,
+            last: last.step,
+            warmup: warmup as u64,
+            warmup_factor: th.warmup_step_factor,
+            margin_steps: th.profiler_margin_steps,
+        },
     }
 }

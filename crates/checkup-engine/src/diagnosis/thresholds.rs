@@ -76,6 +76,46 @@ pub struct Thresholds {
     pub scaling_efficiency_ok: f64,
     /// Several host synchronisations per step is a smell even when they cost little now.
     pub sync_calls_per_step: f64,
+    /// ... reported when they cost at least this share of the step.
+    pub sync_smell_min_share: f64,
+    /// A lost-time finding this large is critical: the run spends more than a third of its
+    /// time on it, so fixing it alone gives well over 1.5×.
+    pub critical_share: f64,
+    /// Fewer whole steps than this in a trace's steady window make its shares anecdotal.
+    pub min_trace_steps: usize,
+    /// Stalls with GPU samples count as stalls when the GPU went idle in at least this share
+    /// of them; below it the long host-side steps are the host waiting for a busy GPU.
+    pub stalls_idle_share: f64,
+    /// The training's processes using about one core (100 = one core) of CPU, within this
+    /// range, is the Python main thread running flat out.
+    pub main_thread_cpu_pct: (f64, f64),
+}
+
+/// How sure a finding is, by what backs it. Each is a judgement of the signals' agreement,
+/// kept in one place so findings of the same standing carry the same figure.
+pub mod confidence {
+    /// Two independent signals agree (trace and step timings; a clock and a reason).
+    pub const CORROBORATED: f64 = 0.9;
+    /// One direct measurement (a trace's idle time for one cause).
+    pub const MEASURED: f64 = 0.8;
+    /// One indirect measurement (step timings alone).
+    pub const INDIRECT: f64 = 0.7;
+    /// A verdict from a busy GPU (the GPU computes most of each step).
+    pub const BUSY_VERDICT: f64 = 0.85;
+    /// A verdict from a GPU that is not busy: the verdict stands, its meaning is weak.
+    pub const WEAK_VERDICT: f64 = 0.5;
+    /// The share of kernels alone says bandwidth-bound (no GPM DRAM figure): less sure.
+    pub const WITHOUT_GPM_FACTOR: f64 = 0.8;
+    /// The GPU waits and the recording cannot say for what: sure of the wait only.
+    pub const CAUSE_UNKNOWN: f64 = 0.6;
+    /// Periodic stalls seen in the step timings.
+    pub const STALLS: f64 = 0.85;
+    /// A configuration fact (an environment check, a flag) read off the host.
+    pub const CONFIGURATION: f64 = 0.9;
+    /// NCCL_P2P_DISABLE set with NVLink present.
+    pub const P2P_DISABLED: f64 = 0.95;
+    /// One signal of clock throttling without the other.
+    pub const ONE_CLOCK_SIGNAL: f64 = 0.6;
 }
 
 impl Default for Thresholds {
@@ -109,123 +149,11 @@ impl Default for Thresholds {
             straggler_share: 0.05,
             scaling_efficiency_ok: 0.9,
             sync_calls_per_step: 1.0,
+            sync_smell_min_share: 0.01,
+            critical_share: 0.4,
+            min_trace_steps: 3,
+            stalls_idle_share: 0.5,
+            main_thread_cpu_pct: (80.0, 150.0),
         }
     }
-}
-
-impl Thresholds {
-    /// `(name, value, meaning)` rows, for documentation and reports.
-    pub fn table(&self) -> Vec<(&'static str, String, &'static str)> {
-        vec![
-            (
-                "significant_share",
-                pct(self.significant_share),
-                "a lost-time finding this large can be primary / major",
-            ),
-            (
-                "reportable_share",
-                pct(self.reportable_share),
-                "smaller findings are not reported",
-            ),
-            (
-                "gpu_busy_high",
-                pct(self.gpu_busy_high),
-                "GPU busy share that makes the GPU the limit",
-            ),
-            (
-                "kernel_wait_max_us",
-                format!("{} µs", self.kernel_wait_max_us),
-                "HTA kernel-wait gap limit",
-            ),
-            (
-                "tiny_kernel_us",
-                format!("{} µs", self.tiny_kernel_us),
-                "a kernel this short is launch-cost dominated",
-            ),
-            (
-                "warmup_step_factor",
-                format!("{}×", self.warmup_step_factor),
-                "leading steps this much slower are warm-up",
-            ),
-            (
-                "stall_factor",
-                format!("{}×", self.stall_factor),
-                "a step this much slower than the median is a stall",
-            ),
-            (
-                "min_stalls / stall_period_cv",
-                format!("{} / {}", self.min_stalls, self.stall_period_cv),
-                "stalls that repeat regularly form a period",
-            ),
-            (
-                "util_report_lag_s",
-                format!("{} s", self.util_report_lag_s),
-                "a GPU-Util reading shows idle time up to this late (NVML sample period)",
-            ),
-            (
-                "host_ahead_ratio",
-                format!("{}", self.host_ahead_ratio),
-                "host runs ahead of the GPU: long steps are back-pressure",
-            ),
-            (
-                "dram_bw_memory_bound_pct",
-                format!("{} %", self.dram_bw_memory_bound_pct),
-                "GPM DRAM utilisation that makes busy GPU time bandwidth-bound",
-            ),
-            (
-                "gemm_dominant_share",
-                pct(self.gemm_dominant_share),
-                "matrix/convolution share of kernel time that is compute-shaped",
-            ),
-            (
-                "elementwise_dominant_share",
-                pct(self.elementwise_dominant_share),
-                "elementwise share that is bandwidth-bound (no GPM)",
-            ),
-            (
-                "tensor_active_low_pct",
-                format!("{} %", self.tensor_active_low_pct),
-                "tensor cores unused while matmuls dominate",
-            ),
-            (
-                "throttled_share",
-                pct(self.throttled_share),
-                "busy samples with a throttle reason that make a finding",
-            ),
-            (
-                "sm_clock_low_ratio",
-                format!("{}", self.sm_clock_low_ratio),
-                "busy SM clock below this fraction of max",
-            ),
-            (
-                "host_cpu_saturated_pct",
-                format!("{} %", self.host_cpu_saturated_pct),
-                "host CPU saturated: more workers cannot help",
-            ),
-            (
-                "host_cpu_own_share",
-                pct(self.host_cpu_own_share),
-                "share of the busy CPU held by the training's processes: the saturation is its own",
-            ),
-            (
-                "straggler_share",
-                pct(self.straggler_share),
-                "extra exposed communication that is waiting for a slower rank",
-            ),
-            (
-                "scaling_efficiency_ok",
-                pct(self.scaling_efficiency_ok),
-                "multi-GPU scaling efficiency below this is reported",
-            ),
-            (
-                "sync_calls_per_step",
-                format!("{}", self.sync_calls_per_step),
-                "host synchronisations per step worth a note",
-            ),
-        ]
-    }
-}
-
-fn pct(v: f64) -> String {
-    format!("{:.0} %", v * 100.0)
 }

@@ -11,7 +11,7 @@ pub mod steps;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use checkup_model::{RunFacts, SampleSet, StepRecord};
+use checkup_model::{Note, RunFacts, SampleSet, StepRecord};
 
 use crate::error::{EngineError, Result};
 pub use kineto::Trace;
@@ -28,7 +28,7 @@ pub struct Recording {
     /// Steps of `steps.csv` the profiler was active for, inclusive.
     pub profile_steps: Option<(u64, u64)>,
     /// Caveats about the inputs, shown with the diagnosis.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     pub sources: Vec<PathBuf>,
 }
 
@@ -278,20 +278,18 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
         InputKind::QueryGpuLog => {
             if rec.samples.nvml.is_empty() {
                 rec.samples.nvml = samples::read_query_gpu_log(path)?;
-                rec.notes.push(format!(
-                    "GPU samples from the nvidia-smi log {} (no samples_nvml.csv)",
-                    path.display()
-                ));
+                rec.notes.push(Note::SamplesFromQueryLog {
+                    path: path.display().to_string(),
+                });
             }
         }
         InputKind::Dmon => {
             if rec.samples.nvml.is_empty() {
                 let start = rec.facts.started.unwrap_or(0.0);
                 rec.samples.nvml = samples::read_dmon(path, start, 1.0)?;
-                rec.notes.push(format!(
-                    "GPU samples from nvidia-smi dmon output {} (1 s apart from the run's start)",
-                    path.display()
-                ));
+                rec.notes.push(Note::SamplesFromDmon {
+                    path: path.display().to_string(),
+                });
             }
         }
         InputKind::SmiXml => {

@@ -1,0 +1,128 @@
+//! The GPU-busy verdict: compute-bound, or memory-bandwidth-bound when DRAM traffic (GPM) or
+//! the kernel mix says the busy time is spent moving bytes.
+
+use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Severity, Source, Unit};
+
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    finding(cx).into()
+}
+
+fn finding(cx: &Ctx) -> Option<Finding> {
+    let th = cx.th;
+    let (busy, method) = cx.gpu_busy()?;
+    let compute_share = cx
+        .rank
+        .and_then(|r| cx.share_of_window(r.gpu.compute_us))
+        .unwrap_or(busy);
+    let kernels = cx.rank.map(|r| &r.kernels);
+    let gemm = kernels.map(|k| k.gemm_conv_time_share);
+    let elementwise = kernels.map(|k| k.elementwise_time_share);
+    let dram = cx.gpu.and_then(|g| g.dram_bw_mean);
+    let tensor = cx.gpu.and_then(|g| g.tensor_active_mean);
+    let gemm_dominant = gemm.is_some_and(|s| s >= th.gemm_dominant_share);
+    let memory_bound = match dram {
+        Some(d) => d >= th.dram_bw_memory_bound_pct,
+        None => elementwise.is_some_and(|e| e >= th.elementwise_dominant_share),
+    };
+    let mut evidence = vec![share_ev(
+        K::StepBusyShare,
+        busy,
+        Some(th.gpu_busy_high),
+        Source::Busy { method },
+    )];
+    if cx.rank.is_some() {
+        evidence.push(share_ev(
+            K::ComputeShare,
+            compute_share,
+            None,
+            cx.rank_source(),
+        ));
+    }
+    if let Some(d) = dram {
+        evidence.push(ev(
+            K::DramBandwidth,
+            d,
+            Unit::Percent,
+            Some((Comparison::AtLeast, th.dram_bw_memory_bound_pct)),
+            Source::GpmSamples,
+        ));
+    }
+    if let Some(t) = tensor {
+        evidence.push(ev(
+            K::TensorActive,
+            t,
+            Unit::Percent,
+            None,
+            Source::GpmSamples,
+        ));
+    }
+    if let Some(s) = cx.gpu.and_then(|g| g.sm_active_mean) {
+        evidence.push(ev(K::SmActive, s, Unit::Percent, None, Source::GpmSamples));
+    }
+    if let Some(g) = gemm {
+        evidence.push(share_ev(
+            K::GemmShare,
+            g,
+            Some(th.gemm_dominant_share),
+            cx.rank_source(),
+        ));
+    }
+    if let Some(e) = elementwise {
+        evidence.push(share_ev(
+            K::ElementwiseShare,
+            e,
+            Some(th.elementwise_dominant_share),
+            cx.rank_source(),
+        ));
+    }
+    let gpu_is_limit = busy >= th.gpu_busy_high;
+    let sure = if gpu_is_limit {
+        confidence::BUSY_VERDICT
+    } else {
+        confidence::WEAK_VERDICT
+    };
+    if memory_bound {
+        return Some(Finding {
+            cause: Cause::MemoryBandwidth {
+                busy_share: busy,
+                dram_pct: dram,
+                tensor_pct: tensor,
+            },
+            severity: if gpu_is_limit {
+                Severity::Major
+            } else {
+                Severity::Minor
+            },
+            confidence: if dram.is_some() {
+                sure
+            } else {
+                sure * confidence::WITHOUT_GPM_FACTOR
+            },
+            share: compute_share,
+            evidence,
+            fixes: fixes::memory_bandwidth(),
+        });
+    }
+    let tensor_cores_idle = gemm_dominant && tensor.is_some_and(|t| t < th.tensor_active_low_pct);
+    let conv_heavy = kernels.is_some_and(|k| {
+        k.top
+            .iter()
+            .take(5)
+            .any(|t| t.name.to_ascii_lowercase().contains("conv") || t.name.contains("cudnn"))
+    });
+    Some(Finding {
+        cause: Cause::ComputeBound {
+            compute_share,
+            gpu_is_limit,
+            tensor_cores_idle,
+        },
+        severity: Severity::Info,
+        confidence: sure,
+        share: compute_share,
+        evidence,
+        fixes: fixes::compute_bound(tensor_cores_idle, conv_heavy),
+    })
+}

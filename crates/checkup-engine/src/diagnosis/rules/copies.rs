@@ -1,0 +1,72 @@
+//! Host-to-device copies the GPU waits for (not hidden by compute), pageable or pinned.
+
+use checkup_model::{Cause, EvidenceKey as K, Finding, Unit};
+
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    finding(cx).into()
+}
+
+fn finding(cx: &Ctx) -> Option<Finding> {
+    let r = cx.rank?;
+    let share = cx.share_of_window(r.host_waits.exposed_h2d_us)?;
+    if share < cx.th.reportable_share {
+        return None;
+    }
+    let w = &r.host_waits;
+    let pageable = w.pageable_h2d_us > w.pinned_h2d_us;
+    let steps = r.steps.len().max(1) as f64;
+    let src = cx.rank_source();
+    let mut evidence = vec![
+        share_ev(
+            K::ExposedH2dShare,
+            share,
+            Some(cx.th.significant_share),
+            src.clone(),
+        ),
+        ev(
+            K::PageableH2dPerStep,
+            w.pageable_h2d_us / steps / 1e3,
+            Unit::Ms,
+            None,
+            src.clone(),
+        ),
+        ev(
+            K::PinnedH2dPerStep,
+            w.pinned_h2d_us / steps / 1e3,
+            Unit::Ms,
+            None,
+            src.clone(),
+        ),
+    ];
+    if w.pageable_h2d_us > 0.0 {
+        evidence.push(ev(
+            K::PageableBandwidth,
+            w.pageable_h2d_bytes as f64 / (w.pageable_h2d_us * 1e3),
+            Unit::GbPerS,
+            None,
+            src.clone(),
+        ));
+        evidence.push(ev(
+            K::PageableBytesPerStep,
+            w.pageable_h2d_bytes as f64 / steps / 1e6,
+            Unit::Mb,
+            None,
+            src,
+        ));
+    }
+    Some(Finding {
+        cause: if pageable {
+            Cause::H2dCopyPageable
+        } else {
+            Cause::H2dCopy
+        },
+        severity: cx.severity(share),
+        confidence: confidence::CORROBORATED,
+        share,
+        evidence,
+        fixes: fixes::h2d_copy(pageable),
+    })
+}

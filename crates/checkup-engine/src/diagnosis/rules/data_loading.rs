@@ -1,0 +1,187 @@
+//! The input pipeline: the GPU waits for batches (trace, step timings), or for launches a
+//! main thread starved of CPU by its own workers makes late.
+
+use checkup_model::{Cause, EvidenceKey as K, Finding, Source, Unit};
+
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    finding(cx).into()
+}
+
+fn finding(cx: &Ctx) -> Option<Finding> {
+    let th = cx.th;
+    let trace_share = cx
+        .rank
+        .and_then(|r| cx.share_of_window(r.host_waits.dataloader_us));
+    let steps_share = cx.timing.map(|t| t.data_wait_share).filter(|s| *s > 0.0);
+    // The trace tells GPU idle time spent waiting for data; steps.csv tells host time blocked
+    // on data, which may overlap GPU work still queued. Prefer the trace, unless its window
+    // is too short to represent an input pipeline whose waits come in bursts.
+    let short_window = cx.rank.is_some_and(|r| r.steps.len() < th.min_trace_steps);
+    // Host time blocked on data overlaps GPU work still queued by at most the GPU's busy
+    // time per step; the rest of it the GPU idled for data. That lower bound speaks for the
+    // unprofiled steps when the profiled ones caught the input queue full (a prefetch
+    // queue not yet drained, a burst).
+    let steps_idle_share = steps_share
+        .zip(cx.gpu_busy())
+        .map(|(s, (busy, _))| s - busy)
+        .filter(|s| *s > 0.0);
+    let data_share = if short_window {
+        steps_share.or(trace_share)
+    } else {
+        match (trace_share, steps_idle_share) {
+            (Some(t), Some(s)) => Some(t.max(s)),
+            (Some(t), None) => Some(t),
+            (None, _) => steps_share,
+        }
+    };
+    // When the pipeline's workers saturate the host, the main thread gets too little CPU
+    // to launch kernels: the GPU's waits for launches are the pipeline's doing too.
+    let saturation = host_saturation(cx);
+    let whose = saturation.map(|s| s.whose);
+    let starved_launch_share = if whose == Some(Whose::TheTraining) {
+        cx.rank
+            .and_then(|r| cx.share_of_window(r.host_waits.launch_us))
+            .filter(|s| *s >= th.reportable_share)
+    } else {
+        None
+    };
+    if data_share.is_none() && starved_launch_share.is_none() {
+        return None;
+    }
+    let mut share = data_share.unwrap_or(0.0) + starved_launch_share.unwrap_or(0.0);
+    if starved_launch_share.is_some() {
+        // The profiler slows the host side too: the GPU cannot wait longer than it idles
+        // at unprofiled speed.
+        if let Some((busy, _)) = cx.gpu_busy() {
+            share = share.min(1.0 - busy);
+        }
+    }
+    let share = share.min(1.0);
+    if share < th.reportable_share {
+        return None;
+    }
+    let significant = Some(th.significant_share);
+    let mut evidence = Vec::new();
+    if let Some(s) = trace_share {
+        evidence.push(share_ev(
+            K::DataLoaderIdleShare,
+            s,
+            significant,
+            cx.rank_source(),
+        ));
+    }
+    if let Some(s) = steps_idle_share.filter(|s| trace_share.is_some_and(|t| *s > t)) {
+        evidence.push(share_ev(
+            K::UnprofiledDataIdleShare,
+            s,
+            significant,
+            Source::StepsWaitMinusBusy,
+        ));
+    }
+    if let Some(s) = starved_launch_share {
+        evidence.push(share_ev(
+            K::StarvedLaunchIdleShare,
+            s,
+            Some(th.reportable_share),
+            cx.rank_source(),
+        ));
+    }
+    if let Some(t) = cx.timing {
+        evidence.push(ev(
+            K::MeanDataWait,
+            t.data_wait_share * t.mean_step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsvUnprofiled,
+        ));
+        evidence.push(ev(
+            K::MedianDataWait,
+            t.median_data_wait_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsvUnprofiled,
+        ));
+        evidence.push(share_ev(
+            K::DataWaitShare,
+            t.data_wait_share,
+            significant,
+            Source::StepsCsvUnprofiled,
+        ));
+    }
+    if let Some(u) = cx.gpu.and_then(|g| g.util_gpu_mean) {
+        evidence.push(ev(
+            K::MeanGpuUtil,
+            u,
+            Unit::Percent,
+            None,
+            Source::NvmlSamples,
+        ));
+    }
+    if let Some(h) = cx.a.host.as_ref() {
+        if let Some(c) = h.cpu_total_mean {
+            evidence.push(ev(
+                K::HostCpu,
+                c,
+                Unit::Percent,
+                Some((
+                    checkup_model::Comparison::AtLeast,
+                    th.host_cpu_saturated_pct,
+                )),
+                Source::HostSamples,
+            ));
+        }
+        if let Some(p) = h.proc_tree_cpu_mean {
+            evidence.push(ev(
+                K::TrainingTreeCpu,
+                p,
+                Unit::Percent,
+                None,
+                Source::HostSamples,
+            ));
+        }
+    }
+    let settings = cx.facts.dataloader.as_ref();
+    if let Some(w) = settings.and_then(|d| d.num_workers) {
+        evidence.push(ev(
+            K::NumWorkers,
+            w as f64,
+            Unit::Workers,
+            None,
+            Source::MetaJson,
+        ));
+    }
+    let cause = match saturation {
+        Some(s) if s.whose == Whose::Others => Cause::DataLoadingCpuContention {
+            host_cpu_pct: s.total_pct,
+            training_cores: s.training_cores,
+        },
+        Some(s) => Cause::DataLoadingCpuSaturated {
+            host_cpu_pct: s.total_pct,
+            training_cores: s.training_cores,
+            launch_wait_share: starved_launch_share,
+        },
+        None => Cause::DataLoading {
+            data_wait_ms: cx.timing.map(|t| t.data_wait_share * t.mean_step_ms),
+            step_ms: cx.timing.map(|t| t.mean_step_ms),
+        },
+    };
+    let fixes = match whose {
+        Some(Whose::Others) => fixes::cpu_contention(),
+        _ => fixes::data_loading(settings, whose.is_some(), cx.facts.host_cpus),
+    };
+    Some(Finding {
+        cause,
+        severity: cx.severity(share),
+        confidence: if trace_share.is_some() && steps_share.is_some() {
+            confidence::CORROBORATED
+        } else {
+            confidence::INDIRECT
+        },
+        share,
+        evidence,
+        fixes,
+    })
+}

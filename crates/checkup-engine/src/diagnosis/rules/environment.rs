@@ -1,0 +1,43 @@
+//! Environment checks that warned or failed, as findings: they slow training before any
+//! code runs. NCCL peer-to-peer is the communication rule's.
+
+use checkup_model::{
+    Cause, CheckId, CheckStatus, EvidenceKey, Finding, Fix, Severity, Source, Unit,
+};
+
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, Ctx, Outcome};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    let findings = cx
+        .env
+        .iter()
+        .filter(|c| matches!(c.status, CheckStatus::Fail | CheckStatus::Warn))
+        .filter(|c| c.id != CheckId::NcclP2p)
+        .map(|c| {
+            let fail = c.status == CheckStatus::Fail;
+            Finding {
+                cause: Cause::Environment { check: c.clone() },
+                severity: if fail {
+                    Severity::Major
+                } else {
+                    Severity::Minor
+                },
+                confidence: confidence::CONFIGURATION,
+                share: 0.0,
+                evidence: vec![ev(
+                    EvidenceKey::EnvStatus { check: c.id },
+                    if fail { 2.0 } else { 1.0 },
+                    Unit::Status,
+                    None,
+                    Source::StaticSnapshot,
+                )],
+                fixes: vec![Fix::Environment { check: c.id }],
+            }
+        })
+        .collect();
+    Outcome {
+        findings,
+        notes: Vec::new(),
+    }
+}

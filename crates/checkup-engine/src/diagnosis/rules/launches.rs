@@ -1,0 +1,183 @@
+//! Kernel launch overhead: the GPU waits for the host to launch work, checked against the
+//! unprofiled steps (the profiler slows the host side) and against a saturated host.
+
+use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Note, Source, Unit};
+
+use super::sync::sync_drains_queue;
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    let Some(r) = cx.rank else {
+        return Outcome::default();
+    };
+    let th = cx.th;
+    let Some(trace_share) = cx.share_of_window(r.host_waits.launch_us) else {
+        return Outcome::default();
+    };
+    // With the host saturated by the training's own workers, launches are late for want of
+    // CPU, not because the kernels are tiny: the input pipeline finding carries that wait.
+    let saturation = host_saturation(cx);
+    if trace_share < th.reportable_share
+        || sync_drains_queue(cx)
+        || saturation.is_some_and(|s| s.whose == Whose::TheTraining)
+    {
+        return Outcome::default();
+    }
+    let k = &r.kernels;
+    let src = cx.rank_source();
+    let mut share = trace_share;
+    let mut sure = confidence::MEASURED;
+    let mut evidence = vec![
+        share_ev(
+            K::LaunchIdleShare,
+            trace_share,
+            Some(th.significant_share),
+            src.clone(),
+        ),
+        ev(
+            K::KernelsPerStep,
+            k.per_step,
+            Unit::Kernels,
+            None,
+            src.clone(),
+        ),
+        ev(
+            K::MedianKernel,
+            k.median_us,
+            Unit::Us,
+            Some((Comparison::AtMost, th.tiny_kernel_us)),
+            src.clone(),
+        ),
+        share_ev(K::TinyKernelShare, k.share_under_10us, None, src.clone()),
+    ];
+    // The profiler slows the host side; check the claim against unprofiled steps.
+    if let Some((busy, method)) = cx.gpu_busy() {
+        evidence.push(ev(
+            K::UnprofiledBusyShare,
+            busy * 100.0,
+            Unit::Percent,
+            Some((Comparison::AtMost, th.gpu_busy_high * 100.0)),
+            Source::Busy { method },
+        ));
+        if busy >= th.gpu_busy_high {
+            return Outcome {
+                findings: Vec::new(),
+                notes: vec![Note::ProfilerOverheadLaunches {
+                    launch_share: trace_share,
+                    busy_share: busy,
+                }],
+            };
+        }
+        share = share.min(1.0 - busy);
+        sure = confidence::CORROBORATED;
+    }
+    if let Some(t) = cx.timing {
+        evidence.push(ev(
+            K::UnprofiledStepTime,
+            t.mean_step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ));
+        evidence.push(ev(
+            K::ProfiledStepTime,
+            r.profiled_step_us / 1e3,
+            Unit::Ms,
+            None,
+            src.clone(),
+        ));
+    }
+    if let Some(g) = cx.gpu {
+        if let (Some(u), Some(sm)) = (g.util_gpu_mean, g.sm_active_mean) {
+            evidence.push(ev(K::GpuUtil, u, Unit::Percent, None, Source::NvmlSamples));
+            evidence.push(ev(K::SmActive, sm, Unit::Percent, None, Source::GpmSamples));
+        }
+    }
+    if let Some(p) = cx.a.host.as_ref().and_then(|h| h.proc_tree_cpu_mean) {
+        evidence.push(ev(
+            K::TrainingProcessCpu,
+            p,
+            Unit::Percent,
+            None,
+            Source::HostSamples,
+        ));
+    }
+    // Other jobs holding the host's cores delay the loop's launches whatever the kernels:
+    // the cause to fix is the contention, not the kernel sizes.
+    let (cause, fixes) = match saturation.filter(|s| s.whose == Whose::Others) {
+        Some(s) => {
+            evidence.push(ev(
+                K::HostCpu,
+                s.total_pct,
+                Unit::Percent,
+                Some((Comparison::AtLeast, th.host_cpu_saturated_pct)),
+                Source::HostSamples,
+            ));
+            // Fewer launches per step need less CPU time, which helps on a busy host too.
+            let mut f = fixes::cpu_contention();
+            f.extend(fixes::kernel_launch().into_iter().take(1));
+            (
+                Cause::KernelLaunchCpuContention {
+                    host_cpu_pct: s.total_pct,
+                    training_cores: s.training_cores,
+                },
+                f,
+            )
+        }
+        None => (
+            Cause::KernelLaunch {
+                kernels_per_step: k.per_step,
+                median_kernel_us: k.median_us,
+            },
+            fixes::kernel_launch(),
+        ),
+    };
+    Some(Finding {
+        cause,
+        severity: cx.severity(share),
+        confidence: sure,
+        share,
+        evidence,
+        fixes,
+    })
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::rules::test_cx::{rank_with_waits, Fixture};
+    use checkup_model::StepTiming;
+
+    fn launch_bound(busy_per_step_us: f64) -> Fixture {
+        let mut r = rank_with_waits(10_000.0);
+        r.host_waits.launch_us = 6_000.0;
+        r.gpu_busy_per_step_us = busy_per_step_us;
+        Fixture::with_rank(r).timing(StepTiming {
+            mean_step_ms: 10.0,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn launch_waits_are_capped_by_the_gpus_idle_time_at_unprofiled_speed() {
+        // 60 % launch wait in the trace, but unprofiled the GPU is busy 70 % of a step.
+        let out = rule(&launch_bound(7_000.0).cx(), &[]);
+        let f = &out.findings[0];
+        assert_eq!(f.id(), "kernel_launch");
+        assert!((f.share - 0.3).abs() < 1e-9, "{}", f.share);
+    }
+
+    #[test]
+    fn a_gpu_busy_at_unprofiled_speed_makes_the_launch_wait_a_note_not_a_finding() {
+        // 85 % busy is the boundary: the GPU is the limit.
+        let out = rule(&launch_bound(8_500.0).cx(), &[]);
+        assert!(out.findings.is_empty());
+        assert!(matches!(
+            out.notes[..],
+            [Note::ProfilerOverheadLaunches { .. }]
+        ));
+        assert_eq!(rule(&launch_bound(8_499.0).cx(), &[]).findings.len(), 1);
+    }
+}

@@ -1,0 +1,15 @@
+//! One module per cause. Each exports `rule`, of the shape [`super::Rule`].
+
+pub mod busy;
+pub mod communication;
+pub mod copies;
+pub mod data_loading;
+pub mod environment;
+pub mod idle;
+pub mod launches;
+pub mod stalls;
+pub mod sync;
+pub mod throttling;
+
+#[cfg(test)]
+pub mod test_cx;

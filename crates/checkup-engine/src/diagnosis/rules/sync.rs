@@ -1,0 +1,118 @@
+//! Host synchronisation: the loop waits for the GPU, then the GPU waits for the host.
+
+use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Unit};
+
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    finding(cx).into()
+}
+
+/// Whether the host syncs every step yet could launch a step's work faster than the GPU runs
+/// it: then every launch gap of the step follows from the sync draining the queue, and
+/// would vanish without it (the host would run ahead).
+pub fn sync_drains_queue(cx: &Ctx) -> bool {
+    cx.rank.is_some_and(|r| {
+        let w = &r.host_waits;
+        w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step
+            && w.host_work_per_step_us > 0.0
+            && w.host_work_per_step_us < r.gpu_busy_per_step_us
+    })
+}
+
+fn finding(cx: &Ctx) -> Option<Finding> {
+    let r = cx.rank?;
+    let w = &r.host_waits;
+    let drains = sync_drains_queue(cx);
+    let share = cx.share_of_window(w.sync_us + if drains { w.launch_us } else { 0.0 })?;
+    let many = w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step;
+    if share < cx.th.reportable_share && !(many && share > cx.th.sync_smell_min_share) {
+        return None;
+    }
+    let src = cx.rank_source();
+    Some(Finding {
+        cause: Cause::HostSync,
+        severity: cx.severity(share),
+        confidence: confidence::MEASURED,
+        share,
+        evidence: vec![
+            share_ev(
+                K::SyncIdleShare,
+                share,
+                Some(cx.th.significant_share),
+                src.clone(),
+            ),
+            ev(
+                K::SyncCallsPerStep,
+                w.sync_calls_per_step,
+                Unit::Calls,
+                Some((Comparison::AtLeast, cx.th.sync_calls_per_step)),
+                src.clone(),
+            ),
+            ev(
+                K::ItemCallsPerStep,
+                w.item_calls_per_step,
+                Unit::Calls,
+                None,
+                src.clone(),
+            ),
+            ev(
+                K::HostLaunchTime,
+                w.host_work_per_step_us / 1e3,
+                Unit::Ms,
+                None,
+                src.clone(),
+            ),
+            ev(
+                K::GpuBusyPerStep,
+                r.gpu_busy_per_step_us / 1e3,
+                Unit::Ms,
+                None,
+                src,
+            ),
+        ],
+        fixes: fixes::host_sync(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::rules::test_cx::{rank_with_waits, Fixture};
+
+    #[test]
+    fn a_sync_every_step_that_drains_the_queue_takes_the_launch_gaps_too() {
+        // 2 syncs per step, the host needs 2 ms to launch a step the GPU runs in 8 ms.
+        let mut r = rank_with_waits(10_000.0);
+        r.host_waits.sync_calls_per_step = 2.0;
+        r.host_waits.sync_us = 1_000.0;
+        r.host_waits.launch_us = 2_000.0;
+        r.host_waits.host_work_per_step_us = 2_000.0;
+        r.gpu_busy_per_step_us = 8_000.0;
+        let fx = Fixture::with_rank(r);
+        let f = finding(&fx.cx()).unwrap();
+        assert!((f.share - 0.3).abs() < 1e-9, "{}", f.share);
+    }
+
+    #[test]
+    fn a_sync_whose_host_work_exceeds_the_gpus_keeps_only_its_own_idle() {
+        let mut r = rank_with_waits(10_000.0);
+        r.host_waits.sync_calls_per_step = 2.0;
+        r.host_waits.sync_us = 1_000.0;
+        r.host_waits.launch_us = 2_000.0;
+        r.host_waits.host_work_per_step_us = 9_000.0;
+        r.gpu_busy_per_step_us = 8_000.0;
+        let fx = Fixture::with_rank(r);
+        assert!((finding(&fx.cx()).unwrap().share - 0.1).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_rare_cheap_sync_is_not_reported() {
+        let mut r = rank_with_waits(10_000.0);
+        r.host_waits.sync_calls_per_step = 0.5;
+        r.host_waits.sync_us = 400.0; // 4 %: under the reportable 5 %
+        let fx = Fixture::with_rank(r);
+        assert!(finding(&fx.cx()).is_none());
+    }
+}
