@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use checkup_model::{CheckStatus, EnvCheck, RunFacts};
+use checkup_model::{CheckId, CheckStatus, CheckValue, EnvCheck, GpuProcess, RunFacts};
 
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -54,59 +54,51 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         Ok(nv) => {
             nvml_facts(&nv, &mut facts);
             checks.push(EnvCheck::new(
-                "nvidia_driver",
-                "NVIDIA driver",
+                CheckId::NvidiaDriver,
                 CheckStatus::Pass,
-                format!(
-                    "{} GPU(s), driver {}, CUDA {}",
-                    nv.gpu_count(),
-                    facts.driver_version.clone().unwrap_or_default(),
-                    facts.cuda_driver_version.clone().unwrap_or_default()
-                ),
-                "NVML answered: GPU sampling works.",
-                None,
+                CheckValue::Driver {
+                    gpus: nv.gpu_count(),
+                    driver: facts.driver_version.clone().unwrap_or_default(),
+                    cuda: facts.cuda_driver_version.clone().unwrap_or_default(),
+                },
             ));
-            let procs = nv.gpu_processes();
             let me = std::process::id();
-            let others: Vec<String> = procs
-                .iter()
+            let others: Vec<GpuProcess> = nv
+                .gpu_processes()
+                .into_iter()
                 .filter(|(_, pid, _)| *pid != me)
-                .map(|(g, pid, mib)| {
-                    format!(
-                        "GPU {g}: pid {pid} ({} MiB)",
-                        mib.map_or("?".into(), |m| m.to_string())
-                    )
-                })
+                .map(|(gpu, pid, used_mib)| GpuProcess { gpu, pid, used_mib })
                 .collect();
             checks.push(EnvCheck::new(
-                "gpu_processes",
-                "Other processes on the GPUs",
-                if others.is_empty() { CheckStatus::Pass } else { CheckStatus::Warn },
-                if others.is_empty() { "none".into() } else { others.join("; ") },
-                "Another process on the same GPU shares its SMs and memory: timings of this job will be slower and noisy.",
-                (!others.is_empty()).then_some("Check who runs them (ps -p PID) before measuring; on shared hosts pick an idle GPU with CUDA_VISIBLE_DEVICES"),
+                CheckId::GpuProcesses,
+                if others.is_empty() {
+                    CheckStatus::Pass
+                } else {
+                    CheckStatus::Warn
+                },
+                CheckValue::Processes { processes: others },
             ));
             if !nv.gpm_supported() && nv.gpu_count() > 0 {
-                checks.push(EnvCheck::new("gpm", "GPU performance monitoring (GPM)", CheckStatus::Warn, "not supported".into(), "Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", None));
+                checks.push(EnvCheck::new(
+                    CheckId::Gpm,
+                    CheckStatus::Warn,
+                    CheckValue::NotSupported,
+                ));
             }
         }
         Err(e) => checks.push(EnvCheck::new(
-            "nvidia_driver",
-            "NVIDIA driver",
+            CheckId::NvidiaDriver,
             CheckStatus::Fail,
-            e.to_string(),
-            "Without the driver there is nothing to sample on the GPU side.",
-            Some("Install the NVIDIA driver, or run the agent on the GPU host"),
+            CheckValue::System {
+                message: e.to_string(),
+            },
         )),
     }
     #[cfg(not(feature = "nvml"))]
     checks.push(EnvCheck::new(
-        "nvidia_driver",
-        "NVIDIA driver",
+        CheckId::NvidiaDriver,
         CheckStatus::Unknown,
-        "agent built without NVML".into(),
-        "GPU facts were not read.",
-        None,
+        CheckValue::NoNvml,
     ));
 
     facts.host_cpus = std::thread::available_parallelism()
@@ -119,27 +111,25 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
             facts.cuda_runtime_version = v.cuda.clone();
             facts.nccl_version = v.nccl.clone();
             checks.push(EnvCheck::new(
-                "torch",
-                "PyTorch in the training environment",
-                if v.torch.is_some() { CheckStatus::Pass } else { CheckStatus::Warn },
-                format!(
-                    "torch {}, CUDA {}, cuDNN {}, NCCL {} ({python})",
-                    v.torch.as_deref().unwrap_or("missing"),
-                    v.cuda.as_deref().unwrap_or("none"),
-                    v.cudnn.as_deref().unwrap_or("none"),
-                    v.nccl.as_deref().unwrap_or("none")
-                ),
-                "The versions training will use; torch's CUDA runtime must not be newer than the driver's.",
-                v.torch.is_none().then_some("Point --python at the interpreter of the training environment (a venv or conda env)"),
+                CheckId::Torch,
+                if v.torch.is_some() {
+                    CheckStatus::Pass
+                } else {
+                    CheckStatus::Warn
+                },
+                CheckValue::Torch {
+                    torch: v.torch,
+                    cuda: v.cuda,
+                    cudnn: v.cudnn,
+                    nccl: v.nccl,
+                    python: python.clone(),
+                },
             ));
         }
         Err(e) => checks.push(EnvCheck::new(
-            "torch",
-            "PyTorch in the training environment",
+            CheckId::Torch,
             CheckStatus::Unknown,
-            e,
-            "Training software versions could not be read.",
-            Some("Pass --python /path/to/venv/bin/python"),
+            CheckValue::System { message: e },
         )),
     }
     if let Some(w) = opts.workers {
@@ -240,8 +230,8 @@ pub fn fs_space(path: &Path) -> Option<(u64, u64)> {
     Some((st.f_blocks as u64 * block, st.f_bavail as u64 * block))
 }
 
-fn gib(b: u64) -> String {
-    format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+fn gib(b: u64) -> f64 {
+    b as f64 / (1u64 << 30) as f64
 }
 
 pub fn shm_check(path: &Path) -> EnvCheck {
@@ -255,22 +245,12 @@ pub fn shm_check(path: &Path) -> EnvCheck {
                 CheckStatus::Pass
             };
             EnvCheck::new(
-                "dev_shm",
-                "/dev/shm size",
+                CheckId::DevShm,
                 status,
-                gib(total),
-                "DataLoader workers hand batches to the training process through /dev/shm; containers default to 64 MB, which crashes workers (bus error) or forces tiny batches.",
-                (status != CheckStatus::Pass).then_some("Start the container with --shm-size=16g (or --ipc=host)"),
+                CheckValue::Size { gib: gib(total) },
             )
         }
-        None => EnvCheck::new(
-            "dev_shm",
-            "/dev/shm size",
-            CheckStatus::Warn,
-            "missing".into(),
-            "No /dev/shm: DataLoader workers cannot share batches.",
-            Some("Mount a tmpfs at /dev/shm"),
-        ),
+        None => EnvCheck::new(CheckId::DevShm, CheckStatus::Warn, CheckValue::Missing),
     }
 }
 
@@ -282,9 +262,20 @@ fn profiling_permission_check() -> EnvCheck {
             .map(|v| v.trim() == "1")
     });
     match admin_only {
-        Some(true) => EnvCheck::new("profiling_permission", "GPU performance counters", CheckStatus::Warn, "admin only (RmProfilingAdminOnly=1)".into(), "Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", Some("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)")),
-        Some(false) => EnvCheck::new("profiling_permission", "GPU performance counters", CheckStatus::Pass, "open to all users".into(), "Profiling counters are readable without root.", None),
-        None => EnvCheck::new("profiling_permission", "GPU performance counters", CheckStatus::Unknown, "no /proc/driver/nvidia/params".into(), "The driver's profiling restriction could not be read.", None),
+        Some(admin_only) => EnvCheck::new(
+            CheckId::ProfilingPermission,
+            if admin_only {
+                CheckStatus::Warn
+            } else {
+                CheckStatus::Pass
+            },
+            CheckValue::ProfilingAdminOnly { admin_only },
+        ),
+        None => EnvCheck::new(
+            CheckId::ProfilingPermission,
+            CheckStatus::Unknown,
+            CheckValue::NoDriverParams,
+        ),
     }
 }
 
@@ -299,21 +290,20 @@ pub fn disk_check(dir: &Path) -> EnvCheck {
                 CheckStatus::Pass
             };
             EnvCheck::new(
-                "disk_free",
-                "Free disk for data and checkpoints",
+                CheckId::DiskFree,
                 status,
-                format!("{} free at {}", gib(free), dir.display()),
-                "Checkpoints of large models take tens of GB each; a full disk kills training at the first save.",
-                (status != CheckStatus::Pass).then_some("Free space or point checkpoints at a larger volume"),
+                CheckValue::DiskFree {
+                    gib: gib(free),
+                    path: dir.display().to_string(),
+                },
             )
         }
         None => EnvCheck::new(
-            "disk_free",
-            "Free disk for data and checkpoints",
+            CheckId::DiskFree,
             CheckStatus::Unknown,
-            format!("{} not readable", dir.display()),
-            "",
-            None,
+            CheckValue::Unreadable {
+                path: dir.display().to_string(),
+            },
         ),
     }
 }

@@ -154,10 +154,11 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 }
                 for c in &report.checks {
                     let status = format!("{:?}", c.status).to_uppercase();
-                    let _ = writeln!(out, "[{status:<7}] {}: {}", c.title, c.value);
+                    let t = checkup_text::checks::text(c, checkup_model::Language::En);
+                    let _ = writeln!(out, "[{status:<7}] {}: {}", t.title, t.value);
                     if c.status != checkup_model::CheckStatus::Pass {
-                        let _ = writeln!(out, "          {}", c.meaning);
-                        if let Some(fix) = &c.fix {
+                        let _ = writeln!(out, "          {}", t.meaning);
+                        if let Some(fix) = &t.fix {
                             let _ = writeln!(out, "          fix: {fix}");
                         }
                     }
