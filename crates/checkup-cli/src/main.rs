@@ -32,6 +32,9 @@ enum Command {
         /// A 1-GPU run of the same model, for the multi-GPU scaling check.
         #[arg(long)]
         partner: Option<PathBuf>,
+        /// Language of the text: en or zh (Simplified Chinese). JSON is the same in both.
+        #[arg(long, default_value = "en")]
+        lang: checkup_model::Language,
     },
     /// Write a report of a recording: PDF, single-file HTML, Markdown with its charts in
     /// `charts/` beside it, or JSON.
@@ -49,7 +52,7 @@ enum Command {
         partner: Option<PathBuf>,
         /// Report language: en or zh (Simplified Chinese).
         #[arg(long, default_value = "en")]
-        lang: checkup_report::Language,
+        lang: checkup_model::Language,
         /// A baseline card (or a baseline run) to compare against.
         #[arg(long)]
         baseline: Option<PathBuf>,
@@ -64,7 +67,13 @@ enum Command {
     },
     /// Compare a run with a baseline (a card written by `checkup baseline`, or a run) and say
     /// what changed.
-    Compare { current: PathBuf, baseline: PathBuf },
+    Compare {
+        current: PathBuf,
+        baseline: PathBuf,
+        /// Language of the text: en or zh (Simplified Chinese).
+        #[arg(long, default_value = "en")]
+        lang: checkup_model::Language,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Debug, ValueEnum)]
@@ -167,12 +176,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
             paths,
             json,
             partner,
+            lang,
         } => {
             let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
             let out = if json {
                 checkup_report::json(&d)? + "\n"
             } else {
-                text::render(&d)
+                text::render(&d, lang)
             };
             write_out(None, out.as_bytes())
         }
@@ -226,19 +236,16 @@ fn run(cli: Cli) -> Result<(), CliError> {
                     .as_bytes(),
             )
         }
-        Command::Compare { current, baseline } => {
+        Command::Compare {
+            current,
+            baseline,
+            lang,
+        } => {
             let now = checkup_engine::analyze_paths(&[current], &options(None))?;
             let base = load_card(&baseline)?;
             let cmp =
                 checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
-            let mut out = format!("{}\n\n", cmp.summary);
-            for c in &cmp.changes {
-                out.push_str(&format!(
-                    "{:<22} {:>14} → {:<14} {}\n",
-                    c.figure, c.baseline, c.current, c.change
-                ));
-            }
-            write_out(None, out.as_bytes())
+            write_out(None, text::comparison(&cmp, lang).as_bytes())
         }
     }
 }

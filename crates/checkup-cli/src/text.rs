@@ -1,60 +1,98 @@
-//! The terminal view of a diagnosis: ranked findings with evidence and fixes.
+//! The terminal view of a diagnosis: ranked findings with evidence and fixes, and of a
+//! comparison, in the chosen language.
 
 use std::fmt::Write;
 
-use checkup_model::{Comparison, Diagnosis};
+use checkup_model::{Comparison, Diagnosis, Language, RunComparison};
 use checkup_report::format_number;
+use checkup_text::{comparison, evidence, findings, fixes, notes, report, severity};
 
-pub fn render(d: &Diagnosis) -> String {
+/// Words of this view that are the terminal's own.
+struct Words {
+    window: &'static str,
+    diagnosed_rank: &'static str,
+    share: &'static str,
+    confidence: &'static str,
+    threshold: &'static str,
+    fix: &'static str,
+    note: &'static str,
+}
+
+fn words(l: Language) -> Words {
+    match l {
+        Language::En => Words {
+            window: "Window",
+            diagnosed_rank: "Diagnosed rank: {} (the slowest; the others wait for it)",
+            share: "share",
+            confidence: "confidence",
+            threshold: "threshold",
+            fix: "fix",
+            note: "note",
+        },
+        Language::Zh => Words {
+            window: "统计窗口",
+            diagnosed_rank: "诊断的 rank：{}（最慢的一个；其他 rank 在等它）",
+            share: "占比",
+            confidence: "置信度",
+            threshold: "阈值",
+            fix: "修复",
+            note: "说明",
+        },
+    }
+}
+
+pub fn render(d: &Diagnosis, l: Language) -> String {
+    let w = words(l);
+    let t = report::text(l);
+    let colon = if l == Language::Zh { "：" } else { ": " };
     let mut s = String::new();
-    let _ = writeln!(s, "PRIMARY: {}", d.primary);
-    let _ = writeln!(s, "{}\n", d.verdict);
-    let _ = writeln!(s, "Window: {}", d.window.method);
+    let _ = writeln!(s, "{}{colon}{}", t.primary, d.primary);
+    let _ = writeln!(s, "{}\n", findings::verdict(d, l));
+    let _ = writeln!(
+        s,
+        "{}{colon}{}",
+        w.window,
+        notes::window_method(&d.window.method, l)
+    );
     if let Some(r) = d.diagnosed_rank.filter(|_| d.ranks.len() > 1) {
-        let _ = writeln!(
-            s,
-            "Diagnosed rank: {r} (the slowest; the others wait for it)"
-        );
+        let _ = writeln!(s, "{}", w.diagnosed_rank.replace("{}", &r.to_string()));
     }
     let _ = writeln!(s);
     for (i, f) in d.findings.iter().enumerate() {
         let _ = writeln!(
             s,
-            "{}. [{:?}] {} ({})  share {:.0}%  confidence {:.0}%",
+            "{}. [{}] {} ({})  {} {}%  {} {}%",
             i + 1,
-            f.severity,
-            f.title,
-            f.id,
-            f.share * 100.0,
-            f.confidence * 100.0
+            severity(f.severity, l),
+            findings::title(&f.cause, l),
+            f.id(),
+            w.share,
+            checkup_text::pct(f.share),
+            w.confidence,
+            checkup_text::pct(f.confidence)
         );
-        let _ = writeln!(s, "   {}", f.summary);
+        let _ = writeln!(s, "   {}", findings::summary(f, l));
         for e in &f.evidence {
             let threshold = e.threshold.as_ref().map(|t| {
                 let op = match t.comparison {
                     Comparison::AtLeast => "≥",
                     Comparison::AtMost => "≤",
                 };
-                format!(" (threshold {op} {})", format_number(t.value))
+                format!(" ({} {op} {})", w.threshold, format_number(t.value))
             });
             let _ = writeln!(
                 s,
-                "   - {}: {} {}{}  [{}]",
-                e.metric,
+                "   - {}{colon}{} {}{}  [{}]",
+                evidence::label(&e.key, l),
                 format_number(e.value),
-                e.unit,
+                evidence::unit(e.unit, l),
                 threshold.unwrap_or_default(),
-                e.source
+                evidence::source(&e.source, l)
             );
         }
         for (k, fix) in f.fixes.iter().enumerate() {
-            let _ = writeln!(
-                s,
-                "   fix {}: {} — {}",
-                k + 1,
-                fix.title,
-                fix.expected_effect
-            );
+            let fix = fixes::text(fix, l);
+            let _ = writeln!(s, "   {} {}: {} — {}", w.fix, k + 1, fix.title, fix.effect);
             if let Some(code) = &fix.snippet {
                 for line in code.lines() {
                     let _ = writeln!(s, "       {line}");
@@ -64,7 +102,24 @@ pub fn render(d: &Diagnosis) -> String {
         let _ = writeln!(s);
     }
     for n in &d.notes {
-        let _ = writeln!(s, "note: {n}");
+        let _ = writeln!(s, "{}{colon}{}", w.note, notes::note(n, l));
     }
     s
+}
+
+/// A comparison with a baseline card: the summary, then one line per figure.
+pub fn comparison(c: &RunComparison, l: Language) -> String {
+    let mut out = format!("{}\n\n", comparison::summary(c, l));
+    for ch in &c.changes {
+        let [before, after, change] = comparison::row(ch, l);
+        let _ = writeln!(
+            out,
+            "{:<22} {:>14} → {:<14} {}",
+            comparison::figure(ch.figure, l),
+            before,
+            after,
+            change
+        );
+    }
+    out
 }

@@ -37,15 +37,45 @@ fn analyze_json_has_the_stable_keys_scripts_rely_on() {
     }
     assert_eq!(f["id"], "data_loading");
     assert!(f["share"].as_f64().unwrap() > 0.8);
-    assert!(f["evidence"][0]["metric"].is_string() && f["evidence"][0]["value"].is_number());
+    assert!(f["evidence"][0]["key"].is_string() && f["evidence"][0]["value"].is_number());
 }
 
 #[test]
 fn analyze_text_leads_with_the_primary_finding_and_its_fix() {
     let (code, out, _) = checkup(&["analyze", corpus("h2d_pageable").to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(out.starts_with("PRIMARY: h2d_copy/pageable\n"), "{out}");
+    assert!(
+        out.starts_with("Primary bottleneck: h2d_copy/pageable\n"),
+        "{out}"
+    );
     assert!(out.contains("pin_memory=True"), "{out}");
+}
+
+#[test]
+fn analyze_text_reads_in_chinese_with_the_same_numbers() {
+    let run = corpus("dataloader_starved");
+    let (code, en, _) = checkup(&["analyze", run.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let (code, zh, err) = checkup(&["analyze", run.to_str().unwrap(), "--lang", "zh"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(zh.starts_with("主要瓶颈：data_loading\n"), "{zh}");
+    assert!(zh.contains("输入管线（DataLoader）让 GPU 挨饿"), "{zh}");
+    assert!(
+        zh.contains("# 原为 2"),
+        "the fix quotes the run's 2 workers: {zh}"
+    );
+    assert!(!zh.contains("The GPU waits"), "{zh}");
+    // Every number of the English view is in the Chinese one.
+    let numbers = |s: &str| {
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|w| w.contains('.'))
+            .map(str::to_owned)
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    assert_eq!(numbers(&en), numbers(&zh));
+    let (code, _, err) = checkup(&["analyze", run.to_str().unwrap(), "--lang", "fr"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("unknown language `fr`: use en or zh"), "{err}");
 }
 
 #[test]

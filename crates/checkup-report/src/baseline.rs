@@ -3,7 +3,10 @@
 
 use std::fmt::Write;
 
-use checkup_model::{ids, Diagnosis};
+use checkup_model::{
+    CompareReason, CurveShape, Delta, Diagnosis, Family, Figure, FigureChange, FigureUnit,
+    FigureValue, RunComparison, StepChange,
+};
 
 use crate::ReportError;
 
@@ -18,11 +21,10 @@ pub struct BaselineCard {
     /// Mean of the first 20 steady steps.
     pub mean_step_ms: Option<f64>,
     pub util_mean_pct: Option<f64>,
-    /// "steady", "sawtooth" or "dips every N s".
-    pub util_shape: String,
+    pub util_shape: Option<CurveShape>,
     pub power_mean_w: Option<f64>,
     pub power_limit_w: Option<f64>,
-    pub power_shape: String,
+    pub power_shape: Option<CurveShape>,
     /// Share of step time the GPU waits for the DataLoader (0..1).
     pub data_loading_share: Option<f64>,
     /// GPU idle time per kernel: the mean gap between kernels.
@@ -52,12 +54,12 @@ impl BaselineCard {
             .map(|v| v.iter().sum::<f64>() / v.len() as f64)
             .or_else(|| rank.map(|r| r.gpu_step_us / 1e3).filter(|v| *v > 0.0));
         let shape = |sawtooth: bool, period: Option<f64>| match (sawtooth, period) {
-            (_, Some(p)) => format!("dips every {p:.1} s"),
-            (true, None) => "sawtooth".to_owned(),
-            _ => "steady".to_owned(),
+            (_, Some(p)) => CurveShape::DipsEvery { period_s: p },
+            (true, None) => CurveShape::Sawtooth,
+            _ => CurveShape::Steady,
         };
         let data_loading = d
-            .finding(ids::DATA_LOADING)
+            .finding(Family::DataLoading.id())
             .map(|f| f.share)
             .or_else(|| {
                 rank.filter(|r| r.gpu.window_us > 0.0)
@@ -75,10 +77,10 @@ impl BaselineCard {
                 .unwrap_or_default(),
             mean_step_ms,
             util_mean_pct: gpu_stats.and_then(|g| g.util_gpu_mean),
-            util_shape: gpu_stats.map_or_else(String::new, |g| shape(g.sawtooth, g.dip_period_s)),
+            util_shape: gpu_stats.map(|g| shape(g.sawtooth, g.dip_period_s)),
             power_mean_w: gpu_stats.and_then(|g| g.power_w_mean),
             power_limit_w: gpu_stats.and_then(|g| g.power_limit_w),
-            power_shape: gpu_stats.map_or_else(String::new, |g| shape(g.sawtooth, g.dip_period_s)),
+            power_shape: gpu_stats.map(|g| shape(g.sawtooth, g.dip_period_s)),
             data_loading_share: data_loading,
             mean_kernel_gap_us: rank
                 .filter(|r| r.kernels.kernels > 0)
@@ -106,10 +108,10 @@ impl BaselineCard {
             opt(self.mean_step_ms)
         );
         let _ = writeln!(s, "util_mean_pct = {}", opt(self.util_mean_pct));
-        let _ = writeln!(s, "util_shape = {}", self.util_shape);
+        let _ = writeln!(s, "util_shape = {}", shape_text(self.util_shape));
         let _ = writeln!(s, "power_mean_w = {}", opt(self.power_mean_w));
         let _ = writeln!(s, "power_limit_w = {}", opt(self.power_limit_w));
-        let _ = writeln!(s, "power_shape = {}", self.power_shape);
+        let _ = writeln!(s, "power_shape = {}", shape_text(self.power_shape));
         let _ = writeln!(s, "data_loading_share = {}", opt(self.data_loading_share));
         let _ = writeln!(s, "mean_kernel_gap_us = {}", opt(self.mean_kernel_gap_us));
         let _ = writeln!(s, "comm_share = {}", opt(self.comm_share));
@@ -151,10 +153,14 @@ impl BaselineCard {
                 "cuda" => card.cuda = value.into(),
                 k if k.starts_with("mean_step_ms") => card.mean_step_ms = num()?,
                 "util_mean_pct" => card.util_mean_pct = num()?,
-                "util_shape" => card.util_shape = value.into(),
+                "util_shape" => {
+                    card.util_shape = parse_shape(value).map_err(|e| line_err(i, key, e))?
+                }
                 "power_mean_w" => card.power_mean_w = num()?,
                 "power_limit_w" => card.power_limit_w = num()?,
-                "power_shape" => card.power_shape = value.into(),
+                "power_shape" => {
+                    card.power_shape = parse_shape(value).map_err(|e| line_err(i, key, e))?
+                }
                 "data_loading_share" => card.data_loading_share = num()?,
                 "mean_kernel_gap_us" => card.mean_kernel_gap_us = num()?,
                 "comm_share" => card.comm_share = num()?,
@@ -173,35 +179,37 @@ impl BaselineCard {
     }
 }
 
-/// One figure of a comparison.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Change {
-    pub figure: &'static str,
-    pub baseline: String,
-    pub current: String,
-    pub change: String,
-}
-
-impl Change {
-    /// Whether the figure moved: an environment fact changed, or a number by at least the
-    /// precision it is shown with. Read before the comparison is localised.
-    pub fn differs(&self) -> bool {
-        match self.change.as_str() {
-            "" | "same" | "unknown" => false,
-            c => !(c.starts_with("+0") || c.starts_with("-0")),
-        }
+/// A curve shape as the card file writes it: `steady`, `sawtooth`, `dips every 12.5 s`.
+fn shape_text(s: Option<CurveShape>) -> String {
+    match s {
+        None => String::new(),
+        Some(CurveShape::Steady) => "steady".into(),
+        Some(CurveShape::Sawtooth) => "sawtooth".into(),
+        Some(CurveShape::DipsEvery { period_s }) => format!("dips every {period_s:.1} s"),
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Comparison {
-    pub changes: Vec<Change>,
-    /// What changed, in plain words.
-    pub summary: String,
+/// The card file's curve-shape values (its own fixed vocabulary, written by [`shape_text`]).
+fn parse_shape(v: &str) -> Result<Option<CurveShape>, String> {
+    let period = v
+        .strip_prefix("dips every ")
+        .and_then(|p| p.strip_suffix(" s"))
+        .map(|p| p.trim().parse::<f64>());
+    match (v, period) {
+        ("", _) => Ok(None),
+        ("steady", _) => Ok(Some(CurveShape::Steady)),
+        ("sawtooth", _) => Ok(Some(CurveShape::Sawtooth)),
+        (_, Some(Ok(period_s))) if period_s.is_finite() && period_s > 0.0 => {
+            Ok(Some(CurveShape::DipsEvery { period_s }))
+        }
+        _ => Err(format!(
+            "`{v}` is not a curve shape (steady, sawtooth or `dips every N s`)"
+        )),
+    }
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".into(), |v| format!("{:.0}%", v * 100.0))
+fn line_err(i: usize, key: &str, e: String) -> ReportError {
+    ReportError::Baseline(format!("line {}: `{key}`: {e}", i + 1))
 }
 
 fn rel(base: Option<f64>, now: Option<f64>) -> Option<f64> {
@@ -211,176 +219,200 @@ fn rel(base: Option<f64>, now: Option<f64>) -> Option<f64> {
     }
 }
 
-pub fn compare(now: &BaselineCard, base: &BaselineCard) -> Comparison {
+/// A run's card against the baseline's: each figure, the step-time change and the layer
+/// whose figure moved most.
+pub fn compare(now: &BaselineCard, base: &BaselineCard) -> RunComparison {
     let mut changes = Vec::new();
-    let num =
-        |v: Option<f64>, unit: &str| v.map_or_else(|| "–".into(), |v| format!("{v:.1} {unit}"));
-    let signed = |r: Option<f64>| r.map_or_else(String::new, |r| format!("{:+.0}%", r * 100.0));
-    let points = |b: Option<f64>, n: Option<f64>| match (b, n) {
-        (Some(b), Some(n)) => format!("{:+.0} points", (n - b) * 100.0),
-        _ => String::new(),
+    let number = |value: Option<f64>, unit| FigureValue::Number { value, unit };
+    let relative =
+        |b: Option<f64>, n: Option<f64>| rel(b, n).map_or(Delta::None, |by| Delta::Relative { by });
+    let points = |b: Option<f64>, n: Option<f64>, scale: f64| match (b, n) {
+        (Some(b), Some(n)) => Delta::Points {
+            by: (n - b) * scale,
+        },
+        _ => Delta::None,
     };
     // A fact missing on either side (a bare trace knows no driver) is unknown, not a change.
     let mut env_changes = Vec::new();
     for (figure, b, n) in [
-        ("GPU", &base.gpu, &now.gpu),
-        ("driver", &base.driver, &now.driver),
-        ("CUDA", &base.cuda, &now.cuda),
+        (Figure::Gpu, &base.gpu, &now.gpu),
+        (Figure::Driver, &base.driver, &now.driver),
+        (Figure::Cuda, &base.cuda, &now.cuda),
     ] {
-        let change = if b.is_empty() || n.is_empty() {
-            "unknown"
+        let delta = if b.is_empty() || n.is_empty() {
+            Delta::Unknown
         } else if b == n {
-            "same"
+            Delta::Same
         } else {
-            env_changes.push(format!("{figure} {b} → {n}"));
-            "changed"
+            env_changes.push((figure, b.clone(), n.clone()));
+            Delta::Changed
         };
-        changes.push(Change {
+        changes.push(FigureChange {
             figure,
-            baseline: b.clone(),
-            current: n.clone(),
-            change: change.into(),
+            baseline: FigureValue::Text { text: b.clone() },
+            current: FigureValue::Text { text: n.clone() },
+            delta,
         });
     }
     let step = rel(base.mean_step_ms, now.mean_step_ms);
-    changes.push(Change {
-        figure: "mean step time",
-        baseline: num(base.mean_step_ms, "ms"),
-        current: num(now.mean_step_ms, "ms"),
-        change: signed(step),
+    changes.push(FigureChange {
+        figure: Figure::MeanStepTime,
+        baseline: number(base.mean_step_ms, FigureUnit::Ms),
+        current: number(now.mean_step_ms, FigureUnit::Ms),
+        delta: relative(base.mean_step_ms, now.mean_step_ms),
     });
-    changes.push(Change {
-        figure: "GPU util",
-        baseline: num(base.util_mean_pct, "%"),
-        current: num(now.util_mean_pct, "%"),
-        change: signed(rel(base.util_mean_pct, now.util_mean_pct)),
+    changes.push(FigureChange {
+        figure: Figure::GpuUtil,
+        baseline: number(base.util_mean_pct, FigureUnit::Percent),
+        current: number(now.util_mean_pct, FigureUnit::Percent),
+        delta: relative(base.util_mean_pct, now.util_mean_pct),
     });
-    changes.push(Change {
-        figure: "util curve",
-        baseline: base.util_shape.clone(),
-        current: now.util_shape.clone(),
-        change: if base.util_shape == now.util_shape {
-            "same".into()
-        } else {
-            "changed".into()
+    if let (Some(b), Some(n)) = (base.util_shape, now.util_shape) {
+        changes.push(FigureChange {
+            figure: Figure::UtilCurve,
+            baseline: FigureValue::Shape { shape: b },
+            current: FigureValue::Shape { shape: n },
+            delta: if b == n { Delta::Same } else { Delta::Changed },
+        });
+    }
+    changes.push(FigureChange {
+        figure: Figure::Power,
+        baseline: number(base.power_mean_w, FigureUnit::Watts),
+        current: number(now.power_mean_w, FigureUnit::Watts),
+        delta: relative(base.power_mean_w, now.power_mean_w),
+    });
+    changes.push(FigureChange {
+        figure: Figure::DataLoadingShare,
+        baseline: FigureValue::Share {
+            share: base.data_loading_share,
         },
+        current: FigureValue::Share {
+            share: now.data_loading_share,
+        },
+        delta: points(base.data_loading_share, now.data_loading_share, 100.0),
     });
-    changes.push(Change {
-        figure: "power",
-        baseline: num(base.power_mean_w, "W"),
-        current: num(now.power_mean_w, "W"),
-        change: signed(rel(base.power_mean_w, now.power_mean_w)),
+    changes.push(FigureChange {
+        figure: Figure::MeanKernelGap,
+        baseline: number(base.mean_kernel_gap_us, FigureUnit::Us),
+        current: number(now.mean_kernel_gap_us, FigureUnit::Us),
+        delta: relative(base.mean_kernel_gap_us, now.mean_kernel_gap_us),
     });
-    changes.push(Change {
-        figure: "data-loading share",
-        baseline: pct(base.data_loading_share),
-        current: pct(now.data_loading_share),
-        change: points(base.data_loading_share, now.data_loading_share),
-    });
-    changes.push(Change {
-        figure: "mean kernel gap",
-        baseline: num(base.mean_kernel_gap_us, "µs"),
-        current: num(now.mean_kernel_gap_us, "µs"),
-        change: signed(rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us)),
-    });
-    let cpu_points = match (base.host_cpu_pct, now.host_cpu_pct) {
-        (Some(b), Some(n)) => format!("{:+.0} points", n - b),
-        _ => String::new(),
-    };
-    changes.push(Change {
-        figure: "host CPU",
-        baseline: num(base.host_cpu_pct, "%"),
-        current: num(now.host_cpu_pct, "%"),
-        change: cpu_points,
+    changes.push(FigureChange {
+        figure: Figure::HostCpu,
+        baseline: number(base.host_cpu_pct, FigureUnit::Percent),
+        current: number(now.host_cpu_pct, FigureUnit::Percent),
+        delta: points(base.host_cpu_pct, now.host_cpu_pct, 1.0),
     });
     if base.comm_share.is_some() || now.comm_share.is_some() {
-        changes.push(Change {
-            figure: "communication share",
-            baseline: pct(base.comm_share),
-            current: pct(now.comm_share),
-            change: points(base.comm_share, now.comm_share),
+        changes.push(FigureChange {
+            figure: Figure::CommunicationShare,
+            baseline: FigureValue::Share {
+                share: base.comm_share,
+            },
+            current: FigureValue::Share {
+                share: now.comm_share,
+            },
+            delta: points(base.comm_share, now.comm_share, 100.0),
         });
     }
 
     // Name the layer whose figure moved most, in the order a checkup looks at them.
     let rose = |b: Option<f64>, n: Option<f64>, by: f64| matches!((b, n), (Some(b), Some(n)) if n - b >= by);
-    let mut reasons: Vec<String> = Vec::new();
+    let mut reasons = Vec::new();
     if !env_changes.is_empty() {
-        reasons.push(format!(
-            "the environment changed ({})",
-            env_changes.join(", ")
-        ));
+        reasons.push(CompareReason::EnvironmentChanged {
+            changes: env_changes,
+        });
     }
     if rose(base.data_loading_share, now.data_loading_share, 0.10) {
-        reasons.push(format!(
-            "data-loading share {} → {}: the input pipeline regressed",
-            pct(base.data_loading_share),
-            pct(now.data_loading_share)
-        ));
+        reasons.push(CompareReason::InputRegressed {
+            from: base.data_loading_share,
+            to: now.data_loading_share,
+        });
     }
     if rose(base.comm_share, now.comm_share, 0.10) {
-        reasons.push(format!(
-            "communication share {} → {}: communication regressed",
-            pct(base.comm_share),
-            pct(now.comm_share)
-        ));
+        reasons.push(CompareReason::CommunicationRegressed {
+            from: base.comm_share,
+            to: now.comm_share,
+        });
     }
     // A quarter of the host's cores busier: the loop and its workers compete for CPU.
     if rose(base.host_cpu_pct, now.host_cpu_pct, 25.0) {
-        reasons.push(format!(
-            "host CPU {} → {}: the host's CPU is far busier (other processes, or the training's own workers)",
-            num(base.host_cpu_pct, "%"),
-            num(now.host_cpu_pct, "%")
-        ));
+        reasons.push(CompareReason::HostCpuBusier {
+            from: base.host_cpu_pct,
+            to: now.host_cpu_pct,
+        });
     }
     if rel(base.mean_kernel_gap_us, now.mean_kernel_gap_us).is_some_and(|r| r > 0.5)
         && reasons.is_empty()
     {
-        reasons.push(format!("mean kernel gap {} → {}: the host feeds the GPU more slowly (launch overhead or syncs)", num(base.mean_kernel_gap_us, "µs"), num(now.mean_kernel_gap_us, "µs")));
+        reasons.push(CompareReason::HostFeedsSlower {
+            from: base.mean_kernel_gap_us,
+            to: now.mean_kernel_gap_us,
+        });
     }
     if base.primary != now.primary && reasons.is_empty() {
-        reasons.push(format!(
-            "the primary bottleneck moved from {} to {}",
-            base.primary, now.primary
-        ));
+        reasons.push(CompareReason::PrimaryMoved {
+            from: base.primary.clone(),
+            to: now.primary.clone(),
+        });
     }
-    let step_words = match step {
-        Some(r) if r.abs() >= 0.05 => format!("step time {:+.0}%", r * 100.0),
-        Some(_) => "step time unchanged (within 5%)".into(),
-        None => "step time not comparable".into(),
-    };
-    let summary = if reasons.is_empty() {
-        if step.is_some_and(|r| r >= 0.05) {
-            format!("{step_words}, with no input, communication or launch figure explaining it: look at the findings of the current run")
+    if reasons.is_empty() {
+        reasons.push(if step.is_some_and(|r| r >= 0.05) {
+            CompareReason::Unexplained
         } else {
-            format!("{step_words}; no figure regressed")
-        }
-    } else {
-        format!("{step_words}, {}", reasons.join("; "))
-    };
-    Comparison { changes, summary }
+            CompareReason::NothingRegressed
+        });
+    }
+    RunComparison {
+        changes,
+        step: match step {
+            Some(r) if r.abs() >= 0.05 => StepChange::Changed { by: r },
+            Some(_) => StepChange::Unchanged,
+            None => StepChange::NotComparable,
+        },
+        reasons,
+    }
 }
 
 #[cfg(test)]
-mod change_tests {
-    use super::Change;
+mod tests {
+    use super::*;
 
-    fn change(text: &str) -> Change {
-        Change {
-            figure: "f",
-            baseline: String::new(),
-            current: String::new(),
-            change: text.into(),
+    #[test]
+    fn a_figure_differs_when_a_fact_changed_or_a_number_moved() {
+        for moved in [
+            Delta::Changed,
+            Delta::Relative { by: 9.51 },
+            Delta::Relative { by: -0.12 },
+            Delta::Points { by: 91.0 },
+            Delta::Points { by: -3.0 },
+        ] {
+            assert!(moved.differs(), "{moved:?}");
+        }
+        for still in [
+            Delta::Same,
+            Delta::Unknown,
+            Delta::None,
+            Delta::Relative { by: 0.004 },
+            Delta::Relative { by: -0.004 },
+            Delta::Points { by: 0.4 },
+        ] {
+            assert!(!still.differs(), "{still:?}");
         }
     }
 
     #[test]
-    fn a_figure_differs_when_a_fact_changed_or_a_number_moved() {
-        for moved in ["changed", "+951%", "-12%", "+91 points", "-3 points"] {
-            assert!(change(moved).differs(), "{moved}");
+    fn curve_shapes_survive_the_card_file() {
+        for s in [
+            CurveShape::Steady,
+            CurveShape::Sawtooth,
+            CurveShape::DipsEvery { period_s: 12.5 },
+        ] {
+            assert_eq!(parse_shape(&shape_text(Some(s))), Ok(Some(s)));
         }
-        for still in ["same", "unknown", "", "+0%", "-0%", "+0 points"] {
-            assert!(!change(still).differs(), "{still}");
-        }
+        assert_eq!(parse_shape(""), Ok(None));
+        assert!(parse_shape("wobbly").is_err());
+        assert!(parse_shape("dips every NaN s").is_err());
     }
 }

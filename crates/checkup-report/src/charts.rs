@@ -7,7 +7,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::i18n::Text;
+use checkup_text::report::Text;
 
 /// One chart: a stable file name, a caption and the SVG (the model's type, so the app's UI
 /// shows the very same charts).

@@ -4,17 +4,15 @@
 
 pub mod baseline;
 pub mod charts;
-pub mod i18n;
-pub mod localize;
 mod markdown;
 mod pdf;
 
-use checkup_model::Diagnosis;
+use checkup_model::{Diagnosis, RunComparison};
+use checkup_text::report::text;
 
-pub use baseline::{compare, BaselineCard, Comparison};
+pub use baseline::{compare, BaselineCard};
 pub use charts::{charts, Chart};
-pub use i18n::Language;
-pub use localize::{localize, localize_checks, localize_comparison};
+pub use checkup_model::Language;
 pub use markdown::{escape, format_number};
 
 #[derive(Debug, thiserror::Error)]
@@ -35,21 +33,20 @@ pub struct ReportOptions {
     pub baseline: Option<BaselineCard>,
 }
 
-fn comparison(d: &Diagnosis, o: &ReportOptions) -> Option<Comparison> {
-    o.baseline.as_ref().map(|b| {
-        localize::localize_comparison(compare(&BaselineCard::from_diagnosis(d), b), o.language)
-    })
+fn comparison(d: &Diagnosis, o: &ReportOptions) -> Option<RunComparison> {
+    o.baseline
+        .as_ref()
+        .map(|b| compare(&BaselineCard::from_diagnosis(d), b))
 }
 
 /// Markdown with charts as files beside it: returns the text (charts linked as
 /// `charts/NAME.svg`) and the charts to write there.
 pub fn markdown(d: &Diagnosis, o: &ReportOptions) -> (String, Vec<Chart>) {
-    let t = i18n::text(o.language);
-    let d = &localize::localize(d, o.language);
+    let t = text(o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
-    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| {
-        format!("![{}](charts/{}.svg)", c.title, c.name)
+    let md = markdown::render(d, o.language, &charts, cmp.as_ref(), &|c| {
+        format!("![{}](charts/{}.svg)", escape(&c.title), c.name)
     });
     (md, charts)
 }
@@ -64,7 +61,7 @@ pub fn json(d: &Diagnosis) -> Result<String, ReportError> {
 /// numbers, no chart split across pages). Raw HTML in the Markdown source is escaped, so
 /// strings from traces and hosts (kernel names, commands) always show as text.
 pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
-    let t = i18n::text(o.language);
+    let t = text(o.language);
     let body = html_body(d, o);
     format!(
         "<!DOCTYPE html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}</main>\n<footer>{footer}</footer>\n</body>\n</html>\n",
@@ -77,11 +74,10 @@ pub fn html(d: &Diagnosis, o: &ReportOptions) -> String {
 /// The report's content as an HTML fragment (no document, no style): what [`html`] wraps,
 /// and what the app shows as the report's preview.
 pub fn html_body(d: &Diagnosis, o: &ReportOptions) -> String {
-    let t = i18n::text(o.language);
-    let d = &localize::localize(d, o.language);
+    let t = text(o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
-    let md = markdown::render(d, t, &charts, cmp.as_ref(), &|c| {
+    let md = markdown::render(d, o.language, &charts, cmp.as_ref(), &|c| {
         format!("CHART-PLACEHOLDER-{}", c.name)
     });
     let mut opts = pulldown_cmark::Options::empty();
@@ -112,7 +108,7 @@ pub fn html_body(d: &Diagnosis, o: &ReportOptions) -> String {
 /// The report as PDF, typeset in-process (no browser, no display).
 pub fn pdf(d: &Diagnosis, o: &ReportOptions) -> Result<Vec<u8>, ReportError> {
     let (md, charts) = markdown(d, o);
-    pdf::markdown_to_pdf(&md, &charts, i18n::text(o.language).lang_tag)
+    pdf::markdown_to_pdf(&md, &charts, text(o.language).lang_tag)
 }
 
 fn html_escape(s: &str) -> String {

@@ -3,11 +3,10 @@
 
 use std::fmt::Write;
 
-use checkup_model::{CheckStatus, Comparison, Diagnosis};
+use checkup_model::{CheckStatus, Comparison, Diagnosis, Language, RunComparison};
+use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report};
 
-use crate::baseline::Comparison as BaselineComparison;
 use crate::charts::Chart;
-use crate::i18n::Text;
 
 /// Escapes text that came from a trace or a host so Markdown shows it literally.
 pub fn escape(text: &str) -> String {
@@ -31,19 +30,20 @@ pub use checkup_model::format_number;
 /// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).
 pub fn render(
     d: &Diagnosis,
-    t: &Text,
+    l: Language,
     charts: &[Chart],
-    baseline: Option<&BaselineComparison>,
+    baseline: Option<&RunComparison>,
     chart_ref: &dyn Fn(&Chart) -> String,
 ) -> String {
+    let t = report::text(l);
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", t.title);
     let _ = writeln!(s, "## {}\n", t.verdict);
     let _ = writeln!(s, "**{}: `{}`**\n", t.primary, d.primary);
-    let _ = writeln!(s, "{}\n", escape(&d.verdict));
+    let _ = writeln!(s, "{}\n", escape(&findings::verdict(d, l)));
     if let Some(b) = baseline {
         let _ = writeln!(s, "## {}\n", t.baseline);
-        let _ = writeln!(s, "**{}**\n", escape(&b.summary));
+        let _ = writeln!(s, "**{}**\n", escape(&comparison::summary(b, l)));
         let h = t.baseline_headers;
         let _ = writeln!(
             s,
@@ -51,13 +51,14 @@ pub fn render(
             h[0], h[1], h[2], h[3]
         );
         for c in &b.changes {
+            let [before, after, change] = comparison::row(c, l);
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} |",
-                c.figure,
-                escape(&c.baseline),
-                escape(&c.current),
-                escape(&c.change)
+                comparison::figure(c.figure, l),
+                escape(&before),
+                escape(&after),
+                escape(&change)
             );
         }
         let _ = writeln!(s);
@@ -108,12 +109,13 @@ pub fn render(
                 CheckStatus::Fail => t.status[2],
                 CheckStatus::Unknown => t.status[3],
             };
+            let words = checks::text(c, l);
             let _ = writeln!(
                 s,
                 "| {} | {status} | {} | {} |",
-                escape(&c.title),
-                escape(&c.value),
-                escape(c.fix.as_deref().unwrap_or(""))
+                escape(&words.title),
+                escape(&words.value),
+                escape(words.fix.as_deref().unwrap_or(""))
             );
         }
         let _ = writeln!(s);
@@ -128,19 +130,25 @@ pub fn render(
 
     let _ = writeln!(s, "## {}\n", t.findings);
     for (i, f) in d.findings.iter().enumerate() {
-        let _ = writeln!(s, "### {}. {} (`{}`)\n", i + 1, escape(&f.title), f.id);
         let _ = writeln!(
             s,
-            "{} **{}**, {} **{:.0}%** {}, {} {:.0}%.\n",
+            "### {}. {} (`{}`)\n",
+            i + 1,
+            escape(&findings::title(&f.cause, l)),
+            f.id()
+        );
+        let _ = writeln!(
+            s,
+            "{} **{}**, {} **{}%** {}, {} {}%.\n",
             t.severity,
-            t.severities[f.severity as usize],
+            checkup_text::severity(f.severity, l),
             t.explains,
-            f.share * 100.0,
+            checkup_text::pct(f.share),
             t.of_step_time,
             t.confidence,
-            f.confidence * 100.0
+            checkup_text::pct(f.confidence)
         );
-        let _ = writeln!(s, "{}\n", escape(&f.summary));
+        let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
         if !f.evidence.is_empty() {
             let h = t.evidence_headers;
             let _ = writeln!(
@@ -155,21 +163,23 @@ pub fn render(
                     } else {
                         "≤"
                     };
-                    format!("{op} {} {}", format_number(th.value), escape(&e.unit))
+                    let unit = evidence::unit(e.unit, l);
+                    format!("{op} {} {}", format_number(th.value), escape(unit))
                 });
                 let _ = writeln!(
                     s,
                     "| {} | {} {} | {} | {} |",
-                    escape(&e.metric),
+                    escape(&evidence::label(&e.key, l)),
                     format_number(e.value),
-                    escape(&e.unit),
+                    escape(evidence::unit(e.unit, l)),
                     threshold,
-                    escape(&e.source)
+                    escape(&evidence::source(&e.source, l))
                 );
             }
             let _ = writeln!(s);
         }
         for (k, fix) in f.fixes.iter().enumerate() {
+            let fix = fixes::text(fix, l);
             let _ = writeln!(
                 s,
                 "**{} {}: {}.** {} *{}:* {}\n",
@@ -178,7 +188,7 @@ pub fn render(
                 escape(&fix.title),
                 escape(&fix.detail),
                 t.expected,
-                escape(&fix.expected_effect)
+                escape(&fix.effect)
             );
             if let Some(code) = &fix.snippet {
                 let fence = if code.contains("```") { "~~~~" } else { "```" };
@@ -243,10 +253,15 @@ pub fn render(
         let _ = writeln!(s);
     }
     let _ = writeln!(s, "## {}\n", t.method);
-    let _ = writeln!(s, "{}: {}.\n", t.steady_window, escape(&d.window.method));
+    let _ = writeln!(
+        s,
+        "{}: {}.\n",
+        t.steady_window,
+        escape(&notes::window_method(&d.window.method, l))
+    );
     let _ = writeln!(s, "{}\n", t.method_text);
     for n in &d.notes {
-        let _ = writeln!(s, "- {}", escape(n));
+        let _ = writeln!(s, "- {}", escape(&notes::note(n, l)));
     }
     if !d.notes.is_empty() {
         let _ = writeln!(s);

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use checkup_engine::{analyze_paths, Options};
 use checkup_model::Diagnosis;
+use checkup_model::Figure;
 use checkup_report::{BaselineCard, Language, ReportOptions};
 
 fn corpus(run: &str) -> PathBuf {
@@ -73,7 +74,7 @@ fn every_corpus_run_prints_a_pdf_holding_its_verdict_and_evidence() {
             text.contains(&checkup_report::format_number(first.value)),
             "{run}: evidence value {} ({}) not in the PDF",
             checkup_report::format_number(first.value),
-            first.metric
+            checkup_text::evidence::label(&first.key, Language::En)
         );
         assert!(
             text.contains("GPU utilisation, SM activity") || d.charts.gpus.is_empty(),
@@ -165,7 +166,9 @@ fn strings_from_traces_are_shown_as_text_never_markup() {
     let mut d = diagnose("launch_bound");
     let evil = "<script>alert(1)</script> *bold* #eval(\"1\") `tick`";
     d.ranks[0].kernels.top[0].name = evil.into();
-    d.findings[0].evidence[0].source = evil.into();
+    d.findings[0].evidence[0].source = checkup_model::Source::PartnerThroughput {
+        partner: evil.into(),
+    };
     d.facts.model = Some(evil.into());
     let html = checkup_report::html(&d, &ReportOptions::default());
     assert!(!html.contains("<script>"), "raw script tag leaked");
@@ -209,25 +212,25 @@ fn compare_healthy_baseline_with_starved_run_names_the_input_pipeline() {
     assert_eq!(parsed.gpu, "NVIDIA H200");
     let now = BaselineCard::from_diagnosis(&diagnose("dataloader_starved"));
     let cmp = checkup_report::compare(&now, &parsed);
+    let summary = checkup_text::comparison::summary(&cmp, Language::En);
     assert!(
-        cmp.summary.contains("the input pipeline regressed"),
-        "{}",
-        cmp.summary
+        summary.contains("the input pipeline regressed"),
+        "{summary}"
     );
     assert!(
-        !cmp.summary.contains("environment"),
-        "a driver unknown to the current run is not a change: {}",
-        cmp.summary
+        !summary.contains("environment"),
+        "a driver unknown to the current run is not a change: {summary}"
     );
-    assert!(cmp.summary.starts_with("step time +"), "{}", cmp.summary);
+    assert!(summary.starts_with("step time +"), "{summary}");
     let dl = cmp
         .changes
         .iter()
-        .find(|c| c.figure == "data-loading share")
+        .find(|c| c.figure == Figure::DataLoadingShare)
         .unwrap();
-    assert_eq!(dl.baseline, "0%");
+    let [before, after, _] = checkup_text::comparison::row(dl, Language::En);
+    assert_eq!(before, "0%");
     assert!(
-        dl.current.trim_end_matches('%').parse::<f64>().unwrap() > 80.0,
+        after.trim_end_matches('%').parse::<f64>().unwrap() > 80.0,
         "{dl:?}"
     );
 }
@@ -239,22 +242,25 @@ fn compare_with_the_same_run_on_a_shared_host_names_the_busy_cpu() {
             .unwrap();
     let now = BaselineCard::from_diagnosis(&diagnose("resnet18_shared_host"));
     let cmp = checkup_report::compare(&now, &base);
+    let summary = checkup_text::comparison::summary(&cmp, Language::En);
     assert!(
-        cmp.summary.starts_with("step time +2")
-            && cmp
-                .summary
-                .contains("host CPU 7.6 % → 99.9 %: the host's CPU is far busier"),
-        "{}",
-        cmp.summary
+        summary.starts_with("step time +2")
+            && summary.contains("host CPU 7.6 % → 99.9 %: the host's CPU is far busier"),
+        "{summary}"
     );
-    let cpu = cmp.changes.iter().find(|c| c.figure == "host CPU").unwrap();
-    assert_eq!(cpu.change, "+92 points");
-    let zh = checkup_report::localize_comparison(cmp.clone(), checkup_report::Language::Zh);
+    let cpu = cmp
+        .changes
+        .iter()
+        .find(|c| c.figure == Figure::HostCpu)
+        .unwrap();
+    assert_eq!(
+        checkup_text::comparison::row(cpu, Language::En)[2],
+        "+92 points"
+    );
+    let zh = checkup_text::comparison::summary(&cmp, Language::Zh);
     assert!(
-        zh.summary
-            .contains("主机 CPU 7.6 % → 99.9 %：主机 CPU 忙得多了"),
-        "{}",
-        zh.summary
+        zh.contains("主机 CPU 7.6 % → 99.9 %：主机 CPU 忙得多了"),
+        "{zh}"
     );
 }
 
@@ -276,7 +282,7 @@ fn a_driver_upgrade_is_called_an_environment_change() {
     now.driver = "590.10".into();
     let cmp = checkup_report::compare(&now, &base);
     assert_eq!(
-        cmp.summary,
+        checkup_text::comparison::summary(&cmp, Language::En),
         "step time unchanged (within 5%), the environment changed (driver 580.159.04 → 590.10)"
     );
 }
