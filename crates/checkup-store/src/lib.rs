@@ -6,7 +6,9 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use checkup_model::{CheckReport, CheckupSummary, Diagnosis, FindingNote, WIZARD_STEPS};
+use checkup_model::{
+    CheckReport, CheckupSummary, Diagnosis, Finding, FindingNote, WizardStep, DIAGNOSIS_FORMAT,
+};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use sqlx::sqlite::{
@@ -33,8 +35,10 @@ pub enum StoreError {
         what: &'static str,
         source: serde_json::Error,
     },
-    #[error("unknown wizard step `{0}`")]
-    BadStep(String),
+    /// Stored by an older version in a form this one no longer reads: analyse the
+    /// recording again (see [`Store::stale`]).
+    #[error("checkup {id}: its diagnosis was stored by an older version (format {format}); analyse its recording again")]
+    Stale { id: i64, format: u32 },
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -52,7 +56,7 @@ pub struct NewCheckup {
 /// static SQL, which `concat!` keeps).
 macro_rules! summary_select {
     () => {
-        "SELECT c.id, c.created_at, c.title, c.host, c.source, c.is_demo, c.wizard_step, c.primary_id, c.verdict,
+        "SELECT c.id, c.created_at, c.title, c.host, c.source, c.is_demo, c.wizard_step, c.primary_id, c.lead_finding,
                 EXISTS (SELECT 1 FROM baseline b WHERE b.checkup_id = c.id) AS is_baseline
          FROM checkups c"
     };
@@ -66,9 +70,14 @@ fn summary_from_row(r: &SqliteRow) -> CheckupSummary {
         host: r.get(3),
         source: r.get(4),
         is_demo: r.get(5),
-        wizard_step: r.get(6),
+        // A step name this version does not know (a newer one wrote it) starts over.
+        wizard_step: WizardStep::from_key(r.get::<&str, _>(6)).unwrap_or_default(),
         primary: r.get(7),
-        verdict: r.get(8),
+        // A lead written by another version that this one cannot read is left out of the
+        // list's line; the checkup itself says why when opened.
+        lead: r
+            .get::<Option<String>, _>(8)
+            .and_then(|j| serde_json::from_str::<Finding>(&j).ok()),
         is_baseline: r.get(9),
     }
 }
@@ -182,20 +191,49 @@ impl Store {
     /// Stores (or replaces) a checkup's diagnosis.
     pub async fn save_diagnosis(&self, id: i64, d: &Diagnosis) -> Result<()> {
         let json = to_json(id, JsonColumn::Diagnosis.what(), d)?;
+        let lead = d
+            .findings
+            .first()
+            .map(|f| to_json(id, JsonColumn::Diagnosis.what(), f))
+            .transpose()?;
         let done = sqlx::query(
-            "UPDATE checkups SET diagnosis = ?, primary_id = ?, verdict = ? WHERE id = ?",
+            "UPDATE checkups SET diagnosis = ?, diagnosis_format = ?, primary_id = ?, lead_finding = ?, verdict = NULL WHERE id = ?",
         )
         .bind(json)
+        .bind(d.format)
         .bind(&d.primary)
-        .bind(&d.verdict)
+        .bind(lead)
         .bind(id)
         .execute(&self.pool)
         .await?;
         updated(id, done)
     }
 
+    /// The checkup's diagnosis; [`StoreError::Stale`] when an older version stored it.
     pub async fn diagnosis(&self, id: i64) -> Result<Option<Diagnosis>> {
-        self.json_column(id, JsonColumn::Diagnosis).await
+        let format: Option<u32> = sqlx::query(
+            "SELECT diagnosis_format FROM checkups WHERE id = ? AND diagnosis IS NOT NULL",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .map(|r| r.get(0));
+        match format {
+            Some(f) if f < DIAGNOSIS_FORMAT => Err(StoreError::Stale { id, format: f }),
+            _ => self.json_column(id, JsonColumn::Diagnosis).await,
+        }
+    }
+
+    /// Checkups whose diagnosis an older version stored, with the recording each came from:
+    /// analysing it again replaces the old diagnosis (whose JSON stays until then).
+    pub async fn stale(&self) -> Result<Vec<(i64, Option<String>)>> {
+        let rows = sqlx::query(
+            "SELECT id, source FROM checkups WHERE diagnosis IS NOT NULL AND diagnosis_format < ? ORDER BY id",
+        )
+        .bind(DIAGNOSIS_FORMAT)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     /// Stores (or replaces) a live host's environment check.
@@ -254,12 +292,9 @@ impl Store {
     }
 
     /// Where the wizard was left, so the checkup resumes there.
-    pub async fn set_wizard_step(&self, id: i64, step: &str) -> Result<()> {
-        if !WIZARD_STEPS.contains(&step) {
-            return Err(StoreError::BadStep(step.into()));
-        }
+    pub async fn set_wizard_step(&self, id: i64, step: WizardStep) -> Result<()> {
         let done = sqlx::query("UPDATE checkups SET wizard_step = ? WHERE id = ?")
-            .bind(step)
+            .bind(step.key())
             .bind(id)
             .execute(&self.pool)
             .await?;

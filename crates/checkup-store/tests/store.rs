@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use checkup_model::WizardStep;
 use checkup_store::{NewCheckup, Store, StoreError};
 
 fn corpus(run: &str) -> PathBuf {
@@ -37,7 +38,10 @@ async fn a_checkup_survives_closing_and_reopening_the_database() {
         "no diagnosis before analysis"
     );
     store.save_diagnosis(id, &d).await.unwrap();
-    store.set_wizard_step(id, "diagnosis").await.unwrap();
+    store
+        .set_wizard_step(id, WizardStep::Diagnosis)
+        .await
+        .unwrap();
     store
         .add_note(
             id,
@@ -55,7 +59,11 @@ async fn a_checkup_survives_closing_and_reopening_the_database() {
     assert_eq!(list.len(), 1);
     let row = &list[0];
     assert_eq!(row.primary.as_deref(), Some("h2d_copy/pageable"));
-    assert_eq!(row.wizard_step, "diagnosis", "resumes where it was left");
+    assert_eq!(
+        row.wizard_step,
+        WizardStep::Diagnosis,
+        "resumes where it was left"
+    );
     assert!(row.is_demo && row.is_baseline);
     let back = store.diagnosis(id).await.unwrap().unwrap();
     // Compared as JSON values: what is stored is the diagnosis' JSON.
@@ -129,7 +137,7 @@ async fn bad_requests_are_named_errors() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("c.db")).await.unwrap();
     assert!(matches!(
-        store.set_wizard_step(7, "report").await,
+        store.set_wizard_step(7, WizardStep::Report).await,
         Err(StoreError::NoSuchCheckup(7))
     ));
     let id = store
@@ -140,8 +148,11 @@ async fn bad_requests_are_named_errors() {
         })
         .await
         .unwrap();
-    let err = store.set_wizard_step(id, "lunch").await.unwrap_err();
-    assert_eq!(err.to_string(), "unknown wizard step `lunch`");
+    // A step name is a type now: "lunch" does not build. A checkup starts at the first step.
+    assert_eq!(
+        store.summary(id).await.unwrap().wizard_step,
+        WizardStep::Environment
+    );
     assert!(matches!(
         store.add_note(99, "f", "", "b").await,
         Err(StoreError::NoSuchCheckup(99))
@@ -239,4 +250,78 @@ async fn a_live_hosts_environment_check_is_kept_beside_its_checkup() {
         store.save_environment(id + 1, &Default::default()).await,
         Err(StoreError::NoSuchCheckup(_))
     ));
+}
+
+/// A database as the previous version left it: the first two migrations, one checkup whose
+/// diagnosis holds English texts (format 1).
+async fn database_of_the_previous_version(path: &Path) -> i64 {
+    let old = tempfile::tempdir().unwrap();
+    for m in ["0001_checkups.sql", "0002_environment.sql"] {
+        std::fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../migrations")
+                .join(m),
+            old.path().join(m),
+        )
+        .unwrap();
+    }
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .connect_with(
+            sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(path)
+                .create_if_missing(true),
+        )
+        .await
+        .unwrap();
+    sqlx::migrate::Migrator::new(old.path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    let old_json = r#"{"primary":"h2d_copy/pageable","verdict":"Host-to-device copies stall the GPU: 50% of step time.","findings":[{"id":"h2d_copy/pageable","title":"Host-to-device copies stall the GPU","severity":"critical","confidence":0.9,"share":0.5,"summary":"Batches are copied from pageable memory.","evidence":[],"fixes":[]}]}"#;
+    let id = sqlx::query(
+        "INSERT INTO checkups (created_at, title, host, source, diagnosis, primary_id, verdict) VALUES (1, 'old', 'recording', ?, ?, 'h2d_copy/pageable', 'Host-to-device copies stall the GPU')",
+    )
+    .bind(corpus("h2d_pageable").display().to_string())
+    .bind(old_json)
+    .execute(&pool)
+    .await
+    .unwrap()
+    .last_insert_rowid();
+    pool.close().await;
+    id
+}
+
+#[tokio::test]
+async fn a_diagnosis_stored_by_the_previous_version_is_analysed_again_from_its_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("checkups.db");
+    let id = database_of_the_previous_version(&path).await;
+    let store = Store::open(&path).await.unwrap();
+    // The row and its notes are all there; its English diagnosis is not read as facts.
+    let row = store.summary(id).await.unwrap();
+    assert_eq!(row.title, "old");
+    assert_eq!(row.primary.as_deref(), Some("h2d_copy/pageable"));
+    assert!(row.lead.is_none(), "no typed lead yet");
+    assert!(matches!(
+        store.diagnosis(id).await,
+        Err(StoreError::Stale { format: 1, .. })
+    ));
+    let stale = store.stale().await.unwrap();
+    assert_eq!(
+        stale,
+        vec![(id, Some(corpus("h2d_pageable").display().to_string()))]
+    );
+    // Analysing the recording again replaces it.
+    let source = PathBuf::from(stale[0].1.clone().unwrap());
+    let d = checkup_engine::analyze_paths(&[source], &Default::default()).unwrap();
+    store.save_diagnosis(id, &d).await.unwrap();
+    assert_eq!(
+        store.diagnosis(id).await.unwrap().unwrap().primary,
+        "h2d_copy/pageable"
+    );
+    assert!(store.stale().await.unwrap().is_empty());
+    let lead = store.summary(id).await.unwrap().lead.unwrap();
+    assert_eq!(lead.id(), "h2d_copy/pageable");
 }
