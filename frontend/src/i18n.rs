@@ -1,6 +1,7 @@
-//! The UI's message catalogue: English and Simplified Chinese, both complete (a test checks
-//! every key the UI uses is here). The language follows the system's and can be switched in
-//! the app. Texts the engine writes (findings, checks) come localised from the backend.
+//! The UI's language: the system's by default, switchable in the app. Words come from
+//! `checkup-text`, the one catalogue the report and the CLI use too.
+
+use checkup_model::Language;
 
 pub fn system_language() -> String {
     let nav = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
@@ -15,137 +16,23 @@ pub fn system_language() -> String {
     }
 }
 
-/// (key, English, Simplified Chinese)
-const CATALOGUE: &[(&str, &str, &str)] = &[
-    ("app_title", "GPU Checkup", "GPU 体检"),
-    ("pick", "Pick a checkup on the left, or connect to a GPU host to start one (the demo checkups are real H200 training recordings).", "从左侧选择一次体检，或连接 GPU 主机开始新的体检（内置的演示体检来自真实的 H200 训练记录）。"),
-    ("environment", "1 Environment", "1 环境"),
-    ("sampling", "2 Live sampling", "2 实时采样"),
-    ("profiling", "3 Profiling", "3 性能分析"),
-    ("diagnosis", "4 Diagnosis", "4 诊断"),
-    ("report", "5 Report", "5 报告"),
-    ("history", "Checkups", "体检记录"),
-    ("demo", "demo", "演示"),
-    ("pick_folder", "Folder…", "文件夹…"),
-    ("pick_file", "File…", "文件…"),
-    ("recording_host", "recording", "记录"),
-    ("baseline", "baseline", "基线"),
-    ("host", "GPU host", "GPU 主机"),
-    ("no_host", "Not connected.", "未连接。"),
-    ("no_gpu", "no GPU", "没有 GPU"),
-    ("replaying", "samples replayed from the recording", "采样回放自记录"),
-    ("this_computer", "This computer", "本机"),
-    ("ssh", "SSH", "SSH"),
-    ("forwarded", "Agent already forwarded", "已转发的 agent"),
-    ("token", "token", "令牌"),
-    ("connect", "Connect", "连接"),
-    ("connecting", "Connecting…", "正在连接…"),
-    ("new_checkup", "New checkup on this host", "在此主机上新建体检"),
-    ("checking", "Checking the environment…", "正在检查环境…"),
-    ("open_recording", "Open a recording", "打开记录"),
-    ("open", "Open", "打开"),
-    ("analysing", "analysing", "正在分析"),
-    ("no_checks", "No environment check for this checkup.", "这次体检没有环境检查。"),
-    ("check", "check", "检查项"),
-    ("value", "value", "值"),
-    ("meaning", "what it means", "含义"),
-    ("fix", "fix", "修复"),
-    ("pass", "pass", "通过"),
-    ("warn", "warn", "警告"),
-    ("fail", "fail", "失败"),
-    ("unknown", "unknown", "未知"),
-    ("connect_to_sample", "Connect to a GPU host to sample it live.", "连接 GPU 主机后即可实时采样。"),
-    ("seconds", "Seconds", "秒数"),
-    ("job", "Job", "任务"),
-    ("start_sampling", "Start sampling", "开始采样"),
-    ("stop", "Stop", "停止"),
-    ("time_left", "left", "剩余"),
-    ("samples", "samples", "个样本"),
-    ("reconnects", "reconnects, no samples lost", "次重连，样本无丢失"),
-    ("no_samples", "No samples yet.", "还没有样本。"),
-    ("starting", "starting", "正在启动"),
-    ("err_unreachable", "Cannot reach {subject}: {detail}. Check the host name and that `ssh {subject}` works from a terminal.", "无法连接 {subject}：{detail}。请检查主机名，并确认在终端中可以执行 `ssh {subject}`。"),
-    ("err_auth_refused", "{subject} refused the login: {detail}. The app logs in with your SSH keys and ssh-agent (no password prompts): add a key with `ssh-copy-id {subject}` or load it with `ssh-add`.", "{subject} 拒绝登录：{detail}。本应用使用你的 SSH 密钥和 ssh-agent 登录（不会提示输入密码）：请用 `ssh-copy-id {subject}` 添加密钥，或用 `ssh-add` 加载密钥。"),
-    ("err_host_key", "{subject}'s host key is not known or has changed: {detail}. Connect once with `ssh {subject}` in a terminal to check and accept the key.", "{subject} 的主机密钥未知或已变更：{detail}。请先在终端中执行一次 `ssh {subject}`，核对并接受该密钥。"),
-    ("err_unsupported_host", "{subject} runs {detail}; the agent is built for Linux x86-64.", "{subject} 运行的是 {detail}；agent 只支持 Linux x86-64。"),
-    ("err_no_agent_binary", "No agent binary at {subject}: build it with `cargo build -p checkup-agent` or set GPU_CHECKUP_AGENT.", "在 {subject} 找不到 agent 程序：请用 `cargo build -p checkup-agent` 构建，或设置 GPU_CHECKUP_AGENT。"),
-    ("err_agent_did_not_start", "The agent did not start: {detail}", "agent 未能启动：{detail}"),
-    ("err_agent_gone", "The agent stopped (it crashed or was killed){detail}; connect again to restart it.", "agent 已停止（崩溃或被终止）{detail}；请重新连接以重启它。"),
-    ("err_agent_unreachable", "The agent at {subject} is not answering ({detail}); if you forwarded it yourself, check the tunnel is still up.", "{subject} 上的 agent 没有响应（{detail}）；如果端口是你自己转发的，请检查隧道是否仍然连通。"),
-    ("err_unauthorized", "The agent refused the token: check you copied the token of this agent (its token file).", "agent 拒绝了令牌：请确认复制的是这个 agent 的令牌（它的令牌文件）。"),
-    ("err_no_host", "No GPU host connected: pick this computer, an SSH host or a forwarded agent first.", "尚未连接 GPU 主机：请先选择本机、SSH 主机或已转发的 agent。"),
-    ("err_no_gpu_data", "{subject}: only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose.", "{subject}：只有主机采样，没有记录到任何 GPU 数据（该主机没有 NVIDIA 驱动，或没有采样到 GPU），因此无法诊断。"),
-    ("status_sampling", "sampling", "正在采样"),
-    ("reconnecting", "reconnecting", "正在重连"),
-    ("why_stream_dropped", "the sample stream dropped", "样本流中断"),
-    ("why_stop_unanswered", "the agent did not answer the stop", "agent 未响应停止请求"),
-    ("why_connection_dropped", "the connection dropped", "连接中断"),
-    ("running", "running", "运行中"),
-    ("done", "done", "完成"),
-    ("failed", "failed", "失败"),
-    ("connect_to_profile", "Connect to a GPU host to profile a training command.", "连接 GPU 主机后即可分析训练命令。"),
-    ("command", "Command", "命令"),
-    ("cwd", "Folder", "目录"),
-    ("skip_steps", "Skip steps", "跳过步数"),
-    ("profile_steps", "Profile steps", "分析步数"),
-    ("start_profiling", "Profile it", "开始分析"),
-    ("steps", "steps", "步"),
-    ("no_trace", "No profiler trace in this checkup yet.", "这次体检还没有性能分析数据。"),
-    ("no_diagnosis", "This checkup has no diagnosis yet: sample or profile it first.", "这次体检还没有诊断：请先采样或进行性能分析。"),
-    ("primary", "Primary bottleneck", "主要瓶颈"),
-    ("window", "Measurement window", "测量窗口"),
-    ("confidence", "confidence", "置信度"),
-    ("of_step_time", "of step time", "的步骤时间"),
-    ("evidence", "evidence", "证据"),
-    ("source", "source", "来源"),
-    ("copy", "Copy", "复制"),
-    ("author", "your name", "你的名字"),
-    ("note", "note for the review", "评审备注"),
-    ("add_note", "Add note", "添加备注"),
-    ("critical", "critical", "严重"),
-    ("major", "major", "主要"),
-    ("minor", "minor", "次要"),
-    ("info", "info", "信息"),
-    ("export", "Export", "导出"),
-    ("preview", "Preview", "预览"),
-    ("written", "Written:", "已写入："),
-    ("set_baseline", "Make this the project's baseline", "设为项目基线"),
-    ("compare", "Compare side by side", "并排对比"),
-    ("compare_pick", "another checkup…", "另一次体检…"),
-    ("compare_go", "Compare", "对比"),
-    ("before", "before", "之前"),
-    ("after", "after", "之后"),
-    ("change", "change", "变化"),
-];
-
-/// The text for `key` in `lang`; a key without an entry (a status from the backend) is
-/// shown as it is.
-/// An error from the backend in `lang`: its kind worded from the catalogue with the subject
-/// and detail filled in, or its English message when the kind has no wording.
-pub fn error_words(lang: &str, e: &checkup_model::UiError) -> String {
-    match e
-        .code
-        .as_deref()
-        .filter(|c| CATALOGUE.iter().any(|(k, _, _)| k == c))
-    {
-        Some(code) => tr(lang, code)
-            .replace("{subject}", &e.subject)
-            // The sentence puts its own full stop after the detail.
-            .replace("{detail}", e.detail.trim_end_matches(['.', '。'])),
-        None => e.message.clone(),
-    }
+/// The language of a UI language code ("en", "zh").
+pub fn lang(code: &str) -> Language {
+    code.parse().unwrap_or_default()
 }
 
-pub fn tr(lang: &str, key: &str) -> String {
-    match CATALOGUE.iter().find(|(k, _, _)| *k == key) {
-        Some((_, en, zh)) => if lang == "zh" { zh } else { en }.to_string(),
-        None => key.to_string(),
-    }
+/// The text for `key` in the language `code`.
+pub fn tr(code: &str, key: &str) -> String {
+    checkup_text::ui::tr(lang(code), key)
+}
+
+/// An error from the backend in the language `code`.
+pub fn error_words(code: &str, e: &checkup_model::UiError) -> String {
+    checkup_text::ui::error_words(lang(code), e)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
 
     /// Every literal key passed to `tr` in the UI's sources.
     fn keys_used() -> Vec<String> {
@@ -199,6 +86,7 @@ mod tests {
                 "err_unauthorized",
                 "err_no_host",
                 "err_no_gpu_data",
+                "err_stale_diagnosis",
                 // Why a live phase reconnects (src-tauri/src/live.rs).
                 "why_stream_dropped",
                 "why_stop_unanswered",
@@ -215,7 +103,9 @@ mod tests {
         let used = keys_used();
         assert!(used.len() > 50, "{used:?}");
         for key in used {
-            let entry = CATALOGUE.iter().find(|(k, _, _)| *k == key);
+            let entry = checkup_text::ui::CATALOGUE
+                .iter()
+                .find(|(k, _, _)| *k == key);
             let (_, en, zh) = entry.unwrap_or_else(|| panic!("`{key}` is not in the catalogue"));
             assert!(!en.is_empty() && !zh.is_empty(), "{key}");
             // Names are written the same in both.
@@ -223,32 +113,5 @@ mod tests {
                 assert_ne!(en, zh, "`{key}` is not translated");
             }
         }
-    }
-
-    #[test]
-    fn a_refused_login_is_worded_in_chinese_with_the_host_filled_in() {
-        let e = checkup_model::UiError {
-            code: Some("err_auth_refused".into()),
-            subject: "gpu-box".into(),
-            detail: "Permission denied (publickey)".into(),
-            message: "gpu-box refused the login".into(),
-        };
-        let zh = error_words("zh", &e);
-        assert!(
-            zh.starts_with("gpu-box 拒绝登录：Permission denied (publickey)。"),
-            "{zh}"
-        );
-        assert!(zh.contains("`ssh-copy-id gpu-box`"), "{zh}");
-        let unknown = checkup_model::UiError::plain("disk full");
-        assert_eq!(error_words("zh", &unknown), "disk full");
-    }
-
-    #[test]
-    fn keys_are_unique() {
-        let mut keys: Vec<&str> = CATALOGUE.iter().map(|(k, _, _)| *k).collect();
-        keys.sort_unstable();
-        let n = keys.len();
-        keys.dedup();
-        assert_eq!(keys.len(), n);
     }
 }

@@ -1,6 +1,6 @@
 //! The bridge to the Tauri backend: commands and the live-progress event.
 
-use checkup_model::{LiveProgress, UiError};
+use checkup_model::{Command, LiveProgress, UiError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -15,14 +15,18 @@ extern "C" {
         -> Result<JsValue, JsValue>;
 }
 
-/// Calls a Tauri command; errors come back as the backend's [`UiError`]. Argument names are
-/// the Rust ones (`skip_steps`): every command is declared `rename_all = "snake_case"`, where
-/// Tauri's default would expect `skipSteps` and refuse the call.
-pub async fn call<T: DeserializeOwned>(cmd: &str, args: impl Serialize) -> Result<T, UiError> {
-    let args = args
+/// The one way the UI calls the shell: `C` is the command's arguments (a
+/// `checkup_model::commands` type), its answer comes back typed, errors as the backend's
+/// [`UiError`]. The shell's command takes them as its `args` parameter.
+pub async fn call<C: Command>(args: C) -> Result<C::Answer, UiError> {
+    #[derive(Serialize)]
+    struct Wrapped<A> {
+        args: A,
+    }
+    let args = Wrapped { args }
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| UiError::plain(e.to_string()))?;
-    let value = invoke(cmd, args).await.map_err(|e| {
+    let value = invoke(C::NAME, args).await.map_err(|e| {
         serde_wasm_bindgen::from_value::<UiError>(e.clone())
             .unwrap_or_else(|_| UiError::plain(e.as_string().unwrap_or_else(|| format!("{e:?}"))))
     })?;

@@ -7,10 +7,10 @@ mod i18n;
 mod ipc;
 mod steps;
 
-use checkup_model::{CheckupSummary, CheckupView, HostInfo, LiveProgress, WIZARD_STEPS};
+use checkup_model::commands as cmd;
+use checkup_model::{CheckupSummary, CheckupView, HostInfo, LiveProgress, WizardStep};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use i18n::tr;
@@ -22,7 +22,7 @@ pub struct Ui {
     pub lang: RwSignal<String>,
     pub checkups: RwSignal<Vec<CheckupSummary>>,
     pub view: RwSignal<Option<CheckupView>>,
-    pub step: RwSignal<String>,
+    pub step: RwSignal<WizardStep>,
     pub error: RwSignal<Option<String>>,
     pub host: RwSignal<Option<HostInfo>>,
     pub busy: RwSignal<Option<String>>,
@@ -36,21 +36,6 @@ pub struct Ui {
     pub sample_job: RwSignal<String>,
     pub profile_command: RwSignal<String>,
     pub profile_cwd: RwSignal<String>,
-}
-
-#[derive(Serialize)]
-pub struct NoArgs {}
-
-#[derive(Serialize)]
-struct Open {
-    id: i64,
-    lang: String,
-}
-
-#[derive(Serialize)]
-struct Step {
-    id: i64,
-    step: String,
 }
 
 impl Ui {
@@ -75,7 +60,7 @@ impl Ui {
             request_animation_frame(|| {
                 request_animation_frame(|| {
                     spawn_local(async {
-                        let _ = call::<()>("ui_painted", NoArgs {}).await;
+                        let _ = call(cmd::UiPainted {}).await;
                     })
                 })
             });
@@ -88,32 +73,27 @@ impl Ui {
     }
 
     async fn load_list(self) {
-        match call::<Vec<CheckupSummary>>("list_checkups", NoArgs {}).await {
+        match call(cmd::ListCheckups {}).await {
             Ok(list) => self.checkups.set(list),
             Err(e) => self.fail(e),
         }
     }
 
     /// Opens a checkup; `at` overrides the step it resumes at.
-    pub fn open(self, id: i64, at: Option<&'static str>) {
+    pub fn open(self, id: i64, at: Option<WizardStep>) {
         // Cleared now, not when the answer comes: an error reported meanwhile (a live phase
         // that failed) stays visible.
         self.error.set(None);
         self.opening.update(|n| *n += 1);
         spawn_local(async move {
-            let opened = call::<CheckupView>(
-                "open_checkup",
-                Open {
-                    id,
-                    lang: self.lang.get_untracked(),
-                },
-            )
+            let opened: Result<CheckupView, _> = call(cmd::OpenCheckup {
+                id,
+                lang: i18n::lang(&self.lang.get_untracked()),
+            })
             .await;
             match opened {
                 Ok(v) => {
-                    let step = at
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| v.summary.wizard_step.clone());
+                    let step = at.unwrap_or(v.summary.wizard_step);
                     self.view.set(Some(v));
                     self.go(step);
                 }
@@ -129,11 +109,11 @@ impl Ui {
     }
 
     /// Moves the wizard and remembers the step, so the checkup resumes there.
-    pub fn go(self, s: String) {
-        self.step.set(s.clone());
+    pub fn go(self, step: WizardStep) {
+        self.step.set(step);
         if let Some(id) = self.current_id() {
             spawn_local(async move {
-                if let Err(e) = call::<()>("set_step", Step { id, step: s }).await {
+                if let Err(e) = call(cmd::SetStep { id, step }).await {
                     self.fail(e);
                 }
             });
@@ -152,7 +132,7 @@ fn App() -> impl IntoView {
         lang: RwSignal::new(i18n::system_language()),
         checkups: RwSignal::new(Vec::new()),
         view: RwSignal::new(None),
-        step: RwSignal::new("diagnosis".into()),
+        step: RwSignal::new(WizardStep::Diagnosis),
         error: RwSignal::new(None),
         host: RwSignal::new(None),
         busy: RwSignal::new(None),
@@ -168,9 +148,9 @@ fn App() -> impl IntoView {
         let done = p.done;
         let id = p.checkup_id;
         let phase = if p.phase == "profiling" {
-            "profiling"
+            WizardStep::Profiling
         } else {
-            "sampling"
+            WizardStep::Sampling
         };
         let error = p
             .error
@@ -207,7 +187,7 @@ fn App() -> impl IntoView {
                 {steps::hosts::panel(ui)}
                 <h2 class="history">{move || tr(&ui.l(), "history")}</h2>
                 <ul class="checkups">
-                    <For each=move || ui.checkups.get() key=|c| (c.id, c.wizard_step.clone(), c.primary.clone(), c.is_baseline) let:c>
+                    <For each=move || ui.checkups.get() key=|c| (c.id, c.wizard_step, c.primary.clone(), c.is_baseline) let:c>
                         <li
                             class:selected=move || ui.view.with(|v| v.as_ref().is_some_and(|v| v.summary.id == c.id))
                             on:click=move |_| ui.open(c.id, None)
@@ -234,17 +214,16 @@ fn App() -> impl IntoView {
                     None => view! { <p class="empty">{tr(&ui.l(), "pick")}</p> }.into_any(),
                     Some(v) => view! {
                         <nav class="steps">
-                            {WIZARD_STEPS.iter().map(|s| {
-                                let s: &'static str = s;
+                            {WizardStep::ALL.into_iter().map(|s| {
                                 view! {
-                                    <button id=format!("step-{s}") class:active=move || ui.step.get() == s on:click=move |_| ui.go(s.to_string())>
-                                        {move || tr(&ui.l(), s)}
+                                    <button id=format!("step-{}", s.key()) class:active=move || ui.step.get() == s on:click=move |_| ui.go(s)>
+                                        {move || tr(&ui.l(), s.key())}
                                     </button>
                                 }
                             }).collect_view()}
                         </nav>
                         <h2 id="checkup-title">{v.summary.title.clone()}</h2>
-                        {move || steps::step_view(ui, &ui.step.get())}
+                        {move || steps::step_view(ui, ui.step.get())}
                     }.into_any(),
                 }}
             </main>

@@ -3,25 +3,24 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
+use checkup_model::commands as cmd;
 use checkup_model::{
-    CheckupSummary, CheckupView, CompareRow, CompareView, HostInfo, RunRequest, SamplingRequest,
+    CheckupSummary, CheckupView, CompareView, ExportFormat, HostInfo, Language, RunRequest,
+    SamplingRequest, WizardStep,
 };
-use checkup_report::{Language, ReportOptions};
+use checkup_report::ReportOptions;
 use checkup_store::NewCheckup;
 use tauri::{AppHandle, State};
 
-use crate::hosts::{self, HostRequest};
+use crate::hosts;
 use crate::{live, AppError, AppState};
-
-fn language(lang: &str) -> Language {
-    lang.parse().unwrap_or_default()
-}
 
 /// The UI's first full screen (the history list) is painted. With
 /// `GPU_CHECKUP_STARTUP_PROBE` set, the shell says so on stdout: the startup benchmark
 /// (tests/e2e/benches/app.rs) times the process from its start to this line.
 #[tauri::command(rename_all = "snake_case")]
-pub fn ui_painted() {
+pub fn ui_painted(args: cmd::UiPainted) {
+    let cmd::UiPainted {} = args;
     if std::env::var_os("GPU_CHECKUP_STARTUP_PROBE").is_some() {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -34,7 +33,11 @@ pub fn ui_painted() {
 /// tensorboard_trace_handler folder) when `folder`, else a trace or a log file. `None` when
 /// the user cancels.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn pick_recording(app: AppHandle, folder: bool) -> Result<Option<String>, AppError> {
+pub async fn pick_recording(
+    app: AppHandle,
+    args: cmd::PickRecording,
+) -> Result<Option<String>, AppError> {
+    let cmd::PickRecording { folder } = args;
     use tauri_plugin_dialog::DialogExt;
     // The blocking pickers wait for the main thread, which shows the dialog.
     let picked = tauri::async_runtime::spawn_blocking(move || {
@@ -58,26 +61,26 @@ pub async fn pick_recording(app: AppHandle, folder: bool) -> Result<Option<Strin
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn list_checkups(state: State<'_, AppState>) -> Result<Vec<CheckupSummary>, AppError> {
+pub async fn list_checkups(
+    state: State<'_, AppState>,
+    args: cmd::ListCheckups,
+) -> Result<Vec<CheckupSummary>, AppError> {
+    let cmd::ListCheckups {} = args;
     Ok(state.store.list().await?)
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn open_checkup(
     state: State<'_, AppState>,
-    id: i64,
-    lang: String,
+    args: cmd::OpenCheckup,
 ) -> Result<CheckupView, AppError> {
+    let cmd::OpenCheckup { id, lang } = args;
+    // The findings are facts the UI words itself; the charts are drawn here, in `lang`.
+    let diagnosis = crate::reanalyse::diagnosis(&state.store, id).await?;
     let summary = state.store.summary(id).await?;
-    // The view's texts in the chosen language (findings, evidence, fixes, checks).
-    let diagnosis = state
-        .store
-        .diagnosis(id)
-        .await?
-        .map(|d| checkup_report::localize(&d, language(&lang)));
     let charts = diagnosis
         .as_ref()
-        .map(|d| checkup_report::charts(d, checkup_report::i18n::text(language(&lang))))
+        .map(|d| checkup_report::charts(d, checkup_text::report::text(lang)))
         .unwrap_or_default();
     // The UI shows the charts drawn above, not their series: a 30-minute run's series are
     // megabytes the web view would only hold on to.
@@ -86,10 +89,7 @@ pub async fn open_checkup(
         d
     });
     let notes = state.store.notes(id).await?;
-    let environment = state.store.environment(id).await?.map(|mut r| {
-        r.checks = checkup_report::localize_checks(&r.checks, language(&lang));
-        r
-    });
+    let environment = state.store.environment(id).await?;
     let view = CheckupView {
         summary,
         diagnosis,
@@ -103,23 +103,25 @@ pub async fn open_checkup(
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn set_step(state: State<'_, AppState>, id: i64, step: String) -> Result<(), AppError> {
-    Ok(state.store.set_wizard_step(id, &step).await?)
+pub async fn set_step(state: State<'_, AppState>, args: cmd::SetStep) -> Result<(), AppError> {
+    Ok(state.store.set_wizard_step(args.id, args.step).await?)
 }
 
 /// What a report of checkup `id` in `lang` is made from.
 async fn report_inputs(
     state: &AppState,
     id: i64,
-    lang: &str,
+    lang: Language,
 ) -> Result<(checkup_model::Diagnosis, ReportOptions), AppError> {
-    let d = state.store.diagnosis(id).await?.ok_or_else(|| {
-        AppError::Other(format!(
-            "checkup {id} has no diagnosis yet: sample or profile first, or open a recording"
-        ))
-    })?;
+    let d = crate::reanalyse::diagnosis(&state.store, id)
+        .await?
+        .ok_or_else(|| {
+            AppError::Other(format!(
+                "checkup {id} has no diagnosis yet: sample or profile first, or open a recording"
+            ))
+        })?;
     let opts = ReportOptions {
-        language: language(lang),
+        language: lang,
         baseline: None,
     };
     Ok((d, opts))
@@ -129,10 +131,9 @@ async fn report_inputs(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn report_preview(
     state: State<'_, AppState>,
-    id: i64,
-    lang: String,
+    args: cmd::ReportPreview,
 ) -> Result<String, AppError> {
-    let (d, opts) = report_inputs(&state, id, &lang).await?;
+    let (d, opts) = report_inputs(&state, args.id, args.lang).await?;
     let html = checkup_report::html_body(&d, &opts);
     drop(d);
     crate::give_back_freed_heap();
@@ -143,23 +144,26 @@ pub async fn report_preview(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn export_report(
     state: State<'_, AppState>,
-    id: i64,
-    format: String,
-    lang: String,
+    args: cmd::ExportReport,
 ) -> Result<String, AppError> {
-    let (d, opts) = report_inputs(&state, id, &lang).await?;
+    let cmd::ExportReport { id, format, lang } = args;
+    let (d, opts) = report_inputs(&state, id, lang).await?;
     std::fs::create_dir_all(&state.exports)
         .map_err(|e| AppError::Other(format!("{}: {e}", state.exports.display())))?;
-    let path = state.exports.join(format!("checkup-{id}-{lang}.{format}"));
+    let path = state.exports.join(format!(
+        "checkup-{id}-{}.{}",
+        lang.code(),
+        format.extension()
+    ));
     let write = |bytes: &[u8]| {
         std::fs::write(&path, bytes)
             .map_err(|e| AppError::Other(format!("{}: {e}", path.display())))
     };
-    match format.as_str() {
-        "pdf" => write(&checkup_report::pdf(&d, &opts)?)?,
-        "html" => write(checkup_report::html(&d, &opts).as_bytes())?,
-        "json" => write(checkup_report::json(&d)?.as_bytes())?,
-        "md" => {
+    match format {
+        ExportFormat::Pdf => write(&checkup_report::pdf(&d, &opts)?)?,
+        ExportFormat::Html => write(checkup_report::html(&d, &opts).as_bytes())?,
+        ExportFormat::Json => write(checkup_report::json(&d)?.as_bytes())?,
+        ExportFormat::Md => {
             let (md, charts) = checkup_report::markdown(&d, &opts);
             let dir = state.exports.join("charts");
             std::fs::create_dir_all(&dir)
@@ -170,11 +174,6 @@ pub async fn export_report(
             }
             write(md.as_bytes())?
         }
-        other => {
-            return Err(AppError::Other(format!(
-                "unknown export format `{other}`: use pdf, html, md or json"
-            )))
-        }
     }
     Ok(path.display().to_string())
 }
@@ -183,8 +182,9 @@ pub async fn export_report(
 #[tauri::command(rename_all = "snake_case")]
 pub async fn connect_host(
     state: State<'_, AppState>,
-    request: HostRequest,
+    args: cmd::ConnectHost,
 ) -> Result<HostInfo, AppError> {
+    let cmd::ConnectHost { request } = args;
     if let Some(old) = state.host.lock().await.take() {
         old.close().await;
     }
@@ -195,7 +195,11 @@ pub async fn connect_host(
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn disconnect_host(state: State<'_, AppState>) -> Result<(), AppError> {
+pub async fn disconnect_host(
+    state: State<'_, AppState>,
+    args: cmd::DisconnectHost,
+) -> Result<(), AppError> {
+    let cmd::DisconnectHost {} = args;
     if let Some(h) = state.host.lock().await.take() {
         h.close().await;
     }
@@ -204,7 +208,11 @@ pub async fn disconnect_host(state: State<'_, AppState>) -> Result<(), AppError>
 
 /// A new checkup on the connected host, starting with its environment check.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i64, AppError> {
+pub async fn new_checkup(
+    state: State<'_, AppState>,
+    args: cmd::NewCheckup,
+) -> Result<i64, AppError> {
+    let cmd::NewCheckup { title } = args;
     let client = state
         .host
         .lock()
@@ -228,7 +236,10 @@ pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i6
         })
         .await?;
     state.store.save_environment(id, &report).await?;
-    state.store.set_wizard_step(id, "environment").await?;
+    state
+        .store
+        .set_wizard_step(id, WizardStep::Environment)
+        .await?;
     Ok(id)
 }
 
@@ -237,12 +248,15 @@ pub async fn new_checkup(state: State<'_, AppState>, title: String) -> Result<i6
 pub async fn start_sampling(
     app: AppHandle,
     state: State<'_, AppState>,
-    id: i64,
-    seconds: f64,
-    pid: Option<u32>,
-    gpu: Option<u32>,
-    lang: String,
+    args: cmd::StartSampling,
 ) -> Result<(), AppError> {
+    let cmd::StartSampling {
+        id,
+        seconds,
+        pid,
+        gpu,
+        lang,
+    } = args;
     if !(5.0..=7200.0).contains(&seconds) {
         return Err(AppError::Other(format!(
             "sample for 5 s to 2 h, not {seconds} s"
@@ -255,7 +269,7 @@ pub async fn start_sampling(
         gpu,
         ..Default::default()
     };
-    tauri::async_runtime::spawn(live::sample(app, id, seconds, req, language(&lang), phase));
+    tauri::async_runtime::spawn(live::sample(app, id, seconds, req, lang, phase));
     Ok(())
 }
 
@@ -264,12 +278,15 @@ pub async fn start_sampling(
 pub async fn start_profiling(
     app: AppHandle,
     state: State<'_, AppState>,
-    id: i64,
-    command: String,
-    cwd: Option<String>,
-    skip_steps: u32,
-    profile_steps: u32,
+    args: cmd::StartProfiling,
 ) -> Result<(), AppError> {
+    let cmd::StartProfiling {
+        id,
+        command,
+        cwd,
+        skip_steps,
+        profile_steps,
+    } = args;
     let argv = split_command(&command)?;
     state.store.summary(id).await?;
     let phase = live::LivePhase::begin(&state.live)?;
@@ -324,7 +341,8 @@ fn split_command(line: &str) -> Result<Vec<String>, AppError> {
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn stop_live(state: State<'_, AppState>) -> Result<(), AppError> {
+pub async fn stop_live(state: State<'_, AppState>, args: cmd::StopLive) -> Result<(), AppError> {
+    let cmd::StopLive {} = args;
     if let Some(phase) = state
         .live
         .lock()
@@ -338,8 +356,11 @@ pub async fn stop_live(state: State<'_, AppState>) -> Result<(), AppError> {
 
 /// Analyses a run folder, a trace file or a tensorboard_trace_handler folder offline.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<i64, AppError> {
-    let path = PathBuf::from(path.trim());
+pub async fn open_recording(
+    state: State<'_, AppState>,
+    args: cmd::OpenRecording,
+) -> Result<i64, AppError> {
+    let path = PathBuf::from(args.path.trim());
     if !path.exists() {
         return Err(AppError::Other(format!(
             "{} does not exist",
@@ -363,13 +384,13 @@ pub async fn open_recording(state: State<'_, AppState>, path: String) -> Result<
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn add_note(
-    state: State<'_, AppState>,
-    id: i64,
-    finding_id: String,
-    author: String,
-    body: String,
-) -> Result<i64, AppError> {
+pub async fn add_note(state: State<'_, AppState>, args: cmd::AddNote) -> Result<i64, AppError> {
+    let cmd::AddNote {
+        id,
+        finding_id,
+        author,
+        body,
+    } = args;
     if body.trim().is_empty() {
         return Err(AppError::Other("the note is empty".into()));
     }
@@ -380,63 +401,66 @@ pub async fn add_note(
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn set_baseline(state: State<'_, AppState>, id: i64) -> Result<(), AppError> {
-    Ok(state.store.set_baseline(id).await?)
+pub async fn set_baseline(
+    state: State<'_, AppState>,
+    args: cmd::SetBaseline,
+) -> Result<(), AppError> {
+    Ok(state.store.set_baseline(args.id).await?)
 }
 
-/// `before` and `after` side by side, with what changed in plain words.
+/// `before` and `after` side by side: the later run compared with the earlier one's card.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn compare_checkups(
     state: State<'_, AppState>,
-    before: i64,
-    after: i64,
-    lang: String,
+    args: cmd::CompareCheckups,
 ) -> Result<CompareView, AppError> {
+    let cmd::CompareCheckups { before, after } = args;
     let load = |id| {
         let store = &state.store;
         async move {
-            let d = store
-                .diagnosis(id)
+            let d = crate::reanalyse::diagnosis(store, id)
                 .await?
                 .ok_or_else(|| AppError::Other(format!("checkup {id} has no diagnosis yet")))?;
             Ok::<_, AppError>((store.summary(id).await?, d))
         }
     };
-    let (mut b, bd) = load(before).await?;
-    let (mut a, ad) = load(after).await?;
-    // The history row keeps the verdict in English; the view shows it in the chosen language.
-    for (summary, d) in [(&mut b, &bd), (&mut a, &ad)] {
-        summary.verdict = Some(checkup_report::localize(d, language(&lang)).verdict);
-    }
-    let c = checkup_report::baseline::compare(
-        &checkup_report::baseline::BaselineCard::from_diagnosis(&ad),
-        &checkup_report::baseline::BaselineCard::from_diagnosis(&bd),
+    let (b, bd) = load(before).await?;
+    let (a, ad) = load(after).await?;
+    let comparison = checkup_report::compare(
+        &checkup_report::BaselineCard::from_diagnosis(&ad),
+        &checkup_report::BaselineCard::from_diagnosis(&bd),
     );
-    // Which figures moved is read from the comparison itself, before its words are translated.
-    let differs: Vec<bool> = c.changes.iter().map(|x| x.differs()).collect();
-    let c = checkup_report::localize_comparison(c, language(&lang));
     Ok(CompareView {
         before: b,
         after: a,
-        rows: c
-            .changes
-            .into_iter()
-            .zip(differs)
-            .map(|(x, differs)| CompareRow {
-                figure: x.figure.to_owned(),
-                before: x.baseline,
-                after: x.current,
-                change: x.change,
-                differs,
-            })
-            .collect(),
-        summary: c.summary,
+        comparison,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::split_command;
+
+    #[test]
+    fn every_command_of_the_contract_is_a_shell_command_taking_its_arguments() {
+        let source = include_str!("commands.rs");
+        let registered = include_str!("lib.rs");
+        for name in checkup_model::commands::COMMAND_NAMES {
+            let declared = [format!("pub fn {name}("), format!("pub async fn {name}(")]
+                .iter()
+                .any(|d| source.contains(d.as_str()));
+            assert!(declared, "`{name}` is not a command here");
+            assert!(
+                registered.contains(&format!("commands::{name},")),
+                "`{name}` is not registered"
+            );
+        }
+        // Each command takes the contract's type as `args`, nothing mirrored by hand.
+        let attribute = concat!("#[tauri::command(", "rename_all = \"snake_case\")]");
+        let commands = source.matches(attribute).count();
+        assert_eq!(commands, checkup_model::commands::COMMAND_NAMES.len());
+        assert_eq!(source.matches(concat!("args: ", "cmd::")).count(), commands);
+    }
 
     #[test]
     fn commands_split_like_a_shell_splits_words_and_quotes() {

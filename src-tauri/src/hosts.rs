@@ -2,7 +2,7 @@
 //! agent the user forwarded already. One at a time.
 
 use checkup_connect::{AgentClient, LocalAgent, SshAgent, SshTarget};
-use checkup_model::HostInfo;
+use checkup_model::{HostInfo, HostRequest};
 
 use crate::AppError;
 
@@ -46,15 +46,6 @@ impl Host {
             Host::Forwarded { .. } => {}
         }
     }
-}
-
-/// How the user asked to connect.
-#[derive(Debug, Clone, serde::Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum HostRequest {
-    Local,
-    Ssh { spec: String },
-    Forwarded { addr: String, token: String },
 }
 
 pub async fn connect(

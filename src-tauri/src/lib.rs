@@ -7,6 +7,7 @@ mod demo;
 mod footprint;
 mod hosts;
 mod live;
+mod reanalyse;
 
 use std::path::PathBuf;
 
@@ -36,6 +37,9 @@ pub enum AppError {
     Connect(#[from] checkup_connect::ConnectError),
     #[error("no GPU host connected: pick this computer, an SSH host or a forwarded agent first")]
     NoHost,
+    /// An older version stored this checkup's diagnosis and its recording is gone.
+    #[error("checkup {id} was stored by an older version and its recording {recording} is no longer there: open the recording again")]
+    StaleWithoutRecording { id: i64, recording: String },
     #[error("{0}")]
     Other(String),
 }
@@ -45,6 +49,9 @@ impl From<&AppError> for checkup_model::UiError {
         let parts = match e {
             AppError::Connect(c) => c.parts(),
             AppError::NoHost => Some(("err_no_host", String::new(), String::new())),
+            AppError::StaleWithoutRecording { recording, .. } => {
+                Some(("err_stale_diagnosis", recording.clone(), String::new()))
+            }
             AppError::Engine(checkup_engine::EngineError::NoGpuData { path }) => {
                 Some(("err_no_gpu_data", path.display().to_string(), String::new()))
             }
@@ -108,7 +115,9 @@ pub(crate) async fn store_recording(
         })
         .await?;
     store.save_diagnosis(id, diagnosis).await?;
-    store.set_wizard_step(id, "diagnosis").await?;
+    store
+        .set_wizard_step(id, checkup_model::WizardStep::Diagnosis)
+        .await?;
     Ok(id)
 }
 
@@ -132,12 +141,16 @@ pub fn run() {
             let handle = app.handle().clone();
             let demos = demo::demo_dir(app.path().resource_dir().ok());
             tauri::async_runtime::spawn(async move {
-                match demo::import_demos_once(&importing, demos).await {
-                    Ok(0) => {}
-                    Ok(_) => {
-                        let _ = tauri::Emitter::emit(&handle, "checkups-changed", ());
-                    }
-                    Err(e) => eprintln!("the demo checkups could not be imported: {e}"),
+                let imported = demo::import_demos_once(&importing, demos)
+                    .await
+                    .unwrap_or_else(|e| {
+                        eprintln!("the demo checkups could not be imported: {e}");
+                        0
+                    });
+                // Checkups an older version stored are analysed again from their recordings.
+                let renewed = reanalyse::stale_checkups(&importing).await;
+                if imported + renewed > 0 {
+                    let _ = tauri::Emitter::emit(&handle, "checkups-changed", ());
                 }
             });
             app.manage(AppState {

@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkup_connect::AgentClient;
+use checkup_model::Language;
 use checkup_model::{
     LiveProgress, LiveSample, LiveStatus, RunRequest, RunState, SampleSet, SamplingRequest,
 };
-use checkup_report::Language;
 use tauri::{AppHandle, Emitter, Manager};
 
 use crate::{AppError, AppState};
@@ -121,7 +121,7 @@ fn live_charts(samples: SampleSet, lang: Language) -> Vec<checkup_model::ChartSv
         ..Default::default()
     };
     let d = checkup_engine::diagnose_recording(rec, None, &Default::default());
-    checkup_report::charts(&d, checkup_report::i18n::text(lang))
+    checkup_report::charts(&d, checkup_text::report::text(lang))
 }
 
 /// Downloads a run, analyses it and stores the diagnosis (keeping the environment check).

@@ -36,7 +36,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let check = c.check().await?;
     println!("check in {:.1} s:", t.elapsed().as_secs_f64());
     for x in &check.checks {
-        println!("  [{:?}] {}: {}", x.status, x.title, x.value);
+        let words = checkup_text::checks::text(x, checkup_model::Language::En);
+        println!("  [{:?}] {}: {}", x.status, words.title, words.value);
     }
     let id = c.start_sampling(&SamplingRequest::default()).await?;
     let mut sub = c.samples(0).await?;

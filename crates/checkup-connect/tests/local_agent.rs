@@ -36,7 +36,10 @@ async fn the_local_agent_checks_samples_and_streams_without_loss_across_a_reconn
     }
     let check = client.check().await.unwrap();
     assert!(
-        check.checks.iter().any(|c| c.id == "dev_shm"),
+        check
+            .checks
+            .iter()
+            .any(|c| c.id == checkup_model::CheckId::DevShm),
         "{:?}",
         check.checks.iter().map(|c| &c.id).collect::<Vec<_>>()
     );

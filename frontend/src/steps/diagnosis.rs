@@ -2,24 +2,17 @@
 //! fixes with copyable code, and the team's review notes.
 
 use checkup_model::{format_number, Finding, FindingNote};
+use checkup_text::{evidence, findings, fixes};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
 
-use crate::i18n::tr;
+use crate::i18n::{lang, tr};
 use crate::ipc::call;
 use crate::Ui;
 
-#[derive(Serialize)]
-struct AddNote {
-    id: i64,
-    finding_id: String,
-    author: String,
-    body: String,
-}
-
 pub fn view(ui: Ui) -> impl IntoView {
     let l = ui.l();
+    let language = lang(&l);
     let Some((d, notes)) = ui.view.with(|v| {
         v.as_ref()
             .and_then(|v| v.diagnosis.clone().map(|d| (d, v.notes.clone())))
@@ -39,26 +32,28 @@ pub fn view(ui: Ui) -> impl IntoView {
     view! {
         <div class=primary_class id="verdict">
             <strong>{tr(&l, "primary")}": "<code>{d.primary.clone()}</code></strong>
-            <p>{d.verdict.clone()}</p>
+            <p>{findings::verdict(&d, language)}</p>
         </div>
         {findings}
-        <p class="meta">{tr(&l, "window")}": "{d.window.method.clone()}</p>
+        <p class="meta">{tr(&l, "window")}": "{checkup_text::notes::window_method(&d.window.method, language)}</p>
     }
     .into_any()
 }
 
 fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
     let l = ui.l();
-    let severity = format!("{:?}", f.severity).to_lowercase();
+    let language = lang(&l);
+    let severity = f.severity.key();
     let evidence = f
         .evidence
         .iter()
-        .map(|e| view! { <tr><td>{e.metric.clone()}</td><td>{format!("{} {}", format_number(e.value), e.unit)}</td><td>{e.source.clone()}</td></tr> })
+        .map(|e| view! { <tr><td>{evidence::label(&e.key, language)}</td><td>{format!("{} {}", format_number(e.value), evidence::unit(e.unit, language))}</td><td>{evidence::source(&e.source, language)}</td></tr> })
         .collect_view();
     let fixes = f
         .fixes
         .iter()
         .map(|x| {
+            let x = fixes::text(x, language);
             let snippet = x.snippet.clone().map(|s| {
                 let copy = s.clone();
                 view! {
@@ -66,37 +61,38 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
                     <button class="copy" on:click=move |_| copy_text(&copy)>{tr(&ui.l(), "copy")}</button>
                 }
             });
-            view! { <div class="fix"><strong>{x.title.clone()}</strong>" — "{x.detail.clone()}{snippet}<em>{x.expected_effect.clone()}</em></div> }
+            view! { <div class="fix"><strong>{x.title}</strong>" — "{x.detail}{snippet}<em>{x.effect}</em></div> }
         })
         .collect_view();
+    let id = f.id();
     let mine: Vec<FindingNote> = notes
         .iter()
-        .filter(|n| n.finding_id == f.id)
+        .filter(|n| n.finding_id == id)
         .cloned()
         .collect();
     let body = RwSignal::new(String::new());
     let author = RwSignal::new(String::new());
-    let finding_id = f.id.clone();
+    let finding_id = id.clone();
     let add = move |_| {
         let Some(id) = ui.current_id() else { return };
-        let note = AddNote {
+        let note = checkup_model::commands::AddNote {
             id,
             finding_id: finding_id.clone(),
             author: author.get_untracked(),
             body: body.get_untracked(),
         };
         spawn_local(async move {
-            match call::<i64>("add_note", note).await {
-                Ok(_) => ui.open(id, Some("diagnosis")),
+            match call(note).await {
+                Ok(_) => ui.open(id, Some(checkup_model::WizardStep::Diagnosis)),
                 Err(e) => ui.fail(e),
             }
         });
     };
     view! {
-        <div class="finding" data-finding=f.id.clone()>
-            <h3><span class=format!("badge {severity}")>{tr(&l, &severity)}</span>{f.title.clone()}" "<code>{f.id.clone()}</code></h3>
-            <p>{format!("{:.0}% {} · {} {:.0}%", f.share * 100.0, tr(&l, "of_step_time"), tr(&l, "confidence"), f.confidence * 100.0)}</p>
-            <p>{f.summary.clone()}</p>
+        <div class="finding" data-finding=id.clone()>
+            <h3><span class=format!("badge {severity}")>{checkup_text::severity(f.severity, language)}</span>{findings::title(&f.cause, language)}" "<code>{id.clone()}</code></h3>
+            <p>{format!("{}% {} · {} {}%", checkup_text::pct(f.share), tr(&l, "of_step_time"), tr(&l, "confidence"), checkup_text::pct(f.confidence))}</p>
+            <p>{findings::summary(&f, language)}</p>
             <table>
                 <tr><th>{tr(&l, "evidence")}</th><th>{tr(&l, "value")}</th><th>{tr(&l, "source")}</th></tr>
                 {evidence}

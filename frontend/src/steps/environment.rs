@@ -4,7 +4,7 @@
 use checkup_model::{CheckStatus, EnvCheck};
 use leptos::prelude::*;
 
-use crate::i18n::tr;
+use crate::i18n::{lang, tr};
 use crate::Ui;
 
 pub fn view(ui: Ui) -> impl IntoView {
@@ -32,13 +32,14 @@ pub fn view(ui: Ui) -> impl IntoView {
                 CheckStatus::Fail => ("badge fail", "fail"),
                 CheckStatus::Unknown => ("badge", "unknown"),
             };
+            let words = checkup_text::checks::text(&c, lang(&l));
             view! {
                 <tr>
                     <td><span class=class>{tr(&l, label)}</span></td>
-                    <td>{c.title}</td>
-                    <td>{c.value}</td>
-                    <td>{c.meaning}</td>
-                    <td>{c.fix.unwrap_or_default()}</td>
+                    <td>{words.title}</td>
+                    <td>{words.value}</td>
+                    <td>{words.meaning}</td>
+                    <td>{words.fix.unwrap_or_default()}</td>
                 </tr>
             }
         })

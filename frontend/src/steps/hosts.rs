@@ -1,49 +1,21 @@
 //! Where the checkup runs: this computer (the bundled agent), an SSH host, an agent the user
 //! forwarded already, or a recording opened offline.
 
-use checkup_model::HostInfo;
+use checkup_model::commands as cmd;
+use checkup_model::{HostRequest, WizardStep};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
 
 use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
-
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum HostRequest {
-    Local,
-    Ssh { spec: String },
-    Forwarded { addr: String, token: String },
-}
-
-#[derive(Serialize)]
-struct Connect {
-    request: HostRequest,
-}
-
-#[derive(Serialize)]
-struct NewCheckup {
-    title: String,
-}
-
-#[derive(Serialize)]
-struct Pick {
-    folder: bool,
-}
-
-#[derive(Serialize)]
-struct OpenRecording {
-    path: String,
-}
 
 fn connect(ui: Ui, request: HostRequest) {
     ui.busy
         .set(Some(tr(&ui.lang.get_untracked(), "connecting")));
     ui.error.set(None);
     spawn_local(async move {
-        match call::<HostInfo>("connect_host", Connect { request }).await {
+        match call(cmd::ConnectHost { request }).await {
             Ok(h) => {
                 ui.busy.set(None);
                 ui.host.set(Some(h));
@@ -64,18 +36,15 @@ pub fn panel(ui: Ui) -> impl IntoView {
     let new_checkup = move |_| {
         ui.busy.set(Some(tr(&ui.lang.get_untracked(), "checking")));
         spawn_local(async move {
-            match call::<i64>(
-                "new_checkup",
-                NewCheckup {
-                    title: String::new(),
-                },
-            )
+            match call(cmd::NewCheckup {
+                title: String::new(),
+            })
             .await
             {
                 Ok(id) => {
                     ui.busy.set(None);
                     ui.refresh();
-                    ui.open(id, Some("environment"));
+                    ui.open(id, Some(WizardStep::Environment));
                 }
                 Err(e) => ui.fail(e),
             }
@@ -85,11 +54,11 @@ pub fn panel(ui: Ui) -> impl IntoView {
         ui.busy.set(Some(tr(&ui.lang.get_untracked(), "analysing")));
         let p = path.get_untracked();
         spawn_local(async move {
-            match call::<i64>("open_recording", OpenRecording { path: p }).await {
+            match call(cmd::OpenRecording { path: p }).await {
                 Ok(id) => {
                     ui.busy.set(None);
                     ui.refresh();
-                    ui.open(id, Some("diagnosis"));
+                    ui.open(id, Some(WizardStep::Diagnosis));
                 }
                 Err(e) => ui.fail(e),
             }
@@ -98,7 +67,7 @@ pub fn panel(ui: Ui) -> impl IntoView {
     // The system's file chooser fills the path and opens what was picked.
     let pick = move |folder: bool| {
         spawn_local(async move {
-            match call::<Option<String>>("pick_recording", Pick { folder }).await {
+            match call(cmd::PickRecording { folder }).await {
                 Ok(Some(p)) => {
                     path.set(p);
                     open_recording();

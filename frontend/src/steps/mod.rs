@@ -7,19 +7,19 @@ pub mod profiling;
 pub mod report;
 pub mod sampling;
 
-use checkup_model::ChartSvg;
+use checkup_model::{ChartSvg, WizardStep};
 use leptos::prelude::*;
 
 use crate::i18n::tr;
 use crate::Ui;
 
-pub fn step_view(ui: Ui, step: &str) -> AnyView {
+pub fn step_view(ui: Ui, step: WizardStep) -> AnyView {
     match step {
-        "environment" => environment::view(ui).into_any(),
-        "sampling" => sampling::view(ui).into_any(),
-        "profiling" => profiling::view(ui).into_any(),
-        "report" => report::view(ui).into_any(),
-        _ => diagnosis::view(ui).into_any(),
+        WizardStep::Environment => environment::view(ui).into_any(),
+        WizardStep::Sampling => sampling::view(ui).into_any(),
+        WizardStep::Profiling => profiling::view(ui).into_any(),
+        WizardStep::Diagnosis => diagnosis::view(ui).into_any(),
+        WizardStep::Report => report::view(ui).into_any(),
     }
 }
 

@@ -4,7 +4,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
 
 use super::{charts_named, live_for, progress_bar};
 use crate::i18n::tr;
@@ -20,22 +19,13 @@ const CHARTS: [&str; 6] = [
     "scaling",
 ];
 
-#[derive(Serialize)]
-struct Start {
-    id: i64,
-    command: String,
-    cwd: Option<String>,
-    skip_steps: u32,
-    profile_steps: u32,
-}
-
 pub fn view(ui: Ui) -> impl IntoView {
     let (command, cwd) = (ui.profile_command, ui.profile_cwd);
     let skip = RwSignal::new("10".to_string());
     let count = RwSignal::new("8".to_string());
     let start = move |_| {
         let Some(id) = ui.current_id() else { return };
-        let req = Start {
+        let req = checkup_model::commands::StartProfiling {
             id,
             command: command.get_untracked(),
             cwd: Some(cwd.get_untracked()),
@@ -44,7 +34,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         };
         ui.error.set(None);
         spawn_local(async move {
-            if let Err(e) = call::<()>("start_profiling", req).await {
+            if let Err(e) = call(req).await {
                 ui.fail(e);
             }
         });

@@ -2,39 +2,15 @@
 //! (PDF, HTML, Markdown, JSON), make this checkup the project's baseline, and compare it side
 //! by side with another one.
 
-use checkup_model::CompareView;
+use checkup_model::commands as cmd;
+use checkup_model::{CompareView, ExportFormat};
+use checkup_text::{comparison, findings};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
 
-use crate::i18n::tr;
+use crate::i18n::{lang, tr};
 use crate::ipc::call;
 use crate::Ui;
-
-#[derive(Serialize)]
-struct Export {
-    id: i64,
-    format: String,
-    lang: String,
-}
-
-#[derive(Serialize)]
-struct Preview {
-    id: i64,
-    lang: String,
-}
-
-#[derive(Serialize)]
-struct Id {
-    id: i64,
-}
-
-#[derive(Serialize)]
-struct Compare {
-    before: i64,
-    after: i64,
-    lang: String,
-}
 
 pub fn view(ui: Ui) -> impl IntoView {
     let Some(id) = ui.current_id() else {
@@ -45,26 +21,27 @@ pub fn view(ui: Ui) -> impl IntoView {
     let other = RwSignal::new(String::new());
     // Re-fetched when the language changes.
     let preview = LocalResource::new(move || {
-        let lang = ui.lang.get();
-        async move { call::<String>("report_preview", Preview { id, lang }).await }
+        let lang = lang(&ui.lang.get());
+        async move { call(cmd::ReportPreview { id, lang }).await }
     });
-    let buttons = ["pdf", "html", "md", "json"]
+    let buttons = ExportFormat::ALL
         .into_iter()
         .map(|format| {
+            let ext = format.extension();
             view! {
-                <button id=format!("export-{format}") on:click=move |_| {
-                    let lang = ui.lang.get_untracked();
+                <button id=format!("export-{ext}") on:click=move |_| {
+                    let code = ui.lang.get_untracked();
                     spawn_local(async move {
-                        let result = call::<String>("export_report", Export { id, format: format.to_string(), lang: lang.clone() }).await;
-                        exported.set(Some(result.unwrap_or_else(|e| crate::i18n::error_words(&lang, &e))));
+                        let result = call(cmd::ExportReport { id, format, lang: lang(&code) }).await;
+                        exported.set(Some(result.unwrap_or_else(|e| crate::i18n::error_words(&code, &e))));
                     });
-                }>{format.to_uppercase()}</button>
+                }>{ext.to_uppercase()}</button>
             }
         })
         .collect_view();
     let baseline = move |_| {
         spawn_local(async move {
-            match call::<()>("set_baseline", Id { id }).await {
+            match call(cmd::SetBaseline { id }).await {
                 Ok(()) => ui.refresh(),
                 Err(e) => ui.fail(e),
             }
@@ -74,18 +51,8 @@ pub fn view(ui: Ui) -> impl IntoView {
         let Ok(before) = other.get_untracked().parse::<i64>() else {
             return;
         };
-        let lang = ui.lang.get_untracked();
         spawn_local(async move {
-            match call::<CompareView>(
-                "compare_checkups",
-                Compare {
-                    before,
-                    after: id,
-                    lang,
-                },
-            )
-            .await
-            {
+            match call(cmd::CompareCheckups { before, after: id }).await {
                 Ok(c) => compared.set(Some(c)),
                 Err(e) => ui.fail(e),
             }
@@ -111,20 +78,25 @@ pub fn view(ui: Ui) -> impl IntoView {
             }).collect_view()}
         </select>
         <button id="compare" on:click=compare>{move || tr(&ui.l(), "compare_go")}</button>
-        {move || compared.get().map(|c| view! {
-            <div class="compare" id="comparison">
-                <p><strong>{c.summary.clone()}</strong></p>
-                <table>
-                    <tr><th></th><th>{format!("{}: {}", tr(&ui.l(), "before"), c.before.title)}</th><th>{format!("{}: {}", tr(&ui.l(), "after"), c.after.title)}</th><th>{tr(&ui.l(), "change")}</th></tr>
-                    {c.rows.into_iter().map(|r| {
-                        view! { <tr class:changed=r.differs><td>{r.figure}</td><td>{r.before}</td><td>{r.after}</td><td>{r.change}</td></tr> }
-                    }).collect_view()}
-                </table>
-                <div class="side-by-side">
-                    <div><h4>{c.before.title.clone()}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{c.before.verdict.clone().unwrap_or_default()}</p></div>
-                    <div><h4>{c.after.title.clone()}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{c.after.verdict.clone().unwrap_or_default()}</p></div>
+        {move || compared.get().map(|c: CompareView| {
+            let l = lang(&ui.l());
+            let lead = |s: &checkup_model::CheckupSummary| s.lead.as_ref().map(|f| findings::lead(f, l)).unwrap_or_default();
+            view! {
+                <div class="compare" id="comparison">
+                    <p><strong>{comparison::summary(&c.comparison, l)}</strong></p>
+                    <table>
+                        <tr><th></th><th>{format!("{}: {}", tr(&ui.l(), "before"), c.before.title)}</th><th>{format!("{}: {}", tr(&ui.l(), "after"), c.after.title)}</th><th>{tr(&ui.l(), "change")}</th></tr>
+                        {c.comparison.changes.iter().map(|r| {
+                            let [before, after, change] = comparison::row(r, l);
+                            view! { <tr class:changed=r.differs()><td>{comparison::figure(r.figure, l)}</td><td>{before}</td><td>{after}</td><td>{change}</td></tr> }
+                        }).collect_view()}
+                    </table>
+                    <div class="side-by-side">
+                        <div><h4>{c.before.title.clone()}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{lead(&c.before)}</p></div>
+                        <div><h4>{c.after.title.clone()}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{lead(&c.after)}</p></div>
+                    </div>
                 </div>
-            </div>
+            }
         })}
     }
     .into_any()

@@ -2,9 +2,9 @@
 //! then live curves with the steady window and stalls marked, progress and time left.
 //! A recording shows the curves it was sampled with.
 
+use checkup_model::commands as cmd;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Serialize;
 
 use super::{charts_named, live_for, progress_bar};
 use crate::i18n::tr;
@@ -12,15 +12,6 @@ use crate::ipc::call;
 use crate::Ui;
 
 const CURVES: [&str; 4] = ["utilisation", "power", "sm_clock", "host_cpu"];
-
-#[derive(Serialize)]
-struct Start {
-    id: i64,
-    seconds: f64,
-    pid: Option<u32>,
-    gpu: Option<u32>,
-    lang: String,
-}
 
 pub fn view(ui: Ui) -> impl IntoView {
     let (seconds, job) = (ui.sample_seconds, ui.sample_job);
@@ -37,16 +28,13 @@ pub fn view(ui: Ui) -> impl IntoView {
         };
         ui.error.set(None);
         spawn_local(async move {
-            if let Err(e) = call::<()>(
-                "start_sampling",
-                Start {
-                    id,
-                    seconds: secs,
-                    pid,
-                    gpu,
-                    lang: ui.lang.get_untracked(),
-                },
-            )
+            if let Err(e) = call(cmd::StartSampling {
+                id,
+                seconds: secs,
+                pid,
+                gpu,
+                lang: crate::i18n::lang(&ui.lang.get_untracked()),
+            })
             .await
             {
                 ui.fail(e);
@@ -55,7 +43,7 @@ pub fn view(ui: Ui) -> impl IntoView {
     };
     let stop = move |_| {
         spawn_local(async move {
-            let _ = call::<()>("stop_live", crate::NoArgs {}).await;
+            let _ = call(cmd::StopLive {}).await;
         })
     };
     let connected = move || ui.host.with(|h| h.is_some());

@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use checkup_e2e::App;
-use checkup_model::WIZARD_STEPS;
+use checkup_model::WizardStep;
 use checkup_testkit::{
     descendants, memory_of, workspace_release_binary, workspace_root, Memory, Xvfb,
 };
@@ -189,8 +189,8 @@ async fn open_recording(app: &App, path: &Path) -> Duration {
 
 /// Shows every wizard step of the open checkup, then lets the page settle.
 async fn walk_every_step(app: &App) {
-    for step in WIZARD_STEPS {
-        app.click(&format!("#step-{step}")).await;
+    for step in WizardStep::ALL {
+        app.click(&format!("#step-{}", step.key())).await;
         app.settled().await;
         tokio::time::sleep(Duration::from_millis(500)).await;
     }

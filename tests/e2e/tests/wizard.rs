@@ -7,16 +7,16 @@
 use std::time::Duration;
 
 use checkup_e2e::App;
-use checkup_model::WIZARD_STEPS;
+use checkup_model::WizardStep;
 
 /// What shows once a step has rendered its content for a recorded checkup.
-fn rendered(step: &str) -> &'static str {
+fn rendered(step: WizardStep) -> &'static str {
     match step {
-        "environment" => "table.checks, main p.empty",
-        "sampling" => "figure.chart[data-chart='utilisation']",
-        "profiling" => "main figure.chart",
-        "diagnosis" => "#verdict",
-        _ => "#report-preview",
+        WizardStep::Environment => "table.checks, main p.empty",
+        WizardStep::Sampling => "figure.chart[data-chart='utilisation']",
+        WizardStep::Profiling => "main figure.chart",
+        WizardStep::Diagnosis => "#verdict",
+        WizardStep::Report => "#report-preview",
     }
 }
 
@@ -72,15 +72,16 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
 
     for lang in ["en", "zh"] {
         switch_language(&app, lang).await;
-        for (i, step) in WIZARD_STEPS.iter().enumerate() {
-            app.click(&format!("#step-{step}")).await;
+        for (i, step) in WizardStep::ALL.into_iter().enumerate() {
+            let key = step.key();
+            app.click(&format!("#step-{key}")).await;
             app.element(rendered(step)).await;
-            let button = app.text(&format!("#step-{step}")).await;
+            let button = app.text(&format!("#step-{key}")).await;
             let is_chinese = button
                 .chars()
                 .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
             assert_eq!(is_chinese, lang == "zh", "step button {button:?} in {lang}");
-            app.screenshot(&format!("{lang}/{}-{step}", i + 1)).await;
+            app.screenshot(&format!("{lang}/{}-{key}", i + 1)).await;
         }
     }
     // The preview is the report itself, in the chosen language.
@@ -136,7 +137,7 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
 
     // Left at the report step: that is where it resumes.
     let (_, opened) = app.stored("dataloader_starved (demo)").await;
-    assert_eq!(opened.wizard_step, "report");
+    assert_eq!(opened.wizard_step, WizardStep::Report);
     assert!(opened.is_baseline);
 
     // A recording opened offline: a bad path is named, a Kineto trace file is diagnosed.
