@@ -34,6 +34,14 @@ if ! command -v cargo >/dev/null; then
   fi
 fi
 
+# The test command's gates: formatting and clippy with warnings denied (a minimal rustup
+# profile has neither).
+if command -v rustup >/dev/null; then
+  for c in rustfmt clippy; do
+    rustup component list --installed | grep -q "^$c" || rustup component add "$c"
+  done
+fi
+
 # checkup-model is shared with the WebAssembly UI: CI checks it builds for wasm32.
 if command -v rustup >/dev/null && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown

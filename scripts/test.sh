@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Installs what is missing, then runs every test: unit, corpus, report, agent, store, SSH and
-# CLI tests, the wasm builds (shared model and UI), the glibc 2.31 agent build, and the built
-# desktop app driven through WebDriver under Xvfb (tests/e2e).
+# Installs what is missing, then runs every test: formatting and clippy (warnings denied),
+# unit, corpus, report, agent, store, SSH and CLI tests, the wasm builds (shared model,
+# catalogue and UI), the glibc 2.31 agent build, and the built desktop app driven through
+# WebDriver under Xvfb (tests/e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
-cargo build -p checkup-model --target wasm32-unknown-unknown
+cargo fmt --all --check
+cargo build -p checkup-model -p checkup-text --target wasm32-unknown-unknown
 ./scripts/build-frontend.sh
+# After the UI's build: the shell's build reads frontend/dist.
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p checkup-frontend --target wasm32-unknown-unknown -- -D warnings
 cargo test --workspace --exclude checkup-e2e
 # The agent binary shipped to GPU hosts must run on glibc 2.31.
 ./scripts/build-agent.sh
