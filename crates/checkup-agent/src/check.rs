@@ -140,9 +140,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         facts.world_size = facts.gpu_count;
     }
     // The engine's rules judge the GPU and version facts.
-    checks.extend(checkup_engine::diagnosis::environment::environment_checks(
-        &facts,
-    ));
+    checks.extend(checkup_environment::environment_checks(&facts));
     checks.push(shm_check(Path::new("/dev/shm")));
     checks.push(profiling_permission_check());
     let dir = opts

@@ -6,13 +6,11 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use checkup_model::{GpmSample, GpuProcessSample, HostSample, NvmlSample};
+use checkup_recording::{layout, schema};
 
 use crate::error::{AgentError, Result};
 
 const FLUSH_EVERY: u64 = 10;
-
-const NVML_HEADER: &str = "ts,gpu,util_gpu,util_mem,mem_used_mib,mem_total_mib,temp_c,power_w,power_limit_w,sm_clock_mhz,sm_clock_max_mhz,mem_clock_mhz,pcie_tx_kbs,pcie_rx_kbs,clock_event_reasons,pstate,fan_pct";
-const GPM_HEADER: &str = "ts,gpu,graphics_util,sm_util,sm_occupancy,integer_util,any_tensor_util,dfma_tensor_util,hmma_tensor_util,imma_tensor_util,dram_bw_util,fp64_util,fp32_util,fp16_util,pcie_tx_per_sec,pcie_rx_per_sec,nvlink_total_rx_per_sec,nvlink_total_tx_per_sec";
 
 /// A CSV cell written straight into the buffer (no String per cell: the agent writes a row
 /// ten times a second and its CPU budget is counted in microseconds).
@@ -103,7 +101,7 @@ impl Recorder {
             return Ok(());
         }
         if self.nvml.is_none() {
-            self.nvml = Some(self.open("samples_nvml.csv", NVML_HEADER)?);
+            self.nvml = Some(self.open(layout::NVML_CSV, &schema::NVML_COLUMNS.join(","))?);
         }
         let w = self.nvml.as_mut().expect("opened above");
         for s in samples {
@@ -127,7 +125,7 @@ impl Recorder {
                 IntCell(s.clock_event_reasons.map(|r| r.0)),
                 IntCell(s.pstate.map(u64::from)),
             )
-            .map_err(|e| AgentError::io(self.dir.join("samples_nvml.csv"), e))?;
+            .map_err(|e| AgentError::io(self.dir.join(layout::NVML_CSV), e))?;
         }
         self.writes += 1;
         if self.writes.is_multiple_of(FLUSH_EVERY) {
@@ -141,9 +139,9 @@ impl Recorder {
             return Ok(());
         }
         if self.gpm.is_none() {
-            self.gpm = Some(self.open("samples_gpm.csv", GPM_HEADER)?);
+            self.gpm = Some(self.open(layout::GPM_CSV, &schema::GPM_COLUMNS.join(","))?);
         }
-        let path = self.dir.join("samples_gpm.csv");
+        let path = self.dir.join(layout::GPM_CSV);
         let w = self.gpm.as_mut().expect("opened above");
         for s in samples {
             let v = [
@@ -183,16 +181,10 @@ impl Recorder {
 
     pub fn write_host(&mut self, s: &HostSample) -> Result<()> {
         if self.host.is_none() {
-            let cores: Vec<String> = (0..s.per_core_pct.len())
-                .map(|i| format!("cpu{i}"))
-                .collect();
-            let header = format!("ts,cpu_total_pct,proc_tree_cpu_pct,proc_tree_rss_mib,disk_read_mbs,disk_write_mbs,load1,{}", cores.join(","));
-            self.host = Some((
-                self.open("samples_host.csv", &header)?,
-                s.per_core_pct.len(),
-            ));
+            let header = schema::host_header(s.per_core_pct.len());
+            self.host = Some((self.open(layout::HOST_CSV, &header)?, s.per_core_pct.len()));
         }
-        let path = self.dir.join("samples_host.csv");
+        let path = self.dir.join(layout::HOST_CSV);
         let (w, cores) = self.host.as_mut().expect("opened above");
         write!(
             w,
@@ -225,10 +217,12 @@ impl Recorder {
             return Ok(());
         }
         if self.gpu_processes.is_none() {
-            self.gpu_processes =
-                Some(self.open("samples_gpu_processes.csv", "ts,gpu,pid,used_mib")?);
+            self.gpu_processes = Some(self.open(
+                layout::GPU_PROCESSES_CSV,
+                &schema::GPU_PROCESSES_COLUMNS.join(","),
+            )?);
         }
-        let path = self.dir.join("samples_gpu_processes.csv");
+        let path = self.dir.join(layout::GPU_PROCESSES_CSV);
         let w = self.gpu_processes.as_mut().expect("opened above");
         for s in samples {
             writeln!(w, "{:.3},{},{},{}", s.ts, s.gpu, s.pid, cell(s.used_mib))
@@ -252,7 +246,7 @@ mod tests {
         let mut rec = Recorder::create(dir.path()).unwrap();
         rec.write_gpu_processes(&[]).unwrap();
         rec.flush().unwrap();
-        let path = dir.path().join("samples_gpu_processes.csv");
+        let path = dir.path().join(layout::GPU_PROCESSES_CSV);
         assert!(!path.exists());
         let p = |pid, used_mib| GpuProcessSample {
             ts: 1796007589.4011,

@@ -7,6 +7,7 @@ use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 
+use checkup_recording::layout;
 use serde::Serialize;
 
 use crate::error::{AgentError, Result};
@@ -164,20 +165,24 @@ fn read_probe_status(out: &Path) -> Vec<serde_json::Value> {
                 p.is_dir()
                     && p.file_name()
                         .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with("rank"))
+                        .and_then(layout::rank_of_dir)
+                        .is_some()
             })
             .collect();
         ranks.sort();
         dirs.extend(ranks);
     }
     dirs.iter()
-        .filter_map(|d| std::fs::read_to_string(d.join("probe_status.json")).ok())
+        .filter_map(|d| std::fs::read_to_string(d.join(layout::PROBE_STATUS)).ok())
         .filter_map(|t| serde_json::from_str(&t).ok())
         .collect()
 }
 
 fn count_steps(out: &Path) -> Option<u64> {
-    let candidates = [out.join("steps.csv"), out.join("rank0/steps.csv")];
+    let candidates = [
+        out.join(layout::STEPS_CSV),
+        out.join(layout::rank_dir(0)).join(layout::STEPS_CSV),
+    ];
     let text = candidates
         .iter()
         .find_map(|p| std::fs::read_to_string(p).ok())?;
@@ -235,7 +240,7 @@ fn write_meta(
         "agent_cpu_pct_of_core": (report.cpu_pct_of_core * 1000.0).round() / 1000.0,
         "recorded_by": format!("checkup-agent {}", env!("CARGO_PKG_VERSION")),
     });
-    let path = opts.out.join("meta.json");
+    let path = opts.out.join(layout::META_JSON);
     std::fs::write(
         &path,
         serde_json::to_string_pretty(&meta).unwrap_or_default(),
@@ -246,9 +251,9 @@ fn write_meta(
 /// `static/facts.json`: the GPUs and driver as NVML saw them (the engine reads it like the
 /// corpus' `nvidia-smi -q -x` snapshot).
 fn write_static_facts(out: &Path) -> Result<()> {
-    let dir = out.join("static");
+    let dir = out.join(layout::STATIC_DIR);
     std::fs::create_dir_all(&dir).map_err(|e| AgentError::io(&dir, e))?;
-    let path = dir.join("facts.json");
+    let path = dir.join(layout::FACTS_JSON);
     let facts = crate::check::gpu_facts();
     std::fs::write(
         &path,

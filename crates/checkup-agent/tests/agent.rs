@@ -213,8 +213,8 @@ fn sample_writes_host_rows_for_the_requested_time() {
         serde_json::from_slice(out.stderr.split(|b| *b == b'\n').next().unwrap()).unwrap();
     let ticks = report["ticks"].as_u64().unwrap();
     assert!((10..=14).contains(&ticks), "{report}");
-    let rows = checkup_engine::ingest::samples::read_host_csv(&dir.path().join("samples_host.csv"))
-        .unwrap();
+    let rows =
+        checkup_recording::samples::read_host_csv(&dir.path().join("samples_host.csv")).unwrap();
     assert!(rows.len() >= 2);
     assert!(rows[0].per_core_pct.len() as u32 >= 1);
 }

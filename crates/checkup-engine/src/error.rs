@@ -17,6 +17,9 @@ pub enum EngineError {
     NoGpuData { path: PathBuf },
     #[error("{}: {message}", path.display())]
     MissingRanks { path: PathBuf, message: String },
+    /// A run-folder file (steps.csv, meta.json, samples_*.csv) that cannot be read.
+    #[error(transparent)]
+    Recording(#[from] checkup_recording::RecordingError),
 }
 
 impl EngineError {

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use checkup_engine::ingest::samples::{read_gpm_csv, read_host_csv, read_nvml_csv};
 use checkup_model::{GpmSample, HostSample, NvmlSample};
+use checkup_recording::samples::{read_gpm_csv, read_host_csv, read_nvml_csv};
 
 use crate::error::{AgentError, Result};
 
@@ -43,7 +43,7 @@ impl Replay {
                 "no samples_nvml.csv: give a run folder recorded on a GPU (tests/corpus/healthy, or a folder the agent wrote)".into(),
             ));
         }
-        let read_err = |e: checkup_engine::EngineError| invalid(e.to_string());
+        let read_err = |e: checkup_recording::RecordingError| invalid(e.to_string());
         let mut nvml = read_nvml_csv(&nvml_path).map_err(read_err)?;
         let optional = |name: &str| {
             let p = dir.join(name);

@@ -3,7 +3,6 @@
 //! them, the one that explains the most lost time first. Words are the catalogue's
 //! (`checkup-text`), not the engine's.
 
-pub mod environment;
 pub mod fixes;
 mod rank;
 mod rules;
@@ -159,7 +158,7 @@ pub fn diagnose(
     sources: Vec<String>,
     th: &Thresholds,
 ) -> Diagnosis {
-    let environment = environment::environment_checks(&facts);
+    let environment = checkup_environment::environment_checks(&facts);
     let (diagnosed, straggler) = rank::pick_rank(&a, th);
     let scaling = partner.and_then(|(pf, pa, name)| scaling::scaling(&facts, &a, pf, pa, name));
     let cx = Ctx {

@@ -1,17 +1,16 @@
 //! Sources → one [`Recording`]: run folders, Kineto traces, tensorboard_trace_handler folders,
 //! NVML/GPM/host sample CSVs, `nvidia-smi` logs and snapshots.
 
-pub mod csv_table;
 pub mod kineto;
-pub mod meta;
-pub mod samples;
+pub mod smi_logs;
 pub mod static_files;
-pub mod steps;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use checkup_model::{Note, RunFacts, SampleSet, StepRecord};
+
+use checkup_recording::{layout, meta, samples, steps};
 
 use crate::error::{EngineError, Result};
 pub use kineto::Trace;
@@ -88,13 +87,13 @@ fn classify(path: &Path) -> Result<InputKind> {
         .to_ascii_lowercase();
     if meta.is_dir() {
         let has = |n: &str| path.join(n).exists();
-        let rank_dirs = path.join("rank0").is_dir();
-        if has("meta.json")
-            || has("steps.csv")
-            || has("samples_nvml.csv")
-            || has("samples_gpm.csv")
-            || has("samples_host.csv")
-            || has("trace.json.gz")
+        let rank_dirs = path.join(layout::rank_dir(0)).is_dir();
+        if has(layout::META_JSON)
+            || has(layout::STEPS_CSV)
+            || has(layout::NVML_CSV)
+            || has(layout::GPM_CSV)
+            || has(layout::HOST_CSV)
+            || has(layout::TRACE)
             || has("trace.json")
             || rank_dirs
         {
@@ -177,15 +176,7 @@ fn rank_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
         .map_err(|e| EngineError::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.is_dir())
-        .filter_map(|p| {
-            let rank = p
-                .file_name()?
-                .to_str()?
-                .strip_prefix("rank")?
-                .parse()
-                .ok()?;
-            Some((rank, p))
-        })
+        .filter_map(|p| Some((layout::rank_of_dir(p.file_name()?.to_str()?)?, p)))
         .collect();
     out.sort();
     Ok(out)
@@ -198,7 +189,7 @@ fn load_run_folder(
     logs: &mut Vec<(InputKind, PathBuf)>,
 ) -> Result<()> {
     rec.sources.push(dir.to_path_buf());
-    if let Some(meta) = first_existing(dir, &["meta.json"]) {
+    if let Some(meta) = first_existing(dir, &[layout::META_JSON]) {
         let m = meta::read_meta(&meta)?;
         meta::merge_into(&mut rec.facts, m.facts);
         rec.profile_steps = rec.profile_steps.or(m.profile_steps);
@@ -207,38 +198,38 @@ fn load_run_folder(
     let mut units: Vec<(Option<u32>, PathBuf)> = vec![(None, dir.to_path_buf())];
     units.extend(ranks.iter().map(|(r, p)| (Some(*r), p.clone())));
     for (rank, unit) in &units {
-        if let Some(steps) = first_existing(unit, &["steps.csv"]) {
+        if let Some(steps) = first_existing(unit, &[layout::STEPS_CSV]) {
             rec.steps
                 .insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
         }
-        if let Some(t) = first_existing(unit, &["trace.json.gz", "trace.json"]) {
+        if let Some(t) = first_existing(unit, &[layout::TRACE, "trace.json"]) {
             traces.push((*rank, t));
         } else {
             traces.extend(trace_files_in(unit)?.into_iter().map(|p| (*rank, p)));
         }
     }
-    if let Some(p) = first_existing(dir, &["samples_nvml.csv"]) {
+    if let Some(p) = first_existing(dir, &[layout::NVML_CSV]) {
         rec.samples.nvml = samples::read_nvml_csv(&p)?;
     } else if let Some(p) = first_existing(dir, &["gpu_health.csv"]) {
         logs.push((InputKind::QueryGpuLog, p));
     } else if let Some(p) = first_existing(dir, &["dmon.txt"]) {
         logs.push((InputKind::Dmon, p));
     }
-    if let Some(p) = first_existing(dir, &["samples_gpm.csv"]) {
+    if let Some(p) = first_existing(dir, &[layout::GPM_CSV]) {
         rec.samples.gpm = samples::read_gpm_csv(&p)?;
     }
-    if let Some(p) = first_existing(dir, &["samples_host.csv"]) {
+    if let Some(p) = first_existing(dir, &[layout::HOST_CSV]) {
         rec.samples.host = samples::read_host_csv(&p)?;
     }
-    let st = dir.join("static");
+    let st = dir.join(layout::STATIC_DIR);
     // Written by checkup-agent: the GPUs and driver as NVML saw them.
-    if let Some(p) = first_existing(&st, &["facts.json"]) {
+    if let Some(p) = first_existing(&st, &[layout::FACTS_JSON]) {
         let text = std::fs::read_to_string(&p).map_err(|e| EngineError::io(&p, e))?;
         let facts: RunFacts = serde_json::from_str(&text)
             .map_err(|e| EngineError::invalid(&p, format!("invalid run facts: {e}")))?;
         meta::merge_into(&mut rec.facts, facts);
     }
-    if let Some(p) = first_existing(&st, &["nvidia-smi-q.xml"]) {
+    if let Some(p) = first_existing(&st, &[layout::SMI_XML]) {
         let snap = static_files::read_smi_xml(&p)?;
         rec.facts.driver_version = rec.facts.driver_version.take().or(snap.driver_version);
         rec.facts.cuda_driver_version = rec.facts.cuda_driver_version.take().or(snap.cuda_version);
@@ -277,7 +268,7 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
         }
         InputKind::QueryGpuLog => {
             if rec.samples.nvml.is_empty() {
-                rec.samples.nvml = samples::read_query_gpu_log(path)?;
+                rec.samples.nvml = smi_logs::read_query_gpu_log(path)?;
                 rec.notes.push(Note::SamplesFromQueryLog {
                     path: path.display().to_string(),
                 });
@@ -286,7 +277,7 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
         InputKind::Dmon => {
             if rec.samples.nvml.is_empty() {
                 let start = rec.facts.started.unwrap_or(0.0);
-                rec.samples.nvml = samples::read_dmon(path, start, 1.0)?;
+                rec.samples.nvml = smi_logs::read_dmon(path, start, 1.0)?;
                 rec.notes.push(Note::SamplesFromDmon {
                     path: path.display().to_string(),
                 });

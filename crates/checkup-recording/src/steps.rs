@@ -4,8 +4,8 @@ use std::path::Path;
 
 use checkup_model::StepRecord;
 
-use super::csv_table::{number, CsvTable};
-use crate::error::{EngineError, Result};
+use crate::csv_table::{number, CsvTable};
+use crate::error::{RecordingError, Result};
 
 pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
     let t = CsvTable::read(path, true)?;
@@ -19,7 +19,7 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
         let line = i + 2;
         let need = |idx: usize, name: &str| {
             number(path, line, name, rec.get(idx))?.ok_or_else(|| {
-                EngineError::invalid(path, format!("line {line}: column `{name}` is empty"))
+                RecordingError::invalid(path, format!("line {line}: column `{name}` is empty"))
             })
         };
         out.push(StepRecord {
@@ -31,7 +31,7 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
         });
     }
     if out.len() < 2 {
-        return Err(EngineError::invalid(
+        return Err(RecordingError::invalid(
             path,
             format!(
                 "{} step row(s): at least 2 steps are needed to time anything",
@@ -40,7 +40,7 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
         ));
     }
     if out.windows(2).any(|w| w[1].t_start < w[0].t_start) {
-        return Err(EngineError::invalid(
+        return Err(RecordingError::invalid(
             path,
             "t_start goes backwards: rows must be in step order",
         ));

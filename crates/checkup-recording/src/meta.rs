@@ -5,7 +5,7 @@ use std::path::Path;
 use checkup_model::{DataLoaderSettings, RunFacts};
 use serde_json::Value;
 
-use crate::error::{EngineError, Result};
+use crate::error::{RecordingError, Result};
 
 pub struct Meta {
     pub facts: RunFacts,
@@ -13,14 +13,14 @@ pub struct Meta {
 }
 
 pub fn read_meta(path: &Path) -> Result<Meta> {
-    let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| RecordingError::io(path, e))?;
     if text.trim().is_empty() {
-        return Err(EngineError::invalid(path, "file is empty"));
+        return Err(RecordingError::invalid(path, "file is empty"));
     }
     let v: Value = serde_json::from_str(&text)
-        .map_err(|e| EngineError::invalid(path, format!("invalid JSON: {e}")))?;
+        .map_err(|e| RecordingError::invalid(path, format!("invalid JSON: {e}")))?;
     if !v.is_object() {
-        return Err(EngineError::invalid(
+        return Err(RecordingError::invalid(
             path,
             "expected a JSON object of run facts",
         ));

@@ -1,5 +1,7 @@
-//! Environment checks from a recording's static snapshot: the things that make training slow
-//! before any code runs (persistence, MIG, PCIe link, ECC, power cap, versions, NCCL settings).
+//! The environment rules: facts about the GPUs, the driver, the software and NCCL judged
+//! pass, warn or fail, for a recording's snapshot and a live host alike. They are the things
+//! that make training slow before any code runs (persistence, MIG, PCIe link, ECC, power cap,
+//! versions, NCCL settings).
 
 use checkup_model::{CheckId, CheckStatus, CheckValue, EnvCheck, RunFacts};
 

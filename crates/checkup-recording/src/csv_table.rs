@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::error::{EngineError, Result};
+use crate::error::{RecordingError, Result};
 
 pub struct CsvTable {
     pub header: Vec<String>,
@@ -12,9 +12,9 @@ pub struct CsvTable {
 
 impl CsvTable {
     pub fn read(path: &Path, has_header: bool) -> Result<Self> {
-        let bytes = std::fs::read(path).map_err(|e| EngineError::io(path, e))?;
+        let bytes = std::fs::read(path).map_err(|e| RecordingError::io(path, e))?;
         if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-            return Err(EngineError::invalid(path, "file is empty"));
+            return Err(RecordingError::invalid(path, "file is empty"));
         }
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(has_header)
@@ -25,7 +25,7 @@ impl CsvTable {
         let header = if has_header {
             reader
                 .headers()
-                .map_err(|e| EngineError::invalid(path, format!("unreadable CSV header: {e}")))?
+                .map_err(|e| RecordingError::invalid(path, format!("unreadable CSV header: {e}")))?
                 .iter()
                 .map(str::to_owned)
                 .collect()
@@ -35,7 +35,7 @@ impl CsvTable {
         let mut rows = Vec::new();
         for (i, rec) in reader.records().enumerate() {
             let rec = rec.map_err(|e| {
-                EngineError::invalid(path, format!("line {}: {e}", i + 1 + has_header as usize))
+                RecordingError::invalid(path, format!("line {}: {e}", i + 1 + has_header as usize))
             })?;
             if rec.iter().all(str::is_empty) {
                 continue;
@@ -48,7 +48,7 @@ impl CsvTable {
     /// Index of a column, or an error listing what the file has.
     pub fn require(&self, path: &Path, name: &str) -> Result<usize> {
         self.column(name).ok_or_else(|| {
-            EngineError::invalid(
+            RecordingError::invalid(
                 path,
                 format!(
                     "missing column `{name}` (the header has: {})",
@@ -85,9 +85,14 @@ pub fn number(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Res
     match parsed {
         Some(v) if v.is_finite() => Ok(Some(v)),
         Some(_) => Ok(None),
-        None => Err(EngineError::invalid(
+        None => Err(RecordingError::invalid(
             path,
             format!("line {line}: column `{column}`: `{cell}` is not a number"),
         )),
     }
+}
+
+/// The cell at column `idx` of a row, if the column exists.
+pub fn cell(rec: &csv::StringRecord, idx: Option<usize>) -> Option<&str> {
+    idx.and_then(|i| rec.get(i))
 }

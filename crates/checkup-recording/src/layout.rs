@@ -1,0 +1,44 @@
+//! Where each file of a run folder lives (`tests/corpus/README.md` describes them). A
+//! multi-GPU run keeps one `rankN/` folder per rank, each with its own `steps.csv` and trace.
+
+pub const NVML_CSV: &str = "samples_nvml.csv";
+pub const GPM_CSV: &str = "samples_gpm.csv";
+pub const HOST_CSV: &str = "samples_host.csv";
+pub const GPU_PROCESSES_CSV: &str = "samples_gpu_processes.csv";
+pub const STEPS_CSV: &str = "steps.csv";
+pub const META_JSON: &str = "meta.json";
+/// The profiler trace of a run (or of one rank).
+pub const TRACE: &str = "trace.json.gz";
+/// Static facts of the host: `facts.json`, `nvidia-smi-q.xml`, `topo.txt`.
+pub const STATIC_DIR: &str = "static";
+pub const FACTS_JSON: &str = "facts.json";
+pub const SMI_XML: &str = "nvidia-smi-q.xml";
+pub const TOPOLOGY: &str = "topo.txt";
+/// What the profiling probe could and could not do.
+pub const PROBE_STATUS: &str = "probe_status.json";
+
+/// The folder of rank `rank` in a multi-GPU run.
+pub fn rank_dir(rank: u32) -> String {
+    format!("rank{rank}")
+}
+
+/// The rank a folder named `rankN` holds.
+pub fn rank_of_dir(name: &str) -> Option<u32> {
+    name.strip_prefix("rank")
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_folders_are_named_and_read_back() {
+        assert_eq!(rank_dir(3), "rank3");
+        assert_eq!(rank_of_dir("rank12"), Some(12));
+        for not in ["rank", "rankx", "rank-1", "ranks", "Rank1"] {
+            assert_eq!(rank_of_dir(not), None, "{not}");
+        }
+    }
+}

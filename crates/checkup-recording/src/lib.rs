@@ -1,0 +1,14 @@
+//! The run folder, owned once: its layout, the columns of its CSV files and the readers of
+//! the files the agent writes (`steps.csv`, `meta.json`, `samples_*.csv`). The agent writes
+//! with these names and columns and replays with these readers; the engine reads with them.
+//! Other sources (Kineto traces, nvidia-smi logs) are the engine's ingest.
+
+pub mod csv_table;
+mod error;
+pub mod layout;
+pub mod meta;
+pub mod samples;
+pub mod schema;
+pub mod steps;
+
+pub use error::{RecordingError, Result};

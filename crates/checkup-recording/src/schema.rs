@@ -1,0 +1,69 @@
+//! The columns of each CSV file of a run folder, as the agent writes them and the readers
+//! here expect them.
+
+pub const NVML_COLUMNS: [&str; 17] = [
+    "ts",
+    "gpu",
+    "util_gpu",
+    "util_mem",
+    "mem_used_mib",
+    "mem_total_mib",
+    "temp_c",
+    "power_w",
+    "power_limit_w",
+    "sm_clock_mhz",
+    "sm_clock_max_mhz",
+    "mem_clock_mhz",
+    "pcie_tx_kbs",
+    "pcie_rx_kbs",
+    "clock_event_reasons",
+    "pstate",
+    "fan_pct",
+];
+
+pub const GPM_COLUMNS: [&str; 18] = [
+    "ts",
+    "gpu",
+    "graphics_util",
+    "sm_util",
+    "sm_occupancy",
+    "integer_util",
+    "any_tensor_util",
+    "dfma_tensor_util",
+    "hmma_tensor_util",
+    "imma_tensor_util",
+    "dram_bw_util",
+    "fp64_util",
+    "fp32_util",
+    "fp16_util",
+    "pcie_tx_per_sec",
+    "pcie_rx_per_sec",
+    "nvlink_total_rx_per_sec",
+    "nvlink_total_tx_per_sec",
+];
+
+/// The host file's fixed columns; `cpu0..cpuN` follow, one per core.
+pub const HOST_COLUMNS: [&str; 7] = [
+    "ts",
+    "cpu_total_pct",
+    "proc_tree_cpu_pct",
+    "proc_tree_rss_mib",
+    "disk_read_mbs",
+    "disk_write_mbs",
+    "load1",
+];
+
+pub const GPU_PROCESSES_COLUMNS: [&str; 4] = ["ts", "gpu", "pid", "used_mib"];
+
+/// `gpu_ms` may be empty (no CUDA events on that step).
+pub const STEPS_COLUMNS: [&str; 5] = ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"];
+
+/// The host file's header for `cores` cores.
+pub fn host_header(cores: usize) -> String {
+    HOST_COLUMNS
+        .iter()
+        .map(|c| c.to_string())
+        .chain((0..cores).map(|i| format!("cpu{i}")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
