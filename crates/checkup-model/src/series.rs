@@ -74,3 +74,96 @@ pub struct ChartSvg {
     pub title: String,
     pub svg: String,
 }
+
+/// The one downsampling of every curve: the indices of the points to keep so that a curve
+/// cut into `buckets` equal spans of `t` keeps, in each span, its lowest and its highest
+/// value, in time order. Every dip and spike survives (taking every n-th point loses a dip
+/// that falls between two kept points); points without a value are never kept. Curves with
+/// at most two points per bucket are kept whole. `t` is sorted.
+pub fn min_max_indices(t: &[f64], v: &[Option<f32>], buckets: usize) -> Vec<usize> {
+    let n = t.len().min(v.len());
+    let valued = || (0..n).filter(|&i| v[i].is_some());
+    if buckets == 0 || valued().count() <= 2 * buckets {
+        return valued().collect();
+    }
+    let (x0, x1) = (t[0], t[n - 1]);
+    let span = (x1 - x0).max(1e-12);
+    let bucket = |x: f64| (((x - x0) / span) * (buckets - 1) as f64) as usize;
+    let mut out = Vec::with_capacity(2 * buckets);
+    let mut current: Option<(usize, usize, usize)> = None; // (bucket, lowest, highest)
+    let flush = |out: &mut Vec<usize>, (_, lo, hi): (usize, usize, usize)| {
+        out.push(lo.min(hi));
+        if lo != hi {
+            out.push(lo.max(hi));
+        }
+    };
+    for i in valued() {
+        let b = bucket(t[i]);
+        current = match current {
+            Some((cb, lo, hi)) if cb == b => Some((
+                cb,
+                if v[i] < v[lo] { i } else { lo },
+                if v[i] > v[hi] { i } else { hi },
+            )),
+            Some(done) => {
+                flush(&mut out, done);
+                Some((b, i, i))
+            }
+            None => Some((b, i, i)),
+        };
+    }
+    if let Some(done) = current {
+        flush(&mut out, done);
+    }
+    out
+}
+
+/// The indices to keep of several curves on one time axis: each curve's lowest and highest
+/// point per bucket, together, in time order, so every curve keeps its dips and the curves
+/// still share their `t`. At most `max_points` (two per bucket per curve).
+pub fn min_max_indices_of(t: &[f64], curves: &[&[Option<f32>]], max_points: usize) -> Vec<usize> {
+    let buckets = max_points / (2 * curves.len().max(1));
+    let mut keep: Vec<usize> = curves
+        .iter()
+        .flat_map(|v| min_max_indices(t, v, buckets))
+        .collect();
+    keep.sort_unstable();
+    keep.dedup();
+    keep
+}
+
+#[cfg(test)]
+mod downsampling_tests {
+    use super::*;
+
+    #[test]
+    fn a_one_sample_dip_survives_where_every_nth_point_would_lose_it() {
+        // 10,000 samples at 100 %, one at 0 % between two every-10th points.
+        let t: Vec<f64> = (0..10_000).map(|i| i as f64 * 0.1).collect();
+        let mut v: Vec<Option<f32>> = vec![Some(100.0); 10_000];
+        v[4_321] = Some(0.0);
+        let keep = min_max_indices(&t, &v, 500);
+        assert!(keep.len() <= 1_000, "{}", keep.len());
+        assert!(keep.contains(&4_321));
+        assert!(keep.windows(2).all(|w| w[0] < w[1]), "in time order");
+    }
+
+    #[test]
+    fn short_curves_are_kept_whole_and_gaps_are_never_points() {
+        let t = [0.0, 1.0, 2.0];
+        let v = [Some(1.0), None, Some(3.0)];
+        assert_eq!(min_max_indices(&t, &v, 10), vec![0, 2]);
+    }
+
+    #[test]
+    fn curves_on_one_axis_keep_each_ones_extremes_within_the_budget() {
+        let t: Vec<f64> = (0..9_000).map(|i| i as f64).collect();
+        let mut a: Vec<Option<f32>> = vec![Some(50.0); 9_000];
+        let mut b = a.clone();
+        a[100] = Some(0.0);
+        b[8_000] = Some(99.0);
+        let keep = min_max_indices_of(&t, &[&a, &b], 3_000);
+        assert!(keep.len() <= 3_000, "{}", keep.len());
+        assert!(keep.contains(&100) && keep.contains(&8_000));
+    }
+}

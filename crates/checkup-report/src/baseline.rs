@@ -10,15 +10,13 @@ use checkup_model::{
 
 use crate::ReportError;
 
-/// How many steady steps the card's mean step time covers.
-pub const CARD_STEPS: usize = 20;
-
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BaselineCard {
     pub gpu: String,
     pub driver: String,
     pub cuda: String,
-    /// Mean of the first 20 steady steps.
+    /// Mean step time over the engine's steady window (warm-up and profiled steps left
+    /// out), the same figure the diagnosis uses.
     pub mean_step_ms: Option<f64>,
     pub util_mean_pct: Option<f64>,
     pub util_shape: Option<CurveShape>,
@@ -40,18 +38,15 @@ impl BaselineCard {
     pub fn from_diagnosis(d: &Diagnosis) -> Self {
         let rank = d.diagnosed_rank_summary();
         let gpu_stats = d.diagnosed_samples();
-        let series = d.diagnosed_steps();
-        let mean_step_ms = series
-            .map(|s| {
-                s.duration_ms
-                    .iter()
-                    .skip(s.warmup_steps as usize)
-                    .take(CARD_STEPS)
-                    .map(|v| *v as f64)
-                    .collect::<Vec<_>>()
-            })
-            .filter(|v| !v.is_empty())
-            .map(|v| v.iter().sum::<f64>() / v.len() as f64)
+        // The engine's steady window, not a window of the card's own: the profiled steps
+        // run slower and warm-up steps far slower.
+        let mean_step_ms = d
+            .step_timing
+            .iter()
+            .find(|t| Some(t.rank) == d.diagnosed_rank)
+            .or(d.step_timing.first())
+            .map(|t| t.mean_step_ms)
+            .filter(|v| *v > 0.0)
             .or_else(|| rank.map(|r| r.gpu_step_us / 1e3).filter(|v| *v > 0.0));
         let shape = |sawtooth: bool, period: Option<f64>| match (sawtooth, period) {
             (_, Some(p)) => CurveShape::DipsEvery { period_s: p },
@@ -102,11 +97,7 @@ impl BaselineCard {
         let _ = writeln!(s, "gpu = {}", self.gpu);
         let _ = writeln!(s, "driver = {}", self.driver);
         let _ = writeln!(s, "cuda = {}", self.cuda);
-        let _ = writeln!(
-            s,
-            "mean_step_ms_first_{CARD_STEPS}_steady = {}",
-            opt(self.mean_step_ms)
-        );
+        let _ = writeln!(s, "mean_step_ms_steady = {}", opt(self.mean_step_ms));
         let _ = writeln!(s, "util_mean_pct = {}", opt(self.util_mean_pct));
         let _ = writeln!(s, "util_shape = {}", shape_text(self.util_shape));
         let _ = writeln!(s, "power_mean_w = {}", opt(self.power_mean_w));

@@ -129,47 +129,25 @@ fn e(err: impl std::fmt::Display) -> String {
     err.to_string()
 }
 
+/// A curve's points for a chart `WIDTH` pixels wide: at most the lowest and the highest of
+/// each pixel column (`checkup_model::min_max_indices`), in x order. A 30-minute run at 10 Hz
+/// has 18,000 samples; drawing them all only makes the SVG (and the app showing it) big, while
+/// min and max keep every dip and spike.
 fn points(t: &[f64], v: &[Option<f32>]) -> Vec<(f64, f64)> {
-    decimate(
-        t.iter()
-            .zip(v)
-            .filter_map(|(t, v)| v.map(|v| (*t, v as f64)))
-            .collect(),
-    )
+    checkup_model::min_max_indices(t, v, WIDTH as usize)
+        .into_iter()
+        .filter_map(|i| v[i].map(|y| (t[i], y as f64)))
+        .collect()
 }
 
-/// At most two points per pixel column, the lowest and the highest of each, in x order: a
-/// 30-minute run at 10 Hz has 18,000 samples for a 900-pixel chart, and drawing them all only
-/// makes the SVG (and the app showing it) big, while min and max keep every dip and spike.
+/// [`points`] of a curve given as `(x, y)` pairs.
 fn decimate(pts: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
-    let columns = WIDTH as usize;
-    if pts.len() <= 2 * columns {
-        return pts;
-    }
-    let x0 = pts[0].0;
-    let span = (pts[pts.len() - 1].0 - x0).max(1e-12);
-    let column = |x: f64| ((x - x0) / span * (columns - 1) as f64) as usize;
-    let mut out = Vec::with_capacity(2 * columns);
-    let mut i = 0;
-    while i < pts.len() {
-        let col = column(pts[i].0);
-        let (mut lo, mut hi, mut j) = (i, i, i);
-        while j < pts.len() && column(pts[j].0) == col {
-            if pts[j].1 < pts[lo].1 {
-                lo = j;
-            }
-            if pts[j].1 > pts[hi].1 {
-                hi = j;
-            }
-            j += 1;
-        }
-        out.push(pts[lo.min(hi)]);
-        if lo != hi {
-            out.push(pts[lo.max(hi)]);
-        }
-        i = j;
-    }
-    out
+    let (t, v): (Vec<f64>, Vec<Option<f32>>) =
+        pts.iter().map(|(x, y)| (*x, Some(*y as f32))).unzip();
+    checkup_model::min_max_indices(&t, &v, WIDTH as usize)
+        .into_iter()
+        .map(|i| pts[i])
+        .collect()
 }
 
 fn x_range(d: &Diagnosis, t: &[f64]) -> std::ops::Range<f64> {

@@ -1,16 +1,30 @@
 //! Chart data: the recording's curves on one time axis, thinned to what a chart can show.
 
 use checkup_model::{
-    ChartData, GpuSeries, HostSeries, SampleSet, StepRecord, StepSeries, StepTiming,
+    min_max_indices_of, ChartData, GpuSeries, HostSeries, SampleSet, StepRecord, StepSeries,
+    StepTiming,
 };
 
-/// Most points a curve keeps; longer series are thinned by taking every n-th sample, which
-/// keeps dips visible at the sampling rates recorded (≤ 10 Hz over a checkup).
+/// Most points a series keeps: each of its curves keeps its lowest and highest sample per
+/// time bucket (`checkup_model::min_max_indices_of`), so dips and spikes survive.
 const MAX_POINTS: usize = 3000;
 
-fn thin<T: Clone>(v: &[T]) -> Vec<T> {
-    let step = v.len().div_ceil(MAX_POINTS).max(1);
-    v.iter().step_by(step).cloned().collect()
+/// The samples of `rows` to keep, judged by the curves `curves` reads off each.
+fn thin<T: Clone>(
+    rows: &[T],
+    ts: impl Fn(&T) -> f64,
+    curves: &[&dyn Fn(&T) -> Option<f64>],
+) -> Vec<T> {
+    let t: Vec<f64> = rows.iter().map(&ts).collect();
+    let values: Vec<Vec<Option<f32>>> = curves
+        .iter()
+        .map(|c| rows.iter().map(|r| c(r).map(|x| x as f32)).collect())
+        .collect();
+    let slices: Vec<&[Option<f32>]> = values.iter().map(Vec::as_slice).collect();
+    min_max_indices_of(&t, &slices, MAX_POINTS)
+        .into_iter()
+        .map(|i| rows[i].clone())
+        .collect()
 }
 
 pub fn chart_data(
@@ -41,6 +55,8 @@ pub fn chart_data(
                     .iter()
                     .filter(|s| s.gpu == gpu)
                     .collect::<Vec<_>>(),
+                |s| s.ts,
+                &[&|s| s.util_gpu, &|s| s.power_w, &|s| s.sm_clock_mhz],
             );
             let gpm: Vec<_> = thin(
                 &samples
@@ -48,6 +64,8 @@ pub fn chart_data(
                     .iter()
                     .filter(|s| s.gpu == gpu)
                     .collect::<Vec<_>>(),
+                |s| s.ts,
+                &[&|s| s.sm_util, &|s| s.any_tensor_util, &|s| s.dram_bw_util],
             );
             GpuSeries {
                 gpu,
@@ -68,7 +86,11 @@ pub fn chart_data(
         })
         .collect();
     let host = (!samples.host.is_empty()).then(|| {
-        let h = thin(&samples.host);
+        let h = thin(
+            &samples.host,
+            |s| s.ts,
+            &[&|s| s.cpu_total_pct, &|s| s.proc_tree_cpu_pct],
+        );
         HostSeries {
             t: h.iter().map(|s| s.ts - t0).collect(),
             cpu_total_pct: h.iter().map(|s| f(s.cpu_total_pct)).collect(),
