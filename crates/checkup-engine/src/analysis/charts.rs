@@ -9,12 +9,11 @@ use checkup_model::{
 /// time bucket (`checkup_model::min_max_indices_of`), so dips and spikes survive.
 const MAX_POINTS: usize = 3000;
 
+/// One curve of a sample row (utilisation, power, ...).
+type Curve<'a, T> = &'a dyn Fn(&T) -> Option<f64>;
+
 /// The samples of `rows` to keep, judged by the curves `curves` reads off each.
-fn thin<T: Clone>(
-    rows: &[T],
-    ts: impl Fn(&T) -> f64,
-    curves: &[&dyn Fn(&T) -> Option<f64>],
-) -> Vec<T> {
+fn thin<T: Clone>(rows: &[T], ts: impl Fn(&T) -> f64, curves: &[Curve<T>]) -> Vec<T> {
     let t: Vec<f64> = rows.iter().map(&ts).collect();
     let values: Vec<Vec<Option<f32>>> = curves
         .iter()
