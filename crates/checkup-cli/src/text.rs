@@ -44,7 +44,11 @@ fn words(l: Language) -> Words {
 pub fn render(d: &Diagnosis, l: Language) -> String {
     let w = words(l);
     let t = report::text(l);
-    let colon = if l == Language::Zh { "：" } else { ": " };
+    // Chinese sentences take full-width punctuation.
+    let (colon, open, close) = match l {
+        Language::En => (": ", " (", ")"),
+        Language::Zh => ("：", "（", "）"),
+    };
     let mut s = String::new();
     let _ = writeln!(s, "{}{colon}{}", t.primary, d.primary);
     let _ = writeln!(s, "{}\n", findings::verdict(d, l));
@@ -61,7 +65,7 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
     for (i, f) in d.findings.iter().enumerate() {
         let _ = writeln!(
             s,
-            "{}. [{}] {} ({})  {} {}%  {} {}%",
+            "{}. [{}] {}{open}{}{close}  {} {}%  {} {}%",
             i + 1,
             severity(f.severity, l),
             findings::title(&f.cause, l),
@@ -78,7 +82,11 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
                     Comparison::AtLeast => "≥",
                     Comparison::AtMost => "≤",
                 };
-                format!(" ({} {op} {})", w.threshold, format_number(t.value))
+                format!(
+                    "{open}{} {op} {}{close}",
+                    w.threshold,
+                    format_number(t.value)
+                )
             });
             let _ = writeln!(
                 s,
@@ -92,7 +100,14 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
         }
         for (k, fix) in f.fixes.iter().enumerate() {
             let fix = fixes::text(fix, l);
-            let _ = writeln!(s, "   {} {}: {} — {}", w.fix, k + 1, fix.title, fix.effect);
+            let _ = writeln!(
+                s,
+                "   {} {}{colon}{} — {}",
+                w.fix,
+                k + 1,
+                fix.title,
+                fix.effect
+            );
             if let Some(code) = &fix.snippet {
                 for line in code.lines() {
                     let _ = writeln!(s, "       {line}");
