@@ -286,3 +286,86 @@ fn a_driver_upgrade_is_called_an_environment_change() {
         "step time unchanged (within 5%), the environment changed (driver 580.159.04 → 590.10)"
     );
 }
+
+/// Runs of English words in `md` outside code (fenced blocks and backticks): what a Chinese
+/// reader would find untranslated. Identifiers (`num_workers`, `steps.csv`), units and
+/// names of tools or kernels stay as they are and are not words here.
+fn english_runs(md: &str) -> Vec<String> {
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in md.lines() {
+        if line.starts_with("```") || line.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            // Inline code is an identifier.
+            let mut inside = false;
+            for part in line.split('`') {
+                if !inside {
+                    prose.push_str(part);
+                }
+                inside = !inside;
+            }
+            prose.push('\n');
+        }
+    }
+    let is_word = |w: &str| {
+        w.len() >= 2
+            && w.chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '-')
+            && w.chars().any(|c| c.is_ascii_lowercase())
+    };
+    let mut runs = Vec::new();
+    // A run is unbroken by any Chinese text: technical words inside a Chinese sentence
+    // (`epoch`, `worker`, `LayerNorm`) are the sentence's own.
+    for line in prose.split(|c: char| c == '\n' || !c.is_ascii()) {
+        let mut run: Vec<&str> = Vec::new();
+        for token in line.split(|c: char| {
+            !(c.is_ascii_alphanumeric() || c == '\'' || c == '-' || c == '_' || c == '.')
+        }) {
+            // Identifiers with dots or underscores, and numbers, end a run without being words.
+            if is_word(token) {
+                run.push(token);
+            } else if !token.is_empty() || run.len() >= 4 {
+                if run.len() >= 4 {
+                    runs.push(run.join(" "));
+                }
+                run.clear();
+            }
+        }
+        if run.len() >= 4 {
+            runs.push(run.join(" "));
+        }
+    }
+    runs
+}
+
+#[test]
+fn the_chinese_report_of_every_corpus_run_has_no_english_sentence() {
+    let zh = ReportOptions {
+        language: Language::Zh,
+        baseline: None,
+    };
+    let mut found = Vec::new();
+    for run in runs() {
+        let d = diagnose(&run);
+        let (md, _) = checkup_report::markdown(&d, &zh);
+        // What the recording itself says (its model's description) is quoted as it is.
+        let md = match &d.facts.model {
+            Some(model) => md.replace(&checkup_report::escape(model), ""),
+            None => md,
+        };
+        for r in english_runs(&md) {
+            found.push(format!("{run}: {r}"));
+        }
+        // The English one is English (the check itself finds sentences).
+        let (en, _) = checkup_report::markdown(&d, &ReportOptions::default());
+        assert!(english_runs(&en).len() > 10, "{run}");
+    }
+    assert!(
+        found.is_empty(),
+        "English left in Chinese reports:\n{}",
+        found.join("\n")
+    );
+}
