@@ -39,7 +39,7 @@ pub fn render(
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", t.title);
     let _ = writeln!(s, "## {}\n", t.verdict);
-    let _ = writeln!(s, "**{}: `{}`**\n", t.primary, d.primary);
+    let _ = writeln!(s, "**{}{}`{}`**\n", t.primary, t.colon, d.primary);
     let _ = writeln!(s, "{}\n", escape(&findings::verdict(d, l)));
     if let Some(b) = baseline {
         let _ = writeln!(s, "## {}\n", t.baseline);
@@ -182,12 +182,15 @@ pub fn render(
             let fix = fixes::text(fix, l);
             let _ = writeln!(
                 s,
-                "**{} {}: {}.** {} *{}:* {}\n",
+                "**{} {}{}{}{}** {} *{}{}* {}\n",
                 t.fix,
                 k + 1,
+                t.colon,
                 escape(&fix.title),
+                t.full_stop,
                 escape(&fix.detail),
                 t.expected,
+                t.colon.trim_end(),
                 escape(&fix.effect)
             );
             if let Some(code) = &fix.snippet {
@@ -255,9 +258,11 @@ pub fn render(
     let _ = writeln!(s, "## {}\n", t.method);
     let _ = writeln!(
         s,
-        "{}: {}.\n",
+        "{}{}{}{}\n",
         t.steady_window,
-        escape(&notes::window_method(&d.window.method, l))
+        t.colon,
+        escape(&notes::window_method(&d.window.method, l)),
+        t.full_stop
     );
     let _ = writeln!(s, "{}\n", t.method_text);
     for n in &d.notes {
@@ -268,8 +273,9 @@ pub fn render(
     }
     let _ = writeln!(
         s,
-        "{}: {}",
+        "{}{}{}",
         t.sources,
+        t.colon,
         d.sources
             .iter()
             .map(|x| format!("`{}`", x.replace('`', "'")))

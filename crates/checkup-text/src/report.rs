@@ -5,6 +5,9 @@ use checkup_model::Language;
 /// Every string the report itself writes, in one language.
 pub struct Text {
     pub lang_tag: &'static str,
+    /// Punctuation after a label and at a sentence's end: full-width in Chinese.
+    pub colon: &'static str,
+    pub full_stop: &'static str,
     pub title: &'static str,
     pub verdict: &'static str,
     pub primary: &'static str,
@@ -94,6 +97,8 @@ pub fn text(lang: Language) -> &'static Text {
 
 static EN: Text = Text {
     lang_tag: "en",
+    colon: ": ",
+    full_stop: ".",
     title: "GPU Checkup report",
     verdict: "Verdict",
     primary: "Primary bottleneck",
@@ -176,6 +181,8 @@ static EN: Text = Text {
 
 static ZH: Text = Text {
     lang_tag: "zh",
+    colon: "：",
+    full_stop: "。",
     title: "GPU 体检报告",
     verdict: "结论",
     primary: "主要瓶颈",
