@@ -139,14 +139,16 @@ pub fn render(
         );
         let _ = writeln!(
             s,
-            "{} **{}**, {} **{}%** {}, {} {}%.\n",
+            "{} **{}**{comma}{} **{}%** {}{comma}{} {}%{}\n",
             t.severity,
             checkup_text::severity(f.severity, l),
             t.explains,
             checkup_text::pct(f.share),
             t.of_step_time,
             t.confidence,
-            checkup_text::pct(f.confidence)
+            checkup_text::pct(f.confidence),
+            t.full_stop,
+            comma = t.comma
         );
         let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
         if !f.evidence.is_empty() {

@@ -8,6 +8,7 @@ pub struct Text {
     /// Punctuation after a label and at a sentence's end: full-width in Chinese.
     pub colon: &'static str,
     pub full_stop: &'static str,
+    pub comma: &'static str,
     pub title: &'static str,
     pub verdict: &'static str,
     pub primary: &'static str,
@@ -99,6 +100,7 @@ static EN: Text = Text {
     lang_tag: "en",
     colon: ": ",
     full_stop: ".",
+    comma: ", ",
     title: "GPU Checkup report",
     verdict: "Verdict",
     primary: "Primary bottleneck",
@@ -183,6 +185,7 @@ static ZH: Text = Text {
     lang_tag: "zh",
     colon: "：",
     full_stop: "。",
+    comma: "，",
     title: "GPU 体检报告",
     verdict: "结论",
     primary: "主要瓶颈",
