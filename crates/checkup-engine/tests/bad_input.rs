@@ -50,14 +50,23 @@ fn invalid_json_names_the_byte() {
 }
 
 #[test]
-fn a_trace_without_profiler_steps_asks_for_prof_step_in_the_loop() {
+fn a_trace_without_profiler_steps_is_read_as_one_window_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), "t.json", br#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {"correlation": 1}}]}"#);
+    let d = analyze_paths(&[p], &Options::default()).unwrap();
+    assert_eq!(d.ranks[0].step_marks, checkup_model::StepMarks::WholeTrace);
+    assert!(d
+        .notes
+        .iter()
+        .any(|n| matches!(n, checkup_model::Note::StepsInferred { .. })));
+}
+
+#[test]
+fn a_trace_without_gpu_work_is_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "t.json", br#"{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}]}"#);
     let e = error_for(&[p]);
-    assert!(
-        e.contains("no ProfilerStep#N annotations") && e.contains("prof.step()"),
-        "{e}"
-    );
+    assert!(e.contains("no GPU activity"), "{e}");
 }
 
 #[test]

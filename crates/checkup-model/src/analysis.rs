@@ -176,6 +176,26 @@ pub struct RankSummary {
     pub gpu_busy_per_step_us: f64,
     /// The GPU's activity over the first few steady steps, for the timeline chart.
     pub timeline: crate::RankTimeline,
+    /// Where the trace's steps came from.
+    #[serde(default)]
+    pub step_marks: StepMarks,
+    /// The torch.optim optimizer whose steps the trace shows (`Optimizer.step#AdamW.step` →
+    /// `AdamW`); `None` when the trace holds no optimizer step (inference, a one-off profile).
+    #[serde(default)]
+    pub optimizer: Option<String>,
+}
+
+/// What a trace's steps were taken from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepMarks {
+    /// `ProfilerStep#N` annotations (`prof.step()` once per iteration).
+    #[default]
+    ProfilerSteps,
+    /// No `ProfilerStep#N`: one step ends where an optimizer step ends.
+    OptimizerSteps,
+    /// Neither: the whole trace is one window (a one-off profile, an inference trace).
+    WholeTrace,
 }
 
 /// Step timings of the whole run from `steps.csv`, profiled or not.

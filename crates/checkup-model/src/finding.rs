@@ -601,6 +601,8 @@ pub enum Note {
     SamplesFromQueryLog { path: String },
     /// GPU samples came from nvidia-smi dmon output, 1 s apart from the run's start.
     SamplesFromDmon { path: String },
+    /// A trace without `ProfilerStep#N` marks: its steps were inferred as `from` says.
+    StepsInferred { rank: u32, from: crate::StepMarks },
 }
 
 /// The engine's answer for one run.

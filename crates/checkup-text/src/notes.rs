@@ -1,6 +1,6 @@
 //! Caveats about the inputs, and how the steady window was chosen.
 
-use checkup_model::{Language, Note, WindowMethod};
+use checkup_model::{Language, Note, StepMarks, WindowMethod};
 
 use crate::{pct, Language::*};
 
@@ -24,6 +24,18 @@ pub fn note(n: &Note, l: Language) -> String {
         (Note::SamplesFromQueryLog { path }, Zh) => format!("GPU 采样来自 nvidia-smi 日志 {path}（没有 samples_nvml.csv）"),
         (Note::SamplesFromDmon { path }, En) => format!("GPU samples from nvidia-smi dmon output {path} (1 s apart from the run's start)"),
         (Note::SamplesFromDmon { path }, Zh) => format!("GPU 采样来自 nvidia-smi dmon 输出 {path}（从运行开始起每秒一个）"),
+        (Note::StepsInferred { rank, from: StepMarks::OptimizerSteps }, En) => format!(
+            "The trace of rank {rank} has no ProfilerStep#N marks: its steps were taken from one optimizer step to the next. Call prof.step() once per iteration for exact steps."
+        ),
+        (Note::StepsInferred { rank, from: StepMarks::OptimizerSteps }, Zh) => format!(
+            "rank {rank} 的 trace 没有 ProfilerStep#N 标记：步骤按相邻两次优化器 step 之间划分。每次迭代调用一次 prof.step() 可得到准确的步骤。"
+        ),
+        (Note::StepsInferred { rank, .. }, En) => format!(
+            "The trace of rank {rank} has neither ProfilerStep#N marks nor optimizer steps (a one-off or inference profile): it is read as one window, from its first GPU work to its last, and per-step figures are figures of that window."
+        ),
+        (Note::StepsInferred { rank, .. }, Zh) => format!(
+            "rank {rank} 的 trace 既没有 ProfilerStep#N 标记，也没有优化器 step（一次性或推理时的分析）：整段 trace 从第一次到最后一次 GPU 工作作为一个窗口来读，“每步”的数值都是这个窗口的数值。"
+        ),
     }
 }
 

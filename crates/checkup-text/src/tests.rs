@@ -552,6 +552,14 @@ fn every_note_and_window_method_has_words() {
         Note::SamplesFromDmon {
             path: "dmon.txt".into(),
         },
+        Note::StepsInferred {
+            rank: 0,
+            from: StepMarks::OptimizerSteps,
+        },
+        Note::StepsInferred {
+            rank: 0,
+            from: StepMarks::WholeTrace,
+        },
     ] {
         translated(
             &format!("{n:?}"),

@@ -322,6 +322,8 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         gpu_step_us: median(&periods.iter().map(|&(_, (a, b))| b - a).collect::<Vec<_>>()),
         gpu_busy_per_step_us: median(&busy_per_step),
         timeline,
+        step_marks: t.step_marks,
+        optimizer: t.optimizer.clone(),
     };
     TraceAnalysis {
         cpu_step_us: summary.profiled_step_us,
@@ -388,6 +390,8 @@ fn empty_summary(t: &Trace, steady: Vec<u64>) -> RankSummary {
         device_name: t.device_name.clone(),
         profiled_steps: t.steps.iter().map(|s| s.number).collect(),
         steady_steps: steady,
+        step_marks: t.step_marks,
+        optimizer: t.optimizer.clone(),
         ..RankSummary::default()
     }
 }

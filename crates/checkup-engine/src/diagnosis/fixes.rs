@@ -56,12 +56,15 @@ pub fn cpu_contention() -> Vec<Fix> {
     vec![Fix::FindCpuHogs, Fix::ReserveCores]
 }
 
-pub fn kernel_launch() -> Vec<Fix> {
-    vec![
-        Fix::CompileFuseKernels,
-        Fix::ForeachOptimizer,
-        Fix::BiggerKernels,
-    ]
+/// `optimizer`: whether a torch.optim step may run (a trace that shows none ran none:
+/// inference, a one-off profile).
+pub fn kernel_launch(optimizer: bool) -> Vec<Fix> {
+    let mut out = vec![Fix::CompileFuseKernels];
+    if optimizer {
+        out.push(Fix::ForeachOptimizer);
+    }
+    out.push(Fix::BiggerKernels);
+    out
 }
 
 pub fn host_sync() -> Vec<Fix> {
@@ -115,7 +118,8 @@ pub fn throttling(reasons: &[String]) -> Vec<Fix> {
     out
 }
 
-pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool) -> Vec<Fix> {
+/// `optimizer`: as for [`kernel_launch`].
+pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, optimizer: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if tensor_cores_idle {
         out.push(Fix::TensorCores);
@@ -124,7 +128,9 @@ pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool) -> Vec<Fix> {
     if conv_heavy {
         out.push(Fix::ChannelsLast);
     }
-    out.push(Fix::FusedOptimizer);
+    if optimizer {
+        out.push(Fix::FusedOptimizer);
+    }
     out
 }
 
@@ -176,6 +182,13 @@ mod tests {
         assert!(!data_loading(Some(&s), true, Some(16))
             .iter()
             .any(|f| matches!(f, Fix::LeaveCoresToLoop { .. })));
+    }
+
+    #[test]
+    fn a_trace_without_an_optimizer_step_is_not_told_to_fuse_the_optimizer() {
+        assert!(!kernel_launch(false).contains(&Fix::ForeachOptimizer));
+        assert!(kernel_launch(true).contains(&Fix::ForeachOptimizer));
+        assert!(!compute_bound(false, false, false).contains(&Fix::FusedOptimizer));
     }
 
     #[test]

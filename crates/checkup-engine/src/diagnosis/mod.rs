@@ -11,7 +11,7 @@ pub mod thresholds;
 
 use checkup_model::{
     Comparison, Diagnosis, Evidence, EvidenceKey, Finding, Note, RankSummary, RunFacts,
-    SampleStats, Severity, Source, StepTiming, Threshold, Unit, DIAGNOSIS_FORMAT,
+    SampleStats, Severity, Source, StepMarks, StepTiming, Threshold, Unit, DIAGNOSIS_FORMAT,
 };
 
 use crate::analysis::Analysis;
@@ -91,6 +91,12 @@ impl Ctx<'_> {
                     .or(g.sm_active_mean.map(|a| (a, BusyMethod::SampledSmActive)))
             })
             .map(|(u, how)| (u / 100.0, how))
+    }
+
+    /// Whether the training may run a torch.optim step: not when the diagnosed rank's trace
+    /// shows none (torch.optim marks every step in a trace).
+    fn optimizer_may_run(&self) -> bool {
+        self.rank.is_none_or(|r| r.optimizer.is_some())
     }
 
     fn severity(&self, share: f64) -> Severity {
@@ -189,7 +195,18 @@ pub fn diagnose(
     for r in a
         .ranks
         .iter()
-        .filter(|r| r.steps.len() < th.min_trace_steps)
+        .filter(|r| r.step_marks != StepMarks::ProfilerSteps)
+    {
+        notes.push(Note::StepsInferred {
+            rank: r.rank,
+            from: r.step_marks,
+        });
+    }
+    // A whole-trace window is one step by construction: its own note says so.
+    for r in a
+        .ranks
+        .iter()
+        .filter(|r| r.steps.len() < th.min_trace_steps && r.step_marks != StepMarks::WholeTrace)
     {
         notes.push(Note::FewTraceSteps {
             rank: r.rank,

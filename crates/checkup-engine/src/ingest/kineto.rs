@@ -25,8 +25,13 @@ pub struct Trace {
     pub world_size: Option<u32>,
     pub device_name: Option<String>,
     pub kernel_names: Vec<String>,
-    /// CPU-side `ProfilerStep#N` ranges, sorted by start.
+    /// CPU-side step ranges, sorted by start: `ProfilerStep#N`, or inferred (`step_marks`).
     pub steps: Vec<StepSpan>,
+    pub step_marks: checkup_model::StepMarks,
+    /// `Optimizer.step#…` ranges: step ends when a trace has no `ProfilerStep#N`.
+    pub optimizer_steps: Vec<(f64, f64)>,
+    /// The optimizer class of those steps (`Optimizer.step#AdamW.step` → `AdamW`).
+    pub optimizer: Option<String>,
     pub cpu: Vec<CpuSpan>,
     /// CUDA runtime and driver calls, sorted by start.
     pub runtime: Vec<RuntimeCall>,
@@ -385,6 +390,7 @@ fn worth_parsing(raw: &[u8]) -> bool {
                 return true;
             };
             name.starts_with(b"ProfilerStep#")
+                || name.starts_with(b"Optimizer.step#")
                 || name.starts_with(b"enumerate(DataLoader)")
                 || name.starts_with(b"aten::item")
                 || name.starts_with(b"aten::_local_scalar_dense")
@@ -774,6 +780,12 @@ impl TraceBuilder {
                     if let Ok(number) = number.trim().parse() {
                         self.trace.steps.push(StepSpan { number, start, end });
                     }
+                } else if let Some(class) = name.strip_prefix("Optimizer.step#") {
+                    self.trace.optimizer_steps.push((start, end));
+                    if self.trace.optimizer.is_none() {
+                        let class = class.strip_suffix(".step").unwrap_or(class);
+                        self.trace.optimizer = Some(class.to_owned());
+                    }
                 } else if let Some(kind) = cpu_kind(name) {
                     self.trace.cpu.push(CpuSpan { kind, start, end });
                 }
@@ -791,20 +803,57 @@ impl TraceBuilder {
         t.cpu.sort_by(|a, b| by_start(&a.start, &b.start));
         t.runtime.sort_by(|a, b| by_start(&a.start, &b.start));
         t.gpu.sort_by(|a, b| by_start(&a.start, &b.start));
-        if t.steps.is_empty() {
-            return Err(EngineError::invalid(
-                &t.source,
-                "the trace has no ProfilerStep#N annotations: call prof.step() once per iteration inside the training loop (with a torch.profiler schedule), or profile with `checkup-agent run`",
-            ));
-        }
+        // Only a trace with no GPU work at all has nothing to analyse.
         if t.gpu.is_empty() {
             return Err(EngineError::invalid(
                 &t.source,
                 "the trace has no GPU activity (kernels, memcpy, memset): profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
             ));
         }
+        if t.steps.is_empty() {
+            infer_steps(t);
+        }
         Ok(self.trace)
     }
+}
+
+/// Steps of a trace without `ProfilerStep#N`: from the end of one optimizer step to the end
+/// of the next when there are at least two (a training loop), else the whole trace as one
+/// window, from its first launch or GPU work to its last GPU work.
+fn infer_steps(t: &mut Trace) {
+    t.optimizer_steps.sort_by(|a, b| a.1.total_cmp(&b.1));
+    if t.optimizer_steps.len() >= 2 {
+        t.steps = t
+            .optimizer_steps
+            .windows(2)
+            .zip(1..)
+            .map(|(w, number)| StepSpan {
+                number,
+                start: w[0].1,
+                end: w[1].1,
+            })
+            .collect();
+        t.step_marks = checkup_model::StepMarks::OptimizerSteps;
+        return;
+    }
+    let start = t
+        .runtime
+        .iter()
+        .map(|r| r.start)
+        .chain(t.gpu.iter().map(|g| g.start))
+        .fold(f64::INFINITY, f64::min);
+    let end = t
+        .gpu
+        .iter()
+        .map(|g| g.end)
+        .fold(f64::NEG_INFINITY, f64::max);
+    t.steps = vec![StepSpan {
+        number: 0,
+        start,
+        // The span is half-open: the last op's own end is inside it.
+        end: end.max(start) + 1.0,
+    }];
+    t.step_marks = checkup_model::StepMarks::WholeTrace;
 }
 
 pub fn is_nccl_kernel(name: &str) -> bool {
@@ -898,10 +947,43 @@ mod tests {
     }
 
     #[test]
-    fn a_trace_without_profiler_steps_says_to_call_prof_step() {
-        let err = parse(r#"{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1}]}"#)
-            .unwrap_err();
-        assert!(err.to_string().contains("prof.step()"), "{err}");
+    fn a_trace_without_step_marks_is_read_as_one_window() {
+        let t = parse(r#"{"traceEvents":[
+            {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","ts":1,"dur":2,"args":{"correlation":7}},
+            {"ph":"X","cat":"kernel","name":"k","ts":5,"dur":10,"args":{"correlation":7}}]}"#)
+        .unwrap();
+        assert_eq!(t.step_marks, checkup_model::StepMarks::WholeTrace);
+        assert_eq!(t.steps.len(), 1);
+        assert!(
+            t.steps[0].start <= 1.0 && t.steps[0].end > 15.0,
+            "{:?}",
+            t.steps
+        );
+    }
+
+    #[test]
+    fn optimizer_steps_mark_the_steps_of_a_trace_without_profiler_steps() {
+        let t = parse(
+            r#"{"traceEvents":[
+            {"ph":"X","cat":"user_annotation","name":"Optimizer.step#AdamW.step","ts":10,"dur":5},
+            {"ph":"X","cat":"user_annotation","name":"Optimizer.step#AdamW.step","ts":40,"dur":5},
+            {"ph":"X","cat":"user_annotation","name":"Optimizer.step#AdamW.step","ts":70,"dur":5},
+            {"ph":"X","cat":"kernel","name":"k","ts":20,"dur":10}]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.step_marks, checkup_model::StepMarks::OptimizerSteps);
+        assert_eq!(t.optimizer.as_deref(), Some("AdamW"));
+        let spans: Vec<(f64, f64)> = t.steps.iter().map(|s| (s.start, s.end)).collect();
+        assert_eq!(spans, vec![(15.0, 45.0), (45.0, 75.0)]);
+    }
+
+    #[test]
+    fn a_trace_without_gpu_work_is_refused() {
+        let err = parse(
+            r#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1,"dur":1}]}"#,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no GPU activity"), "{err}");
     }
 
     #[test]

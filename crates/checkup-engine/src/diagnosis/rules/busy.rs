@@ -123,6 +123,6 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         confidence: sure,
         share: compute_share,
         evidence,
-        fixes: fixes::compute_bound(tensor_cores_idle, conv_heavy),
+        fixes: fixes::compute_bound(tensor_cores_idle, conv_heavy, cx.optimizer_may_run()),
     })
 }

@@ -116,7 +116,11 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
             ));
             // Fewer launches per step need less CPU time, which helps on a busy host too.
             let mut f = fixes::cpu_contention();
-            f.extend(fixes::kernel_launch().into_iter().take(1));
+            f.extend(
+                fixes::kernel_launch(cx.optimizer_may_run())
+                    .into_iter()
+                    .take(1),
+            );
             (
                 Cause::KernelLaunchCpuContention {
                     host_cpu_pct: s.total_pct,
@@ -130,7 +134,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 kernels_per_step: k.per_step,
                 median_kernel_us: k.median_us,
             },
-            fixes::kernel_launch(),
+            fixes::kernel_launch(cx.optimizer_may_run()),
         ),
     };
     Some(Finding {

@@ -1,0 +1,110 @@
+//! Public Kineto traces from other projects and machines (Holistic Trace Analysis's test
+//! data, MIT licence, in `../shared/external/hta`): every trace that holds GPU work answers
+//! with a diagnosis, with or without `ProfilerStep#N` marks; the others are refused with a
+//! one-line reason. Which is which is read from each file, not from its name.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use checkup_engine::{analyze_paths, Options};
+use checkup_model::{Note, StepMarks};
+
+fn hta() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/external/hta")
+}
+
+fn traces() -> Vec<PathBuf> {
+    let dir = hta();
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} (the public traces are in shared/)", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains(".json"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Whether the trace holds kernels, copies or sets: GPU work the engine reads.
+fn has_gpu_work(path: &Path) -> bool {
+    let mut text = String::new();
+    let file = std::fs::File::open(path).unwrap();
+    if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(file)
+            .read_to_string(&mut text)
+            .unwrap();
+    } else {
+        std::io::BufReader::new(file)
+            .read_to_string(&mut text)
+            .unwrap();
+    }
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["traceEvents"].as_array().is_some_and(|events| {
+        events.iter().any(|e| {
+            matches!(
+                e["cat"].as_str().map(str::to_ascii_lowercase).as_deref(),
+                Some("kernel" | "gpu_memcpy" | "gpu_memset")
+            )
+        })
+    })
+}
+
+#[test]
+fn every_public_trace_with_gpu_work_gets_a_diagnosis_the_others_a_reason() {
+    let mut answered = 0;
+    let mut inferred = 0;
+    for path in traces() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        match analyze_paths(std::slice::from_ref(&path), &Options::default()) {
+            Ok(d) => {
+                assert!(has_gpu_work(&path), "{name}: diagnosed without GPU work");
+                assert!(!d.findings.is_empty(), "{name}");
+                answered += 1;
+                if d.ranks
+                    .iter()
+                    .any(|r| r.step_marks != StepMarks::ProfilerSteps)
+                {
+                    inferred += 1;
+                    assert!(
+                        d.notes
+                            .iter()
+                            .any(|n| matches!(n, Note::StepsInferred { .. })),
+                        "{name}: inferred steps are said"
+                    );
+                }
+            }
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!has_gpu_work(&path), "{name} holds GPU work yet: {e}");
+                assert!(!e.contains('\n'), "{name}: one line: {e}");
+                assert!(
+                    e.contains("no GPU activity") || e.contains("not a PyTorch profiler trace"),
+                    "{name}: {e}"
+                );
+            }
+        }
+    }
+    // 22 of the 31 files hold GPU work; 7 of those have no ProfilerStep#N marks.
+    assert_eq!(answered, 22);
+    assert_eq!(inferred, 7);
+}
+
+#[test]
+fn an_inference_trace_is_one_window_and_not_told_to_fuse_an_optimizer() {
+    let d = analyze_paths(
+        &[hta().join("trace_file_list__inference_rank_1.json.gz")],
+        &Options::default(),
+    )
+    .unwrap();
+    let r = &d.ranks[0];
+    assert_eq!(r.step_marks, StepMarks::WholeTrace);
+    assert_eq!(r.optimizer, None);
+    assert!(d.findings.iter().flat_map(|f| &f.fixes).all(|x| !matches!(
+        x,
+        checkup_model::Fix::ForeachOptimizer | checkup_model::Fix::FusedOptimizer
+    )));
+    assert!(d.notes.contains(&Note::StepsInferred {
+        rank: 1,
+        from: StepMarks::WholeTrace
+    }));
+}
