@@ -19,6 +19,8 @@ pub fn view(ui: Ui) -> impl IntoView {
     }) else {
         return view! { <p class="empty">{tr(&l, "no_diagnosis")}</p> }.into_any();
     };
+    // A language's own colon (full-width in Chinese).
+    let colon = checkup_text::report::text(language).colon;
     let primary_class = format!(
         "verdict {}",
         d.primary.split('/').next().unwrap_or_default()
@@ -31,11 +33,11 @@ pub fn view(ui: Ui) -> impl IntoView {
         .collect_view();
     view! {
         <div class=primary_class id="verdict">
-            <strong>{tr(&l, "primary")}": "<code>{d.primary.clone()}</code></strong>
+            <strong>{tr(&l, "primary")}{colon}<code>{d.primary.clone()}</code></strong>
             <p>{findings::verdict(&d, language)}</p>
         </div>
         {findings}
-        <p class="meta">{tr(&l, "window")}": "{checkup_text::notes::window_method(&d.window.method, language)}</p>
+        <p class="meta">{tr(&l, "window")}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>
     }
     .into_any()
 }
@@ -99,7 +101,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
             </table>
             {fixes}
             <div class="notes">
-                {mine.into_iter().map(|n| view! { <div class="note"><strong>{if n.author.is_empty() { "—".to_string() } else { n.author }}</strong>": "{n.body}</div> }).collect_view()}
+                {mine.into_iter().map(|n| view! { <div class="note"><strong>{if n.author.is_empty() { "—".to_string() } else { n.author }}</strong>{checkup_text::report::text(language).colon}{n.body}</div> }).collect_view()}
                 <input class="author" placeholder=tr(&l, "author") prop:value=move || author.get() on:input=move |ev| author.set(event_target_value(&ev)) />
                 <input class="note-body" placeholder=tr(&l, "note") prop:value=move || body.get() on:input=move |ev| body.set(event_target_value(&ev)) />
                 <button class="add-note" on:click=add>{tr(&l, "add_note")}</button>
