@@ -7,6 +7,7 @@ use checkup_model::{ClockEventReasons, GpmSample, HostSample, NvmlSample};
 
 use crate::csv_table::{cell, number, CsvTable};
 use crate::error::{RecordingError, Result};
+use crate::schema::{GPM_COLUMNS, HOST_COLUMNS, NVML_COLUMNS};
 
 /// `samples_nvml.csv`: one row per GPU per tick.
 pub fn read_nvml_csv(path: &Path) -> Result<Vec<NvmlSample>> {
@@ -14,22 +15,8 @@ pub fn read_nvml_csv(path: &Path) -> Result<Vec<NvmlSample>> {
     let ts = t.require(path, "ts")?;
     let gpu = t.require(path, "gpu")?;
     let col = |n: &str| t.column(n);
-    let cols = [
-        "util_gpu",
-        "util_mem",
-        "mem_used_mib",
-        "mem_total_mib",
-        "temp_c",
-        "power_w",
-        "power_limit_w",
-        "sm_clock_mhz",
-        "sm_clock_max_mhz",
-        "mem_clock_mhz",
-        "pcie_tx_kbs",
-        "pcie_rx_kbs",
-        "clock_event_reasons",
-        "pstate",
-    ];
+    // The columns after `ts` and `gpu`, up to `pstate` (`fan_pct` is not read).
+    let cols = &NVML_COLUMNS[2..16];
     let idx: Vec<Option<usize>> = cols.iter().map(|c| col(c)).collect();
     if idx[0].is_none() && idx[5].is_none() {
         return Err(RecordingError::invalid(
@@ -74,24 +61,8 @@ pub fn read_gpm_csv(path: &Path) -> Result<Vec<GpmSample>> {
     let t = CsvTable::read(path, true)?;
     let ts = t.require(path, "ts")?;
     let gpu = t.require(path, "gpu")?;
-    let cols = [
-        "graphics_util",
-        "sm_util",
-        "sm_occupancy",
-        "integer_util",
-        "any_tensor_util",
-        "dfma_tensor_util",
-        "hmma_tensor_util",
-        "imma_tensor_util",
-        "dram_bw_util",
-        "fp64_util",
-        "fp32_util",
-        "fp16_util",
-        "pcie_tx_per_sec",
-        "pcie_rx_per_sec",
-        "nvlink_total_rx_per_sec",
-        "nvlink_total_tx_per_sec",
-    ];
+    // The columns after `ts` and `gpu`.
+    let cols = &GPM_COLUMNS[2..];
     let idx: Vec<Option<usize>> = cols.iter().map(|c| t.column(c)).collect();
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
@@ -128,14 +99,8 @@ pub fn read_gpm_csv(path: &Path) -> Result<Vec<GpmSample>> {
 pub fn read_host_csv(path: &Path) -> Result<Vec<HostSample>> {
     let t = CsvTable::read(path, true)?;
     let ts = t.require(path, "ts")?;
-    let cols = [
-        "cpu_total_pct",
-        "proc_tree_cpu_pct",
-        "proc_tree_rss_mib",
-        "disk_read_mbs",
-        "disk_write_mbs",
-        "load1",
-    ];
+    // The fixed columns after `ts`; `cpu0..cpuN` follow.
+    let cols = &HOST_COLUMNS[1..];
     let idx: Vec<Option<usize>> = cols.iter().map(|c| t.column(c)).collect();
     let cores: Vec<(usize, &str)> = t
         .header
@@ -191,5 +156,35 @@ mod tests {
             err.ends_with("line 2: column `util_gpu`: `fast` is not a number"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn files_with_the_schemas_headers_read_back_every_column() {
+        let nvml = file(&format!(
+            "{}\n1.5,0,97,40,1000,143771,50,500,700,1980,1980,2619,10,20,4,0,\n",
+            crate::schema::NVML_COLUMNS.join(",")
+        ));
+        let n = &read_nvml_csv(nvml.path()).unwrap()[0];
+        assert_eq!(
+            (n.util_gpu, n.power_w, n.pstate),
+            (Some(97.0), Some(500.0), Some(0))
+        );
+        assert_eq!(n.clock_event_reasons, Some(ClockEventReasons(4)));
+        let gpm = file(&format!(
+            "{}\n1.5,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n",
+            crate::schema::GPM_COLUMNS.join(",")
+        ));
+        let g = &read_gpm_csv(gpm.path()).unwrap()[0];
+        assert_eq!(
+            (g.sm_util, g.dram_bw_util, g.nvlink_tx_mibs),
+            (Some(2.0), Some(9.0), Some(16.0))
+        );
+        let host = file(&format!(
+            "{}\n1.5,12,250,900,0,3,1.2,10,90\n",
+            crate::schema::host_header(2)
+        ));
+        let h = &read_host_csv(host.path()).unwrap()[0];
+        assert_eq!((h.cpu_total_pct, h.load1), (Some(12.0), Some(1.2)));
+        assert_eq!(h.per_core_pct, vec![10.0, 90.0]);
     }
 }
