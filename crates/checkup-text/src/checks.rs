@@ -66,12 +66,6 @@ fn capitalise(s: &str) -> String {
 /// What the check saw.
 pub fn value(v: &CheckValue, l: Language) -> String {
     use CheckValue as V;
-    let or = |v: &Option<String>, en: &str, zh: &str| {
-        v.clone().unwrap_or_else(|| match l {
-            En => en.into(),
-            Zh => zh.into(),
-        })
-    };
     match (v, l) {
         (
             V::Enabled { on: true }
@@ -213,30 +207,19 @@ pub fn value(v: &CheckValue, l: Language) -> String {
                 nccl,
                 python,
             },
-            En,
-        ) => format!(
-            "torch {}, CUDA {}, cuDNN {}, NCCL {} ({python})",
-            or(torch, "missing", ""),
-            or(cuda, "none", ""),
-            or(cudnn, "none", ""),
-            or(nccl, "none", "")
-        ),
-        (
-            V::Torch {
-                torch,
-                cuda,
-                cudnn,
-                nccl,
-                python,
-            },
-            Zh,
-        ) => format!(
-            "torch {}，CUDA {}，cuDNN {}，NCCL {}（{python}）",
-            or(torch, "", "缺失"),
-            or(cuda, "", "无"),
-            or(cudnn, "", "无"),
-            or(nccl, "", "无")
-        ),
+            _,
+        ) => {
+            let (missing, none) = match l {
+                En => ("missing", "none"),
+                Zh => ("缺失", "无"),
+            };
+            let [cuda, cudnn, nccl] = [cuda, cudnn, nccl].map(|v| v.as_deref().unwrap_or(none));
+            let torch = torch.as_deref().unwrap_or(missing);
+            match l {
+                En => format!("torch {torch}, CUDA {cuda}, cuDNN {cudnn}, NCCL {nccl} ({python})"),
+                Zh => format!("torch {torch}，CUDA {cuda}，cuDNN {cudnn}，NCCL {nccl}（{python}）"),
+            }
+        }
         (V::Size { gib }, _) => format!("{gib:.1} GiB"),
         (V::Missing, En) => "missing".into(),
         (V::Missing, Zh) => "不存在".into(),
