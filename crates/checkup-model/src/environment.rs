@@ -13,24 +13,6 @@ pub enum CheckStatus {
     Unknown,
 }
 
-impl CheckStatus {
-    pub const ALL: [CheckStatus; 4] = [
-        CheckStatus::Pass,
-        CheckStatus::Warn,
-        CheckStatus::Fail,
-        CheckStatus::Unknown,
-    ];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            CheckStatus::Pass => "pass",
-            CheckStatus::Warn => "warn",
-            CheckStatus::Fail => "fail",
-            CheckStatus::Unknown => "unknown",
-        }
-    }
-}
-
 /// Stable check ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -34,20 +34,6 @@ pub enum Family {
 }
 
 impl Family {
-    pub const ALL: [Family; 11] = [
-        Family::ComputeBound,
-        Family::DataLoading,
-        Family::KernelLaunch,
-        Family::MemoryBandwidth,
-        Family::Communication,
-        Family::HostSync,
-        Family::H2dCopy,
-        Family::PeriodicStall,
-        Family::Throttling,
-        Family::GpuIdle,
-        Family::Environment,
-    ];
-
     /// The stable id (`data_loading`).
     pub fn id(self) -> &'static str {
         match self {
@@ -325,11 +311,6 @@ impl Finding {
 
     pub fn family(&self) -> Family {
         self.cause.family()
-    }
-
-    /// Whether this finding has `id`, or `id` is its family's.
-    pub fn is(&self, id: &str) -> bool {
-        self.family().id() == id || self.id() == id
     }
 
     /// The value of the evidence row with `key`.

@@ -12,16 +12,6 @@ pub enum Language {
 }
 
 impl Language {
-    pub const ALL: [Language; 2] = [Language::En, Language::Zh];
-
-    /// The BCP 47 tag (`en`, `zh-CN`).
-    pub fn tag(self) -> &'static str {
-        match self {
-            Language::En => "en",
-            Language::Zh => "zh-CN",
-        }
-    }
-
     /// The short code used on command lines and in settings (`en`, `zh`).
     pub fn code(self) -> &'static str {
         match self {

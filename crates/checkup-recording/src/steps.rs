@@ -6,14 +6,16 @@ use checkup_model::StepRecord;
 
 use crate::csv_table::{number, CsvTable};
 use crate::error::{RecordingError, Result};
+use crate::schema::STEPS_COLUMNS;
 
 pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
     let t = CsvTable::read(path, true)?;
-    let step = t.require(path, "step")?;
-    let t_start = t.require(path, "t_start")?;
-    let data_wait = t.require(path, "data_wait_ms")?;
-    let launch = t.require(path, "launch_ms")?;
-    let gpu = t.column("gpu_ms");
+    let [step_col, t_start_col, data_wait_col, launch_col, gpu_col] = STEPS_COLUMNS;
+    let step = t.require(path, step_col)?;
+    let t_start = t.require(path, t_start_col)?;
+    let data_wait = t.require(path, data_wait_col)?;
+    let launch = t.require(path, launch_col)?;
+    let gpu = t.column(gpu_col);
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
         let line = i + 2;
@@ -23,11 +25,11 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
             })
         };
         out.push(StepRecord {
-            step: need(step, "step")? as u64,
-            t_start: need(t_start, "t_start")?,
-            data_wait_ms: number(path, line, "data_wait_ms", rec.get(data_wait))?.unwrap_or(0.0),
-            launch_ms: number(path, line, "launch_ms", rec.get(launch))?.unwrap_or(0.0),
-            gpu_ms: number(path, line, "gpu_ms", gpu.and_then(|g| rec.get(g)))?,
+            step: need(step, step_col)? as u64,
+            t_start: need(t_start, t_start_col)?,
+            data_wait_ms: number(path, line, data_wait_col, rec.get(data_wait))?.unwrap_or(0.0),
+            launch_ms: number(path, line, launch_col, rec.get(launch))?.unwrap_or(0.0),
+            gpu_ms: number(path, line, gpu_col, gpu.and_then(|g| rec.get(g)))?,
         });
     }
     if out.len() < 2 {

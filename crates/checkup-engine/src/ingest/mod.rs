@@ -237,7 +237,7 @@ fn load_run_folder(
             rec.facts.gpus = snap.gpus;
         }
     }
-    if let Some(p) = first_existing(&st, &["topo.txt"]) {
+    if let Some(p) = first_existing(&st, &[layout::TOPOLOGY]) {
         rec.facts.topology = static_files::read_topology(&p)?;
     }
     if let Some(p) = first_existing(&st, &["collect_env.txt"]) {
