@@ -1,16 +1,48 @@
-"""GPU Checkup's training probe: step timing, data-wait timing and the profiling window.
+"""GPU Checkup's training probe: step timing, data-wait timing, the profiling window and
+what the training is (its loaders, optimizers, settings, markers, memory and syncs).
 
 The bookkeeping here uses no torch, so it is tested with a plain interpreter; `install()`
-attaches it to torch (global optimizer-step hooks, DataLoader iteration, torch.profiler).
-Everything fails soft: training must run the same whether or not the probe attaches.
+attaches it to torch (global optimizer-step hooks, DataLoader iteration, torch.profiler) and
+`checkup_training` holds the observers that need torch. Everything fails soft: training must
+run the same whether or not the probe attaches, and compute the same things.
+
+Cost: after the profiling window the training runs at its bare speed. Each step costs one
+Python hook, one CUDA event and a list append; files are appended, never rewritten; memory
+stays flat however long the run.
 """
+import collections
 import csv
 import gzip
 import json
+import linecache
 import os
 import shutil
-import sys
 import time
+import warnings
+
+# The process the probe was installed in. Forked children (DataLoader workers) inherit the
+# probe's state and open files; they must neither write nor truncate them.
+OWNER_PID = os.getpid()
+
+
+# Set by the first optimizer step: a process that imported the probe but never trains (the
+# torchrun launcher, a spawned DataLoader worker) must not create or truncate run files.
+TRAINING = False
+
+
+def start_training():
+    global TRAINING
+    TRAINING = True
+
+
+def is_owner():
+    return os.getpid() == OWNER_PID
+
+
+STEPS_HEADER = ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"]
+EVENTS_HEADER = ["step", "t", "kind", "detail", "duration_ms"]
+MEMORY_HEADER = ["step", "t", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
+                 "peak_reserved_bytes", "inactive_split_bytes", "alloc_retries", "ooms"]
 
 
 class StepTracker:
@@ -18,17 +50,18 @@ class StepTracker:
 
     A step runs from the end of the previous optimizer step to the end of its own; the time
     spent inside DataLoader iteration during it is its data wait. Steps K+1..K+N (counting
-    from 1) are the profiling window.
+    from 1) are the profiling window; the N steps before it (never step 0) are the watch
+    window, where synchronising calls are traced to their lines and the model's forward is
+    looked at once.
     """
 
     def __init__(self, skip_steps, profile_steps, clock=time.time):
         self.skip = max(0, int(skip_steps))
         self.count = max(0, int(profile_steps))
         self.clock = clock
-        self.step = 0                 # completed steps
+        self.step = 0                 # completed steps; also the index of the running step
         self.t_start = None           # start of the current step
         self.data_wait = 0.0          # seconds waited for data in the current step
-        self.rows = []                # [step, t_start, data_wait_ms, launch_ms, gpu_ms]
         self.first_optimizer = None
 
     def begin_if_needed(self):
@@ -45,21 +78,22 @@ class StepTracker:
             self.first_optimizer = optimizer_id
         return optimizer_id == self.first_optimizer
 
-    def end_step(self, gpu_ms=None):
-        """Closes the current step; returns what the profiler should do now:
-        'start' (before the first window step), 'step', 'stop' or None."""
+    def end_step(self):
+        """Closes the current step and returns its row [step, t_start, data_wait_ms,
+        launch_ms, gpu_ms] (gpu_ms None until its GPU time is known)."""
         now = self.clock()
         if self.t_start is None:
             self.t_start = now
         wall = now - self.t_start
-        self.rows.append([self.step, self.t_start, self.data_wait * 1e3, max(0.0, wall - self.data_wait) * 1e3, gpu_ms])
+        row = [self.step, self.t_start, self.data_wait * 1e3, max(0.0, wall - self.data_wait) * 1e3, None]
         self.step += 1
         self.t_start = now
         self.data_wait = 0.0
-        return self.window_action()
+        return row
 
     def window_action(self):
-        """Called after `self.step` steps completed."""
+        """What the profiler should do after `self.step` steps completed: 'start' (before
+        the first window step), 'step', 'stop' or None."""
         if self.count == 0:
             return None
         if self.step == self.skip:
@@ -73,15 +107,176 @@ class StepTracker:
     def in_window(self, step_index):
         return self.skip <= step_index < self.skip + self.count
 
+    def watch_steps(self):
+        """[first, end) of the watch window: the `count` steps before the profiled ones,
+        from step 1 on (step 0 is set-up). Empty when profiling is off or there is no room."""
+        if self.count == 0:
+            return (0, 0)
+        return (max(1, self.skip - self.count), self.skip)
 
-def write_steps_csv(path, rows):
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"])
-        for step, t0, wait, launch, gpu in rows:
-            w.writerow([step, f"{t0:.6f}", f"{wait:.3f}", f"{launch:.3f}", "" if gpu is None else f"{gpu:.3f}"])
-    os.replace(tmp, path)
+    def watch_action(self):
+        """'start' or 'stop' of the watch window after `self.step` completed steps."""
+        first, end = self.watch_steps()
+        if first >= end:
+            return None
+        if self.step == first:
+            return "start"
+        if self.step == end:
+            return "stop"
+        return None
+
+
+class StepsFile:
+    """steps.csv, appended: a step's row is written once its GPU time is known (the CUDA
+    event at its end has completed), in step order. Only rows still waiting are held.
+
+    `elapsed_ms(a, b)` gives the GPU time between two marks (CUDA events); a mark has
+    `query()`. A row whose marks do not complete within `max_pending` later steps is
+    written without its GPU time rather than held.
+    """
+
+    def __init__(self, path, elapsed_ms=lambda a, b: a.elapsed_time(b), max_pending=256):
+        self.path = path
+        self.elapsed_ms = elapsed_ms
+        self.max_pending = max_pending
+        self.pending = collections.deque()
+        self.prev_mark = None
+        self.file = None
+        self.writer = None
+        self.written = 0
+        self.closed = False
+
+    def add(self, row, mark):
+        """`mark`: the GPU mark recorded at the end of this row's step (None: no GPU)."""
+        self.pending.append((row, self.prev_mark, mark))
+        self.prev_mark = mark
+
+    def pump(self, final=False):
+        """Writes every row whose GPU time is known (all of them when `final`, after the
+        caller synchronised the GPU)."""
+        if not is_owner() or not TRAINING or self.closed:
+            return
+        if self.file is None:
+            self.file = open(self.path, "w", newline="")
+            self.writer = csv.writer(self.file)
+            self.writer.writerow(STEPS_HEADER)
+        while self.pending:
+            row, a, b = self.pending[0]
+            if a is not None and b is not None:
+                if final or b.query():
+                    row[4] = self.elapsed_ms(a, b)
+                elif len(self.pending) <= self.max_pending:
+                    break
+            self.pending.popleft()
+            step, t0, wait, launch, gpu = row
+            self.writer.writerow([step, "%.6f" % t0, "%.3f" % wait, "%.3f" % launch,
+                                  "" if gpu is None else "%.3f" % gpu])
+            self.written += 1
+        self.file.flush()
+
+    def close(self):
+        self.closed = True
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+class CsvLog:
+    """An appended CSV (events.csv, memory.csv): its header on the first row, flushed
+    after each row so a run killed mid-way keeps what it logged. Rows logged before the
+    process trains (the first epoch's start) wait in memory until it does."""
+
+    EARLY_ROWS = 100
+
+    def __init__(self, path, header):
+        self.path = path
+        self.header = header
+        self.file = None
+        self.writer = None
+        self.rows = 0
+        self.early = []
+        self.closed = False
+
+    def write(self, row):
+        if not is_owner() or self.closed:
+            # Closed at exit: a collection during interpreter shutdown must not reopen
+            # (and truncate) the file.
+            return
+        if not TRAINING:
+            if len(self.early) < self.EARLY_ROWS:
+                self.early.append(row)
+            return
+        if self.file is None:
+            self.file = open(self.path, "w", newline="")
+            self.writer = csv.writer(self.file)
+            self.writer.writerow(self.header)
+        for early in self.early:
+            self.writer.writerow(early)
+            self.rows += 1
+        self.early = []
+        self.writer.writerow(row)
+        self.file.flush()
+        self.rows += 1
+
+    def close(self):
+        self.closed = True
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+class SyncSites:
+    """Synchronising calls seen in the watch window, by the line of training code that made
+    them: how many per step and which lines make most."""
+
+    def __init__(self, first_step, end_step, top=10):
+        self.first_step = first_step
+        self.end_step = end_step
+        self.top = top
+        self.by_site = collections.Counter()
+        self.kinds = collections.defaultdict(collections.Counter)
+        self.total = 0
+
+    def record(self, site, kind):
+        """`site`: (file, line, function) of the training's own frame."""
+        self.by_site[site] += 1
+        self.kinds[site][kind] += 1
+        self.total += 1
+
+    def summary(self, steps_seen, code_of=linecache.getline):
+        steps = max(0, steps_seen)
+        sites = []
+        for (file, line, function), n in self.by_site.most_common(self.top):
+            sites.append({
+                "file": file, "line": line, "function": function,
+                "code": (code_of(file, line) or "").strip()[:200],
+                "kinds": dict(self.kinds[(file, line, function)]),
+                "count": n,
+            })
+        return {
+            "steps": [self.first_step, self.first_step + steps - 1] if steps else None,
+            "total": self.total,
+            "per_step": round(self.total / steps, 2) if steps else None,
+            "sites": sites,
+        }
+
+
+def user_frame(frame, skip_dirs):
+    """The first frame, walking out from `frame`, whose file is the training's own (not
+    torch's, the standard library's warnings machinery, or the probe's)."""
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith("<") and not any(path.startswith(d) for d in skip_dirs):
+            return (path, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+def write_json(path, value):
+    """Replaces `path` atomically (a reader never sees half a file)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(value, f, indent=1, sort_keys=True, default=str)
+    os.replace(path + ".tmp", path)
 
 
 def rank_dir(out, env=os.environ):
@@ -96,15 +291,15 @@ def write_progress(out_dir, step, profiling, trace_written):
     """progress.json: steps done and the profiler window's state, replaced atomically."""
     try:
         os.makedirs(out_dir, exist_ok=True)
-        path = os.path.join(out_dir, "progress.json")
-        with open(path + ".tmp", "w") as f:
-            json.dump({"step": step, "profiling": profiling, "trace_written": trace_written}, f)
-        os.replace(path + ".tmp", path)
+        write_json(os.path.join(out_dir, "progress.json"),
+                   {"step": step, "profiling": profiling, "trace_written": trace_written})
     except Exception:
         pass
 
 
 def status(out_dir, **fields):
+    if not is_owner():
+        return
     try:
         os.makedirs(out_dir, exist_ok=True)
         path = os.path.join(out_dir, "probe_status.json")
@@ -113,16 +308,33 @@ def status(out_dir, **fields):
             with open(path) as f:
                 old = json.load(f)
         old.update(fields)
-        with open(path, "w") as f:
-            json.dump(old, f, indent=1)
+        write_json(path, old)
     except Exception:
         pass
 
 
+def teardown_cupti_after_window(env, cuda_version, graphs_captured):
+    """Whether to ask Kineto to finalise CUPTI when the profiler stops. Without it CUPTI
+    stays subscribed after the window and every kernel launch keeps paying for it (4-9 %
+    of a ResNet-50's throughput on an H200). Teardown crashed CUDA graphs before CUDA 12.6,
+    so it is left off there; a value the user set is kept."""
+    if "TEARDOWN_CUPTI" in env:
+        return None
+    try:
+        major, minor = (int(x) for x in (cuda_version or "0.0").split(".")[:2])
+    except ValueError:
+        major, minor = 0, 0
+    if graphs_captured and (major, minor) < (12, 6):
+        return None
+    return "1"
+
+
 def install():
+    global OWNER_PID
     out = os.environ.get("CHECKUP_OUT")
     if not out:
         return
+    OWNER_PID = os.getpid()
     # torchrun's launcher imports this too; only processes that train get steps.
     out_dir = rank_dir(out)
     try:
@@ -130,15 +342,22 @@ def install():
     except Exception as e:  # torch missing: training (if any) runs untouched
         status(out_dir, ok=False, error="torch could not be imported: %r" % (e,))
         return
+    import checkup_training
+
     tracker = StepTracker(os.environ.get("CHECKUP_SKIP_STEPS", "10"), os.environ.get("CHECKUP_PROFILE_STEPS", "8"))
     # Step 0 runs from here (imports, model set-up, first iteration): the engine treats it
     # as warm-up, as it does in recorded runs.
     tracker.t_start = time.time()
-    state = {"prof": None, "events": [], "written": 0, "progress_t": 0.0}
+    os.makedirs(out_dir, exist_ok=True)
+    steps_file = StepsFile(os.path.join(out_dir, "steps.csv"))
+    events = CsvLog(os.path.join(out_dir, "events.csv"), EVENTS_HEADER)
+    memory = CsvLog(os.path.join(out_dir, "memory.csv"), MEMORY_HEADER)
+    training = checkup_training.Observer(torch, tracker, events, memory, out_dir)
+    state = {"prof": None, "progress_t": 0.0, "exported": False}
 
-    def gpu_event():
+    def gpu_mark():
         try:
-            if torch.cuda.is_available() and torch.cuda.is_initialized():
+            if torch.cuda.is_initialized():
                 e = torch.cuda.Event(enable_timing=True)
                 e.record()
                 return e
@@ -146,32 +365,19 @@ def install():
             pass
         return None
 
-    def flush(final=False):
+    def pump(final=False):
         try:
-            events = state["events"]
-            if final and events:
+            if final and steps_file.pending and torch.cuda.is_initialized():
                 torch.cuda.synchronize()
-            # GPU time of step k: between the events recorded at the ends of steps k-1 and k.
-            for i in range(1, len(events)):
-                a, b = events[i - 1], events[i]
-                row = tracker.rows[i] if i < len(tracker.rows) else None
-                if row is not None and row[4] is None and a is not None and b is not None and b.query():
-                    row[4] = a.elapsed_time(b)
-            # Completed pairs need their events no longer: keep memory flat on long runs.
-            for j in range(len(events) - 1):
-                if j + 1 < len(tracker.rows) and tracker.rows[j + 1][4] is not None:
-                    events[j] = None
-            os.makedirs(out_dir, exist_ok=True)
-            write_steps_csv(os.path.join(out_dir, "steps.csv"), tracker.rows)
+            steps_file.pump(final=final)
         except Exception as e:
             status(out_dir, flush_error=repr(e))
 
     def export_trace(prof):
-        if state.get("exported"):
+        if state["exported"]:
             return
         state["exported"] = True
         try:
-            os.makedirs(out_dir, exist_ok=True)
             raw = os.path.join(out_dir, "trace.json")
             prof.export_chrome_trace(raw)
             with open(raw, "rb") as fi, gzip.open(raw + ".gz", "wb", 6) as fo:
@@ -181,33 +387,75 @@ def install():
         except Exception as e:
             status(out_dir, trace=False, trace_error=repr(e))
 
+    def start_profiler():
+        teardown = teardown_cupti_after_window(os.environ, torch.version.cuda, training.graphs_captured())
+        if teardown is not None:
+            os.environ["TEARDOWN_CUPTI"] = teardown
+        status(out_dir, teardown_cupti=os.environ.get("TEARDOWN_CUPTI"))
+        # A schedule makes the profiler annotate each step as ProfilerStep#N; the trace is
+        # handed over after the last active step.
+        with warnings.catch_warnings():
+            # "won't be using warmup": the steps before the window warmed it up; the
+            # training's own output stays free of the probe's warnings.
+            warnings.simplefilter("ignore")
+            prof = torch.profiler.profile(
+                activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
+                schedule=torch.profiler.schedule(wait=0, warmup=0, active=tracker.count, repeat=1),
+                on_trace_ready=export_trace)
+            prof.start()
+        state["prof"] = prof
+
+    def stop_profiler():
+        prof = state["prof"]
+        state["prof"] = None
+        prof.stop()
+        # The recorded events are Python objects by the hundred thousand: drop them now so
+        # the collector does not walk them for the rest of the run.
+        try:
+            prof.profiler = None
+        except Exception:
+            pass
+
     def on_optimizer_step(optimizer, args, kwargs):
         try:
+            if tracker.step == 0 and not state.get("announced"):
+                # Only a process that trains says it attached: the torchrun launcher and
+                # spawned DataLoader workers import the probe too.
+                state["announced"] = True
+                start_training()
+                status(out_dir, ok=True, torch=torch.__version__, rank=int(os.environ.get("RANK", "0") or 0),
+                       skip_steps=tracker.skip, profile_steps=tracker.count)
             if not tracker.is_step_boundary(id(optimizer)):
+                training.other_optimizer(optimizer)
                 return
-            state["events"].append(gpu_event())
-            action = tracker.end_step()
+            mark = gpu_mark()
+            steps_file.add(tracker.end_step(), mark)
+            training.after_step(optimizer)
+            watch = tracker.watch_action()
+            if watch == "start":
+                training.start_watch()
+            elif watch == "stop":
+                training.stop_watch()
+            action = tracker.window_action()
             if action == "start":
-                # A schedule makes the profiler annotate each step as ProfilerStep#N; the
-                # trace is handed over after the last active step.
-                prof = torch.profiler.profile(
-                    activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
-                    schedule=torch.profiler.schedule(wait=0, warmup=0, active=tracker.count, repeat=1),
-                    on_trace_ready=export_trace)
-                prof.start()
-                state["prof"] = prof
+                if training.watching:
+                    training.stop_watch()
+                training.write_context()
+                start_profiler()
             elif action in ("step", "stop") and state["prof"] is not None:
                 state["prof"].step()
                 if action == "stop":
-                    state["prof"].stop()
-                    state["prof"] = None
+                    stop_profiler()
+                    training.write_context()
             if tracker.step % 50 == 0:
-                flush()
+                pump()
+                training.lazy_hooks()
             now = time.time()
             if now - state["progress_t"] >= 0.5:
-                # Cheap progress for the agent's clients (steps done, profiler window state).
+                # Cheap progress for the agent's clients, and the CUDA memory of this step.
                 state["progress_t"] = now
-                write_progress(out_dir, tracker.step, state["prof"] is not None, bool(state.get("exported")))
+                write_progress(out_dir, tracker.step, state["prof"] is not None, state["exported"])
+                training.sample_memory()
         except Exception as e:
             status(out_dir, hook_error=repr(e))
 
@@ -220,6 +468,7 @@ def install():
     try:
         from torch.utils.data import dataloader as _dl
         original_next = _dl._BaseDataLoaderIter.__next__
+        count_batch = training.count_batch
 
         def timed_next(self):
             t0 = time.time()
@@ -227,24 +476,37 @@ def install():
                 return original_next(self)
             finally:
                 tracker.add_data_wait(time.time() - t0)
+                count_batch(self)
 
         _dl._BaseDataLoaderIter.__next__ = timed_next
     except Exception as e:
         status(out_dir, dataloader_hook=False, dataloader_error=repr(e))
+    training.install_hooks()
 
     import atexit
 
     def at_exit():
+        if not TRAINING or not is_owner():
+            return
         if state["prof"] is not None:
-            # Training ended inside the window: keep what was recorded.
+            # Training ended inside the window: keep what was recorded (stopping a
+            # recording profiler hands its trace over).
+            prof = state["prof"]
+            state["prof"] = None
             try:
-                state["prof"].stop()
-                export_trace(state["prof"])
+                prof.stop()
+                export_trace(prof)
             except Exception:
                 pass
-        if tracker.rows:
-            flush(final=True)
+        if training.watching:
+            training.stop_watch()
+        pump(final=True)
+        training.sample_memory()
+        training.write_context()
+        for log in (steps_file, events, memory):
+            try:
+                log.close()
+            except Exception:
+                pass
 
     atexit.register(at_exit)
-    status(out_dir, ok=True, torch=torch.__version__, rank=int(os.environ.get("RANK", "0") or 0),
-           skip_steps=tracker.skip, profile_steps=tracker.count)

@@ -3,7 +3,10 @@ Run: python3 -m unittest test_checkup_probe (from this folder)."""
 import csv
 import json
 import os
+import sys
 import tempfile
+import time
+import tracemalloc
 import unittest
 
 import checkup_probe as P
@@ -17,22 +20,58 @@ class FakeClock:
         return self.t
 
 
+class FakeMark:
+    """A CUDA event stand-in: completes when told, at a GPU time in ms."""
+
+    def __init__(self, at_ms, done=True):
+        self.at_ms = at_ms
+        self.done = done
+
+    def query(self):
+        return self.done
+
+
+def elapsed(a, b):
+    return b.at_ms - a.at_ms
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.reader(f))
+
+
 class StepTrackerTest(unittest.TestCase):
-    def test_profiling_window_covers_steps_k_to_k_plus_n_minus_one(self):
-        clock = FakeClock()
-        tr = P.StepTracker(skip_steps=3, profile_steps=4, clock=clock)
+    def run_steps(self, tr, n):
         actions = []
-        for _ in range(10):
-            clock.t += 0.1
-            actions.append(tr.end_step())
+        for _ in range(n):
+            tr.end_step()
+            actions.append(tr.window_action())
+        return actions
+
+    def test_profiling_window_covers_steps_k_to_k_plus_n_minus_one(self):
+        tr = P.StepTracker(skip_steps=3, profile_steps=4, clock=FakeClock())
         # After 3 steps: start; steps 4..6 step(); after the 7th: stop; then nothing.
-        self.assertEqual(actions, [None, None, "start", "step", "step", "step", "stop", None, None, None])
+        self.assertEqual(self.run_steps(tr, 10), [None, None, "start", "step", "step", "step", "stop", None, None, None])
         self.assertTrue(tr.in_window(3) and tr.in_window(6))
         self.assertFalse(tr.in_window(2) or tr.in_window(7))
 
     def test_no_window_when_profiling_is_off(self):
         tr = P.StepTracker(skip_steps=0, profile_steps=0, clock=FakeClock())
-        self.assertEqual([tr.end_step() for _ in range(3)], [None, None, None])
+        self.assertEqual(self.run_steps(tr, 3), [None, None, None])
+        self.assertEqual(tr.watch_steps(), (0, 0))
+
+    def test_watch_window_is_the_steps_before_the_profiled_ones_never_step_zero(self):
+        self.assertEqual(P.StepTracker(10, 8).watch_steps(), (2, 10))
+        self.assertEqual(P.StepTracker(4, 8).watch_steps(), (1, 4))
+        first, end = P.StepTracker(0, 8).watch_steps()
+        self.assertGreaterEqual(first, end)   # no room before the window: none
+        tr = P.StepTracker(10, 8, clock=FakeClock())
+        actions = []
+        for _ in range(12):
+            tr.end_step()
+            actions.append(tr.watch_action())
+        self.assertEqual(actions.index("start"), 1)   # after 2 completed steps
+        self.assertEqual(actions.index("stop"), 9)    # after 10: the profiler takes over
 
     def test_data_wait_is_charged_to_the_step_that_waited(self):
         clock = FakeClock()
@@ -40,10 +79,9 @@ class StepTrackerTest(unittest.TestCase):
         tr.begin_if_needed()
         clock.t += 0.30
         tr.add_data_wait(0.25)       # 250 ms of the 300 ms step went to the DataLoader
-        tr.end_step()
+        s0, t0, wait0, launch0, _ = tr.end_step()
         clock.t += 0.05
-        tr.end_step()                # no data wait in the second step
-        (s0, t0, wait0, launch0, _), (s1, t1, wait1, launch1, _) = tr.rows
+        s1, t1, wait1, launch1, _ = tr.end_step()   # no data wait in the second step
         self.assertEqual((s0, s1), (0, 1))
         self.assertAlmostEqual(wait0, 250.0)
         self.assertAlmostEqual(launch0, 50.0)
@@ -57,29 +95,204 @@ class StepTrackerTest(unittest.TestCase):
         self.assertFalse(tr.is_step_boundary(22))  # discriminator's
         self.assertTrue(tr.is_step_boundary(11))
 
-    def test_steps_csv_has_the_corpus_columns(self):
-        tr = P.StepTracker(0, 0, clock=FakeClock())
-        tr.end_step()
-        tr.rows[0][4] = 12.5
+
+class Training(unittest.TestCase):
+    """The files of a process that trains (its first optimizer step was seen)."""
+
+    def setUp(self):
+        P.start_training()
+
+    def tearDown(self):
+        P.TRAINING = False
+
+
+class StepsFileTest(Training):
+    def test_rows_are_appended_in_order_once_their_gpu_time_is_known(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "steps.csv")
-            P.write_steps_csv(path, tr.rows)
-            with open(path) as f:
-                rows = list(csv.reader(f))
-        self.assertEqual(rows[0], ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"])
-        self.assertEqual(rows[1][0], "0")
-        self.assertEqual(rows[1][4], "12.500")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            tr = P.StepTracker(0, 0, clock=FakeClock())
+            marks = [FakeMark(0.0), FakeMark(12.5), FakeMark(30.0, done=False)]
+            for m in marks:
+                f.add(tr.end_step(), m)
+            f.pump()
+            rows = read_csv(path)
+            self.assertEqual(rows[0], P.STEPS_HEADER)
+            # Step 0 has no earlier mark: no GPU time. Step 1 took 12.5 ms on the GPU; step
+            # 2's end has not completed, so it waits.
+            self.assertEqual([r[0] for r in rows[1:]], ["0", "1"])
+            self.assertEqual(rows[1][4], "")
+            self.assertEqual(rows[2][4], "12.500")
+            marks[2].done = True
+            f.pump()
+            f.close()
+            rows = read_csv(path)
+            self.assertEqual(rows[3][0], "2")
+            self.assertEqual(rows[3][4], "17.500")
 
+    def test_a_row_waits_at_most_max_pending_steps(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed, max_pending=3)
+            tr = P.StepTracker(0, 0, clock=FakeClock())
+            for i in range(6):
+                f.add(tr.end_step(), FakeMark(float(i), done=False))
+            f.pump()
+            f.close()
+            # Three rows stay; the older ones are written without GPU time.
+            self.assertEqual(len(read_csv(path)) - 1, 3)
+            self.assertEqual(len(f.pending), 3)
+
+    def test_final_pump_writes_everything(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            tr = P.StepTracker(0, 0, clock=FakeClock())
+            for i in range(4):
+                f.add(tr.end_step(), FakeMark(i * 10.0, done=False))
+            f.pump(final=True)
+            f.close()
+            rows = read_csv(path)
+            self.assertEqual([r[4] for r in rows[1:]], ["", "10.000", "10.000", "10.000"])
+
+    def test_bookkeeping_stays_flat_over_100000_steps(self):
+        """Memory and per-step cost of the step bookkeeping do not grow with the run."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            tr = P.StepTracker(10, 8, clock=time.time)
+            tracemalloc.start()
+            seconds = []
+            memory = []
+            for block in range(10):
+                t0 = time.perf_counter()
+                for i in range(10_000):
+                    f.add(tr.end_step(), FakeMark(float(i)))
+                    tr.window_action()
+                    if tr.step % 50 == 0:
+                        f.pump()
+                seconds.append(time.perf_counter() - t0)
+                memory.append(tracemalloc.get_traced_memory()[0])
+            tracemalloc.stop()
+            f.pump(final=True)
+            f.close()
+            with open(path) as fh:
+                self.assertEqual(sum(1 for _ in fh), 100_001)
+        # The last block holds no more than the first (a few pending rows), and is not
+        # slower than twice the fastest block (timing noise on a busy machine).
+        self.assertLess(memory[-1], memory[1] + 64 * 1024, memory)
+        self.assertLess(min(seconds[5:]), 2 * min(seconds[:5]) + 0.05, seconds)
+
+
+class CsvLogTest(Training):
+    def test_each_row_is_on_disk_when_written(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "events.csv")
+            log = P.CsvLog(path, P.EVENTS_HEADER)
+            log.write([40, "1.000000", "epoch_start", "loader0 workers=2 forked", ""])
+            # Not closed: a run killed now keeps the row.
+            self.assertEqual(read_csv(path)[1][2], "epoch_start")
+            log.close()
+
+    def test_rows_before_the_first_step_wait_for_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "events.csv")
+            P.TRAINING = False
+            log = P.CsvLog(path, P.EVENTS_HEADER)
+            log.write([0, "1.000000", "epoch_start", "loader0 workers=2 forked", ""])
+            self.assertFalse(os.path.exists(path))
+            P.start_training()
+            log.write([30, "2.000000", "checkpoint", "torch.save", "812.000"])
+            log.close()
+            self.assertEqual([r[2] for r in read_csv(path)[1:]], ["epoch_start", "checkpoint"])
+
+    def test_a_process_that_never_trains_writes_nothing(self):
+        """The torchrun launcher, a spawned DataLoader worker: they import the probe too."""
+        with tempfile.TemporaryDirectory() as d:
+            P.TRAINING = False
+            log = P.CsvLog(os.path.join(d, "events.csv"), P.EVENTS_HEADER)
+            log.write([3, "1.000000", "gc", "collected=10", "7.000"])
+            steps = P.StepsFile(os.path.join(d, "steps.csv"))
+            steps.pump(final=True)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_rows_after_close_are_dropped_not_truncating(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "events.csv")
+            log = P.CsvLog(path, P.EVENTS_HEADER)
+            log.write([30, "2.000000", "checkpoint", "torch.save", "812.000"])
+            log.close()
+            log.write([80, "3.000000", "gc", "collected=116", "146.541"])   # at shutdown
+            self.assertEqual([r[2] for r in read_csv(path)[1:]], ["checkpoint"])
+
+    def test_nothing_is_created_without_rows(self):
+        with tempfile.TemporaryDirectory() as d:
+            P.CsvLog(os.path.join(d, "events.csv"), P.EVENTS_HEADER).close()
+            self.assertEqual(os.listdir(d), [])
+
+
+class SyncSitesTest(unittest.TestCase):
+    def test_summary_counts_per_step_and_names_the_busiest_lines(self):
+        s = P.SyncSites(2, 10)
+        for _ in range(8):
+            for _ in range(50):
+                s.record(("/w/train.py", 88, "train"), "implicit")
+            s.record(("/w/train.py", 95, "train"), "synchronize")
+        code = {("/w/train.py", 88): "    gn += p.grad.norm().item()\n"}
+        out = s.summary(8, code_of=lambda f, l: code.get((f, l), ""))
+        self.assertEqual(out["steps"], [2, 9])
+        self.assertEqual(out["total"], 408)
+        self.assertEqual(out["per_step"], 51.0)
+        top = out["sites"][0]
+        self.assertEqual((top["file"], top["line"], top["count"]), ("/w/train.py", 88, 400))
+        self.assertEqual(top["code"], "gn += p.grad.norm().item()")
+        self.assertEqual(out["sites"][1]["kinds"], {"synchronize": 8})
+
+    def test_no_steps_watched_gives_no_rate(self):
+        out = P.SyncSites(2, 10).summary(0)
+        self.assertEqual((out["steps"], out["per_step"], out["sites"]), (None, None, []))
+
+    def test_the_training_frame_is_found_past_library_frames(self):
+        def library():
+            return P.user_frame(sys._getframe(0), skip_dirs=(os.path.abspath(__file__),))
+
+        # Every frame of this file is "library": the answer is outside it (unittest's).
+        site = library()
+        self.assertIsNotNone(site)
+        self.assertNotEqual(site[0], os.path.abspath(__file__))
+        self.assertEqual(P.user_frame(sys._getframe(0), skip_dirs=("",)), None)
+
+
+class FilesTest(unittest.TestCase):
     def test_progress_file_tells_steps_done_and_window_state(self):
         with tempfile.TemporaryDirectory() as d:
             P.write_progress(d, 42, True, False)
             with open(os.path.join(d, "progress.json")) as f:
-                self.assertEqual(json.load(f), {"step": 42, "profiling": True, "trace_written": False})
+                self.assertEqual(json.load(f), {"profiling": True, "step": 42, "trace_written": False})
             self.assertFalse(os.path.exists(os.path.join(d, "progress.json.tmp")))
+
+    def test_status_fields_accumulate(self):
+        with tempfile.TemporaryDirectory() as d:
+            P.status(d, ok=True, torch="2.11.0")
+            P.status(d, trace=True)
+            with open(os.path.join(d, "probe_status.json")) as f:
+                self.assertEqual(json.load(f), {"ok": True, "torch": "2.11.0", "trace": True})
 
     def test_torchrun_ranks_write_into_rank_folders(self):
         self.assertEqual(P.rank_dir("/out", {"WORLD_SIZE": "2", "RANK": "1"}), "/out/rank1")
         self.assertEqual(P.rank_dir("/out", {}), "/out")
+
+
+class TeardownTest(unittest.TestCase):
+    def test_cupti_is_finalised_after_the_window_unless_the_user_said_otherwise(self):
+        self.assertEqual(P.teardown_cupti_after_window({}, "12.8", False), "1")
+        self.assertEqual(P.teardown_cupti_after_window({}, "13.0", True), "1")
+        self.assertIsNone(P.teardown_cupti_after_window({"TEARDOWN_CUPTI": "0"}, "12.8", False))
+
+    def test_cuda_graphs_before_cuda_12_6_keep_cupti(self):
+        self.assertIsNone(P.teardown_cupti_after_window({}, "12.4", True))
+        self.assertEqual(P.teardown_cupti_after_window({}, "12.4", False), "1")
+        self.assertEqual(P.teardown_cupti_after_window({}, None, False), "1")
 
 
 if __name__ == "__main__":

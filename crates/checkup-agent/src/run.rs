@@ -16,6 +16,7 @@ use crate::sampler::{self, SamplerConfig, SamplerReport};
 /// The probe, shipped inside the agent binary.
 const PROBE_SITECUSTOMIZE: &str = include_str!("../probe/sitecustomize.py");
 const PROBE_CORE: &str = include_str!("../probe/checkup_probe.py");
+const PROBE_TRAINING: &str = include_str!("../probe/checkup_training.py");
 
 #[derive(Debug, Clone)]
 pub struct RunOptions {
@@ -57,6 +58,7 @@ pub fn install_probe(dir: &Path) -> Result<String> {
     for (name, text) in [
         ("sitecustomize.py", PROBE_SITECUSTOMIZE),
         ("checkup_probe.py", PROBE_CORE),
+        ("checkup_training.py", PROBE_TRAINING),
     ] {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| AgentError::io(&p, e))?;
@@ -260,4 +262,44 @@ fn write_static_facts(out: &Path) -> Result<()> {
         serde_json::to_string_pretty(&facts).unwrap_or_default(),
     )
     .map_err(|e| AgentError::io(&path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use checkup_recording::schema;
+
+    /// The names in a Python list assigned to `name` in the probe's source.
+    fn probe_list(name: &str) -> Vec<String> {
+        let start = PROBE_CORE
+            .find(&format!("{name} = ["))
+            .unwrap_or_else(|| panic!("{name} not in the probe"));
+        let body = &PROBE_CORE[start..];
+        let body = &body[body.find('[').unwrap() + 1..body.find(']').unwrap()];
+        body.split(',')
+            .map(|s| s.trim().trim_matches('"').to_owned())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn the_probe_writes_the_columns_the_readers_read() {
+        assert_eq!(probe_list("STEPS_HEADER"), schema::STEPS_COLUMNS);
+        assert_eq!(probe_list("EVENTS_HEADER"), schema::EVENTS_COLUMNS);
+        assert_eq!(probe_list("MEMORY_HEADER"), schema::MEMORY_COLUMNS);
+    }
+
+    #[test]
+    fn the_probe_is_installed_with_its_torch_observers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = install_probe(dir.path()).unwrap();
+        assert!(path.starts_with(&dir.path().display().to_string()));
+        for f in [
+            "sitecustomize.py",
+            "checkup_probe.py",
+            "checkup_training.py",
+        ] {
+            assert!(dir.path().join(f).is_file(), "{f}");
+        }
+    }
 }

@@ -67,3 +67,19 @@ pub fn host_header(cores: usize) -> String {
         .collect::<Vec<_>>()
         .join(",")
 }
+
+/// `events.csv`: markers of periodic work, one row each, over every step.
+pub const EVENTS_COLUMNS: [&str; 5] = ["step", "t", "kind", "detail", "duration_ms"];
+
+/// `memory.csv`: the training process's CUDA memory, a row about twice a second.
+pub const MEMORY_COLUMNS: [&str; 9] = [
+    "step",
+    "t",
+    "allocated_bytes",
+    "reserved_bytes",
+    "peak_allocated_bytes",
+    "peak_reserved_bytes",
+    "inactive_split_bytes",
+    "alloc_retries",
+    "ooms",
+];
