@@ -154,7 +154,14 @@ pub enum Cause {
     #[serde(rename = "h2d_copy/pageable")]
     H2dCopyPageable,
     #[serde(rename = "periodic_stall")]
-    PeriodicStall { period_steps: f64, excess_ms: f64 },
+    PeriodicStall {
+        period_steps: f64,
+        excess_ms: f64,
+        /// What the probe's markers show happening in the stalled steps; None without
+        /// markers or when they show nothing there.
+        #[serde(default)]
+        work: Option<PeriodicWork>,
+    },
     #[serde(rename = "throttling/power")]
     ThrottlingPower {
         clock_ratio: f64,
@@ -348,6 +355,12 @@ pub enum EvidenceKey {
     // Synchronisation.
     SyncIdleShare,
     SyncCallsPerStep,
+    /// Synchronising calls per step the probe counted, outside the profiler.
+    ProbeSyncsPerStep,
+    /// Of them, the share made by the busiest line.
+    TopSyncSiteShare,
+    /// Stalled steps in which the probe marked the periodic work named.
+    StallsWithMarker,
     ItemCallsPerStep,
     HostLaunchTime,
     GpuBusyPerStep,
@@ -480,6 +493,8 @@ pub enum Source {
     MetaEnvAndTopology,
     StaticSnapshot,
     ThisDiagnosis,
+    /// The training probe, from inside the training (`training.json`, `events.csv`).
+    Probe,
     Busy {
         method: BusyMethod,
     },
@@ -517,6 +532,20 @@ pub struct Threshold {
 
 /// A change to make, with the run's own values it quotes. The catalogue words it (title,
 /// why, the code to paste, the effect to expect).
+/// The periodic work a stall coincides with, from the probe's markers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum PeriodicWork {
+    /// A new epoch's iterator started its DataLoader workers again.
+    EpochStart {
+        workers: u32,
+        batches_per_epoch: Option<u64>,
+    },
+    Checkpoint,
+    Eval,
+    GarbageCollection,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "fix")]
 pub enum Fix {
@@ -534,15 +563,28 @@ pub enum Fix {
     },
     PinMemory,
     PersistentWorkers,
+    /// Full garbage collections stall the loop: freeze the objects built at start-up.
+    FreezeGc,
     PinnedCopy,
     OverlapCopy,
     FewerCopyBytes,
     FindCpuHogs,
     ReserveCores,
     CompileFuseKernels,
+    /// A model compiled in another mode: capture CUDA graphs with mode="reduce-overhead".
+    ReduceOverhead {
+        current_mode: Option<String>,
+    },
     ForeachOptimizer,
     BiggerKernels,
-    FewerReadbacks,
+    FewerReadbacks {
+        /// The line that synchronises most, when the probe saw it.
+        #[serde(default)]
+        site: Option<crate::SyncSite>,
+        /// Its calls per step.
+        #[serde(default)]
+        site_per_step: Option<f64>,
+    },
     GpuMetrics,
     FindHiddenSyncs,
     EnableP2p,
@@ -693,6 +735,7 @@ mod tests {
             cause: Cause::PeriodicStall {
                 period_steps: 25.0,
                 excess_ms: 410.0,
+                work: Some(PeriodicWork::Checkpoint),
             },
             severity: Severity::Major,
             confidence: 0.85,

@@ -15,6 +15,7 @@ pub mod history;
 pub mod language;
 pub mod samples;
 pub mod series;
+pub mod training;
 
 pub use agent_api::*;
 pub use analysis::*;
@@ -27,3 +28,4 @@ pub use history::*;
 pub use language::*;
 pub use samples::*;
 pub use series::*;
+pub use training::*;

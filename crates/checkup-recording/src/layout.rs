@@ -14,6 +14,12 @@ pub const STATIC_DIR: &str = "static";
 pub const FACTS_JSON: &str = "facts.json";
 pub const SMI_XML: &str = "nvidia-smi-q.xml";
 pub const TOPOLOGY: &str = "topo.txt";
+/// What the training is, as the probe saw it (loaders, optimizers, settings, syncs).
+pub const TRAINING_JSON: &str = "training.json";
+/// Markers of periodic work over every step: epoch starts, checkpoints, evaluation, GC.
+pub const EVENTS_CSV: &str = "events.csv";
+/// CUDA memory of the training process, a row every half second or so.
+pub const MEMORY_CSV: &str = "memory.csv";
 /// What the profiling probe could and could not do.
 pub const PROBE_STATUS: &str = "probe_status.json";
 

@@ -10,5 +10,6 @@ pub mod meta;
 pub mod samples;
 pub mod schema;
 pub mod steps;
+pub mod training;
 
 pub use error::{RecordingError, Result};

@@ -60,6 +60,18 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "aten::item / _local_scalar_dense per step",
             "每步 aten::item / _local_scalar_dense 次数",
         ),
+        K::ProbeSyncsPerStep => (
+            "synchronising calls per step, counted in unprofiled steps",
+            "每步同步调用次数（在未分析的步骤中计数）",
+        ),
+        K::TopSyncSiteShare => (
+            "share of them made by the busiest line",
+            "其中最频繁的代码行所占比例",
+        ),
+        K::StallsWithMarker => (
+            "stalled steps in which the probe saw that work",
+            "探针在其中看到该工作的停顿步骤数",
+        ),
         K::HostLaunchTime => (
             "host time to launch a step, outside syncs",
             "主机发射一步所需时间（不含同步）",
@@ -213,6 +225,7 @@ pub fn source(s: &Source, l: Language) -> String {
             "steps.csv 数据等待 − GPU 忙碌占比",
         ),
         Source::NvmlSamples => ("NVML samples", "NVML 采样"),
+        Source::Probe => ("training probe", "训练探针"),
         Source::GpmSamples => ("GPM samples", "GPM 采样"),
         Source::HostSamples => ("host samples", "主机采样"),
         Source::MetaJson => ("meta.json", "meta.json"),

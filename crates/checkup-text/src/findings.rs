@@ -1,6 +1,6 @@
 //! Finding titles, summaries and the verdict.
 
-use checkup_model::{Cause, Diagnosis, Family, Finding, Language, Recorded};
+use checkup_model::{Cause, Diagnosis, Family, Finding, Language, PeriodicWork, Recorded};
 
 use crate::{checks, fixes, pct, Language::*};
 
@@ -159,11 +159,29 @@ pub fn summary(f: &Finding, l: Language) -> String {
         (Cause::H2dCopyPageable, Zh) => "批次从可分页（pageable）主机内存拷贝到 GPU：每次拷贝都很慢、是同步的，期间没有任何计算。".into(),
         (Cause::H2dCopy, En) => "Host-to-device copies are not overlapped with compute.".into(),
         (Cause::H2dCopy, Zh) => "主机到设备的拷贝没有与计算重叠。".into(),
-        (Cause::PeriodicStall { period_steps, excess_ms }, En) => format!(
-            "Every {period_steps:.0} steps a step takes about {excess_ms:.0} ms longer than usual; during it the GPU has nothing to do."
+        (Cause::PeriodicStall { period_steps, excess_ms, work }, En) => format!(
+            "Every {period_steps:.0} steps a step takes about {excess_ms:.0} ms longer than usual; during it the GPU has nothing to do.{}",
+            match work {
+                None => String::new(),
+                Some(PeriodicWork::EpochStart { workers, .. }) => format!(
+                    " Each stall is an epoch start: the DataLoader starts its {workers} worker processes again."
+                ),
+                Some(PeriodicWork::Checkpoint) => " Each stall is a checkpoint being written.".into(),
+                Some(PeriodicWork::Eval) => " Each stall is an evaluation pass (model.eval() … model.train()).".into(),
+                Some(PeriodicWork::GarbageCollection) => " Each stall is a full Python garbage collection.".into(),
+            }
         ),
-        (Cause::PeriodicStall { period_steps, excess_ms }, Zh) => format!(
-            "每 {period_steps:.0} 步就有一步比平常多耗时约 {excess_ms:.0} ms，期间 GPU 无事可做。"
+        (Cause::PeriodicStall { period_steps, excess_ms, work }, Zh) => format!(
+            "每 {period_steps:.0} 步就有一步比平常多耗时约 {excess_ms:.0} ms，期间 GPU 无事可做。{}",
+            match work {
+                None => String::new(),
+                Some(PeriodicWork::EpochStart { workers, .. }) => format!(
+                    "每次停顿都是一个 epoch 的开始：DataLoader 重新启动它的 {workers} 个 worker 进程。"
+                ),
+                Some(PeriodicWork::Checkpoint) => "每次停顿都是在写检查点。".into(),
+                Some(PeriodicWork::Eval) => "每次停顿都是一次评估（model.eval() … model.train()）。".into(),
+                Some(PeriodicWork::GarbageCollection) => "每次停顿都是一次完整的 Python 垃圾回收。".into(),
+            }
         ),
         (Cause::ThrottlingPower { clock_ratio, reasons } | Cause::ThrottlingThermal { clock_ratio, reasons }, En) => format!(
             "The SM clock ran at {}% of its maximum while busy{}.",

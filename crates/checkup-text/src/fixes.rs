@@ -139,6 +139,26 @@ pub fn text(f: &Fix, l: Language) -> FixText {
             Some("model = torch.compile(model, mode=\"reduce-overhead\")"),
             pick(l, "Kernels per step drop by several times and launch overhead mostly disappears.", "每步内核数下降数倍，启动开销基本消失。"),
         ),
+        (Fix::ReduceOverhead { current_mode }, _) => t(
+            pick(l, "Capture the compiled model in CUDA graphs", "把编译后的模型捕获为 CUDA Graph"),
+            &match l {
+                En => format!("The model is already compiled (mode {}), yet the GPU still waits for launches. mode=\"reduce-overhead\" replays each step as a CUDA graph: one launch instead of hundreds. It needs static shapes; keep the batch size fixed (drop_last=True).", current_mode.as_deref().unwrap_or("default")),
+                Zh => format!("模型已经编译过（mode {}），但 GPU 仍在等待内核发射。mode=\"reduce-overhead\" 把每步作为 CUDA Graph 重放：一次发射代替数百次。它要求形状固定；请保持批次大小不变（drop_last=True）。", current_mode.as_deref().unwrap_or("default")),
+            },
+            Some("model = torch.compile(model, mode=\"reduce-overhead\")"),
+            pick(l, "Launch overhead per step drops to a few graph launches.", "每步的发射开销降到几次图发射。"),
+        ),
+        (Fix::FreezeGc, _) => t(
+            pick(l, "Keep full garbage collections out of the loop", "避免在训练循环中进行完整的垃圾回收"),
+            pick(l, "Python's collector walks every object the run holds; with millions of objects built at start-up, each full collection stops the loop. Freeze what exists once set-up is done, and collect at a time you choose.", "Python 的垃圾回收器会遍历进程持有的所有对象；启动时创建了数百万个对象时，每次完整回收都会让循环停下。在准备工作完成后冻结已有对象，并在自己选定的时刻回收。"),
+            Some(&format!(
+                "import gc
+gc.freeze()            # {}
+gc.set_threshold(50_000, 50, 1000)",
+                pick(l, "after building the model and the datasets", "在构建好模型和数据集之后")
+            )),
+            pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
+        ),
         (Fix::ForeachOptimizer, _) => t(
             pick(l, "Use fused or foreach optimizers", "使用 fused 或 foreach 优化器"),
             pick(l, "A per-parameter optimizer launches several kernels per parameter tensor; foreach/fused versions update all parameters in a handful of kernels.", "逐参数的优化器对每个参数张量发射多个内核；foreach/fused 版本用少数几个内核更新全部参数。"),
@@ -157,7 +177,28 @@ pub fn text(f: &Fix, l: Language) -> FixText {
             )),
             pick(l, "Throughput rises nearly linearly with batch size while launch-bound.", "在启动瓶颈下，吞吐量几乎随批次线性增长。"),
         ),
-        (Fix::FewerReadbacks, _) => t(
+        (Fix::FewerReadbacks { site: Some(site), site_per_step }, _) => t(
+            &match l {
+                En => format!("Stop reading GPU values back at {}", site.location()),
+                Zh => format!("不要在 {} 把 GPU 上的值读回主机", site.location()),
+            },
+            &match (l, site_per_step) {
+                (En, Some(n)) => format!("{} in {}() synchronises {n:.0} times per step: `{}`. Each call makes the host wait for the GPU, then the GPU waits for the host. Keep the values on the GPU (torch.stack them, or use torch.linalg.vector_norm over a list) and read them back once, every N steps.", site.location(), site.function, site.code),
+                (Zh, Some(n)) => format!("{} 中 {}() 的这一行每步同步 {n:.0} 次：`{}`。每次调用都让主机等待 GPU，随后 GPU 又等待主机。把这些值留在 GPU 上（用 torch.stack 合并，或对列表用 torch.linalg.vector_norm），每 N 步只读回一次。", site.location(), site.function, site.code),
+                (En, None) => format!("{} in {}() synchronises with the GPU: `{}`. Keep the values on the GPU and read them back every N steps.", site.location(), site.function, site.code),
+                (Zh, None) => format!("{} 中 {}() 的这一行与 GPU 同步：`{}`。把这些值留在 GPU 上，每 N 步读回一次。", site.location(), site.function, site.code),
+            },
+            Some(&format!(
+                "# {}
+norms = torch.stack([p.grad.norm() for p in model.parameters() if p.grad is not None])
+if step % 50 == 0:
+    print(norms.max().item())   # {}",
+                pick(l, "one tensor on the GPU instead of one .item() per value", "用 GPU 上的一个张量代替每个值一次 .item()"),
+                pick(l, "one sync every 50 steps", "每 50 步同步一次")
+            )),
+            pick(l, "The idle gap after each of these syncs disappears; the host runs ahead of the GPU again.", "这些同步之后的空闲间隙消失，主机重新跑在 GPU 前面。"),
+        ),
+        (Fix::FewerReadbacks { site: None, .. }, _) => t(
             pick(l, "Stop reading GPU values back every step", "不要每步都把 GPU 上的值读回主机"),
             pick(l, "loss.item(), .cpu(), .numpy(), print(tensor) and Python conditions on tensors force the host to wait for the GPU, then the GPU waits for the host to launch more work. Accumulate metrics on the GPU and read them every N steps.", "loss.item()、.cpu()、.numpy()、print(tensor) 以及对张量做 Python 条件判断都会让主机等待 GPU，随后 GPU 又要等主机发射新工作。把指标累积在 GPU 上，每 N 步读取一次。"),
             Some(&format!(

@@ -72,6 +72,30 @@ fn all_causes() -> Vec<Cause> {
         Cause::PeriodicStall {
             period_steps: 25.0,
             excess_ms: 400.0,
+            work: None,
+        },
+        Cause::PeriodicStall {
+            period_steps: 30.0,
+            excess_ms: 900.0,
+            work: Some(PeriodicWork::EpochStart {
+                workers: 2,
+                batches_per_epoch: Some(30),
+            }),
+        },
+        Cause::PeriodicStall {
+            period_steps: 40.0,
+            excess_ms: 4000.0,
+            work: Some(PeriodicWork::Checkpoint),
+        },
+        Cause::PeriodicStall {
+            period_steps: 40.0,
+            excess_ms: 350.0,
+            work: Some(PeriodicWork::Eval),
+        },
+        Cause::PeriodicStall {
+            period_steps: 100.0,
+            excess_ms: 200.0,
+            work: Some(PeriodicWork::GarbageCollection),
         },
         Cause::ThrottlingPower {
             clock_ratio: 0.7,
@@ -122,6 +146,9 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::PageableBytesPerStep,
         K::SyncIdleShare,
         K::SyncCallsPerStep,
+        K::ProbeSyncsPerStep,
+        K::TopSyncSiteShare,
+        K::StallsWithMarker,
         K::ItemCallsPerStep,
         K::HostLaunchTime,
         K::GpuBusyPerStep,
@@ -186,15 +213,34 @@ fn all_fixes() -> Vec<Fix> {
         },
         Fix::PinMemory,
         Fix::PersistentWorkers,
+        Fix::FreezeGc,
         Fix::PinnedCopy,
         Fix::OverlapCopy,
         Fix::FewerCopyBytes,
         Fix::FindCpuHogs,
         Fix::ReserveCores,
         Fix::CompileFuseKernels,
+        Fix::ReduceOverhead { current_mode: None },
+        Fix::ReduceOverhead {
+            current_mode: Some("max-autotune".into()),
+        },
         Fix::ForeachOptimizer,
         Fix::BiggerKernels,
-        Fix::FewerReadbacks,
+        Fix::FewerReadbacks {
+            site: None,
+            site_per_step: None,
+        },
+        Fix::FewerReadbacks {
+            site: Some(SyncSite {
+                file: "/work/train.py".into(),
+                line: 20,
+                function: "main".into(),
+                code: "norms = {n: p.grad.norm().item() for n, p in model.named_parameters()}"
+                    .into(),
+                count: 1536,
+            }),
+            site_per_step: Some(192.0),
+        },
         Fix::GpuMetrics,
         Fix::FindHiddenSyncs,
         Fix::EnableP2p,
@@ -269,6 +315,9 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::PageableBytesPerStep
         | K::SyncIdleShare
         | K::SyncCallsPerStep
+        | K::ProbeSyncsPerStep
+        | K::TopSyncSiteShare
+        | K::StallsWithMarker
         | K::ItemCallsPerStep
         | K::HostLaunchTime
         | K::GpuBusyPerStep
@@ -317,15 +366,17 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::MoreWorkers { .. }
         | Fix::PinMemory
         | Fix::PersistentWorkers
+        | Fix::FreezeGc
         | Fix::PinnedCopy
         | Fix::OverlapCopy
         | Fix::FewerCopyBytes
         | Fix::FindCpuHogs
         | Fix::ReserveCores
         | Fix::CompileFuseKernels
+        | Fix::ReduceOverhead { .. }
         | Fix::ForeachOptimizer
         | Fix::BiggerKernels
-        | Fix::FewerReadbacks
+        | Fix::FewerReadbacks { .. }
         | Fix::GpuMetrics
         | Fix::FindHiddenSyncs
         | Fix::EnableP2p
@@ -403,6 +454,7 @@ fn every_evidence_key_unit_and_source_has_words() {
         Source::StepsCsvUnprofiled,
         Source::StepsWaitMinusBusy,
         Source::NvmlSamples,
+        Source::Probe,
         Source::GpmSamples,
         Source::HostSamples,
         Source::MetaEnvAndTopology,

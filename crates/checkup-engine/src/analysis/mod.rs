@@ -24,6 +24,10 @@ pub struct Analysis {
     pub samples: Vec<SampleStats>,
     pub host: Option<HostStats>,
     pub charts: ChartData,
+    /// What the probe saw of the training, per rank.
+    pub training: std::collections::BTreeMap<u32, checkup_model::TrainingContext>,
+    /// Markers of periodic work, per rank.
+    pub markers: std::collections::BTreeMap<u32, Vec<checkup_model::RunMarker>>,
 }
 
 pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
@@ -47,6 +51,8 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         window,
         ranks,
         step_timing,
+        training: rec.training.clone(),
+        markers: rec.markers.clone(),
     }
 }
 

@@ -136,6 +136,8 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
 
     let mut idle = IdleSplit::default();
     let mut waits = HostWaits::default();
+    // Start of the gap before this one: a sync returning since then drained the queue.
+    let mut prev_g0 = f64::INFINITY;
     for &(g0, g1) in &idle_gaps {
         let len = g1 - g0;
         // The GPU work that ended the gap, and when the host launched it.
@@ -159,7 +161,12 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         let rest = (len - dl - ck).max(0.0);
         waits.dataloader_us += dl;
         waits.checkpoint_us += ck;
-        let lo_i = sync_ends.partition_point(|&e| e < g0 - th.sync_return_slack_us);
+        // A sync returns once the GPU has run everything queued: the gap it returns in is
+        // its own, and so is the next one, while the host launches into the empty queue
+        // one op at a time (a read-back per parameter leaves the queue empty all step).
+        let since = prev_g0.min(g0) - th.sync_return_slack_us;
+        prev_g0 = g0;
+        let lo_i = sync_ends.partition_point(|&e| e < since);
         let synced = sync_ends.get(lo_i).is_some_and(|&e| e <= g1);
         if synced {
             waits.sync_us += rest;

@@ -1,15 +1,60 @@
-//! Which fixes apply to each finding, with the run's own values they quote. The catalogue
-//! words them.
+//! Which fixes apply to each finding, with the run's own values they quote. A fix is never
+//! one the run already made: what the probe saw of the training (its DataLoader, optimizer,
+//! compile, convolutions) decides. The catalogue words them.
 
-use checkup_model::{DataLoaderSettings, Fix};
+use checkup_model::{
+    DataLoaderSettings, Fix, OptimizerImplementation, PeriodicWork, RunFacts, SyncSite,
+    TrainingContext,
+};
 
 use super::thresholds::Thresholds;
 
-pub fn data_loading(
-    settings: Option<&DataLoaderSettings>,
-    host_saturated: bool,
-    cores: Option<u32>,
-) -> Vec<Fix> {
+/// What the run already does, as far as the recording tells. `None`: not known (an old run
+/// folder, a bare trace): the fix is then offered, as it was before the probe saw runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSettings {
+    pub dataloader: Option<DataLoaderSettings>,
+    /// Whether a torch.optim step runs at all (a trace without one: inference).
+    pub optimizer_runs: bool,
+    pub optimizer: Option<OptimizerImplementation>,
+    /// Some(mode) when compiled (`None` inside: the default mode).
+    pub compiled: Option<Option<String>>,
+    /// Whether the training replays CUDA graphs already.
+    pub cuda_graphs: bool,
+    /// Convolutions with 4-d inputs seen in the forward, and how many ran channels_last.
+    pub convolutions: Option<(u64, u64)>,
+}
+
+impl RunSettings {
+    pub fn of(facts: &RunFacts, training: Option<&TrainingContext>, optimizer_runs: bool) -> Self {
+        let loader = training.and_then(TrainingContext::main_loader);
+        let dataloader = facts.dataloader.clone().or_else(|| {
+            loader.map(|l| DataLoaderSettings {
+                num_workers: l.num_workers,
+                pin_memory: l.pin_memory,
+                persistent_workers: l.persistent_workers,
+                prefetch_factor: l.prefetch_factor,
+            })
+        });
+        let optimizer_runs =
+            optimizer_runs || training.is_some_and(|t| t.main_optimizer().is_some());
+        RunSettings {
+            dataloader,
+            optimizer_runs,
+            optimizer: training
+                .and_then(TrainingContext::main_optimizer)
+                .and_then(|o| o.implementation),
+            compiled: training
+                .filter(|t| t.compiled())
+                .map(|t| t.compile.calls.iter().find_map(|c| c.mode.clone())),
+            cuda_graphs: training.is_some_and(|t| t.cuda_graphs.replays > 0),
+            convolutions: training.and_then(TrainingContext::convolutions),
+        }
+    }
+}
+
+pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>) -> Vec<Fix> {
+    let settings = run.dataloader.as_ref();
     let workers_now = settings.and_then(|s| s.num_workers);
     let mut out = Vec::new();
     if host_saturated {
@@ -27,10 +72,15 @@ pub fn data_loading(
     } else {
         // Two cores for the training process and the system; between 4 and 16 workers.
         let suggested = cores.map(|c| c.saturating_sub(2).clamp(4, 16)).unwrap_or(8);
-        out.push(Fix::MoreWorkers {
-            suggested,
-            current: workers_now,
-        });
+        if workers_now.is_none_or(|w| w < suggested) {
+            out.push(Fix::MoreWorkers {
+                suggested,
+                current: workers_now,
+            });
+        } else {
+            // As many workers as the host can give: each sample must get cheaper.
+            out.push(Fix::CheaperSamples);
+        }
     }
     if settings.and_then(|s| s.pin_memory) != Some(true) {
         out.push(Fix::PinMemory);
@@ -56,19 +106,40 @@ pub fn cpu_contention() -> Vec<Fix> {
     vec![Fix::FindCpuHogs, Fix::ReserveCores]
 }
 
-/// `optimizer`: whether a torch.optim step may run (a trace that shows none ran none:
-/// inference, a one-off profile).
-pub fn kernel_launch(optimizer: bool) -> Vec<Fix> {
-    let mut out = vec![Fix::CompileFuseKernels];
-    if optimizer {
+/// Fewer, bigger launches: compile (or, compiled already, capture CUDA graphs), a
+/// multi-tensor optimizer where the step runs one kernel per parameter, bigger kernels.
+pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
+    let mut out = Vec::new();
+    match &run.compiled {
+        None => out.push(Fix::CompileFuseKernels),
+        Some(mode) if !run.cuda_graphs && mode.as_deref() != Some("reduce-overhead") => {
+            out.push(Fix::ReduceOverhead {
+                current_mode: mode.clone(),
+            })
+        }
+        Some(_) => {}
+    }
+    if run.optimizer_runs
+        && run
+            .optimizer
+            .is_none_or(|o| o == OptimizerImplementation::ForLoop)
+    {
         out.push(Fix::ForeachOptimizer);
     }
     out.push(Fix::BiggerKernels);
     out
 }
 
-pub fn host_sync() -> Vec<Fix> {
-    vec![Fix::FewerReadbacks, Fix::GpuMetrics, Fix::FindHiddenSyncs]
+/// `busiest`: the line that synchronises most and its calls per step, when the probe saw it.
+pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
+    vec![
+        Fix::FewerReadbacks {
+            site: busiest.map(|(s, _)| s.clone()),
+            site_per_step: busiest.map(|(_, n)| n),
+        },
+        Fix::GpuMetrics,
+        Fix::FindHiddenSyncs,
+    ]
 }
 
 pub fn communication(p2p_disabled: bool) -> Vec<Fix> {
@@ -84,11 +155,35 @@ pub fn communication(p2p_disabled: bool) -> Vec<Fix> {
     out
 }
 
-pub fn periodic_stall(checkpoint_seen: bool) -> Vec<Fix> {
-    vec![
-        Fix::AsyncCheckpoint { checkpoint_seen },
-        Fix::LessPeriodicWork,
-    ]
+/// `work`: what the markers show in the stalled steps; the fix for that work first, the
+/// general ones only when the work is not known.
+pub fn periodic_stall(
+    checkpoint_seen: bool,
+    work: Option<&PeriodicWork>,
+    run: &RunSettings,
+) -> Vec<Fix> {
+    match work {
+        Some(PeriodicWork::EpochStart { .. }) => {
+            let persistent = run
+                .dataloader
+                .as_ref()
+                .is_some_and(|d| d.persistent_workers == Some(true));
+            if persistent {
+                vec![Fix::LessPeriodicWork]
+            } else {
+                vec![Fix::PersistentWorkers]
+            }
+        }
+        Some(PeriodicWork::Checkpoint) => vec![Fix::AsyncCheckpoint {
+            checkpoint_seen: true,
+        }],
+        Some(PeriodicWork::Eval) => vec![Fix::LessPeriodicWork],
+        Some(PeriodicWork::GarbageCollection) => vec![Fix::FreezeGc],
+        None => vec![
+            Fix::AsyncCheckpoint { checkpoint_seen },
+            Fix::LessPeriodicWork,
+        ],
+    }
 }
 
 /// For an idle GPU whose cause was not recorded; `tree_cpu` is the training process tree's
@@ -118,17 +213,24 @@ pub fn throttling(reasons: &[String]) -> Vec<Fix> {
     out
 }
 
-/// `optimizer`: as for [`kernel_launch`].
-pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, optimizer: bool) -> Vec<Fix> {
+/// `conv_heavy`: convolutions lead the trace's kernels; the probe's look at the forward,
+/// when taken, decides instead (channels_last only for 4-d convolution inputs not yet in it).
+pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSettings) -> Vec<Fix> {
     let mut out = Vec::new();
     if tensor_cores_idle {
         out.push(Fix::TensorCores);
     }
-    out.push(Fix::Compile);
-    if conv_heavy {
+    if run.compiled.is_none() {
+        out.push(Fix::Compile);
+    }
+    let channels_last_missing = match run.convolutions {
+        Some((inputs, channels_last)) => inputs > 0 && channels_last < inputs,
+        None => conv_heavy,
+    };
+    if channels_last_missing {
         out.push(Fix::ChannelsLast);
     }
-    if optimizer {
+    if run.optimizer_runs && run.optimizer != Some(OptimizerImplementation::Fused) {
         out.push(Fix::FusedOptimizer);
     }
     out
@@ -145,17 +247,25 @@ pub fn memory_bandwidth() -> Vec<Fix> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use checkup_model::{CompileCall, LoaderInfo, ModelInfo, OptimizerInfo};
+
+    fn loader(workers: u32, pin: bool, persistent: bool) -> RunSettings {
+        RunSettings {
+            dataloader: Some(DataLoaderSettings {
+                num_workers: Some(workers),
+                pin_memory: Some(pin),
+                persistent_workers: Some(persistent),
+                prefetch_factor: None,
+            }),
+            optimizer_runs: true,
+            ..Default::default()
+        }
+    }
 
     #[test]
     fn more_workers_quotes_the_current_count_and_leaves_two_cores() {
-        let s = DataLoaderSettings {
-            num_workers: Some(2),
-            pin_memory: Some(true),
-            persistent_workers: Some(true),
-            prefetch_factor: None,
-        };
         assert_eq!(
-            data_loading(Some(&s), false, Some(16)),
+            data_loading(&loader(2, true, true), false, Some(16)),
             vec![Fix::MoreWorkers {
                 suggested: 14,
                 current: Some(2)
@@ -164,42 +274,140 @@ mod tests {
     }
 
     #[test]
+    fn a_loader_with_as_many_workers_as_suggested_is_told_to_make_samples_cheaper() {
+        let f = data_loading(&loader(14, true, true), false, Some(16));
+        assert_eq!(f, vec![Fix::CheaperSamples]);
+    }
+
+    #[test]
     fn workers_on_all_but_one_core_of_a_saturated_host_get_two_cores_back() {
-        let s = DataLoaderSettings {
-            num_workers: Some(15),
-            ..Default::default()
-        };
-        let f = data_loading(Some(&s), true, Some(16));
+        let f = data_loading(&loader(15, false, false), true, Some(16));
         assert!(f.contains(&Fix::LeaveCoresToLoop {
             workers: 15,
             cores: 16,
             suggested: 14
         }));
-        let s = DataLoaderSettings {
-            num_workers: Some(14),
-            ..Default::default()
-        };
-        assert!(!data_loading(Some(&s), true, Some(16))
+        assert!(!data_loading(&loader(14, false, false), true, Some(16))
             .iter()
             .any(|f| matches!(f, Fix::LeaveCoresToLoop { .. })));
     }
 
     #[test]
     fn a_trace_without_an_optimizer_step_is_not_told_to_fuse_the_optimizer() {
-        assert!(!kernel_launch(false).contains(&Fix::ForeachOptimizer));
-        assert!(kernel_launch(true).contains(&Fix::ForeachOptimizer));
-        assert!(!compute_bound(false, false, false).contains(&Fix::FusedOptimizer));
+        let inference = RunSettings::default();
+        assert!(!kernel_launch(&inference).contains(&Fix::ForeachOptimizer));
+        assert!(!compute_bound(false, false, &inference).contains(&Fix::FusedOptimizer));
+        let training = RunSettings {
+            optimizer_runs: true,
+            ..Default::default()
+        };
+        assert!(kernel_launch(&training).contains(&Fix::ForeachOptimizer));
     }
 
     #[test]
     fn settings_already_made_are_not_suggested() {
-        let s = DataLoaderSettings {
-            num_workers: Some(8),
-            pin_memory: Some(true),
-            persistent_workers: Some(true),
-            prefetch_factor: Some(4),
-        };
-        let f = data_loading(Some(&s), false, Some(32));
+        let f = data_loading(&loader(8, true, true), false, Some(32));
         assert!(!f.contains(&Fix::PinMemory) && !f.contains(&Fix::PersistentWorkers));
+    }
+
+    /// The probe's account of a compiled GPT with fused AdamW and no convolutions.
+    fn compiled_gpt() -> TrainingContext {
+        TrainingContext {
+            optimizers: vec![OptimizerInfo {
+                class: Some("AdamW".into()),
+                implementation: Some(OptimizerImplementation::Fused),
+                ..Default::default()
+            }],
+            compile: checkup_model::CompileInfo {
+                calls: vec![CompileCall::default()],
+                graphs: Some(1),
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_compiled_model_with_a_fused_optimizer_is_not_told_to_compile_or_fuse() {
+        let run = RunSettings::of(&RunFacts::default(), Some(&compiled_gpt()), true);
+        let busy = compute_bound(false, true, &run);
+        assert!(!busy.contains(&Fix::Compile), "{busy:?}");
+        assert!(!busy.contains(&Fix::FusedOptimizer), "{busy:?}");
+        let launch = kernel_launch(&run);
+        assert!(!launch.contains(&Fix::CompileFuseKernels), "{launch:?}");
+        assert!(!launch.contains(&Fix::ForeachOptimizer), "{launch:?}");
+        assert_eq!(launch[0], Fix::ReduceOverhead { current_mode: None });
+    }
+
+    #[test]
+    fn channels_last_is_suggested_only_for_convolutions_not_yet_in_it() {
+        let mut t = TrainingContext {
+            model: Some(ModelInfo {
+                conv_4d_inputs: 0,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let no_convs = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        assert!(!compute_bound(false, true, &no_convs).contains(&Fix::ChannelsLast));
+        t.model = Some(ModelInfo {
+            conv_4d_inputs: 424,
+            channels_last_inputs: 424,
+            ..Default::default()
+        });
+        let already = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        assert!(!compute_bound(false, true, &already).contains(&Fix::ChannelsLast));
+        t.model = Some(ModelInfo {
+            conv_4d_inputs: 160,
+            channels_last_inputs: 0,
+            ..Default::default()
+        });
+        let missing = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        assert!(compute_bound(false, false, &missing).contains(&Fix::ChannelsLast));
+    }
+
+    #[test]
+    fn the_probes_loader_gives_the_current_worker_count() {
+        let t = TrainingContext {
+            loaders: vec![LoaderInfo {
+                num_workers: Some(2),
+                persistent_workers: Some(false),
+                pin_memory: Some(false),
+                batches_fetched: 186,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let run = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        let f = data_loading(&run, false, Some(16));
+        assert_eq!(
+            f[0],
+            Fix::MoreWorkers {
+                suggested: 14,
+                current: Some(2)
+            }
+        );
+        assert!(f.contains(&Fix::PersistentWorkers));
+    }
+
+    #[test]
+    fn a_stall_at_each_epoch_start_gets_persistent_workers_not_a_checkpoint_fix() {
+        let work = PeriodicWork::EpochStart {
+            workers: 2,
+            batches_per_epoch: Some(30),
+        };
+        assert_eq!(
+            periodic_stall(false, Some(&work), &loader(2, false, false)),
+            vec![Fix::PersistentWorkers]
+        );
+        assert_eq!(
+            periodic_stall(
+                false,
+                Some(&PeriodicWork::Checkpoint),
+                &RunSettings::default()
+            ),
+            vec![Fix::AsyncCheckpoint {
+                checkpoint_seen: true
+            }]
+        );
     }
 }

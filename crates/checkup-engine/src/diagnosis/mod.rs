@@ -31,6 +31,10 @@ pub struct Ctx<'a> {
     pub scaling: Option<&'a checkup_model::Scaling>,
     /// A rank that waits for the diagnosed one: (waiting, slow, extra exposed share).
     pub straggler: Option<(u32, u32, f64)>,
+    /// What the probe saw of the diagnosed rank's training (None: not recorded).
+    pub training: Option<&'a checkup_model::TrainingContext>,
+    /// The diagnosed rank's markers of periodic work.
+    pub markers: &'a [checkup_model::RunMarker],
 }
 
 /// What a rule adds to the diagnosis.
@@ -70,10 +74,10 @@ impl Ctx<'_> {
     /// sampled util.
     fn gpu_busy(&self) -> Option<(f64, checkup_model::BusyMethod)> {
         use checkup_model::BusyMethod;
-        if let (Some(r), Some(t)) = (self.rank, self.timing) {
-            if r.gpu_busy_per_step_us > 0.0 && t.mean_step_ms > 0.0 {
+        if let (Some(r), Some(step_ms)) = (self.rank, self.normal_step_ms()) {
+            if r.gpu_busy_per_step_us > 0.0 && step_ms > 0.0 {
                 return Some((
-                    (r.gpu_busy_per_step_us / (t.mean_step_ms * 1e3)).min(1.0),
+                    (r.gpu_busy_per_step_us / (step_ms * 1e3)).min(1.0),
                     BusyMethod::TraceOverUnprofiledSteps,
                 ));
             }
@@ -93,10 +97,44 @@ impl Ctx<'_> {
             .map(|(u, how)| (u / 100.0, how))
     }
 
+    /// Mean unprofiled step time without the periodic stalls: what a step costs when
+    /// nothing periodic happens in it. Per-step causes are measured against it; the stalls
+    /// are the stall rule's.
+    fn normal_step_ms(&self) -> Option<f64> {
+        let t = self.timing?;
+        let n = t.steady_steps as f64;
+        let k = t.stalls.len() as f64;
+        if t.stalls.is_empty() || n <= k {
+            return Some(t.mean_step_ms);
+        }
+        let stalled: f64 = t.stalls.iter().map(|s| s.duration_ms).sum();
+        Some(((t.mean_step_ms * n - stalled) / (n - k)).max(0.0))
+    }
+
+    /// The share of the run's time spent in normal steps (outside the stalls' excess): a
+    /// per-step cause costs its share of a normal step times this.
+    fn normal_time_share(&self) -> f64 {
+        let Some(t) = self.timing else {
+            return 1.0;
+        };
+        let total = t.mean_step_ms * t.steady_steps as f64;
+        let excess: f64 = t.stalls.iter().map(|s| s.excess_ms).sum();
+        if total > 0.0 {
+            (1.0 - excess / total).clamp(0.0, 1.0)
+        } else {
+            1.0
+        }
+    }
+
     /// Whether the training may run a torch.optim step: not when the diagnosed rank's trace
     /// shows none (torch.optim marks every step in a trace).
     fn optimizer_may_run(&self) -> bool {
         self.rank.is_none_or(|r| r.optimizer.is_some())
+    }
+
+    /// What the fixes must know of the run: its DataLoader, optimizer, compile and model.
+    fn run_settings(&self) -> fixes::RunSettings {
+        fixes::RunSettings::of(self.facts, self.training, self.optimizer_may_run())
     }
 
     fn severity(&self, share: f64) -> Severity {
@@ -185,6 +223,15 @@ pub fn diagnose(
         env: &environment,
         scaling: scaling.as_ref(),
         straggler,
+        training: a
+            .training
+            .get(&diagnosed.unwrap_or(0))
+            .or(a.training.values().next()),
+        markers: a
+            .markers
+            .get(&diagnosed.unwrap_or(0))
+            .or(a.markers.values().next())
+            .map_or(&[], Vec::as_slice),
     };
     let mut findings: Vec<Finding> = Vec::new();
     for rule in RULES {

@@ -8,9 +8,9 @@ pub mod static_files;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use checkup_model::{Note, RunFacts, SampleSet, StepRecord};
+use checkup_model::{Note, RunFacts, RunMarker, SampleSet, StepRecord, TrainingContext};
 
-use checkup_recording::{layout, meta, samples, steps};
+use checkup_recording::{layout, meta, samples, steps, training};
 
 use crate::error::{EngineError, Result};
 pub use kineto::Trace;
@@ -22,6 +22,10 @@ pub struct Recording {
     pub samples: SampleSet,
     /// `steps.csv` per rank.
     pub steps: BTreeMap<u32, Vec<StepRecord>>,
+    /// `training.json` per rank: what the probe saw of the training.
+    pub training: BTreeMap<u32, TrainingContext>,
+    /// `events.csv` per rank: markers of periodic work.
+    pub markers: BTreeMap<u32, Vec<RunMarker>>,
     /// One trace per rank, sorted by rank.
     pub traces: Vec<Trace>,
     /// Steps of `steps.csv` the profiler was active for, inclusive.
@@ -201,6 +205,13 @@ fn load_run_folder(
         if let Some(steps) = first_existing(unit, &[layout::STEPS_CSV]) {
             rec.steps
                 .insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
+        }
+        let r = rank.unwrap_or(0);
+        if let Some(p) = first_existing(unit, &[layout::TRAINING_JSON]) {
+            rec.training.insert(r, training::read_training_json(&p)?);
+        }
+        if let Some(p) = first_existing(unit, &[layout::EVENTS_CSV]) {
+            rec.markers.insert(r, training::read_events_csv(&p)?);
         }
         if let Some(t) = first_existing(unit, &[layout::TRACE, "trace.json"]) {
             traces.push((*rank, t));

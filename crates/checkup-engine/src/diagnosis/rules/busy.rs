@@ -107,12 +107,8 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         });
     }
     let tensor_cores_idle = gemm_dominant && tensor.is_some_and(|t| t < th.tensor_active_low_pct);
-    let conv_heavy = kernels.is_some_and(|k| {
-        k.top
-            .iter()
-            .take(5)
-            .any(|t| t.name.to_ascii_lowercase().contains("conv") || t.name.contains("cudnn"))
-    });
+    let conv_heavy =
+        kernels.is_some_and(|k| k.top.iter().take(5).any(|t| is_convolution_kernel(&t.name)));
     Some(Finding {
         cause: Cause::ComputeBound {
             compute_share,
@@ -123,6 +119,41 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         confidence: sure,
         share: compute_share,
         evidence,
-        fixes: fixes::compute_bound(tensor_cores_idle, conv_heavy, cx.optimizer_may_run()),
+        fixes: fixes::compute_bound(tensor_cores_idle, conv_heavy, &cx.run_settings()),
     })
+}
+
+/// A convolution's kernel by its name: cuDNN's and CUTLASS's convolution kernels say `conv`,
+/// or name the pass of an implicit GEMM (`fprop`, `dgrad`, `wgrad`). cuDNN also runs
+/// attention (`sdpa`, `flash`) and normalisation: `cudnn` alone says nothing.
+fn is_convolution_kernel(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    let attention = n.contains("sdpa") || n.contains("flash") || n.contains("attn");
+    !attention
+        && (n.contains("conv")
+            || n.contains("implicit_gemm")
+            || n.contains("dgrad")
+            || n.contains("wgrad")
+            || n.contains("fprop"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn convolution_kernels_are_told_from_cudnn_attention() {
+        assert!(is_convolution_kernel(
+            "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64"
+        ));
+        assert!(is_convolution_kernel(
+            "void cudnn::cnn::conv2d_grouped_direct_kernel<float>"
+        ));
+        assert!(!is_convolution_kernel(
+            "cudnn_generated_fort_native_sdpa_sm90_flash_bprop_wgmma_f16_knob_26_64x64x64_1x4x1"
+        ));
+        assert!(!is_convolution_kernel(
+            "nvjet_sm90_tst_192x128_64x5_1x2_h_bz_coopB_NNT"
+        ));
+    }
 }

@@ -143,15 +143,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             ));
         }
     }
-    let settings = cx.facts.dataloader.as_ref();
-    if let Some(w) = settings.and_then(|d| d.num_workers) {
-        evidence.push(ev(
-            K::NumWorkers,
-            w as f64,
-            Unit::Workers,
-            None,
-            Source::MetaJson,
-        ));
+    let run = cx.run_settings();
+    if let Some(w) = run.dataloader.as_ref().and_then(|d| d.num_workers) {
+        let from = if cx.facts.dataloader.is_some() {
+            Source::MetaJson
+        } else {
+            Source::Probe
+        };
+        evidence.push(ev(K::NumWorkers, w as f64, Unit::Workers, None, from));
     }
     let cause = match saturation {
         Some(s) if s.whose == Whose::Others => Cause::DataLoadingCpuContention {
@@ -170,7 +169,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     };
     let fixes = match whose {
         Some(Whose::Others) => fixes::cpu_contention(),
-        _ => fixes::data_loading(settings, whose.is_some(), cx.facts.host_cpus),
+        _ => fixes::data_loading(&run, whose.is_some(), cx.facts.host_cpus),
     };
     Some(Finding {
         cause,

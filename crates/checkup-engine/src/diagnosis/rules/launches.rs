@@ -69,7 +69,9 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 }],
             };
         }
-        share = share.min(1.0 - busy);
+        // Launch gaps cost their share of the normal steps only: periodic stalls (a
+        // checkpoint every N steps) are time the launches do not explain.
+        share = share.min(1.0 - busy) * cx.normal_time_share();
         sure = confidence::CORROBORATED;
     }
     if let Some(t) = cx.timing {
@@ -116,11 +118,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
             ));
             // Fewer launches per step need less CPU time, which helps on a busy host too.
             let mut f = fixes::cpu_contention();
-            f.extend(
-                fixes::kernel_launch(cx.optimizer_may_run())
-                    .into_iter()
-                    .take(1),
-            );
+            f.extend(fixes::kernel_launch(&cx.run_settings()).into_iter().take(1));
             (
                 Cause::KernelLaunchCpuContention {
                     host_cpu_pct: s.total_pct,
@@ -134,7 +132,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 kernels_per_step: k.per_step,
                 median_kernel_us: k.median_us,
             },
-            fixes::kernel_launch(cx.optimizer_may_run()),
+            fixes::kernel_launch(&cx.run_settings()),
         ),
     };
     Some(Finding {

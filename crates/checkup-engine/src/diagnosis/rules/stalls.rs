@@ -1,6 +1,9 @@
 //! Periodic stalls: a long step every N steps during which the GPU has nothing to do.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Source, StepTiming, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, MarkerKind, PeriodicWork, RunMarker, Source,
+    StepTiming, Unit,
+};
 
 use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
@@ -42,6 +45,67 @@ fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
         }
     }
     (checked > 0).then(|| idle as f64 / checked as f64)
+}
+
+/// What the probe's markers show in the stalled steps: the kind of periodic work marked in
+/// the most of them, if that is at least half, with how many. A garbage collection counts
+/// only when it took at least half the stall's excess; an epoch start only when it started
+/// workers (a persistent loader's new epoch costs nothing).
+fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
+    if cx.markers.is_empty() || t.stalls.is_empty() {
+        return None;
+    }
+    let in_stall = |m: &RunMarker, s: &checkup_model::Stall| {
+        m.step == s.step
+            && match m.kind {
+                MarkerKind::EpochStart => m.detail.contains("forked"),
+                MarkerKind::Gc => m.duration_ms.unwrap_or(0.0) >= 0.5 * s.excess_ms,
+                MarkerKind::Checkpoint | MarkerKind::Eval => true,
+            }
+    };
+    let kinds = [
+        MarkerKind::EpochStart,
+        MarkerKind::Checkpoint,
+        MarkerKind::Eval,
+        MarkerKind::Gc,
+    ];
+    let (kind, n) = kinds
+        .iter()
+        .map(|k| {
+            let n = t
+                .stalls
+                .iter()
+                .filter(|s| cx.markers.iter().any(|m| m.kind == *k && in_stall(m, s)))
+                .count();
+            (*k, n)
+        })
+        .max_by_key(|(_, n)| *n)?;
+    if n == 0 || 2 * n < t.stalls.len() {
+        return None;
+    }
+    let work = match kind {
+        MarkerKind::EpochStart => PeriodicWork::EpochStart {
+            workers: cx
+                .markers
+                .iter()
+                .find(|m| m.kind == MarkerKind::EpochStart)
+                .and_then(|m| {
+                    m.detail
+                        .split_whitespace()
+                        .find_map(|w| w.strip_prefix("workers="))
+                })
+                .and_then(|w| w.parse().ok())
+                .unwrap_or(0),
+            batches_per_epoch: cx
+                .training
+                .and_then(|t| t.main_loader())
+                .and_then(|l| l.batches_per_epoch),
+        },
+        MarkerKind::Checkpoint => PeriodicWork::Checkpoint,
+        MarkerKind::Eval => PeriodicWork::Eval,
+        MarkerKind::Gc => PeriodicWork::GarbageCollection,
+    };
+    Some((work, n))
 }
 
 fn finding(cx: &Ctx) -> Option<Finding> {
@@ -109,15 +173,27 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::HostSamples,
         ));
     }
+    let work = stall_work(cx, t);
+    if let Some((_, n)) = &work {
+        evidence.push(ev(
+            K::StallsWithMarker,
+            *n as f64,
+            Unit::Stalls,
+            None,
+            Source::Probe,
+        ));
+    }
+    let work = work.map(|(w, _)| w);
     Some(Finding {
+        fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings()),
         cause: Cause::PeriodicStall {
             period_steps: period,
             excess_ms: median_excess,
+            work,
         },
         severity: cx.severity(share),
         confidence: confidence::STALLS,
         share,
         evidence,
-        fixes: fixes::periodic_stall(checkpoint_seen),
     })
 }

@@ -1,6 +1,6 @@
 //! Host synchronisation: the loop waits for the GPU, then the GPU waits for the host.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Unit};
+use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Source, SyncSite, Unit};
 
 use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
@@ -21,9 +21,24 @@ pub fn sync_drains_queue(cx: &Ctx) -> bool {
     })
 }
 
+/// The probe's count of syncs per step and its busiest line, with that line's calls per
+/// step: counted in unprofiled steps, so they say how often the loop waits, wherever the
+/// profiled window fell.
+fn probe_syncs<'a>(cx: &Ctx<'a>) -> Option<(f64, &'a SyncSite, f64)> {
+    let s = cx.training?.syncs.as_ref()?;
+    let per_step = s.per_step?;
+    let top = s.sites.first()?;
+    let steps = s
+        .steps
+        .map(|[a, b]| (b + 1).saturating_sub(a))
+        .filter(|n| *n > 0)?;
+    Some((per_step, top, top.count as f64 / steps as f64))
+}
+
 fn finding(cx: &Ctx) -> Option<Finding> {
     let r = cx.rank?;
     let w = &r.host_waits;
+    let probe = probe_syncs(cx);
     let drains = sync_drains_queue(cx);
     let share = cx.share_of_window(w.sync_us + if drains { w.launch_us } else { 0.0 })?;
     let many = w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step;
@@ -71,8 +86,27 @@ fn finding(cx: &Ctx) -> Option<Finding> {
                 None,
                 src,
             ),
-        ],
-        fixes: fixes::host_sync(),
+        ]
+        .into_iter()
+        .chain(probe.iter().flat_map(|(per_step, _, top_per_step)| {
+            [
+                ev(
+                    K::ProbeSyncsPerStep,
+                    *per_step,
+                    Unit::Calls,
+                    None,
+                    Source::Probe,
+                ),
+                share_ev(
+                    K::TopSyncSiteShare,
+                    (top_per_step / per_step.max(1e-9)).min(1.0),
+                    None,
+                    Source::Probe,
+                ),
+            ]
+        }))
+        .collect(),
+        fixes: fixes::host_sync(probe.map(|(_, site, n)| (site, n))),
     })
 }
 

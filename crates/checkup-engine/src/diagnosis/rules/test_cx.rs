@@ -55,6 +55,8 @@ impl Fixture {
             env: &[],
             scaling: None,
             straggler: None,
+            training: self.a.training.values().next(),
+            markers: self.a.markers.values().next().map_or(&[], Vec::as_slice),
         }
     }
 }

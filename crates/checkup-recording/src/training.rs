@@ -1,0 +1,98 @@
+//! `training.json` and `events.csv`: what the probe saw of the training from inside it.
+
+use std::path::Path;
+
+use checkup_model::{MarkerKind, RunMarker, TrainingContext};
+
+use crate::csv_table::{number, CsvTable};
+use crate::error::{RecordingError, Result};
+use crate::schema::EVENTS_COLUMNS;
+
+pub fn read_training_json(path: &Path) -> Result<TrainingContext> {
+    let text = std::fs::read_to_string(path).map_err(|e| RecordingError::io(path, e))?;
+    if text.trim().is_empty() {
+        return Err(RecordingError::invalid(path, "file is empty"));
+    }
+    serde_json::from_str(&text)
+        .map_err(|e| RecordingError::invalid(path, format!("not a training description: {e}")))
+}
+
+/// The markers in step order. Kinds this reader does not know (a newer probe's) are
+/// skipped, not refused.
+pub fn read_events_csv(path: &Path) -> Result<Vec<RunMarker>> {
+    let t = CsvTable::read(path, true)?;
+    let [step_col, t_col, kind_col, detail_col, duration_col] = EVENTS_COLUMNS;
+    let step = t.require(path, step_col)?;
+    let at = t.require(path, t_col)?;
+    let kind = t.require(path, kind_col)?;
+    let detail = t.column(detail_col);
+    let duration = t.column(duration_col);
+    let mut out = Vec::with_capacity(t.rows.len());
+    for (i, rec) in t.rows.iter().enumerate() {
+        let line = i + 2;
+        let Some(kind) = rec.get(kind).and_then(MarkerKind::parse) else {
+            continue;
+        };
+        let need = |idx: usize, name: &str| {
+            number(path, line, name, rec.get(idx))?.ok_or_else(|| {
+                RecordingError::invalid(path, format!("line {line}: column `{name}` is empty"))
+            })
+        };
+        out.push(RunMarker {
+            step: need(step, step_col)? as u64,
+            t: need(at, t_col)?,
+            kind,
+            detail: detail.and_then(|d| rec.get(d)).unwrap_or("").to_owned(),
+            duration_ms: number(path, line, duration_col, duration.and_then(|d| rec.get(d)))?,
+        });
+    }
+    out.sort_by_key(|m| m.step);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn markers_read_in_step_order_and_unknown_kinds_are_skipped() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(
+            d.path(),
+            "events.csv",
+            "step,t,kind,detail,duration_ms\n30,2.5,epoch_start,loader0 workers=2 forked,\n\
+             0,1.0,epoch_start,loader0 workers=2 forked,\n40,3.0,checkpoint,torch.save,3576.1\n\
+             41,3.2,profiler_note,x,\n",
+        );
+        let m = read_events_csv(&p).unwrap();
+        assert_eq!(m.iter().map(|m| m.step).collect::<Vec<_>>(), [0, 30, 40]);
+        assert_eq!(m[2].kind, MarkerKind::Checkpoint);
+        assert_eq!(m[2].duration_ms, Some(3576.1));
+        assert_eq!(m[0].duration_ms, None);
+    }
+
+    #[test]
+    fn a_broken_marker_row_names_its_line() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "events.csv", "step,t,kind\nabc,1.0,eval\n");
+        let e = read_events_csv(&p).unwrap_err().to_string();
+        assert!(e.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn a_training_file_that_is_not_json_says_so() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "training.json", "{\"loaders\": 3}");
+        let e = read_training_json(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("training.json") && e.contains("not a training description"),
+            "{e}"
+        );
+    }
+}
