@@ -540,3 +540,145 @@ fn a_starved_loader_on_a_host_other_jobs_saturate_is_told_to_free_the_cpu() {
     let original = diagnose("dataloader_starved");
     assert!((d.findings[0].share - original.findings[0].share).abs() < 1e-9);
 }
+
+// Runs recorded through the agent with the probe's account of the training (training.json,
+// events.csv): the fixes fit what the run already does.
+
+#[test]
+fn a_two_worker_loader_is_told_its_real_worker_count_and_to_keep_workers() {
+    let d = diagnose("probe_loader_short_epoch");
+    assert_eq!(d.primary, "data_loading");
+    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 2.0);
+    let fixes = &d.findings[0].fixes;
+    assert_eq!(
+        fixes[0],
+        Fix::MoreWorkers {
+            suggested: 14,
+            current: Some(2)
+        }
+    );
+    assert!(fix_words(&fixes[0])
+        .snippet
+        .unwrap()
+        .contains("num_workers=14,          # was 2"));
+    assert!(fixes.contains(&Fix::PersistentWorkers) && fixes.contains(&Fix::PinMemory));
+}
+
+/// Fixes that ask a run for what it already does.
+fn asks_for_what_the_run_does(d: &Diagnosis, already: &[Fix]) -> Vec<String> {
+    d.findings
+        .iter()
+        .flat_map(|f| f.fixes.iter().map(move |x| (f, x)))
+        .filter(|(_, x)| already.contains(x))
+        .map(|(f, x)| format!("{}: {x:?}", f.id()))
+        .collect()
+}
+
+#[test]
+fn a_compiled_gpt_with_fused_adamw_is_not_told_to_compile_fuse_or_use_channels_last() {
+    let d = diagnose("probe_compiled_gpt");
+    assert_eq!(d.primary, "compute_bound");
+    let wrong = asks_for_what_the_run_does(
+        &d,
+        &[
+            Fix::Compile,
+            Fix::CompileFuseKernels,
+            Fix::FusedOptimizer,
+            Fix::ForeachOptimizer,
+            Fix::ChannelsLast,
+        ],
+    );
+    assert!(wrong.is_empty(), "{wrong:?}");
+}
+
+#[test]
+fn healthy_runs_are_not_told_what_they_already_do() {
+    let d = diagnose("probe_healthy_transformer");
+    assert_eq!(d.primary, "compute_bound");
+    let wrong = asks_for_what_the_run_does(&d, &[Fix::FusedOptimizer, Fix::ChannelsLast]);
+    assert!(
+        wrong.is_empty(),
+        "no convolutions, AdamW(fused=True): {wrong:?}"
+    );
+    let d = diagnose("probe_healthy_loader");
+    assert_eq!(d.primary, "compute_bound");
+    assert!(d.finding("data_loading").is_none_or(|f| f.share < 0.05));
+    let wrong = asks_for_what_the_run_does(
+        &d,
+        &[Fix::ChannelsLast, Fix::PinMemory, Fix::PersistentWorkers],
+    );
+    assert!(
+        wrong.is_empty(),
+        "channels_last inputs, pinned persistent workers: {wrong:?}"
+    );
+}
+
+#[test]
+fn the_line_that_reads_every_gradient_norm_back_is_named_with_its_count() {
+    let d = diagnose("probe_grad_norm_items");
+    let sync = d.finding("host_sync").expect("a host_sync finding");
+    assert_eq!(evidence(&d, "host_sync", K::ProbeSyncsPerStep), 192.0);
+    assert_eq!(evidence(&d, "host_sync", K::TopSyncSiteShare), 100.0);
+    let Fix::FewerReadbacks {
+        site: Some(site),
+        site_per_step: Some(n),
+    } = &sync.fixes[0]
+    else {
+        panic!("{:?}", sync.fixes[0]);
+    };
+    assert_eq!(
+        (site.location().as_str(), *n),
+        ("grad_norm_items.py:20", 192.0)
+    );
+    let words = fix_words(&sync.fixes[0]);
+    assert!(words.title.contains("grad_norm_items.py:20"), "{words:?}");
+    assert!(words.detail.contains("p.grad.norm().item()"), "{words:?}");
+    // The forward and backward launch hundreds of tiny kernels on their own: launches stay
+    // the larger cost.
+    assert_eq!(d.primary, "kernel_launch");
+}
+
+#[test]
+fn a_checkpoint_every_40_steps_outranks_the_launch_claim_of_the_profiled_window() {
+    let d = diagnose("probe_checkpoint_every_n");
+    assert_eq!(d.primary, "periodic_stall");
+    let stall = &d.findings[0];
+    let checkup_model::Cause::PeriodicStall {
+        period_steps, work, ..
+    } = &stall.cause
+    else {
+        panic!("{:?}", stall.cause);
+    };
+    assert_eq!(*period_steps, 40.0);
+    assert_eq!(*work, Some(checkup_model::PeriodicWork::Checkpoint));
+    assert_eq!(
+        stall.fixes,
+        vec![Fix::AsyncCheckpoint {
+            checkpoint_seen: true
+        }]
+    );
+    // Launch gaps cost their share of the normal steps only.
+    let launch = d.finding("kernel_launch").unwrap();
+    assert!(
+        launch.share < stall.share / 2.0,
+        "{} vs {}",
+        launch.share,
+        stall.share
+    );
+}
+
+#[test]
+fn an_evaluation_every_40_steps_is_named_as_evaluation() {
+    let d = diagnose("probe_launch_bound_eval");
+    assert_eq!(d.primary, "kernel_launch");
+    let stall = d.finding("periodic_stall").unwrap();
+    assert!(matches!(
+        stall.cause,
+        checkup_model::Cause::PeriodicStall {
+            work: Some(checkup_model::PeriodicWork::Eval),
+            ..
+        }
+    ));
+    assert_eq!(stall.fixes, vec![Fix::LessPeriodicWork]);
+    assert!(evidence(&d, "periodic_stall", K::StallsWithMarker) >= 5.0);
+}
