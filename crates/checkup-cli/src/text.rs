@@ -119,6 +119,12 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
     for n in &d.notes {
         let _ = writeln!(s, "{}{colon}{}", w.note, notes::note(n, l));
     }
+    if let Some(training) = &d.training {
+        let _ = writeln!(s, "\n{}{}", t.training, colon.trim_end());
+        for (k, v) in checkup_text::training::rows(training, l) {
+            let _ = writeln!(s, "  {k}{colon}{v}");
+        }
+    }
     s
 }
 

@@ -653,6 +653,10 @@ pub struct Diagnosis {
     pub sources: Vec<String>,
     /// Curves and timelines for the charts of reports and the app.
     pub charts: ChartData,
+    /// What the probe saw of the diagnosed rank's training; None when it was not recorded
+    /// (an attached job, a trace, a run folder from before the probe wrote it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::TrainingContext>,
 }
 
 fn format_1() -> u32 {

@@ -94,6 +94,16 @@ pub fn render(
     }
     let _ = writeln!(s);
 
+    if let Some(training) = &d.training {
+        let _ = writeln!(s, "## {}\n", t.training);
+        let _ = writeln!(s, "{}\n", escape(t.training_note));
+        let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
+        for (k, v) in checkup_text::training::rows(training, l) {
+            let _ = writeln!(s, "| {} | {} |", escape(&k), escape(&v));
+        }
+        let _ = writeln!(s);
+    }
+
     if !d.environment.is_empty() {
         let _ = writeln!(s, "## {}\n", t.environment);
         let h = t.env_headers;

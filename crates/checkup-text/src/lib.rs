@@ -14,6 +14,7 @@ pub mod findings;
 pub mod fixes;
 pub mod notes;
 pub mod report;
+pub mod training;
 pub mod ui;
 
 pub use checks::CheckText;

@@ -260,6 +260,7 @@ pub fn diagnose(
             steps: r.steps.len() as u32,
         });
     }
+    let training = cx.training.cloned();
     let findings = rank::rank_findings(findings, th);
     let primary = findings.first().map_or_else(
         || checkup_model::Family::ComputeBound.id().to_owned(),
@@ -280,6 +281,7 @@ pub fn diagnose(
         notes,
         sources,
         charts: a.charts.clone(),
+        training,
         facts,
     }
 }

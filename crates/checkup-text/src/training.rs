@@ -1,0 +1,334 @@
+//! What the probe saw of the training, as rows of a two-column table: what it is, what it
+//! was. Rows are left out where nothing was recorded; the last row says what could not be.
+
+use checkup_model::{Language, NotRecorded, OptimizerImplementation, TrainingContext};
+
+use crate::{fixed, Language::*};
+
+/// One row: the setting's name and its value in words.
+pub type Row = (String, String);
+
+fn yes_no(b: bool, l: Language) -> &'static str {
+    match (b, l) {
+        (true, En) => "on",
+        (false, En) => "off",
+        (true, Zh) => "开",
+        (false, Zh) => "关",
+    }
+}
+
+/// A parameter or element count: 11.2 M, 350 M, 1.2 B.
+fn count(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1e9 {
+        format!("{} B", fixed(n / 1e9, 1))
+    } else if n >= 1e6 {
+        format!("{} M", fixed(n / 1e6, 1))
+    } else if n >= 1e3 {
+        format!("{} k", fixed(n / 1e3, 1))
+    } else {
+        format!("{n:.0}")
+    }
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{} GiB", fixed(bytes as f64 / (1u64 << 30) as f64, 1))
+}
+
+pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::new();
+    let label = |en: &str, zh: &str| match l {
+        En => en.to_owned(),
+        Zh => zh.to_owned(),
+    };
+    for (i, d) in t.loaders.iter().enumerate() {
+        let mut parts = Vec::new();
+        if let Some(b) = d.batch_size {
+            parts.push(match l {
+                En => format!("batch {b}"),
+                Zh => format!("批次 {b}"),
+            });
+        }
+        if let Some(w) = d.num_workers {
+            parts.push(match l {
+                En => format!("num_workers={w}"),
+                Zh => format!("num_workers={w}"),
+            });
+        }
+        if let Some(p) = d.persistent_workers {
+            parts.push(format!(
+                "persistent_workers={}",
+                if p { "True" } else { "False" }
+            ));
+        }
+        if let Some(p) = d.pin_memory {
+            parts.push(format!("pin_memory={}", if p { "True" } else { "False" }));
+        }
+        if let Some(p) = d.prefetch_factor {
+            parts.push(format!("prefetch_factor={p}"));
+        }
+        if let Some(n) = d.batches_per_epoch {
+            parts.push(match l {
+                En => format!("{n} batches per epoch"),
+                Zh => format!("每个 epoch {n} 个批次"),
+            });
+        }
+        parts.push(match l {
+            En => format!("{} epochs started", d.epochs_started),
+            Zh => format!("开始了 {} 个 epoch", d.epochs_started),
+        });
+        let name = match (l, t.loaders.len()) {
+            (En, 1) => "DataLoader".to_owned(),
+            (Zh, 1) => "DataLoader".to_owned(),
+            (_, _) => format!("DataLoader {}", i + 1),
+        };
+        out.push((name, parts.join(" · ")));
+    }
+    for o in &t.optimizers {
+        let how = match (o.implementation, l) {
+            (Some(OptimizerImplementation::Fused), _) => "fused",
+            (Some(OptimizerImplementation::Foreach), _) => "foreach",
+            (Some(OptimizerImplementation::ForLoop), En) => "one kernel set per parameter",
+            (Some(OptimizerImplementation::ForLoop), Zh) => "逐参数",
+            (None, En) => "implementation not known",
+            (None, Zh) => "实现未知",
+        };
+        let params = o.param_count.map(|n| match l {
+            En => format!(" · {} parameters", count(n)),
+            Zh => format!(" · {} 个参数", count(n)),
+        });
+        out.push((
+            label("Optimizer", "优化器"),
+            format!(
+                "{} ({how}){}",
+                o.class.as_deref().unwrap_or("?"),
+                params.unwrap_or_default()
+            ),
+        ));
+    }
+    let compiled = if t.compiled() {
+        let mode = t
+            .compile
+            .calls
+            .iter()
+            .find_map(|c| c.mode.clone())
+            .unwrap_or_else(|| "default".into());
+        match l {
+            En => format!("torch.compile, mode {mode}"),
+            Zh => format!("torch.compile，mode {mode}"),
+        }
+    } else {
+        label("not compiled", "未编译")
+    };
+    let graphs = (t.cuda_graphs.replays > 0).then(|| match l {
+        En => format!(" · {} CUDA graph replays", t.cuda_graphs.replays),
+        Zh => format!(" · CUDA Graph 重放 {} 次", t.cuda_graphs.replays),
+    });
+    out.push((
+        label("Compilation", "编译"),
+        compiled + &graphs.unwrap_or_default(),
+    ));
+    if let Some(m) = &t.model {
+        let mut parts = vec![m.class.clone().unwrap_or_else(|| "?".into())];
+        if let Some(w) = &m.wrapper {
+            let bucket = m
+                .ddp
+                .as_ref()
+                .and_then(|d| d.bucket_cap_mb)
+                .map(|b| format!(" bucket_cap_mb={}", fixed(b, 0)))
+                .unwrap_or_default();
+            parts.push(format!("{w}{bucket}"));
+        }
+        parts.push(match (&m.autocast, l) {
+            (Some(d), En) => format!("autocast {d}"),
+            (Some(d), Zh) => format!("autocast {d}"),
+            (None, En) => "no autocast".into(),
+            (None, Zh) => "未使用 autocast".into(),
+        });
+        if m.conv_4d_inputs > 0 {
+            parts.push(match l {
+                En => format!(
+                    "channels_last: {} of {} convolution inputs",
+                    m.channels_last_inputs, m.conv_4d_inputs
+                ),
+                Zh => format!(
+                    "channels_last：{} / {} 个卷积输入",
+                    m.channels_last_inputs, m.conv_4d_inputs
+                ),
+            });
+        } else {
+            parts.push(label("no convolutions", "无卷积"));
+        }
+        out.push((label("Model", "模型"), parts.join(" · ")));
+    }
+    let s = &t.settings;
+    let mut numeric = Vec::new();
+    if let Some(b) = s.tf32_matmul {
+        numeric.push(format!("TF32 matmul {}", yes_no(b, l)));
+    }
+    if let Some(b) = s.cudnn_benchmark {
+        numeric.push(format!("cudnn.benchmark {}", yes_no(b, l)));
+    }
+    if let Some(v) = &s.cuda_launch_blocking {
+        numeric.push(format!("CUDA_LAUNCH_BLOCKING={v}"));
+    }
+    if let Some(v) = &s.alloc_conf {
+        numeric.push(format!("PYTORCH_CUDA_ALLOC_CONF={v}"));
+    }
+    if !numeric.is_empty() {
+        out.push((label("Settings", "设置"), numeric.join(" · ")));
+    }
+    if let Some(b) = t.steps.backward_per_step.filter(|b| *b > 1.05) {
+        out.push((
+            label("Gradient accumulation", "梯度累积"),
+            match l {
+                En => format!("{} backward passes per optimizer step", fixed(b, 1)),
+                Zh => format!("每次优化器步骤 {} 次反向传播", fixed(b, 1)),
+            },
+        ));
+    }
+    if let Some(sy) = &t.syncs {
+        if let Some(n) = sy.per_step {
+            let top = sy.sites.first().map(|site| match l {
+                En => format!("; busiest: {} `{}`", site.location(), site.code),
+                Zh => format!("；最多：{} `{}`", site.location(), site.code),
+            });
+            out.push((
+                label("Host syncs", "主机同步"),
+                match l {
+                    En => format!("{} per step{}", fixed(n, 0), top.unwrap_or_default()),
+                    Zh => format!("每步 {} 次{}", fixed(n, 0), top.unwrap_or_default()),
+                },
+            ));
+        }
+    }
+    let m = &t.markers;
+    let epochs: u64 = t.loaders.iter().map(|l| l.epochs_started).sum();
+    out.push((
+        label("Periodic work", "周期性工作"),
+        match l {
+            En => format!(
+                "{epochs} epoch starts · {} checkpoints · {} evaluation passes · {} long garbage collections",
+                m.checkpoints, m.eval_passes, m.long_gc
+            ),
+            Zh => format!(
+                "{epochs} 次 epoch 开始 · {} 次检查点 · {} 次评估 · {} 次长时间垃圾回收",
+                m.checkpoints, m.eval_passes, m.long_gc
+            ),
+        },
+    ));
+    if let Some(mem) = &t.memory {
+        let mut parts = Vec::new();
+        if let Some(b) = mem.peak_allocated_bytes {
+            parts.push(match l {
+                En => format!("peak allocated {}", gib(b)),
+                Zh => format!("峰值分配 {}", gib(b)),
+            });
+        }
+        if let Some(b) = mem.peak_reserved_bytes {
+            parts.push(match l {
+                En => format!("peak reserved {}", gib(b)),
+                Zh => format!("峰值保留 {}", gib(b)),
+            });
+        }
+        if let Some(r) = mem.alloc_retries.filter(|r| *r > 0) {
+            parts.push(match l {
+                En => format!("{r} allocation retries"),
+                Zh => format!("{r} 次分配重试"),
+            });
+        }
+        if let Some(o) = mem.ooms.filter(|o| *o > 0) {
+            parts.push(match l {
+                En => format!("{o} out-of-memory errors"),
+                Zh => format!("{o} 次显存不足"),
+            });
+        }
+        if !parts.is_empty() {
+            out.push((label("CUDA memory", "CUDA 显存"), parts.join(" · ")));
+        }
+    }
+    if !t.not_recorded.is_empty() {
+        let reasons: Vec<&str> = t.not_recorded.iter().map(|r| not_recorded(*r, l)).collect();
+        out.push((label("Not recorded", "未记录"), reasons.join("; ")));
+    }
+    out
+}
+
+pub fn not_recorded(r: NotRecorded, l: Language) -> &'static str {
+    match (r, l) {
+        (NotRecorded::ModelHooksSkippedCompiled, En) => {
+            "the model's forward (compiled: hooks could make it recompile)"
+        }
+        (NotRecorded::ModelHooksSkippedCompiled, Zh) => {
+            "模型的前向过程（已编译：钩子可能导致重新编译）"
+        }
+        (NotRecorded::SyncsNotWatchedNoCuda, En) => "host syncs (CUDA was not in use)",
+        (NotRecorded::SyncsNotWatchedNoCuda, Zh) => "主机同步（未使用 CUDA）",
+        (NotRecorded::SyncsNotWatchedWarningsAreErrors, En) => {
+            "host syncs (the run turns warnings into errors)"
+        }
+        (NotRecorded::SyncsNotWatchedWarningsAreErrors, Zh) => "主机同步（该运行把警告当作错误）",
+        (NotRecorded::SyncsNotWatchedDebugModeSet, En) => {
+            "host syncs (the run sets its own sync debug mode)"
+        }
+        (NotRecorded::SyncsNotWatchedDebugModeSet, Zh) => {
+            "主机同步（该运行自己设置了同步调试模式）"
+        }
+        (NotRecorded::Other, En) => "something this version cannot name",
+        (NotRecorded::Other, Zh) => "本版本无法识别的项目",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use checkup_model::{LoaderInfo, OptimizerInfo};
+
+    #[test]
+    fn a_loader_and_optimizer_read_as_their_settings() {
+        let t = TrainingContext {
+            loaders: vec![LoaderInfo {
+                batch_size: Some(64),
+                num_workers: Some(2),
+                persistent_workers: Some(false),
+                pin_memory: Some(false),
+                batches_per_epoch: Some(30),
+                epochs_started: 6,
+                ..Default::default()
+            }],
+            optimizers: vec![OptimizerInfo {
+                class: Some("SGD".into()),
+                implementation: Some(OptimizerImplementation::Foreach),
+                param_count: Some(11_227_812),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let rows = rows(&t, En);
+        assert_eq!(
+            rows[0].1,
+            "batch 64 · num_workers=2 · persistent_workers=False · pin_memory=False · 30 batches per epoch · 6 epochs started"
+        );
+        assert_eq!(rows[1].1, "SGD (foreach) · 11.2 M parameters");
+        assert!(rows
+            .iter()
+            .any(|(k, v)| k == "Compilation" && v == "not compiled"));
+        let zh = super::rows(&t, Zh);
+        assert_eq!(zh.len(), rows.len());
+        assert!(zh[0].1.contains("每个 epoch 30 个批次"));
+    }
+
+    #[test]
+    fn every_reason_is_worded_in_both_languages() {
+        for r in [
+            NotRecorded::ModelHooksSkippedCompiled,
+            NotRecorded::SyncsNotWatchedNoCuda,
+            NotRecorded::SyncsNotWatchedWarningsAreErrors,
+            NotRecorded::SyncsNotWatchedDebugModeSet,
+            NotRecorded::Other,
+        ] {
+            assert!(!not_recorded(r, En).is_empty() && !not_recorded(r, Zh).is_empty());
+            assert_ne!(not_recorded(r, En), not_recorded(r, Zh));
+        }
+    }
+}
