@@ -3,7 +3,7 @@
 //! GPU facts is the engine's (one set of rules for live hosts and recordings); this module
 //! adds what only a live host can show.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -104,12 +104,24 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
     facts.host_cpus = std::thread::available_parallelism()
         .ok()
         .map(|n| n.get() as u32);
-    let python = opts.python.clone().unwrap_or_else(|| "python3".into());
+    // The training's own interpreter: given, else the active or a local environment's.
+    let python = opts.python.clone().unwrap_or_else(|| {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
+        training_interpreters(&cwd, |k| std::env::var(k).ok())
+            .into_iter()
+            .next()
+            .map_or_else(|| "python3".into(), |p| p.display().to_string())
+    });
     match python_versions(&python) {
         Ok(v) => {
             facts.torch_version = v.torch.clone();
             facts.cuda_runtime_version = v.cuda.clone();
             facts.nccl_version = v.nccl.clone();
+            let cuda_checks = if v.torch.is_some() {
+                torch_cuda_checks(&v)
+            } else {
+                Vec::new()
+            };
             checks.push(EnvCheck::new(
                 CheckId::Torch,
                 if v.torch.is_some() {
@@ -125,6 +137,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                     python: python.clone(),
                 },
             ));
+            checks.extend(cuda_checks);
         }
         Err(e) => checks.push(EnvCheck::new(
             CheckId::Torch,
@@ -171,6 +184,93 @@ struct PythonVersions {
     cuda: Option<String>,
     cudnn: Option<String>,
     nccl: Option<String>,
+    #[serde(default)]
+    cuda_available: bool,
+    #[serde(default)]
+    device_count: u32,
+    /// `torch.cuda.get_arch_list()`: `sm_90`, `compute_90`.
+    #[serde(default)]
+    arch_list: Vec<String>,
+    /// Compute capability of GPU 0, as torch sees it.
+    capability: Option<(u32, u32)>,
+}
+
+/// Interpreters a training may run with, most likely first: the active virtualenv, the
+/// active conda environment, then an environment folder in the working folder.
+pub fn training_interpreters(cwd: &Path, env: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = ["VIRTUAL_ENV", "CONDA_PREFIX"]
+        .iter()
+        .filter_map(|k| env(k).filter(|v| !v.is_empty()).map(PathBuf::from))
+        .collect();
+    roots.extend([".venv", "venv", "env", ".env"].iter().map(|d| cwd.join(d)));
+    let mut out: Vec<PathBuf> = Vec::new();
+    for root in roots {
+        for name in ["python", "python3"] {
+            let p = root.join("bin").join(name);
+            if p.is_file() && !out.contains(&p) {
+                out.push(p);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// torch's view of CUDA in the training's interpreter: whether it can use a GPU, and
+/// whether it ships kernels for GPU 0's architecture.
+fn torch_cuda_checks(v: &PythonVersions) -> Vec<EnvCheck> {
+    let mut out = vec![EnvCheck::new(
+        CheckId::TorchCuda,
+        if v.cuda_available {
+            CheckStatus::Pass
+        } else {
+            CheckStatus::Fail
+        },
+        CheckValue::TorchCuda {
+            available: v.cuda_available,
+            devices: v.device_count,
+        },
+    )];
+    if let Some(cap) = v.capability.filter(|_| !v.arch_list.is_empty()) {
+        out.push(arch_check(cap, &v.arch_list));
+    }
+    out
+}
+
+/// Pass when torch carries `sm_XY` for the GPU (or a binary-compatible one of the same major
+/// version at or below it); warn when only PTX (`compute_XY`) at or below it can be JIT-compiled;
+/// fail otherwise.
+pub fn arch_check((major, minor): (u32, u32), compiled: &[String]) -> EnvCheck {
+    let gpu = major * 10 + minor;
+    let parse = |prefix: &str| -> Vec<u32> {
+        compiled
+            .iter()
+            .filter_map(|a| a.strip_prefix(prefix))
+            .filter_map(|n| {
+                n.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                    .parse()
+                    .ok()
+            })
+            .collect()
+    };
+    let sass = parse("sm_");
+    let ptx = parse("compute_");
+    // SASS runs on GPUs of the same major version and an equal or higher minor one.
+    let status = if sass.iter().any(|&a| a / 10 == major && a <= gpu) {
+        CheckStatus::Pass
+    } else if ptx.iter().any(|&a| a <= gpu) {
+        CheckStatus::Warn
+    } else {
+        CheckStatus::Fail
+    };
+    EnvCheck::new(
+        CheckId::TorchArch,
+        status,
+        CheckValue::TorchArch {
+            gpu_arch: format!("sm_{gpu}"),
+            compiled: compiled.to_vec(),
+        },
+    )
 }
 
 const VERSIONS_PY: &str = r#"
@@ -185,6 +285,14 @@ try:
         out["nccl"] = ".".join(map(str, torch.cuda.nccl.version()))
     except Exception:
         out["nccl"] = None
+    try:
+        out["cuda_available"] = bool(torch.cuda.is_available())
+        out["device_count"] = torch.cuda.device_count() if out["cuda_available"] else 0
+        out["arch_list"] = list(torch.cuda.get_arch_list())
+        if out["cuda_available"]:
+            out["capability"] = list(torch.cuda.get_device_capability(0))
+    except Exception:
+        pass
 except ImportError:
     pass
 print(json.dumps(out))
@@ -333,5 +441,70 @@ pub fn process_on_gpu(gpu: u32) -> crate::Result<u32> {
         Err(crate::AgentError::Invalid(format!(
             "cannot find the process on GPU {gpu}: agent built without NVML"
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn archs(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_h200_passes_with_sm_90_in_the_build_and_fails_without_it() {
+        let cu130 = archs(&["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]);
+        assert_eq!(arch_check((9, 0), &cu130).status, CheckStatus::Pass);
+        let old = archs(&["sm_37", "sm_50", "sm_60", "sm_70"]);
+        let c = arch_check((9, 0), &old);
+        assert_eq!(c.status, CheckStatus::Fail);
+        assert_eq!(
+            c.value,
+            CheckValue::TorchArch {
+                gpu_arch: "sm_90".into(),
+                compiled: old
+            }
+        );
+    }
+
+    #[test]
+    fn only_ptx_for_an_older_gpu_is_a_warning_and_sass_runs_within_its_major_version() {
+        assert_eq!(
+            arch_check((9, 0), &archs(&["sm_80", "compute_80"])).status,
+            CheckStatus::Warn
+        );
+        // An sm_86 card runs sm_80 code; sm_90a is read as sm_90.
+        assert_eq!(
+            arch_check((8, 6), &archs(&["sm_80"])).status,
+            CheckStatus::Pass
+        );
+        assert_eq!(
+            arch_check((9, 0), &archs(&["sm_90a"])).status,
+            CheckStatus::Pass
+        );
+        assert_eq!(
+            arch_check((8, 0), &archs(&["sm_86"])).status,
+            CheckStatus::Fail
+        );
+    }
+
+    #[test]
+    fn the_active_environment_comes_before_a_local_one() {
+        let d = tempfile::tempdir().unwrap();
+        let make = |dir: &Path, name: &str| {
+            std::fs::create_dir_all(dir.join("bin")).unwrap();
+            std::fs::write(dir.join("bin").join(name), "").unwrap();
+        };
+        let conda = d.path().join("conda");
+        make(&conda, "python");
+        make(&d.path().join("work/.venv"), "python3");
+        let work = d.path().join("work");
+        let env = |k: &str| (k == "CONDA_PREFIX").then(|| conda.display().to_string());
+        assert_eq!(
+            training_interpreters(&work, env),
+            vec![conda.join("bin/python"), work.join(".venv/bin/python3")]
+        );
+        assert!(training_interpreters(&d.path().join("nowhere"), |_| None).is_empty());
     }
 }

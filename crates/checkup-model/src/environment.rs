@@ -33,13 +33,17 @@ pub enum CheckId {
     GpuProcesses,
     Gpm,
     Torch,
+    /// `torch.cuda.is_available()` in the training's interpreter.
+    TorchCuda,
+    /// The GPU's architecture is among those torch was compiled for.
+    TorchArch,
     DevShm,
     ProfilingPermission,
     DiskFree,
 }
 
 impl CheckId {
-    pub const ALL: [CheckId; 17] = [
+    pub const ALL: [CheckId; 19] = [
         CheckId::PersistenceMode,
         CheckId::Mig,
         CheckId::PcieLink,
@@ -54,6 +58,8 @@ impl CheckId {
         CheckId::GpuProcesses,
         CheckId::Gpm,
         CheckId::Torch,
+        CheckId::TorchCuda,
+        CheckId::TorchArch,
         CheckId::DevShm,
         CheckId::ProfilingPermission,
         CheckId::DiskFree,
@@ -76,6 +82,8 @@ impl CheckId {
             CheckId::GpuProcesses => "gpu_processes",
             CheckId::Gpm => "gpm",
             CheckId::Torch => "torch",
+            CheckId::TorchCuda => "torch_cuda",
+            CheckId::TorchArch => "torch_arch",
             CheckId::DevShm => "dev_shm",
             CheckId::ProfilingPermission => "profiling_permission",
             CheckId::DiskFree => "disk_free",
@@ -150,6 +158,16 @@ pub enum CheckValue {
         cudnn: Option<String>,
         nccl: Option<String>,
         python: String,
+    },
+    /// What torch in the training's interpreter says of CUDA.
+    TorchCuda {
+        available: bool,
+        devices: u32,
+    },
+    /// The GPU's architecture (`sm_90`) against torch's compiled list (`sm_80`, `compute_90`).
+    TorchArch {
+        gpu_arch: String,
+        compiled: Vec<String>,
     },
     Size {
         gib: f64,

@@ -38,6 +38,14 @@ pub fn title(id: CheckId, gpu: Option<u32>, l: Language) -> String {
             "PyTorch in the training environment",
             "训练环境中的 PyTorch",
         ),
+        C::TorchCuda => (
+            "CUDA seen by PyTorch in the training environment",
+            "训练环境中 PyTorch 看到的 CUDA",
+        ),
+        C::TorchArch => (
+            "the GPU's architecture in PyTorch's build",
+            "PyTorch 构建中包含的 GPU 架构",
+        ),
         C::DevShm => ("/dev/shm size", "/dev/shm 大小"),
         C::ProfilingPermission => ("GPU performance counters", "GPU 性能计数器"),
         C::DiskFree => (
@@ -220,6 +228,38 @@ pub fn value(v: &CheckValue, l: Language) -> String {
                 Zh => format!("torch {torch}，CUDA {cuda}，cuDNN {cudnn}，NCCL {nccl}（{python}）"),
             }
         }
+        (
+            V::TorchCuda {
+                available: true,
+                devices,
+            },
+            En,
+        ) => format!("available, {devices} GPU(s)"),
+        (
+            V::TorchCuda {
+                available: true,
+                devices,
+            },
+            Zh,
+        ) => format!("可用，{devices} 块 GPU"),
+        (
+            V::TorchCuda {
+                available: false, ..
+            },
+            En,
+        ) => "torch.cuda.is_available() is False".into(),
+        (
+            V::TorchCuda {
+                available: false, ..
+            },
+            Zh,
+        ) => "torch.cuda.is_available() 为 False".into(),
+        (V::TorchArch { gpu_arch, compiled }, En) => {
+            format!("GPU {gpu_arch}; torch built for {}", compiled.join(" "))
+        }
+        (V::TorchArch { gpu_arch, compiled }, Zh) => {
+            format!("GPU {gpu_arch}；torch 构建包含 {}", compiled.join(" "))
+        }
         (V::Size { gib }, _) => format!("{gib:.1} GiB"),
         (V::Missing, En) => "missing".into(),
         (V::Missing, Zh) => "不存在".into(),
@@ -264,6 +304,11 @@ fn meaning(c: &EnvCheck, l: Language) -> &'static str {
         (C::Gpm, ..) => ("Without GPM (Hopper and newer), SM activity, tensor-core and DRAM bandwidth cannot be sampled; GPU-Util alone cannot tell memory- from compute-bound.", "没有 GPM（Hopper 及更新的架构才有）就无法采样 SM 活跃度、张量核和显存带宽；仅凭 GPU-Util 无法区分访存受限与计算受限。"),
         (C::Torch, V::System { .. }, _) => ("Training software versions could not be read.", "无法读取训练软件的版本。"),
         (C::Torch, ..) => ("The versions training will use; torch's CUDA runtime must not be newer than the driver's.", "训练将使用的版本；torch 的 CUDA 运行时不能比驱动支持的版本新。"),
+        (C::TorchCuda, _, CheckStatus::Pass) => ("The training's torch can use the GPUs.", "训练使用的 torch 可以使用 GPU。"),
+        (C::TorchCuda, ..) => ("The training's torch cannot use CUDA: it would run on the CPU, or stop at the first .cuda(). Usually a CPU-only wheel, a runtime newer than the driver, or CUDA_VISIBLE_DEVICES hiding every GPU.", "训练使用的 torch 无法使用 CUDA：训练会在 CPU 上运行，或在第一次 .cuda() 时报错。常见原因是装了仅 CPU 的版本、CUDA 运行时比驱动新，或 CUDA_VISIBLE_DEVICES 屏蔽了所有 GPU。"),
+        (C::TorchArch, _, CheckStatus::Pass) => ("torch ships kernels compiled for this GPU.", "torch 包含为这块 GPU 编译的内核。"),
+        (C::TorchArch, _, CheckStatus::Warn) => ("torch has no kernels compiled for this GPU, only PTX for an older one: every kernel is JIT-compiled at first use (minutes at start-up) and may run slower.", "torch 没有为这块 GPU 编译的内核，只有较旧架构的 PTX：每个内核首次使用时都要即时编译（启动要几分钟），运行也可能更慢。"),
+        (C::TorchArch, ..) => ("torch was not built for this GPU's architecture: CUDA kernels fail with \"no kernel image is available for execution on the device\".", "torch 没有为这块 GPU 的架构构建：CUDA 内核会报错 \"no kernel image is available for execution on the device\"。"),
         (C::DevShm, V::Missing, _) => ("No /dev/shm: DataLoader workers cannot share batches.", "没有 /dev/shm：DataLoader worker 无法共享批次。"),
         (C::DevShm, ..) => ("DataLoader workers hand batches to the training process through /dev/shm; containers default to 64 MB, which crashes workers (bus error) or forces tiny batches.", "DataLoader worker 通过 /dev/shm 把批次交给训练进程；容器默认只有 64 MB，会导致 worker 崩溃（bus error）或只能用很小的批次。"),
         (C::ProfilingPermission, V::ProfilingAdminOnly { admin_only: true }, _) => ("Hardware counters (Nsight Compute, DCGM profiling) need root here; NVML, GPM and torch.profiler traces still work.", "在这台主机上，硬件计数器（Nsight Compute、DCGM profiling）需要 root 权限；NVML、GPM 和 torch.profiler 跟踪仍然可用。"),
@@ -296,6 +341,8 @@ pub fn fix_for(id: CheckId, l: Language) -> String {
         C::GpuProcesses => ("Check who runs them (ps -p PID) before measuring; on shared hosts pick an idle GPU with CUDA_VISIBLE_DEVICES", "测量前先查清是谁在运行它们（ps -p PID）；在共享主机上用 CUDA_VISIBLE_DEVICES 选一块空闲的 GPU"),
         C::Gpm => ("Run on a Hopper or newer GPU to sample SM, tensor-core and DRAM activity", "在 Hopper 或更新的 GPU 上运行，才能采样 SM、张量核和显存活动"),
         C::Torch => ("Point --python at the interpreter of the training environment (a venv or conda env)", "用 --python 指向训练环境的解释器（venv 或 conda 环境）"),
+        C::TorchCuda => ("Install a CUDA build of torch that the driver supports (pip install torch --index-url https://download.pytorch.org/whl/cu126) and check CUDA_VISIBLE_DEVICES", "安装驱动支持的 CUDA 版 torch（pip install torch --index-url https://download.pytorch.org/whl/cu126），并检查 CUDA_VISIBLE_DEVICES"),
+        C::TorchArch => ("Install a torch build that lists this GPU's sm_XY in torch.cuda.get_arch_list() (a newer release or a newer CUDA index)", "安装 torch.cuda.get_arch_list() 中包含这块 GPU 的 sm_XY 的版本（更新的发行版或更新的 CUDA 索引）"),
         C::DevShm => ("Start the container with --shm-size=16g (or --ipc=host)", "启动容器时加上 --shm-size=16g（或 --ipc=host）"),
         C::ProfilingPermission => ("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)", "以 root 运行，或由管理员设置 NVreg_RestrictProfilingToAdminUsers=0"),
         C::DiskFree => ("Free space or point checkpoints at a larger volume", "清理空间，或把检查点写到更大的卷上"),
