@@ -76,6 +76,9 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
             checkup_text::pct(f.confidence)
         );
         let _ = writeln!(s, "   {}", findings::summary(f, l));
+        if let Some(g) = d.expected_gain(f) {
+            let _ = writeln!(s, "   {}", findings::gain(&g, l));
+        }
         for e in &f.evidence {
             let threshold = e.threshold.as_ref().map(|t| {
                 let op = match t.comparison {

@@ -682,3 +682,37 @@ fn an_evaluation_every_40_steps_is_named_as_evaluation() {
     assert_eq!(stall.fixes, vec![Fix::LessPeriodicWork]);
     assert!(evidence(&d, "periodic_stall", K::StallsWithMarker) >= 5.0);
 }
+
+#[test]
+fn each_lost_time_finding_states_the_step_time_without_its_cause() {
+    let d = diagnose("dataloader_starved");
+    let f = &d.findings[0];
+    let g = d.expected_gain(f).expect("a gain for the input pipeline");
+    let t = d.diagnosed_timing().unwrap();
+    let busy = d.diagnosed_rank_summary().unwrap().gpu_busy_per_step_us / 1e3;
+    assert_eq!(g.step_ms_now, t.mean_step_ms);
+    // Its share of the step gone, never below the GPU's own busy time.
+    let want = (t.mean_step_ms * (1.0 - f.share)).max(busy);
+    assert!((g.step_ms_after - want).abs() < 1e-9, "{g:?}");
+    assert!((400.0..520.0).contains(&g.step_ms_now), "{g:?}");
+    assert!((8.0..14.0).contains(&g.speedup()), "{g:?}");
+    let words = checkup_text::findings::gain(&g, Language::En);
+    assert!(words.contains(" ms per step ("), "{words}");
+    // The compute-bound note behind it explains 4 %: it proposes nothing.
+    let busy_note = d.finding("compute_bound").unwrap();
+    assert!(busy_note.fixes.is_empty(), "{:?}", busy_note.fixes);
+    assert!(d.expected_gain(busy_note).is_none());
+}
+
+#[test]
+fn a_stall_gain_takes_the_stalls_out_of_the_mean_step() {
+    let d = diagnose("probe_checkpoint_every_n");
+    let g = d.expected_gain(&d.findings[0]).unwrap();
+    let t = d.diagnosed_timing().unwrap();
+    // Without the checkpoints, the mean step is about the median one.
+    assert!(
+        (g.step_ms_after - t.median_step_ms).abs() < 0.1 * t.median_step_ms,
+        "{g:?} vs median {}",
+        t.median_step_ms
+    );
+}

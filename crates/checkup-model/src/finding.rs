@@ -696,6 +696,91 @@ impl Diagnosis {
             .find(|s| Some(s.rank) == self.diagnosed_rank)
             .or(self.charts.steps.first())
     }
+
+    /// The diagnosed rank's step timings (`steps.csv`).
+    pub fn diagnosed_timing(&self) -> Option<&crate::StepTiming> {
+        self.step_timing
+            .iter()
+            .find(|t| Some(t.rank) == self.diagnosed_rank)
+            .or(self.step_timing.first())
+    }
+
+    /// What removing a finding's cause would make of the step: its share of the step time
+    /// gone, and never below the GPU's own busy time per step (the step cannot be shorter than
+    /// the work the GPU does in it). None for verdicts that are not lost time (compute or
+    /// memory bound, an environment check), for an idle GPU of unknown cause, for a rank that
+    /// waits for a straggler (its fix is on the other rank), and for throttling, whose lost
+    /// time is inside the GPU's busy time.
+    pub fn expected_gain(&self, f: &Finding) -> Option<ExpectedGain> {
+        let counts = f.family().is_lost_time()
+            && !matches!(
+                f.cause,
+                Cause::CommunicationStraggler { .. }
+                    | Cause::ThrottlingPower { .. }
+                    | Cause::ThrottlingThermal { .. }
+            );
+        if !counts || f.share <= 0.0 {
+            return None;
+        }
+        let (now, basis) = match self.diagnosed_timing().filter(|t| t.mean_step_ms > 0.0) {
+            Some(t) => (t.mean_step_ms, StepBasis::UnprofiledSteps),
+            None => {
+                let r = self.diagnosed_rank_summary()?;
+                (r.profiled_step_us / 1e3, StepBasis::ProfiledSteps)
+            }
+        };
+        if now <= 0.0 {
+            return None;
+        }
+        let busy = self
+            .diagnosed_rank_summary()
+            .map(|r| r.gpu_busy_per_step_us / 1e3)
+            .filter(|b| *b > 0.0);
+        let removed = now * (1.0 - f.share.min(1.0));
+        let (after, bounded) = match busy {
+            Some(b) if b > removed => (b.min(now), true),
+            _ => (removed, false),
+        };
+        Some(ExpectedGain {
+            step_ms_now: now,
+            step_ms_after: after,
+            gpu_busy_ms: busy,
+            bounded_by_gpu_busy: bounded,
+            basis,
+        })
+    }
+}
+
+/// The step time if a finding's cause were removed, and what that rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ExpectedGain {
+    pub step_ms_now: f64,
+    pub step_ms_after: f64,
+    /// The GPU's busy time per step, which bounds `step_ms_after` from below.
+    pub gpu_busy_ms: Option<f64>,
+    /// Whether that bound, not the cause's share, set `step_ms_after`.
+    pub bounded_by_gpu_busy: bool,
+    pub basis: StepBasis,
+}
+
+impl ExpectedGain {
+    pub fn speedup(&self) -> f64 {
+        if self.step_ms_after > 0.0 {
+            self.step_ms_now / self.step_ms_after
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Which step time a gain starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepBasis {
+    /// The mean of the steps the profiler did not slow (`steps.csv`).
+    UnprofiledSteps,
+    /// A trace alone: the profiled steps, which the profiler slowed on the host side.
+    ProfiledSteps,
 }
 
 /// How every view prints a measured value: 3 significant-ish digits, no trailing noise, and

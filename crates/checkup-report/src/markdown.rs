@@ -161,6 +161,9 @@ pub fn render(
             comma = t.comma
         );
         let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
+        if let Some(g) = d.expected_gain(f) {
+            let _ = writeln!(s, "*{}*\n", escape(&findings::gain(&g, l)));
+        }
         if !f.evidence.is_empty() {
             let h = t.evidence_headers;
             let _ = writeln!(

@@ -29,7 +29,10 @@ pub fn view(ui: Ui) -> impl IntoView {
         .findings
         .iter()
         .cloned()
-        .map(|f| finding_view(ui, f, &notes))
+        .map(|f| {
+            let gain = d.expected_gain(&f);
+            finding_view(ui, f, gain, &notes)
+        })
         .collect_view();
     view! {
         <div class=primary_class id="verdict">
@@ -42,9 +45,16 @@ pub fn view(ui: Ui) -> impl IntoView {
     .into_any()
 }
 
-fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
+/// `gain`: the step time without this finding's cause, when it is lost time.
+fn finding_view(
+    ui: Ui,
+    f: Finding,
+    gain: Option<checkup_model::ExpectedGain>,
+    notes: &[FindingNote],
+) -> impl IntoView {
     let l = ui.l();
     let language = lang(&l);
+    let gain = gain.map(|g| view! { <p class="gain">{findings::gain(&g, language)}</p> });
     let severity = f.severity.key();
     let evidence = f
         .evidence
@@ -95,6 +105,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
             <h3><span class=format!("badge {severity}")>{checkup_text::severity(f.severity, language)}</span>{findings::title(&f.cause, language)}" "<code>{id.clone()}</code></h3>
             <p>{format!("{}% {} · {} {}%", checkup_text::pct(f.share), tr(&l, "of_step_time"), tr(&l, "confidence"), checkup_text::pct(f.confidence))}</p>
             <p>{findings::summary(&f, language)}</p>
+            {gain}
             <table>
                 <tr><th>{tr(&l, "evidence")}</th><th>{tr(&l, "value")}</th><th>{tr(&l, "source")}</th></tr>
                 {evidence}

@@ -65,6 +65,12 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
         })
         .await;
     assert_eq!(note, "Mei: try num_workers=8 on the 16-core host");
+    // The leading finding says what the step would take without its cause.
+    let gain = app.text(&format!("{first} .gain")).await;
+    assert!(
+        gain.contains(" ms per step (") && gain.contains('×'),
+        "{gain}"
+    );
     let (store, starved) = app.stored("dataloader_starved (demo)").await;
     let notes = store.notes(starved.id).await.unwrap();
     assert_eq!(notes.len(), 1);

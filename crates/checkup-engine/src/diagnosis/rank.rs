@@ -27,6 +27,16 @@ pub fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding
         let lead = findings.remove(i);
         findings.insert(0, lead);
     }
+    // Behind a lost-time cause, the GPU-busy verdict describes the little time the GPU
+    // works: making that work faster (compile, fused kernels) is not what the run needs
+    // first, so it stays as a fact without fixes.
+    if lost.is_some() {
+        for f in findings.iter_mut().skip(1) {
+            if f.family().is_busy_verdict() {
+                f.fixes.clear();
+            }
+        }
+    }
     findings
 }
 
