@@ -45,6 +45,14 @@ MEMORY_HEADER = ["step", "t", "allocated_bytes", "reserved_bytes", "peak_allocat
                  "peak_reserved_bytes", "inactive_split_bytes", "alloc_retries", "ooms"]
 
 
+def open_csv(path, header):
+    """A new CSV file with its header row: (file, writer)."""
+    f = open(path, "w", newline="")
+    w = csv.writer(f)
+    w.writerow(header)
+    return f, w
+
+
 class StepTracker:
     """Marks steps from optimizer steps and times how long each step waited for data.
 
@@ -157,9 +165,7 @@ class StepsFile:
         if not is_owner() or not TRAINING or self.closed:
             return
         if self.file is None:
-            self.file = open(self.path, "w", newline="")
-            self.writer = csv.writer(self.file)
-            self.writer.writerow(STEPS_HEADER)
+            self.file, self.writer = open_csv(self.path, STEPS_HEADER)
         while self.pending:
             row, a, b = self.pending[0]
             if a is not None and b is not None:
@@ -207,9 +213,7 @@ class CsvLog:
                 self.early.append(row)
             return
         if self.file is None:
-            self.file = open(self.path, "w", newline="")
-            self.writer = csv.writer(self.file)
-            self.writer.writerow(self.header)
+            self.file, self.writer = open_csv(self.path, self.header)
         for early in self.early:
             self.writer.writerow(early)
             self.rows += 1

@@ -92,6 +92,13 @@ pub fn number(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Res
     }
 }
 
+/// A numeric cell that must hold a number: empty is an error naming its line and column.
+pub fn required_number(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Result<f64> {
+    number(path, line, column, cell)?.ok_or_else(|| {
+        RecordingError::invalid(path, format!("line {line}: column `{column}` is empty"))
+    })
+}
+
 /// The cell at column `idx` of a row, if the column exists.
 pub fn cell(rec: &csv::StringRecord, idx: Option<usize>) -> Option<&str> {
     idx.and_then(|i| rec.get(i))

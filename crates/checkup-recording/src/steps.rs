@@ -4,7 +4,7 @@ use std::path::Path;
 
 use checkup_model::StepRecord;
 
-use crate::csv_table::{number, CsvTable};
+use crate::csv_table::{number, required_number, CsvTable};
 use crate::error::{RecordingError, Result};
 use crate::schema::STEPS_COLUMNS;
 
@@ -19,11 +19,7 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
         let line = i + 2;
-        let need = |idx: usize, name: &str| {
-            number(path, line, name, rec.get(idx))?.ok_or_else(|| {
-                RecordingError::invalid(path, format!("line {line}: column `{name}` is empty"))
-            })
-        };
+        let need = |idx: usize, name: &str| required_number(path, line, name, rec.get(idx));
         out.push(StepRecord {
             step: need(step, step_col)? as u64,
             t_start: need(t_start, t_start_col)?,

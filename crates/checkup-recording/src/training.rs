@@ -4,7 +4,7 @@ use std::path::Path;
 
 use checkup_model::{MarkerKind, RunMarker, TrainingContext};
 
-use crate::csv_table::{number, CsvTable};
+use crate::csv_table::{number, required_number, CsvTable};
 use crate::error::{RecordingError, Result};
 use crate::schema::EVENTS_COLUMNS;
 
@@ -33,11 +33,7 @@ pub fn read_events_csv(path: &Path) -> Result<Vec<RunMarker>> {
         let Some(kind) = rec.get(kind).and_then(MarkerKind::parse) else {
             continue;
         };
-        let need = |idx: usize, name: &str| {
-            number(path, line, name, rec.get(idx))?.ok_or_else(|| {
-                RecordingError::invalid(path, format!("line {line}: column `{name}` is empty"))
-            })
-        };
+        let need = |idx: usize, name: &str| required_number(path, line, name, rec.get(idx));
         out.push(RunMarker {
             step: need(step, step_col)? as u64,
             t: need(at, t_col)?,
