@@ -564,12 +564,20 @@ fn a_two_worker_loader_is_told_its_real_worker_count_and_to_keep_workers() {
     assert!(fixes.contains(&Fix::PersistentWorkers) && fixes.contains(&Fix::PinMemory));
 }
 
-/// Fixes that ask a run for what it already does.
-fn asks_for_what_the_run_does(d: &Diagnosis, already: &[Fix]) -> Vec<String> {
+/// A fix's id, as the JSON names it (`fused_optimizer`).
+fn fix_id(f: &Fix) -> String {
+    serde_json::to_value(f).unwrap()["fix"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Fixes (by id) that ask a run for what it already does.
+fn asks_for_what_the_run_does(d: &Diagnosis, already: &[&str]) -> Vec<String> {
     d.findings
         .iter()
         .flat_map(|f| f.fixes.iter().map(move |x| (f, x)))
-        .filter(|(_, x)| already.contains(x))
+        .filter(|(_, x)| already.contains(&fix_id(x).as_str()))
         .map(|(f, x)| format!("{}: {x:?}", f.id()))
         .collect()
 }
@@ -581,11 +589,11 @@ fn a_compiled_gpt_with_fused_adamw_is_not_told_to_compile_fuse_or_use_channels_l
     let wrong = asks_for_what_the_run_does(
         &d,
         &[
-            Fix::Compile,
-            Fix::CompileFuseKernels,
-            Fix::FusedOptimizer,
-            Fix::ForeachOptimizer,
-            Fix::ChannelsLast,
+            "compile",
+            "compile_fuse_kernels",
+            "fused_optimizer",
+            "foreach_optimizer",
+            "channels_last",
         ],
     );
     assert!(wrong.is_empty(), "{wrong:?}");
@@ -595,7 +603,7 @@ fn a_compiled_gpt_with_fused_adamw_is_not_told_to_compile_fuse_or_use_channels_l
 fn healthy_runs_are_not_told_what_they_already_do() {
     let d = diagnose("probe_healthy_transformer");
     assert_eq!(d.primary, "compute_bound");
-    let wrong = asks_for_what_the_run_does(&d, &[Fix::FusedOptimizer, Fix::ChannelsLast]);
+    let wrong = asks_for_what_the_run_does(&d, &["fused_optimizer", "channels_last"]);
     assert!(
         wrong.is_empty(),
         "no convolutions, AdamW(fused=True): {wrong:?}"
@@ -603,10 +611,8 @@ fn healthy_runs_are_not_told_what_they_already_do() {
     let d = diagnose("probe_healthy_loader");
     assert_eq!(d.primary, "compute_bound");
     assert!(d.finding("data_loading").is_none_or(|f| f.share < 0.05));
-    let wrong = asks_for_what_the_run_does(
-        &d,
-        &[Fix::ChannelsLast, Fix::PinMemory, Fix::PersistentWorkers],
-    );
+    let wrong =
+        asks_for_what_the_run_does(&d, &["channels_last", "pin_memory", "persistent_workers"]);
     assert!(
         wrong.is_empty(),
         "channels_last inputs, pinned persistent workers: {wrong:?}"
@@ -715,4 +721,23 @@ fn a_stall_gain_takes_the_stalls_out_of_the_mean_step() {
         "{g:?} vs median {}",
         t.median_step_ms
     );
+}
+
+#[test]
+fn an_sgd_run_is_told_to_fuse_sgd_not_to_switch_to_adamw() {
+    let d = diagnose("probe_healthy_loader");
+    let fused: Vec<_> = d
+        .findings
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .filter(|f| fix_id(f) == "fused_optimizer")
+        .collect();
+    assert!(!fused.is_empty(), "SGD(momentum) runs its foreach kernels");
+    for f in fused {
+        let code = fix_words(f).snippet.unwrap();
+        assert!(
+            code.contains("torch.optim.SGD(") && !code.contains("AdamW"),
+            "{code}"
+        );
+    }
 }

@@ -575,7 +575,11 @@ pub enum Fix {
     ReduceOverhead {
         current_mode: Option<String>,
     },
-    ForeachOptimizer,
+    /// `class`: the run's optimizer (`SGD`), when known, which the code names.
+    ForeachOptimizer {
+        #[serde(default)]
+        class: Option<String>,
+    },
     BiggerKernels,
     FewerReadbacks {
         /// The line that synchronises most, when the probe saw it.
@@ -602,7 +606,10 @@ pub enum Fix {
     TensorCores,
     Compile,
     ChannelsLast,
-    FusedOptimizer,
+    FusedOptimizer {
+        #[serde(default)]
+        class: Option<String>,
+    },
     FuseElementwise,
     Bf16Activations,
     FusedKernels,

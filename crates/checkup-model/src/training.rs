@@ -238,6 +238,11 @@ impl TrainingContext {
     }
 }
 
+/// torch.optim classes with a fused CUDA implementation (`fused=True`, torch 2.4 on).
+pub fn optimizer_supports_fused(class: &str) -> bool {
+    matches!(class, "Adam" | "AdamW" | "SGD" | "Adagrad")
+}
+
 /// One marker of `events.csv`: something periodic that happened during a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunMarker {

@@ -159,13 +159,20 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
         ),
-        (Fix::ForeachOptimizer, _) => t(
+        (Fix::ForeachOptimizer { class }, _) => t(
             pick(l, "Use fused or foreach optimizers", "使用 fused 或 foreach 优化器"),
             pick(l, "A per-parameter optimizer launches several kernels per parameter tensor; foreach/fused versions update all parameters in a handful of kernels.", "逐参数的优化器对每个参数张量发射多个内核；foreach/fused 版本用少数几个内核更新全部参数。"),
-            Some(&format!(
-                "opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # {}",
-                pick(l, "or foreach=True", "或 foreach=True")
-            )),
+            Some(&match class.as_deref() {
+                Some(c) if checkup_model::optimizer_supports_fused(c) => format!(
+                    "opt = torch.optim.{c}(model.parameters(), lr=lr, fused=True)  # {}",
+                    pick(l, "or foreach=True", "或 foreach=True")
+                ),
+                Some(c) => format!("opt = torch.optim.{c}(model.parameters(), lr=lr, foreach=True)"),
+                None => format!(
+                    "opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # {}",
+                    pick(l, "or foreach=True; keep your optimizer's class", "或 foreach=True；保留你原来的优化器类")
+                ),
+            }),
             pick(l, "Optimizer step goes from hundreds of launches to a few.", "优化器步骤从数百次发射降到几次。"),
         ),
         (Fix::BiggerKernels, _) => t(
@@ -308,10 +315,16 @@ if step % 50 == 0:
             Some("model = model.to(memory_format=torch.channels_last)\nx = x.to(memory_format=torch.channels_last)"),
             pick(l, "10–30 % faster convolutions in mixed precision.", "混合精度下卷积快 10–30%。"),
         ),
-        (Fix::FusedOptimizer, _) => t(
+        (Fix::FusedOptimizer { class }, _) => t(
             pick(l, "Use fused optimizers", "使用 fused 优化器"),
             pick(l, "Fused optimizer kernels cut the optimizer's share of the step.", "融合的优化器内核降低优化器在步骤中的占比。"),
-            Some("opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)"),
+            Some(&match class.as_deref() {
+                Some(c) => format!("opt = torch.optim.{c}(model.parameters(), lr=lr, fused=True)"),
+                None => format!(
+                    "opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # {}",
+                    pick(l, "keep your optimizer's class", "保留你原来的优化器类")
+                ),
+            }),
             pick(l, "Smaller optimizer share of the step.", "优化器占比下降。"),
         ),
         (Fix::FuseElementwise, _) => t(

@@ -224,7 +224,10 @@ fn all_fixes() -> Vec<Fix> {
         Fix::ReduceOverhead {
             current_mode: Some("max-autotune".into()),
         },
-        Fix::ForeachOptimizer,
+        Fix::ForeachOptimizer { class: None },
+        Fix::ForeachOptimizer {
+            class: Some("RMSprop".into()),
+        },
         Fix::BiggerKernels,
         Fix::FewerReadbacks {
             site: None,
@@ -261,7 +264,10 @@ fn all_fixes() -> Vec<Fix> {
         Fix::TensorCores,
         Fix::Compile,
         Fix::ChannelsLast,
-        Fix::FusedOptimizer,
+        Fix::FusedOptimizer { class: None },
+        Fix::FusedOptimizer {
+            class: Some("SGD".into()),
+        },
         Fix::FuseElementwise,
         Fix::Bf16Activations,
         Fix::FusedKernels,
@@ -374,7 +380,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::ReserveCores
         | Fix::CompileFuseKernels
         | Fix::ReduceOverhead { .. }
-        | Fix::ForeachOptimizer
+        | Fix::ForeachOptimizer { .. }
         | Fix::BiggerKernels
         | Fix::FewerReadbacks { .. }
         | Fix::GpuMetrics
@@ -392,7 +398,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::TensorCores
         | Fix::Compile
         | Fix::ChannelsLast
-        | Fix::FusedOptimizer
+        | Fix::FusedOptimizer { .. }
         | Fix::FuseElementwise
         | Fix::Bf16Activations
         | Fix::FusedKernels

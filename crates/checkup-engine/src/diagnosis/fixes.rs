@@ -17,6 +17,8 @@ pub struct RunSettings {
     /// Whether a torch.optim step runs at all (a trace without one: inference).
     pub optimizer_runs: bool,
     pub optimizer: Option<OptimizerImplementation>,
+    /// The optimizer's class (`SGD`), from the probe or the trace's `Optimizer.step#SGD.step`.
+    pub optimizer_class: Option<String>,
     /// Some(mode) when compiled (`None` inside: the default mode).
     pub compiled: Option<Option<String>>,
     /// Whether the training replays CUDA graphs already.
@@ -26,7 +28,13 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    pub fn of(facts: &RunFacts, training: Option<&TrainingContext>, optimizer_runs: bool) -> Self {
+    /// `trace_optimizer`: the class the trace's optimizer steps name, if any.
+    pub fn of(
+        facts: &RunFacts,
+        training: Option<&TrainingContext>,
+        trace_optimizer: Option<&str>,
+        optimizer_runs: bool,
+    ) -> Self {
         let loader = training.and_then(TrainingContext::main_loader);
         let dataloader = facts.dataloader.clone().or_else(|| {
             loader.map(|l| DataLoaderSettings {
@@ -44,6 +52,10 @@ impl RunSettings {
             optimizer: training
                 .and_then(TrainingContext::main_optimizer)
                 .and_then(|o| o.implementation),
+            optimizer_class: training
+                .and_then(TrainingContext::main_optimizer)
+                .and_then(|o| o.class.clone())
+                .or_else(|| trace_optimizer.map(str::to_owned)),
             compiled: training
                 .filter(|t| t.compiled())
                 .map(|t| t.compile.calls.iter().find_map(|c| c.mode.clone())),
@@ -124,7 +136,9 @@ pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
             .optimizer
             .is_none_or(|o| o == OptimizerImplementation::ForLoop)
     {
-        out.push(Fix::ForeachOptimizer);
+        out.push(Fix::ForeachOptimizer {
+            class: run.optimizer_class.clone(),
+        });
     }
     out.push(Fix::BiggerKernels);
     out
@@ -230,8 +244,15 @@ pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSetting
     if channels_last_missing {
         out.push(Fix::ChannelsLast);
     }
-    if run.optimizer_runs && run.optimizer != Some(OptimizerImplementation::Fused) {
-        out.push(Fix::FusedOptimizer);
+    // Only classes torch has a fused kernel for; their own name in the code.
+    let fusable = run
+        .optimizer_class
+        .as_deref()
+        .is_none_or(checkup_model::optimizer_supports_fused);
+    if run.optimizer_runs && run.optimizer != Some(OptimizerImplementation::Fused) && fusable {
+        out.push(Fix::FusedOptimizer {
+            class: run.optimizer_class.clone(),
+        });
     }
     out
 }
@@ -248,6 +269,36 @@ pub fn memory_bandwidth() -> Vec<Fix> {
 mod tests {
     use super::*;
     use checkup_model::{CompileCall, LoaderInfo, ModelInfo, OptimizerInfo};
+
+    fn is_fused(f: &Fix) -> bool {
+        matches!(f, Fix::FusedOptimizer { .. })
+    }
+
+    fn is_foreach(f: &Fix) -> bool {
+        matches!(f, Fix::ForeachOptimizer { .. })
+    }
+
+    #[test]
+    fn optimizer_fixes_name_the_runs_own_class_and_only_fuse_what_torch_can() {
+        let sgd = RunSettings {
+            optimizer_runs: true,
+            optimizer_class: Some("SGD".into()),
+            ..Default::default()
+        };
+        assert!(
+            compute_bound(false, false, &sgd).contains(&Fix::FusedOptimizer {
+                class: Some("SGD".into())
+            })
+        );
+        let rmsprop = RunSettings {
+            optimizer_class: Some("RMSprop".into()),
+            ..sgd.clone()
+        };
+        assert!(!compute_bound(false, false, &rmsprop).iter().any(is_fused));
+        assert!(kernel_launch(&rmsprop).contains(&Fix::ForeachOptimizer {
+            class: Some("RMSprop".into())
+        }));
+    }
 
     fn loader(workers: u32, pin: bool, persistent: bool) -> RunSettings {
         RunSettings {
@@ -295,13 +346,13 @@ mod tests {
     #[test]
     fn a_trace_without_an_optimizer_step_is_not_told_to_fuse_the_optimizer() {
         let inference = RunSettings::default();
-        assert!(!kernel_launch(&inference).contains(&Fix::ForeachOptimizer));
-        assert!(!compute_bound(false, false, &inference).contains(&Fix::FusedOptimizer));
+        assert!(!kernel_launch(&inference).iter().any(is_foreach));
+        assert!(!compute_bound(false, false, &inference).iter().any(is_fused));
         let training = RunSettings {
             optimizer_runs: true,
             ..Default::default()
         };
-        assert!(kernel_launch(&training).contains(&Fix::ForeachOptimizer));
+        assert!(kernel_launch(&training).iter().any(is_foreach));
     }
 
     #[test]
@@ -328,13 +379,13 @@ mod tests {
 
     #[test]
     fn a_compiled_model_with_a_fused_optimizer_is_not_told_to_compile_or_fuse() {
-        let run = RunSettings::of(&RunFacts::default(), Some(&compiled_gpt()), true);
+        let run = RunSettings::of(&RunFacts::default(), Some(&compiled_gpt()), None, true);
         let busy = compute_bound(false, true, &run);
         assert!(!busy.contains(&Fix::Compile), "{busy:?}");
-        assert!(!busy.contains(&Fix::FusedOptimizer), "{busy:?}");
+        assert!(!busy.iter().any(is_fused), "{busy:?}");
         let launch = kernel_launch(&run);
         assert!(!launch.contains(&Fix::CompileFuseKernels), "{launch:?}");
-        assert!(!launch.contains(&Fix::ForeachOptimizer), "{launch:?}");
+        assert!(!launch.iter().any(is_foreach), "{launch:?}");
         assert_eq!(launch[0], Fix::ReduceOverhead { current_mode: None });
     }
 
@@ -347,21 +398,21 @@ mod tests {
             }),
             ..Default::default()
         };
-        let no_convs = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        let no_convs = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
         assert!(!compute_bound(false, true, &no_convs).contains(&Fix::ChannelsLast));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 424,
             channels_last_inputs: 424,
             ..Default::default()
         });
-        let already = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        let already = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
         assert!(!compute_bound(false, true, &already).contains(&Fix::ChannelsLast));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 160,
             channels_last_inputs: 0,
             ..Default::default()
         });
-        let missing = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        let missing = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
         assert!(compute_bound(false, false, &missing).contains(&Fix::ChannelsLast));
     }
 
@@ -377,7 +428,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        let run = RunSettings::of(&RunFacts::default(), Some(&t), true);
+        let run = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
         let f = data_loading(&run, false, Some(16));
         assert_eq!(
             f[0],

@@ -134,7 +134,12 @@ impl Ctx<'_> {
 
     /// What the fixes must know of the run: its DataLoader, optimizer, compile and model.
     fn run_settings(&self) -> fixes::RunSettings {
-        fixes::RunSettings::of(self.facts, self.training, self.optimizer_may_run())
+        fixes::RunSettings::of(
+            self.facts,
+            self.training,
+            self.rank.and_then(|r| r.optimizer.as_deref()),
+            self.optimizer_may_run(),
+        )
     }
 
     fn severity(&self, share: f64) -> Severity {
