@@ -159,3 +159,34 @@ fn a_run_with_only_host_samples_says_no_gpu_was_recorded() {
     assert!(e.starts_with(&dir.path().display().to_string()), "{e}");
     assert!(e.contains("nothing was recorded on a GPU"), "{e}");
 }
+
+/// A run folder copied from `src` with `meta.json`'s world size set to `world`.
+fn run_claiming_ranks(dir: &Path, src: &str, world: u64) -> PathBuf {
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::copy(corpus(src).join("trace.json.gz"), run.join("trace.json.gz")).unwrap();
+    let mut meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus(src).join("meta.json")).unwrap())
+            .unwrap();
+    meta["world_size"] = world.into();
+    std::fs::write(run.join("meta.json"), meta.to_string()).unwrap();
+    run
+}
+
+#[test]
+fn a_world_size_no_run_has_is_refused_before_it_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_claiming_ranks(dir.path(), "memory_bound", 4_000_000_000);
+    let e = error_for(&[run]);
+    assert!(e.contains("world_size 4000000000 is over 65536"), "{e}");
+}
+
+#[test]
+fn missing_ranks_are_listed_briefly() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = run_claiming_ranks(dir.path(), "memory_bound", 60_000);
+    let e = error_for(&[run]);
+    assert!(e.contains("rank1, rank2"), "{e}");
+    assert!(e.contains("and 59991 more"), "{e}");
+    assert!(e.len() < 600, "{} bytes", e.len());
+}

@@ -15,6 +15,9 @@ use checkup_recording::{layout, meta, samples, steps, training};
 use crate::error::{EngineError, Result};
 pub use kineto::Trace;
 
+/// The most ranks a run may claim (`distributedInfo.world_size`, `meta.json`).
+pub const MAX_WORLD_SIZE: u32 = 1 << 16;
+
 /// Everything read from the inputs of one checkup, before any analysis.
 #[derive(Debug, Clone, Default)]
 pub struct Recording {
@@ -362,16 +365,29 @@ fn check_ranks(paths: &[PathBuf], rec: &Recording) -> Result<()> {
     if rec.traces.is_empty() {
         return Ok(());
     }
-    let present: Vec<u32> = rec.traces.iter().filter_map(|t| t.rank).collect();
-    let missing: Vec<u32> = (0..world).filter(|r| !present.contains(r)).collect();
+    // A world size comes from the input: bound it before it drives a loop or a list.
+    if world > MAX_WORLD_SIZE {
+        return Err(EngineError::invalid(
+            paths.first().map(PathBuf::as_path).unwrap_or(Path::new("")),
+            format!("world_size {world} is over {MAX_WORLD_SIZE}: no run has that many ranks"),
+        ));
+    }
+    let present: std::collections::BTreeSet<u32> =
+        rec.traces.iter().filter_map(|t| t.rank).collect();
+    let missing = (0..world).filter(|r| !present.contains(r));
     // A single trace given on its own is allowed: the user chose to look at one rank.
     let single_file = paths.len() == 1 && paths[0].is_file();
-    if !missing.is_empty() && !single_file {
-        let list = missing
-            .iter()
+    let count = missing.clone().count();
+    if count > 0 && !single_file {
+        const LISTED: usize = 8;
+        let mut list = missing
+            .take(LISTED)
             .map(|r| format!("rank{r}"))
             .collect::<Vec<_>>()
             .join(", ");
+        if count > LISTED {
+            list.push_str(&format!(" and {} more", count - LISTED));
+        }
         return Err(EngineError::MissingRanks {
             path: paths.first().cloned().unwrap_or_default(),
             message: format!("the run has {world} ranks but no trace for {list}: copy every rank's trace (rankN/trace.json.gz or one *.pt.trace.json.gz per rank)"),
