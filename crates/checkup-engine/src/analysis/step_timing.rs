@@ -20,7 +20,10 @@ pub fn analyze_steps(
         .collect();
     let warmup = warmup_len(&durations, th);
     let near_profiler = |step: u64| {
-        profiled.is_some_and(|(a, b)| step + th.profiler_margin_steps >= a && step <= b + 1)
+        // Step numbers come from the input: saturate rather than overflow.
+        profiled.is_some_and(|(a, b)| {
+            step.saturating_add(th.profiler_margin_steps) >= a && step <= b.saturating_add(1)
+        })
     };
     let steady: Vec<(u64, f64)> = durations[warmup..].to_vec();
     let clean: Vec<f64> = steady
