@@ -297,3 +297,95 @@ class TeardownTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FakeCuda:
+    """torch.cuda as the sync watch uses it; a sync emits torch's warning from C++ (here:
+    warnings.warn from the caller's frame)."""
+
+    def __init__(self):
+        self.mode = 0
+        self.synchronized = 0
+
+    def is_initialized(self):
+        return True
+
+    def get_sync_debug_mode(self):
+        return self.mode
+
+    def set_sync_debug_mode(self, mode):
+        self.mode = mode
+
+    def synchronize(self):
+        self.synchronized += 1
+
+
+class FakeTorch:
+    __file__ = "/nonexistent/torch/__init__.py"
+
+    def __init__(self):
+        self.cuda = FakeCuda()
+
+
+def item(torch):
+    """What `.item()` does with sync debug mode on: torch's C++ warning reaches Python from
+    the frame that called it (here the caller's, as `.item()` has no Python frame)."""
+    if torch.cuda.mode:
+        import warnings
+        warnings.warn("called a synchronizing CUDA operation", UserWarning)
+
+
+class SyncWatchTest(unittest.TestCase):
+    def observer(self, torch):
+        import checkup_training as T
+        tracker = P.StepTracker(10, 8, clock=FakeClock())
+        with tempfile.TemporaryDirectory() as d:
+            obs = T.Observer(torch, tracker, None, None, d)
+        # The probe's folder holds this test too: skip the probe's own files, not the folder.
+        here = os.path.dirname(os.path.abspath(T.__file__))
+        obs.skip_dirs = tuple(d for d in obs.skip_dirs if d != here) + (
+            os.path.join(here, "checkup_training.py"), os.path.join(here, "checkup_probe.py"))
+        return obs
+
+    def test_each_sync_is_traced_to_its_line_and_never_printed(self):
+        import io
+        import contextlib
+        import warnings
+        torch = FakeTorch()
+        obs = self.observer(torch)
+        shown = warnings.showwarning
+        filters = list(warnings.filters)
+        obs.tracker.step = 2
+        obs.start_watch()
+        self.assertEqual(torch.cuda.mode, 1)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            for _ in range(3):
+                warnings.warn("called a synchronizing CUDA operation", UserWarning); line = sys._getframe().f_lineno  # noqa: E702
+            torch.cuda.synchronize()
+        obs.tracker.step = 3
+        obs.stop_watch()
+        self.assertEqual(err.getvalue(), "")
+        # Everything the watch changed is put back.
+        self.assertEqual(torch.cuda.mode, 0)
+        self.assertIs(warnings.showwarning, shown)
+        self.assertEqual(warnings.filters, filters)
+        self.assertEqual(torch.cuda.synchronized, 1)
+        s = obs.syncs.summary(1)
+        self.assertEqual((s["total"], s["per_step"]), (4, 4.0))
+        top = s["sites"][0]
+        self.assertEqual((os.path.basename(top["file"]), top["line"], top["count"]),
+                         ("test_checkup_probe.py", line, 3))
+        self.assertEqual(s["sites"][1]["kinds"], {"synchronize": 1})
+
+    def test_a_run_whose_warnings_are_errors_is_not_watched(self):
+        import warnings
+        torch = FakeTorch()
+        obs = self.observer(torch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            obs.start_watch()
+            self.assertEqual(torch.cuda.mode, 0)
+            item(torch)   # nothing raised: the mode was left off, so torch does not warn
+            obs.stop_watch()
+        self.assertEqual(obs.sync_note, "syncs_not_watched_warnings_are_errors")
