@@ -220,7 +220,7 @@ pub async fn new_checkup(
         .as_ref()
         .map(|h| (h.client(), h.label()))
         .ok_or(AppError::NoHost)?;
-    let report = client.0.check().await?;
+    let report = client.0.check(&Default::default()).await?;
     let title = if title.trim().is_empty() {
         format!("{} checkup", client.1)
     } else {
@@ -241,6 +241,29 @@ pub async fn new_checkup(
         .set_wizard_step(id, WizardStep::Environment)
         .await?;
     Ok(id)
+}
+
+/// The environment check again, in the interpreter the user picked (a venv, a conda env).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn recheck_environment(
+    state: State<'_, AppState>,
+    args: cmd::RecheckEnvironment,
+) -> Result<(), AppError> {
+    let cmd::RecheckEnvironment { id, python } = args;
+    let client = state
+        .host
+        .lock()
+        .await
+        .as_ref()
+        .map(|h| h.client())
+        .ok_or(AppError::NoHost)?;
+    let query = checkup_model::CheckQuery {
+        python: Some(python.trim().to_owned()).filter(|p| !p.is_empty()),
+        cwd: None,
+    };
+    let report = client.check(&query).await?;
+    state.store.save_environment(id, &report).await?;
+    Ok(())
 }
 
 /// Samples the host for `seconds`; progress and live curves arrive as `live-progress` events.

@@ -172,6 +172,7 @@ pub fn run() {
             commands::connect_host,
             commands::disconnect_host,
             commands::new_checkup,
+            commands::recheck_environment,
             commands::start_sampling,
             commands::start_profiling,
             commands::stop_live,

@@ -5,7 +5,7 @@
 //! | method and path | what |
 //! |---|---|
 //! | `GET /v1/health` | version, GPUs (or why none), whether sampling runs, the last sample sequence number |
-//! | `GET /v1/check` | the static environment check |
+//! | `GET /v1/check?python=&cwd=` | the static environment check, in the given interpreter (else the active or a local environment's) |
 //! | `POST /v1/sampling` `{"hz"?, "slow_hz"?, "pid"?, "gpu"?}` | start sampling into a new run folder (follow `pid`, or the process on `gpu`) |
 //! | `DELETE /v1/sampling` | stop sampling; returns the sampler's report |
 //! | `POST /v1/runs` `{"command": [..], "cwd"?, "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
@@ -204,8 +204,13 @@ async fn health(State(s): State<Arc<AgentState>>) -> Json<AgentHealth> {
     })
 }
 
-async fn check() -> Response {
-    match tokio::task::spawn_blocking(|| crate::check::run_check(&Default::default())).await {
+async fn check(Query(q): Query<checkup_model::CheckQuery>) -> Response {
+    let opts = crate::check::CheckOptions {
+        python: q.python,
+        cwd: q.cwd.map(std::path::PathBuf::from),
+        ..Default::default()
+    };
+    match tokio::task::spawn_blocking(move || crate::check::run_check(&opts)).await {
         Ok(report) => Json(report).into_response(),
         Err(e) => error(
             StatusCode::INTERNAL_SERVER_ERROR,

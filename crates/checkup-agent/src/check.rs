@@ -19,6 +19,9 @@ pub struct CheckOptions {
     pub workers: Option<u32>,
     /// Also run `python -m torch.utils.collect_env` (slow: a few seconds).
     pub collect_env: bool,
+    /// The folder the training runs in, where environments are looked for; None: the
+    /// agent's own.
+    pub cwd: Option<PathBuf>,
 }
 
 pub use checkup_model::CheckReport;
@@ -105,13 +108,20 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         .ok()
         .map(|n| n.get() as u32);
     // The training's own interpreter: given, else the active or a local environment's.
-    let python = opts.python.clone().unwrap_or_else(|| {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| "/".into());
-        training_interpreters(&cwd, |k| std::env::var(k).ok())
-            .into_iter()
-            .next()
-            .map_or_else(|| "python3".into(), |p| p.display().to_string())
-    });
+    let cwd = opts
+        .cwd
+        .clone()
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| "/".into()));
+    let interpreters: Vec<String> = training_interpreters(&cwd, |k| std::env::var(k).ok())
+        .into_iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let python = opts
+        .python
+        .clone()
+        .filter(|p| !p.trim().is_empty())
+        .or_else(|| interpreters.first().cloned())
+        .unwrap_or_else(|| "python3".into());
     match python_versions(&python) {
         Ok(v) => {
             facts.torch_version = v.torch.clone();
@@ -175,6 +185,8 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         facts,
         checks,
         collect_env,
+        python: Some(python),
+        interpreters,
     }
 }
 

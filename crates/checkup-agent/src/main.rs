@@ -140,6 +140,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 data_dir,
                 workers,
                 collect_env,
+                cwd: None,
             });
             let mut out = std::io::stdout().lock();
             if json {

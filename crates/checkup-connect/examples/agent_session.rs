@@ -33,7 +33,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let c = &agent.client;
     println!("health: {:?}", c.health().await?);
     let t = Instant::now();
-    let check = c.check().await?;
+    let check = c.check(&Default::default()).await?;
     println!("check in {:.1} s:", t.elapsed().as_secs_f64());
     for x in &check.checks {
         let words = checkup_text::checks::text(x, checkup_model::Language::En);

@@ -3,7 +3,9 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use checkup_model::{AgentHealth, CheckReport, RunInfo, RunRequest, SamplingRequest, StreamEvent};
+use checkup_model::{
+    AgentHealth, CheckQuery, CheckReport, RunInfo, RunRequest, SamplingRequest, StreamEvent,
+};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -107,12 +109,14 @@ impl AgentClient {
         .await
     }
 
-    /// The static environment check (seconds: it asks the training Python for versions).
-    pub async fn check(&self) -> Result<CheckReport> {
+    /// The static environment check (seconds: it asks the training Python for versions), in
+    /// `query.python` when given, else the environment the agent finds (in `query.cwd`).
+    pub async fn check(&self, query: &CheckQuery) -> Result<CheckReport> {
         self.json(
             "check",
             self.http
                 .get(self.url("/v1/check"))
+                .query(query)
                 .timeout(Duration::from_secs(120)),
         )
         .await

@@ -34,7 +34,7 @@ async fn the_local_agent_checks_samples_and_streams_without_loss_across_a_reconn
             "{health:?}"
         );
     }
-    let check = client.check().await.unwrap();
+    let check = client.check(&Default::default()).await.unwrap();
     assert!(
         check
             .checks
@@ -43,6 +43,43 @@ async fn the_local_agent_checks_samples_and_streams_without_loss_across_a_reconn
         "{:?}",
         check.checks.iter().map(|c| &c.id).collect::<Vec<_>>()
     );
+
+    // A training folder with its own environment: the agent finds it and checks torch there.
+    let work = tempfile::tempdir().unwrap();
+    let venv_python = work.path().join(".venv/bin/python");
+    std::fs::create_dir_all(venv_python.parent().unwrap()).unwrap();
+    let system_python = which_python3();
+    std::os::unix::fs::symlink(&system_python, &venv_python).unwrap();
+    let query = checkup_model::CheckQuery {
+        python: None,
+        cwd: Some(work.path().display().to_string()),
+    };
+    let found = client.check(&query).await.unwrap();
+    let venv = venv_python.display().to_string();
+    assert!(
+        found.interpreters.contains(&venv),
+        "{:?}",
+        found.interpreters
+    );
+    assert_eq!(found.python.as_deref(), Some(venv.as_str()));
+    let torch = found
+        .checks
+        .iter()
+        .find(|c| c.id == checkup_model::CheckId::Torch)
+        .expect("a torch check");
+    assert!(
+        matches!(&torch.value, checkup_model::CheckValue::Torch { python, .. } if *python == venv),
+        "{torch:?}"
+    );
+    // One the user picks wins over the one found.
+    let picked = client
+        .check(&checkup_model::CheckQuery {
+            python: Some(system_python.display().to_string()),
+            ..query
+        })
+        .await
+        .unwrap();
+    assert_eq!(picked.python, Some(system_python.display().to_string()));
 
     // Host sampling at 10 Hz: events flow; drop the socket, resume from the last seq.
     let id = client.start_sampling(&host_at_10_hz()).await.unwrap();
@@ -148,4 +185,14 @@ async fn a_missing_agent_binary_says_how_to_get_one() {
         e.to_string().contains("cargo build -p checkup-agent"),
         "{e}"
     );
+}
+
+/// The machine's python3, resolved on PATH.
+fn which_python3() -> std::path::PathBuf {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("python3"))
+        .find(|p| p.is_file())
+        .expect("python3 on PATH")
 }

@@ -31,6 +31,21 @@ pub struct CheckReport {
     pub checks: Vec<EnvCheck>,
     /// `python -m torch.utils.collect_env` output, when asked for.
     pub collect_env: Option<String>,
+    /// The interpreter the check ran torch's checks in.
+    #[serde(default)]
+    pub python: Option<String>,
+    /// Training environments found on the host (active venv / conda env, ones in the
+    /// working folder), to pick from.
+    #[serde(default)]
+    pub interpreters: Vec<String>,
+}
+
+/// `GET /v1/check?python=…&cwd=…`: the interpreter to check, and the folder the training
+/// runs in (its environments are looked for there).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckQuery {
+    pub python: Option<String>,
+    pub cwd: Option<String>,
 }
 
 /// `POST /v1/sampling`.

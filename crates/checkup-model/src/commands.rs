@@ -138,6 +138,10 @@ command!(
     NewCheckup = "new_checkup" -> i64 { title: String }
 );
 command!(
+    /// Runs a checkup's environment check again in the training's interpreter `python`.
+    RecheckEnvironment = "recheck_environment" -> () { id: i64, python: String }
+);
+command!(
     /// Samples the host; progress comes as `live-progress` events.
     StartSampling = "start_sampling" -> () {
         id: i64,
@@ -173,7 +177,7 @@ command!(
 );
 
 /// Every command's name: the shell registers each (its test checks).
-pub const COMMAND_NAMES: [&str; 17] = [
+pub const COMMAND_NAMES: [&str; 18] = [
     UiPainted::NAME,
     PickRecording::NAME,
     ListCheckups::NAME,
@@ -184,6 +188,7 @@ pub const COMMAND_NAMES: [&str; 17] = [
     ConnectHost::NAME,
     DisconnectHost::NAME,
     NewCheckup::NAME,
+    RecheckEnvironment::NAME,
     StartSampling::NAME,
     StartProfiling::NAME,
     StopLive::NAME,

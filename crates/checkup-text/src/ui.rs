@@ -34,6 +34,8 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("open", "Open", "打开"),
     ("analysing", "analysing", "正在分析"),
     ("no_checks", "No environment check for this checkup.", "这次体检没有环境检查。"),
+    ("interpreter", "Training interpreter (the Python of its venv or conda env)", "训练所用的解释器（其 venv 或 conda 环境中的 Python）"),
+    ("check_again", "Check again with it", "用它重新检查"),
     ("check", "check", "检查项"),
     ("value", "value", "值"),
     ("meaning", "what it means", "含义"),

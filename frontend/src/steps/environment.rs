@@ -1,10 +1,12 @@
 //! Step 1: the static environment check, pass / warn / fail with the value, what it means
 //! and the fix.
 
-use checkup_model::{CheckStatus, EnvCheck};
+use checkup_model::{CheckReport, CheckStatus, EnvCheck, WizardStep};
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use crate::i18n::{lang, tr};
+use crate::ipc::call;
 use crate::Ui;
 
 pub fn view(ui: Ui) -> impl IntoView {
@@ -44,11 +46,48 @@ pub fn view(ui: Ui) -> impl IntoView {
             }
         })
         .collect_view();
+    let report = ui
+        .view
+        .with(|v| v.as_ref().and_then(|v| v.environment.clone()));
     view! {
+        {report.map(|r| interpreter_picker(ui, r))}
         <table class="checks">
             <tr><th></th><th>{tr(&l, "check")}</th><th>{tr(&l, "value")}</th><th>{tr(&l, "meaning")}</th><th>{tr(&l, "fix")}</th></tr>
             {rows}
         </table>
     }
     .into_any()
+}
+
+/// The interpreter torch was checked in, the environments the agent found, and a way to
+/// check again in another: the training may not run with the host's default python3.
+fn interpreter_picker(ui: Ui, report: CheckReport) -> impl IntoView {
+    let l = ui.l();
+    let chosen = RwSignal::new(report.python.clone().unwrap_or_default());
+    let options = report
+        .interpreters
+        .iter()
+        .map(|p| view! { <option value=p.clone()></option> })
+        .collect_view();
+    let recheck = move |_| {
+        let Some(id) = ui.current_id() else { return };
+        let ask = checkup_model::commands::RecheckEnvironment {
+            id,
+            python: chosen.get_untracked(),
+        };
+        spawn_local(async move {
+            match call(ask).await {
+                Ok(()) => ui.open(id, Some(WizardStep::Environment)),
+                Err(e) => ui.fail(e),
+            }
+        });
+    };
+    view! {
+        <div class="interpreter">
+            <label for="interpreter">{tr(&l, "interpreter")}</label>
+            <input id="interpreter" list="interpreters" prop:value=move || chosen.get() on:input=move |ev| chosen.set(event_target_value(&ev)) />
+            <datalist id="interpreters">{options}</datalist>
+            <button id="recheck" on:click=recheck>{tr(&l, "check_again")}</button>
+        </div>
+    }
 }

@@ -43,9 +43,27 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
         .into_iter()
         .find(|c| !c.is_demo)
         .expect("the new checkup is stored");
-    assert!(
-        store.environment(live.id).await.unwrap().is_some(),
-        "its environment check is stored with it"
+    let first = store.environment(live.id).await.unwrap();
+    let first = first.expect("its environment check is stored with it");
+    // The interpreter torch was checked in is shown, and another can be picked: the check
+    // runs again there and replaces the stored one.
+    assert_eq!(
+        app.value("#interpreter").await,
+        first.python.clone().unwrap_or_default()
+    );
+    app.type_into("#interpreter", "/nonexistent/venv/bin/python")
+        .await;
+    app.click("#recheck").await;
+    let row = app
+        .wait_for_text("table.checks", Duration::from_secs(60), |t| {
+            t.contains("/nonexistent/venv/bin/python")
+        })
+        .await;
+    assert!(row.contains("cannot run"), "{row}");
+    let again = store.environment(live.id).await.unwrap().unwrap();
+    assert_eq!(
+        again.python.as_deref(),
+        Some("/nonexistent/venv/bin/python")
     );
 
     app.click("#step-sampling").await;
