@@ -340,7 +340,7 @@ pub fn fix_for(id: CheckId, l: Language) -> String {
         C::NvidiaDriver => ("Install the NVIDIA driver, or run the agent on the GPU host", "安装 NVIDIA 驱动，或在 GPU 主机上运行 agent"),
         C::GpuProcesses => ("Check who runs them (ps -p PID) before measuring; on shared hosts pick an idle GPU with CUDA_VISIBLE_DEVICES", "测量前先查清是谁在运行它们（ps -p PID）；在共享主机上用 CUDA_VISIBLE_DEVICES 选一块空闲的 GPU"),
         C::Gpm => ("Run on a Hopper or newer GPU to sample SM, tensor-core and DRAM activity", "在 Hopper 或更新的 GPU 上运行，才能采样 SM、张量核和显存活动"),
-        C::Torch => ("Point --python at the interpreter of the training environment (a venv or conda env)", "用 --python 指向训练环境的解释器（venv 或 conda 环境）"),
+        C::Torch => ("Pick the training environment's interpreter (a venv or conda env): the interpreter field above in the app, --python on the command line", "选择训练环境的解释器（venv 或 conda 环境）：在应用中用上方的解释器输入框，在命令行用 --python"),
         C::TorchCuda => ("Install a CUDA build of torch that the driver supports (pip install torch --index-url https://download.pytorch.org/whl/cu126) and check CUDA_VISIBLE_DEVICES", "安装驱动支持的 CUDA 版 torch（pip install torch --index-url https://download.pytorch.org/whl/cu126），并检查 CUDA_VISIBLE_DEVICES"),
         C::TorchArch => ("Install a torch build that lists this GPU's sm_XY in torch.cuda.get_arch_list() (a newer release or a newer CUDA index)", "安装 torch.cuda.get_arch_list() 中包含这块 GPU 的 sm_XY 的版本（更新的发行版或更新的 CUDA 索引）"),
         C::DevShm => ("Start the container with --shm-size=16g (or --ipc=host)", "启动容器时加上 --shm-size=16g（或 --ipc=host）"),
