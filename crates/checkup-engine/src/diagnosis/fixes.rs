@@ -97,7 +97,11 @@ pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>)
     if settings.and_then(|s| s.pin_memory) != Some(true) {
         out.push(Fix::PinMemory);
     }
-    if settings.is_some_and(|s| s.persistent_workers != Some(true)) {
+    // persistent_workers=True with no workers is an error in torch: only with workers, the
+    // run's or the ones suggested above.
+    let will_have_workers = workers_now.is_some_and(|w| w > 0)
+        || out.iter().any(|f| matches!(f, Fix::MoreWorkers { .. }));
+    if will_have_workers && settings.is_some_and(|s| s.persistent_workers != Some(true)) {
         out.push(Fix::PersistentWorkers);
     }
     out
@@ -353,6 +357,17 @@ mod tests {
             ..Default::default()
         };
         assert!(kernel_launch(&training).iter().any(is_foreach));
+    }
+
+    #[test]
+    fn persistent_workers_are_never_asked_of_a_loader_left_without_workers() {
+        // A saturated host gets no more workers; torch refuses persistent_workers=True
+        // with num_workers=0.
+        let f = data_loading(&loader(0, false, false), true, Some(16));
+        assert!(!f.contains(&Fix::PersistentWorkers), "{f:?}");
+        // Told to add workers, it is told to keep them too.
+        let f = data_loading(&loader(0, false, false), false, Some(16));
+        assert!(f.contains(&Fix::PersistentWorkers), "{f:?}");
     }
 
     #[test]
