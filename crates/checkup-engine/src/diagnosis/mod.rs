@@ -111,19 +111,25 @@ impl Ctx<'_> {
         Some(((t.mean_step_ms * n - stalled) / (n - k)).max(0.0))
     }
 
-    /// The share of the run's time spent in normal steps (outside the stalls' excess): a
-    /// per-step cause costs its share of a normal step times this.
-    fn normal_time_share(&self) -> f64 {
+    /// The share of the run's steady time that the periodic stalls add (their excess over a
+    /// normal step); 0 without step timings.
+    fn stall_share(&self) -> f64 {
         let Some(t) = self.timing else {
-            return 1.0;
+            return 0.0;
         };
         let total = t.mean_step_ms * t.steady_steps as f64;
         let excess: f64 = t.stalls.iter().map(|s| s.excess_ms).sum();
         if total > 0.0 {
-            (1.0 - excess / total).clamp(0.0, 1.0)
+            excess / total
         } else {
-            1.0
+            0.0
         }
+    }
+
+    /// The share of the run's time spent in normal steps (outside the stalls' excess): a
+    /// per-step cause costs its share of a normal step times this.
+    fn normal_time_share(&self) -> f64 {
+        (1.0 - self.stall_share()).clamp(0.0, 1.0)
     }
 
     /// Whether the training may run a torch.optim step: not when the diagnosed rank's trace

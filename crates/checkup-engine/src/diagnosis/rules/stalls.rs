@@ -115,9 +115,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     if seen_idle.is_some_and(|s| s < cx.th.stalls_idle_share) {
         return None;
     }
-    let total: f64 = t.mean_step_ms * t.steady_steps as f64;
-    let excess: f64 = t.stalls.iter().map(|s| s.excess_ms).sum();
-    let share = if total > 0.0 { excess / total } else { 0.0 };
+    let share = cx.stall_share();
     let median_excess =
         crate::analysis::stats::median(&t.stalls.iter().map(|s| s.excess_ms).collect::<Vec<_>>());
     let checkpoint_seen = cx.rank.is_some_and(|r| r.host_waits.checkpoint_us > 0.0);
