@@ -3,19 +3,21 @@ import torch
 import torch.nn as nn
 import torchvision
 
-from common import Throughput
+import common
 
-STEPS = 320
 torch.backends.cudnn.benchmark = True
 model = torchvision.models.resnet50().cuda().to(memory_format=torch.channels_last)
 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 x = torch.randn(64, 3, 224, 224, device="cuda").to(memory_format=torch.channels_last)
 y = torch.randint(0, 1000, (64,), device="cuda")
-meter = Throughput(STEPS)
-for k in range(STEPS):
+
+
+def step():
     with torch.autocast("cuda", dtype=torch.bfloat16):
         loss = nn.functional.cross_entropy(model(x), y)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
-    meter.step(k)
+
+
+common.run(step)

@@ -5,9 +5,7 @@ import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader, Dataset
 
-from common import Throughput
-
-STEPS = 360
+import common
 
 
 class Made(Dataset):
@@ -23,13 +21,21 @@ model = nn.Sequential(nn.Conv2d(3, 64, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgP
                       nn.Flatten(), nn.Linear(64, 10)).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 loader = DataLoader(Made(), batch_size=128, num_workers=4, pin_memory=True, persistent_workers=True)
-meter = Throughput(STEPS)
-for k, (x, y) in enumerate(loader):
+batches = iter(loader)
+
+
+def step():
+    global batches
+    try:
+        x, y = next(batches)
+    except StopIteration:
+        batches = iter(loader)
+        x, y = next(batches)
     x, y = x.cuda(non_blocking=True), y.cuda(non_blocking=True)
     loss = nn.functional.cross_entropy(model(x), y)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
-    meter.step(k)
-    if k + 1 == STEPS:
-        break
+
+
+common.run(step)
