@@ -183,6 +183,24 @@ pub struct RankSummary {
     /// `AdamW`); `None` when the trace holds no optimizer step (inference, a one-off profile).
     #[serde(default)]
     pub optimizer: Option<String>,
+    /// Per trace step, in the trace's order: its host waits, to tell a sync in every step
+    /// from one inside a periodic stall.
+    #[serde(default)]
+    pub step_syncs: Vec<StepSyncs>,
+}
+
+/// One profiled step's host synchronisation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepSyncs {
+    /// The trace's step number (`ProfilerStep#N`).
+    pub step: u64,
+    /// Times the host blocked on the GPU (a copy to the host and the synchronize after it
+    /// count once).
+    pub waits: u32,
+    /// GPU idle in the step's period credited to a synchronisation.
+    pub sync_idle_us: f64,
+    /// The step's period on the GPU (0 when it launched no GPU work).
+    pub period_us: f64,
 }
 
 /// What a trace's steps were taken from.

@@ -361,6 +361,10 @@ pub enum EvidenceKey {
     TopSyncSiteShare,
     /// Stalled steps in which the probe marked the periodic work named.
     StallsWithMarker,
+    /// Stalls inside the profiled window.
+    ProfiledStalls,
+    /// Median host read-backs in a profiled stalled step.
+    ReadbacksPerStall,
     ItemCallsPerStep,
     HostLaunchTime,
     GpuBusyPerStep,
@@ -532,7 +536,7 @@ pub struct Threshold {
 
 /// A change to make, with the run's own values it quotes. The catalogue words it (title,
 /// why, the code to paste, the effect to expect).
-/// The periodic work a stall coincides with, from the probe's markers.
+/// The periodic work a stall coincides with, from the probe's markers or the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum PeriodicWork {
@@ -544,6 +548,13 @@ pub enum PeriodicWork {
     Checkpoint,
     Eval,
     GarbageCollection,
+    /// The profiled stalls are the host reading tensors back one by one (`.cpu()`, `.item()`
+    /// for histograms or metrics), each read-back a wait for the GPU, with the GPU idle
+    /// while the host works on the copies: seen in the trace.
+    HostReadback {
+        /// Median read-backs in a profiled stalled step.
+        readbacks_per_stall: f64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -591,6 +602,11 @@ pub enum Fix {
     },
     GpuMetrics,
     FindHiddenSyncs,
+    /// Periodic work that reads tensors back one at a time: summarise on the GPU and copy
+    /// once. `readbacks`: read-backs per stall.
+    SummariseOnGpu {
+        readbacks: f64,
+    },
     EnableP2p,
     AccumulateGradients,
     MoreWorkPerAllReduce,

@@ -72,6 +72,11 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "stalled steps in which the probe saw that work",
             "探针在其中看到该工作的停顿步骤数",
         ),
+        K::ProfiledStalls => ("stalls inside the profiled steps", "被分析步骤中的停顿次数"),
+        K::ReadbacksPerStall => (
+            "host read-backs in a profiled stall",
+            "被分析的停顿中主机读回次数",
+        ),
         K::HostLaunchTime => (
             "host time to launch a step, outside syncs",
             "主机发射一步所需时间（不含同步）",

@@ -171,6 +171,9 @@ pub fn summary(f: &Finding, l: Language) -> String {
                 Some(PeriodicWork::Checkpoint) => " Each stall is a checkpoint being written.".into(),
                 Some(PeriodicWork::Eval) => " Each stall is an evaluation pass (model.eval() … model.train()).".into(),
                 Some(PeriodicWork::GarbageCollection) => " Each stall is a full Python garbage collection.".into(),
+                Some(PeriodicWork::HostReadback { readbacks_per_stall }) => format!(
+                    " In the profiled stalls the host read tensors back {readbacks_per_stall:.0} times, one at a time, and the GPU sat idle while it worked on them."
+                ),
             }
         ),
         (Cause::PeriodicStall { period_steps, excess_ms, work }, Zh) => format!(
@@ -183,6 +186,9 @@ pub fn summary(f: &Finding, l: Language) -> String {
                 Some(PeriodicWork::Checkpoint) => "每次停顿都是在写检查点。".into(),
                 Some(PeriodicWork::Eval) => "每次停顿都是一次评估（model.eval() … model.train()）。".into(),
                 Some(PeriodicWork::GarbageCollection) => "每次停顿都是一次完整的 Python 垃圾回收。".into(),
+                Some(PeriodicWork::HostReadback { readbacks_per_stall }) => format!(
+                    "在被分析的停顿中，主机逐个把张量读回了 {readbacks_per_stall:.0} 次，GPU 在主机处理它们时一直空闲。"
+                ),
             }
         ),
         (Cause::ThrottlingPower { clock_ratio, reasons } | Cause::ThrottlingThermal { clock_ratio, reasons }, En) => format!(

@@ -190,19 +190,12 @@ gc.set_threshold(50_000, 50, 1000)",
                 Zh => format!("不要在 {} 把 GPU 上的值读回主机", site.location()),
             },
             &match (l, site_per_step) {
-                (En, Some(n)) => format!("{} in {}() synchronises {n:.0} times per step: `{}`. Each call makes the host wait for the GPU, then the GPU waits for the host. Keep the values on the GPU (torch.stack them, or use torch.linalg.vector_norm over a list) and read them back once, every N steps.", site.location(), site.function, site.code),
-                (Zh, Some(n)) => format!("{} 中 {}() 的这一行每步同步 {n:.0} 次：`{}`。每次调用都让主机等待 GPU，随后 GPU 又等待主机。把这些值留在 GPU 上（用 torch.stack 合并，或对列表用 torch.linalg.vector_norm），每 N 步只读回一次。", site.location(), site.function, site.code),
+                (En, Some(n)) => format!("{} in {}() synchronises {n:.0} times per step: `{}`. Each call makes the host wait for the GPU, then the GPU waits for the host. Keep the values on the GPU and read them back together, only on the steps you log.", site.location(), site.function, site.code),
+                (Zh, Some(n)) => format!("{} 中 {}() 的这一行每步同步 {n:.0} 次：`{}`。每次调用都让主机等待 GPU，随后 GPU 又等待主机。把这些值留在 GPU 上，只在记录日志的步骤里一起读回。", site.location(), site.function, site.code),
                 (En, None) => format!("{} in {}() synchronises with the GPU: `{}`. Keep the values on the GPU and read them back every N steps.", site.location(), site.function, site.code),
                 (Zh, None) => format!("{} 中 {}() 的这一行与 GPU 同步：`{}`。把这些值留在 GPU 上，每 N 步读回一次。", site.location(), site.function, site.code),
             },
-            Some(&format!(
-                "# {}
-norms = torch.stack([p.grad.norm() for p in model.parameters() if p.grad is not None])
-if step % 50 == 0:
-    print(norms.max().item())   # {}",
-                pick(l, "one tensor on the GPU instead of one .item() per value", "用 GPU 上的一个张量代替每个值一次 .item()"),
-                pick(l, "one sync every 50 steps", "每 50 步同步一次")
-            )),
+            Some(&crate::readback::snippet(site, l)),
             pick(l, "The idle gap after each of these syncs disappears; the host runs ahead of the GPU again.", "这些同步之后的空闲间隙消失，主机重新跑在 GPU 前面。"),
         ),
         (Fix::FewerReadbacks { site: None, .. }, _) => t(
@@ -220,6 +213,19 @@ if step % 50 == 0:
             pick(l, "Build confusion matrices and accuracies with torch ops on CUDA tensors (e.g. torch.bincount) instead of NumPy loops on copied tensors.", "用 CUDA 张量上的 torch 运算（如 torch.bincount）计算混淆矩阵和准确率，而不是在拷贝出来的张量上用 NumPy 循环。"),
             Some("conf += torch.bincount(target * n_classes + pred, minlength=n_classes**2).view(n_classes, n_classes)"),
             pick(l, "No host round-trip per step.", "每步不再有主机往返。"),
+        ),
+        (Fix::SummariseOnGpu { readbacks }, _) => t(
+            pick(l, "Summarise on the GPU and copy once", "在 GPU 上汇总，只拷贝一次"),
+            &match l {
+                En => format!("Every stall reads {readbacks:.0} tensors back one at a time (.cpu(), .item(), .numpy()), and each read waits for the GPU; then the GPU waits while the host computes on the copies. Compute the histograms or statistics with torch on the GPU, stack them and copy the result in one go, or do this work less often."),
+                Zh => format!("每次停顿都逐个把 {readbacks:.0} 个张量读回主机（.cpu()、.item()、.numpy()），每次读取都要等待 GPU；随后 GPU 又在主机处理这些拷贝时空等。用 torch 在 GPU 上计算直方图或统计量，合并后一次拷贝回来，或降低这项工作的频率。"),
+            },
+            Some(&format!(
+                "# {}\nstats = torch.stack([torch.histc(p.detach().float(), bins=256) for p in model.parameters()])\nstats = stats.cpu()   # {}",
+                pick(l, "histograms computed on the GPU, one tensor per parameter", "在 GPU 上计算直方图，每个参数一个张量"),
+                pick(l, "one read-back instead of one per tensor", "一次读回，而不是每个张量一次")
+            )),
+            pick(l, "Each stall shrinks to the GPU's time for the statistics plus one copy.", "每次停顿缩短为 GPU 计算统计量的时间加一次拷贝。"),
         ),
         (Fix::FindHiddenSyncs, _) => t(
             pick(l, "Find hidden syncs", "找出隐藏的同步"),

@@ -13,6 +13,7 @@ pub mod evidence;
 pub mod findings;
 pub mod fixes;
 pub mod notes;
+pub mod readback;
 pub mod report;
 pub mod training;
 pub mod ui;

@@ -97,6 +97,13 @@ fn all_causes() -> Vec<Cause> {
             excess_ms: 200.0,
             work: Some(PeriodicWork::GarbageCollection),
         },
+        Cause::PeriodicStall {
+            period_steps: 12.0,
+            excess_ms: 1175.0,
+            work: Some(PeriodicWork::HostReadback {
+                readbacks_per_stall: 161.0,
+            }),
+        },
         Cause::ThrottlingPower {
             clock_ratio: 0.7,
             reasons: vec!["sw_power_cap".into()],
@@ -149,6 +156,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::ProbeSyncsPerStep,
         K::TopSyncSiteShare,
         K::StallsWithMarker,
+        K::ProfiledStalls,
+        K::ReadbacksPerStall,
         K::ItemCallsPerStep,
         K::HostLaunchTime,
         K::GpuBusyPerStep,
@@ -245,6 +254,7 @@ fn all_fixes() -> Vec<Fix> {
             site_per_step: Some(192.0),
         },
         Fix::GpuMetrics,
+        Fix::SummariseOnGpu { readbacks: 161.0 },
         Fix::FindHiddenSyncs,
         Fix::EnableP2p,
         Fix::AccumulateGradients,
@@ -324,6 +334,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::ProbeSyncsPerStep
         | K::TopSyncSiteShare
         | K::StallsWithMarker
+        | K::ProfiledStalls
+        | K::ReadbacksPerStall
         | K::ItemCallsPerStep
         | K::HostLaunchTime
         | K::GpuBusyPerStep
@@ -384,6 +396,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::BiggerKernels
         | Fix::FewerReadbacks { .. }
         | Fix::GpuMetrics
+        | Fix::SummariseOnGpu { .. }
         | Fix::FindHiddenSyncs
         | Fix::EnableP2p
         | Fix::AccumulateGradients

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use checkup_model::{
     CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary,
-    RankTimeline, SegmentKind, StepBreakdown,
+    RankTimeline, SegmentKind, StepBreakdown, StepSyncs,
 };
 
 use super::intervals::{clip, gaps, merge, overlap, total, Interval};
@@ -138,6 +138,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let mut waits = HostWaits::default();
     // Start of the gap before this one: a sync returning since then drained the queue.
     let mut prev_g0 = f64::INFINITY;
+    let mut sync_idle_by_step: HashMap<u64, f64> = HashMap::new();
     for &(g0, g1) in &idle_gaps {
         let len = g1 - g0;
         // The GPU work that ended the gap, and when the host launched it.
@@ -170,6 +171,10 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         let synced = sync_ends.get(lo_i).is_some_and(|&e| e <= g1);
         if synced {
             waits.sync_us += rest;
+            let k = periods.partition_point(|&(_, (_, p1))| p1 <= g0);
+            if let Some(&(number, _)) = periods.get(k) {
+                *sync_idle_by_step.entry(number).or_insert(0.0) += rest;
+            }
         } else if host_wait {
             waits.launch_us += rest;
         } else {
@@ -206,12 +211,30 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     );
     let in_steady = |x: f64| contains(&steady_cpu, x);
     let n_steady = steady.len().max(1) as f64;
-    waits.sync_calls_per_step = t
-        .runtime
-        .iter()
-        .filter(|r| blocks(r) && in_steady(r.start))
-        .count() as f64
-        / n_steady;
+    // `.item()` and `.cpu()` copy to the host and then synchronise the stream: the copy and
+    // the synchronize right after it are one wait, as the user's code has one call.
+    let mut calls: Vec<&crate::ingest::kineto::RuntimeCall> = t.runtime.iter().collect();
+    calls.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let mut waits_in_steady = 0usize;
+    let mut waits_by_step = vec![0u32; t.steps.len()];
+    let mut after_readback = false;
+    for r in calls {
+        let readback = r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation);
+        if blocks(&r) && !(r.kind == RuntimeKind::Sync && after_readback) {
+            if in_steady(r.start) {
+                waits_in_steady += 1;
+            }
+            if let Some(i) = t
+                .steps
+                .iter()
+                .position(|s| s.start <= r.start && r.start < s.end)
+            {
+                waits_by_step[i] += 1;
+            }
+        }
+        after_readback = readback;
+    }
+    waits.sync_calls_per_step = waits_in_steady as f64 / n_steady;
     // `.item()` on a CPU tensor (optimizer step counters) does not wait for the GPU: count
     // only those that enclose a blocking CUDA call.
     let mut blocking_starts: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.start).collect();
@@ -220,12 +243,21 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         let i = blocking_starts.partition_point(|&x| x < a);
         blocking_starts.get(i).is_some_and(|&x| x < b)
     };
-    waits.item_calls_per_step = t
-        .cpu
-        .iter()
-        .filter(|c| c.kind == CpuKind::Item && in_steady(c.start) && encloses_block(c.start, c.end))
-        .count() as f64
-        / n_steady;
+    // `aten::item` encloses `aten::_local_scalar_dense`: count the outer call only.
+    let mut items: Vec<_> = t.cpu.iter().filter(|c| c.kind == CpuKind::Item).collect();
+    items.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let mut outer_end = f64::NEG_INFINITY;
+    let mut items_in_steady = 0usize;
+    for c in items {
+        if c.start < outer_end {
+            continue;
+        }
+        outer_end = c.end;
+        if in_steady(c.start) && encloses_block(c.start, c.end) {
+            items_in_steady += 1;
+        }
+    }
+    waits.item_calls_per_step = items_in_steady as f64 / n_steady;
 
     let blocked = merge(
         t.runtime
@@ -306,6 +338,20 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         .map(|&i| t.steps[i].end - t.steps[i].start)
         .collect();
     let timeline = timeline(t.rank.unwrap_or(0), &periods, &compute, &comm, &memory);
+    let step_syncs = t
+        .steps
+        .iter()
+        .zip(&waits_by_step)
+        .map(|(s, &w)| StepSyncs {
+            step: s.number,
+            waits: w,
+            sync_idle_us: sync_idle_by_step.get(&s.number).copied().unwrap_or(0.0),
+            period_us: periods
+                .iter()
+                .find(|p| p.0 == s.number)
+                .map_or(0.0, |&(_, (p0, p1))| p1 - p0),
+        })
+        .collect();
     let summary = RankSummary {
         rank: t.rank.unwrap_or(0),
         source: t.source.display().to_string(),
@@ -331,6 +377,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         timeline,
         step_marks: t.step_marks,
         optimizer: t.optimizer.clone(),
+        step_syncs,
     };
     TraceAnalysis {
         cpu_step_us: summary.profiled_step_us,

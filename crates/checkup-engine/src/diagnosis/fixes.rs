@@ -25,6 +25,8 @@ pub struct RunSettings {
     pub cuda_graphs: bool,
     /// Convolutions with 4-d inputs seen in the forward, and how many ran channels_last.
     pub convolutions: Option<(u64, u64)>,
+    /// Checkpoint writes the probe saw over the run (`Some(0)`: watched, none written).
+    pub checkpoints_seen: Option<u64>,
 }
 
 impl RunSettings {
@@ -61,6 +63,7 @@ impl RunSettings {
                 .map(|t| t.compile.calls.iter().find_map(|c| c.mode.clone())),
             cuda_graphs: training.is_some_and(|t| t.cuda_graphs.replays > 0),
             convolutions: training.and_then(TrainingContext::convolutions),
+            checkpoints_seen: training.map(|t| t.markers.checkpoints),
         }
     }
 }
@@ -149,15 +152,23 @@ pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
 }
 
 /// `busiest`: the line that synchronises most and its calls per step, when the probe saw it.
+/// A named line is the fix: finding syncs is what the probe already did, and a generic
+/// metrics rewrite would be about some other line.
 pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
-    vec![
-        Fix::FewerReadbacks {
-            site: busiest.map(|(s, _)| s.clone()),
-            site_per_step: busiest.map(|(_, n)| n),
-        },
-        Fix::GpuMetrics,
-        Fix::FindHiddenSyncs,
-    ]
+    match busiest {
+        Some((site, per_step)) => vec![Fix::FewerReadbacks {
+            site: Some(site.clone()),
+            site_per_step: Some(per_step),
+        }],
+        None => vec![
+            Fix::FewerReadbacks {
+                site: None,
+                site_per_step: None,
+            },
+            Fix::GpuMetrics,
+            Fix::FindHiddenSyncs,
+        ],
+    }
 }
 
 pub fn communication(p2p_disabled: bool) -> Vec<Fix> {
@@ -197,6 +208,14 @@ pub fn periodic_stall(
         }],
         Some(PeriodicWork::Eval) => vec![Fix::LessPeriodicWork],
         Some(PeriodicWork::GarbageCollection) => vec![Fix::FreezeGc],
+        Some(PeriodicWork::HostReadback {
+            readbacks_per_stall,
+        }) => vec![Fix::SummariseOnGpu {
+            readbacks: *readbacks_per_stall,
+        }],
+        // Writing checkpoints asynchronously is no advice for a run the probe watched write
+        // none.
+        None if run.checkpoints_seen == Some(0) && !checkpoint_seen => vec![Fix::LessPeriodicWork],
         None => vec![
             Fix::AsyncCheckpoint { checkpoint_seen },
             Fix::LessPeriodicWork,

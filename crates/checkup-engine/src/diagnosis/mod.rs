@@ -11,7 +11,8 @@ pub mod thresholds;
 
 use checkup_model::{
     Comparison, Diagnosis, Evidence, EvidenceKey, Finding, Note, RankSummary, RunFacts,
-    SampleStats, Severity, Source, StepMarks, StepTiming, Threshold, Unit, DIAGNOSIS_FORMAT,
+    SampleStats, Severity, Source, StepMarks, StepSyncs, StepTiming, Threshold, Unit,
+    DIAGNOSIS_FORMAT,
 };
 
 use crate::analysis::Analysis;
@@ -56,7 +57,7 @@ impl From<Option<Finding>> for Outcome {
 /// A rule: reads the context and the findings of the rules before it.
 pub type Rule = fn(&Ctx, &[Finding]) -> Outcome;
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     fn share_of_window(&self, us: f64) -> Option<f64> {
         self.rank
             .filter(|r| r.gpu.window_us > 0.0)
@@ -124,6 +125,34 @@ impl Ctx<'_> {
         } else {
             0.0
         }
+    }
+
+    /// The trace's steps that are stalls like those steps.csv shows, with each one's excess
+    /// over a normal traced step (µs): a period at least `stall_factor` times the median.
+    /// Only when the run has periodic stalls; steps.csv leaves the profiled steps out of its
+    /// own stall count, since the profiler slows them.
+    fn stalled_trace_steps(&self) -> Vec<(f64, &'a StepSyncs)> {
+        let (Some(t), Some(r)) = (self.timing, self.rank) else {
+            return Vec::new();
+        };
+        if t.stall_period_steps.is_none() {
+            return Vec::new();
+        }
+        let periods: Vec<f64> = r
+            .step_syncs
+            .iter()
+            .map(|s| s.period_us)
+            .filter(|p| *p > 0.0)
+            .collect();
+        let normal = crate::analysis::stats::median(&periods);
+        if periods.len() < 3 || normal <= 0.0 {
+            return Vec::new();
+        }
+        r.step_syncs
+            .iter()
+            .filter(|s| s.period_us >= self.th.stall_factor * normal)
+            .map(|s| (s.period_us - normal, s))
+            .collect()
     }
 
     /// The share of the run's time spent in normal steps (outside the stalls' excess): a

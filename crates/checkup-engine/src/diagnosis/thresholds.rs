@@ -86,6 +86,11 @@ pub struct Thresholds {
     /// Stalls with GPU samples count as stalls when the GPU went idle in at least this share
     /// of them; below it the long host-side steps are the host waiting for a busy GPU.
     pub stalls_idle_share: f64,
+    /// A profiled stall is the host reading tensors back one by one when it waited on the
+    /// GPU at least this many times (a loss.item() is one; a read-back per tensor is dozens)
+    /// and this many times more than a normal profiled step.
+    pub readback_stall_min_waits: f64,
+    pub readback_stall_factor: f64,
     /// The training's processes using about one core (100 = one core) of CPU, within this
     /// range, is the Python main thread running flat out.
     pub main_thread_cpu_pct: (f64, f64),
@@ -153,6 +158,8 @@ impl Default for Thresholds {
             critical_share: 0.4,
             min_trace_steps: 3,
             stalls_idle_share: 0.5,
+            readback_stall_min_waits: 8.0,
+            readback_stall_factor: 4.0,
             main_thread_cpu_pct: (80.0, 150.0),
         }
     }

@@ -108,6 +108,49 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
     Some((work, n))
 }
 
+/// What the trace shows of the stalls it holds: host read-backs when every profiled stall
+/// waited on the GPU many times more than a normal profiled step did, and the GPU idle
+/// after those waits makes up at least half the stall's excess.
+fn stall_work_in_trace(cx: &Ctx) -> Option<(PeriodicWork, usize)> {
+    let stalled = cx.stalled_trace_steps();
+    let r = cx.rank?;
+    // torch.save copies each CUDA tensor to the host too: a stall that writes is a checkpoint.
+    if stalled.is_empty() || r.host_waits.checkpoint_us > 0.0 {
+        return None;
+    }
+    let normal: Vec<f64> = r
+        .step_syncs
+        .iter()
+        .filter(|s| s.period_us > 0.0 && !stalled.iter().any(|(_, x)| std::ptr::eq(*x, *s)))
+        .map(|s| s.waits as f64)
+        .collect();
+    if normal.is_empty() {
+        return None;
+    }
+    let normal_waits = crate::analysis::stats::median(&normal);
+    let readback = |(excess_us, s): &(f64, &checkup_model::StepSyncs)| {
+        let waits = s.waits as f64;
+        waits >= cx.th.readback_stall_min_waits
+            && waits >= cx.th.readback_stall_factor * normal_waits.max(1.0)
+            && s.sync_idle_us >= 0.5 * excess_us
+    };
+    if !stalled.iter().all(readback) {
+        return None;
+    }
+    let per_stall = crate::analysis::stats::median(
+        &stalled
+            .iter()
+            .map(|(_, s)| s.waits as f64)
+            .collect::<Vec<_>>(),
+    );
+    Some((
+        PeriodicWork::HostReadback {
+            readbacks_per_stall: per_stall,
+        },
+        stalled.len(),
+    ))
+}
+
 fn finding(cx: &Ctx) -> Option<Finding> {
     let t = cx.timing?;
     let period = t.stall_period_steps?;
@@ -171,8 +214,8 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::HostSamples,
         ));
     }
-    let work = stall_work(cx, t);
-    if let Some((_, n)) = &work {
+    let marked = stall_work(cx, t);
+    if let Some((_, n)) = &marked {
         evidence.push(ev(
             K::StallsWithMarker,
             *n as f64,
@@ -181,6 +224,29 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::Probe,
         ));
     }
+    let work = marked.or_else(|| {
+        let (work, n) = stall_work_in_trace(cx)?;
+        if let PeriodicWork::HostReadback {
+            readbacks_per_stall,
+        } = &work
+        {
+            evidence.push(ev(
+                K::ProfiledStalls,
+                n as f64,
+                Unit::Stalls,
+                None,
+                cx.rank_source(),
+            ));
+            evidence.push(ev(
+                K::ReadbacksPerStall,
+                *readbacks_per_stall,
+                Unit::Calls,
+                Some((Comparison::AtLeast, cx.th.readback_stall_min_waits)),
+                cx.rank_source(),
+            ));
+        }
+        Some((work, n))
+    });
     let work = work.map(|(w, _)| w);
     Some(Finding {
         fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings()),
@@ -194,4 +260,49 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         share,
         evidence,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::rules::test_cx::{rank_with_profiled_stall, Fixture};
+
+    #[test]
+    fn a_stall_of_read_backs_in_the_trace_is_host_readback_work() {
+        // 490 ms of excess; 480 ms of it idle after 100 read-backs.
+        let (r, t) = rank_with_profiled_stall(100, 480_000.0);
+        let fx = Fixture::with_rank(r).timing(t);
+        assert_eq!(
+            stall_work_in_trace(&fx.cx()),
+            Some((
+                PeriodicWork::HostReadback {
+                    readbacks_per_stall: 100.0
+                },
+                1
+            ))
+        );
+    }
+
+    #[test]
+    fn a_stall_whose_idle_is_mostly_not_after_read_backs_is_not_classified() {
+        // Idle after the waits: 240 ms of 490 ms excess, under half.
+        let (r, t) = rank_with_profiled_stall(100, 240_000.0);
+        let fx = Fixture::with_rank(r).timing(t);
+        assert_eq!(stall_work_in_trace(&fx.cx()), None);
+    }
+
+    #[test]
+    fn a_few_waits_are_not_a_read_back_of_many_tensors() {
+        let (r, t) = rank_with_profiled_stall(7, 480_000.0);
+        let fx = Fixture::with_rank(r).timing(t);
+        assert_eq!(stall_work_in_trace(&fx.cx()), None);
+    }
+
+    #[test]
+    fn a_stall_that_saves_with_torch_save_is_a_checkpoint_not_read_backs() {
+        let (mut r, t) = rank_with_profiled_stall(100, 480_000.0);
+        r.host_waits.checkpoint_us = 1_000.0;
+        let fx = Fixture::with_rank(r).timing(t);
+        assert_eq!(stall_work_in_trace(&fx.cx()), None);
+    }
 }

@@ -35,13 +35,58 @@ fn probe_syncs<'a>(cx: &Ctx<'a>) -> Option<(f64, &'a SyncSite, f64)> {
     Some((per_step, top, top.count as f64 / steps as f64))
 }
 
+/// The trace's sync idle and synchronising calls per step, leaving out the steps that are
+/// periodic stalls: a stall that reads tensors back is the stall rule's, and counting it
+/// here would spread its cost over every step of the window.
+struct PerStep {
+    sync_us: f64,
+    window_us: f64,
+    sync_calls: f64,
+    item_calls: f64,
+}
+
+fn per_step(cx: &Ctx, r: &checkup_model::RankSummary) -> PerStep {
+    let w = &r.host_waits;
+    let all = PerStep {
+        sync_us: w.sync_us,
+        window_us: r.gpu.window_us,
+        sync_calls: w.sync_calls_per_step,
+        item_calls: w.item_calls_per_step,
+    };
+    let stalled = cx.stalled_trace_steps();
+    if stalled.is_empty() {
+        return all;
+    }
+    let sync_us: f64 = stalled.iter().map(|(_, s)| s.sync_idle_us).sum();
+    let period_us: f64 = stalled.iter().map(|(_, s)| s.period_us).sum();
+    let rest: Vec<_> = r
+        .step_syncs
+        .iter()
+        .filter(|s| !stalled.iter().any(|(_, x)| std::ptr::eq(*x, *s)))
+        .collect();
+    if rest.is_empty() || period_us >= all.window_us {
+        return all;
+    }
+    PerStep {
+        sync_us: (w.sync_us - sync_us).max(0.0),
+        window_us: all.window_us - period_us,
+        // A step's waits count each read-back once, `.item()` included.
+        sync_calls: rest.iter().map(|s| s.waits as f64).sum::<f64>() / rest.len() as f64,
+        item_calls: 0.0,
+    }
+}
+
 fn finding(cx: &Ctx) -> Option<Finding> {
     let r = cx.rank?;
     let w = &r.host_waits;
     let probe = probe_syncs(cx);
     let drains = sync_drains_queue(cx);
-    let share = cx.share_of_window(w.sync_us + if drains { w.launch_us } else { 0.0 })?;
-    let many = w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step;
+    let p = per_step(cx, r);
+    if p.window_us <= 0.0 {
+        return None;
+    }
+    let share = (p.sync_us + if drains { w.launch_us } else { 0.0 }) / p.window_us;
+    let many = p.sync_calls + p.item_calls >= cx.th.sync_calls_per_step;
     if share < cx.th.reportable_share && !(many && share > cx.th.sync_smell_min_share) {
         return None;
     }
@@ -60,14 +105,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             ),
             ev(
                 K::SyncCallsPerStep,
-                w.sync_calls_per_step,
+                p.sync_calls,
                 Unit::Calls,
                 Some((Comparison::AtLeast, cx.th.sync_calls_per_step)),
                 src.clone(),
             ),
             ev(
                 K::ItemCallsPerStep,
-                w.item_calls_per_step,
+                p.item_calls,
                 Unit::Calls,
                 None,
                 src.clone(),
@@ -113,7 +158,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnosis::rules::test_cx::{rank_with_waits, Fixture};
+    use crate::diagnosis::rules::test_cx::{rank_with_profiled_stall, rank_with_waits, Fixture};
 
     #[test]
     fn a_sync_every_step_that_drains_the_queue_takes_the_launch_gaps_too() {
@@ -148,5 +193,21 @@ mod tests {
         r.host_waits.sync_us = 400.0; // 4 %: under the reportable 5 %
         let fx = Fixture::with_rank(r);
         assert!(finding(&fx.cx()).is_none());
+    }
+
+    #[test]
+    fn read_backs_inside_a_profiled_stall_are_left_to_the_stall() {
+        // 100 read-backs and 480 ms of idle, all in the one stalled step of eight.
+        let (r, t) = rank_with_profiled_stall(100, 480_000.0);
+        let fx = Fixture::with_rank(r).timing(t);
+        assert!(finding(&fx.cx()).is_none());
+    }
+
+    #[test]
+    fn the_same_read_backs_without_periodic_stalls_are_a_sync_in_the_window() {
+        let (r, _) = rank_with_profiled_stall(100, 480_000.0);
+        let fx = Fixture::with_rank(r);
+        let f = finding(&fx.cx()).unwrap();
+        assert!((f.share - 480.0 / 570.0).abs() < 1e-9, "{}", f.share);
     }
 }

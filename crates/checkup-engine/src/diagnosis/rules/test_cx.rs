@@ -1,6 +1,8 @@
 //! A context built from constructed inputs, for the rules' boundary tests.
 
-use checkup_model::{HostStats, RankSummary, RunFacts, SampleStats, StepBreakdown, StepTiming};
+use checkup_model::{
+    HostStats, RankSummary, RunFacts, SampleStats, StepBreakdown, StepSyncs, StepTiming,
+};
 
 use crate::analysis::Analysis;
 use crate::diagnosis::thresholds::Thresholds;
@@ -12,6 +14,28 @@ pub fn rank_with_waits(window_us: f64) -> RankSummary {
     r.gpu.window_us = window_us;
     r.steps = vec![StepBreakdown::default(); 5];
     r
+}
+
+/// A rank whose trace holds 7 normal 10 ms steps without syncs and, fourth, one 500 ms
+/// stall that waited on the GPU `waits` times with `sync_idle_us` of GPU idle after them;
+/// and step timings that found stalls every 12 steps.
+pub fn rank_with_profiled_stall(waits: u32, sync_idle_us: f64) -> (RankSummary, StepTiming) {
+    let mut r = rank_with_waits(570_000.0);
+    r.step_syncs = (0..8)
+        .map(|i| StepSyncs {
+            step: i,
+            waits: if i == 3 { waits } else { 0 },
+            sync_idle_us: if i == 3 { sync_idle_us } else { 0.0 },
+            period_us: if i == 3 { 500_000.0 } else { 10_000.0 },
+        })
+        .collect();
+    r.host_waits.sync_us = sync_idle_us;
+    r.host_waits.sync_calls_per_step = waits as f64 / 8.0;
+    let t = StepTiming {
+        stall_period_steps: Some(12.0),
+        ..StepTiming::default()
+    };
+    (r, t)
 }
 
 /// Owns what a [`Ctx`] borrows.
