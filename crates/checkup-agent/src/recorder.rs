@@ -188,7 +188,7 @@ impl Recorder {
         let (w, cores) = self.host.as_mut().expect("opened above");
         write!(
             w,
-            "{:.3},{},{},{},{},{},{}",
+            "{:.3},{},{},{},{},{},{},{},{}",
             s.ts,
             cell(s.cpu_total_pct),
             cell(s.proc_tree_cpu_pct.or(Some(0.0))),
@@ -196,6 +196,8 @@ impl Recorder {
             cell(s.disk_read_mbs),
             cell(s.disk_write_mbs),
             cell(s.load1),
+            cell(s.proc_main_cpu_pct),
+            IntCell(s.proc_busy_children.map(u64::from)),
         )
         .map_err(|e| AgentError::io(&path, e))?;
         for i in 0..*cores {

@@ -284,6 +284,27 @@ pub struct HostStats {
     /// Training process tree CPU, 100 = one core.
     pub proc_tree_cpu_mean: Option<f64>,
     pub disk_write_mbs_max: Option<f64>,
+    /// The host seconds during which the GPUs sat near idle, read with the GPU samples
+    /// (None without both kinds of samples).
+    #[serde(default)]
+    pub while_gpu_idle: Option<HostWhileGpuIdle>,
+}
+
+/// What the training's processes did while the GPU idled: the reading that tells an input
+/// pipeline (workers flat out) from a Python loop (the main process flat out) without a
+/// trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostWhileGpuIdle {
+    /// Host samples whose interval had the GPUs' mean util at or below the low mark.
+    pub samples: u64,
+    /// Their intervals' length in all.
+    pub seconds: f64,
+    /// Of all host samples in the window with GPU readings.
+    pub of_samples: u64,
+    /// Mean, over those samples, of the tree's other processes each using ≥ 90 % of a core.
+    pub busy_children_mean: Option<f64>,
+    /// Mean CPU of the training process itself (100 = one core).
+    pub main_cpu_mean: Option<f64>,
 }
 
 /// Multi-GPU scaling against a 1-GPU partner run of the same model.

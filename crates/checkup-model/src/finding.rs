@@ -75,6 +75,19 @@ pub enum Recorded {
     StepsAndTrace,
 }
 
+/// The likely cause of an idle GPU read from host samples alone, to be confirmed by a
+/// profile.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum IdleSuspect {
+    /// While the GPU idled, the training's other processes (DataLoader workers) each held a
+    /// core at full use: `busy_workers` of them on average.
+    InputPipeline { busy_workers: f64 },
+    /// While the GPU idled, the training process held about one core and no worker was busy:
+    /// the Python loop itself. `main_cpu_pct`: its CPU, 100 = one core.
+    PythonLoop { main_cpu_pct: f64 },
+}
+
 /// Multi-GPU scaling against a 1-GPU run, as a communication finding quotes it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScalingFigures {
@@ -174,7 +187,13 @@ pub enum Cause {
         reasons: Vec<String>,
     },
     #[serde(rename = "gpu_idle")]
-    GpuIdle { busy_share: f64, recorded: Recorded },
+    GpuIdle {
+        busy_share: f64,
+        recorded: Recorded,
+        /// What the host samples point at while the GPU idled, when they point at one.
+        #[serde(default)]
+        suspect: Option<IdleSuspect>,
+    },
     /// An environment check that warned or failed.
     #[serde(rename = "environment")]
     Environment { check: EnvCheck },
@@ -363,6 +382,13 @@ pub enum EvidenceKey {
     StallsWithMarker,
     /// Stalls inside the profiled window.
     ProfiledStalls,
+    /// Seconds of host samples during which the GPU sat near idle.
+    GpuIdleSeconds,
+    /// DataLoader workers (other processes of the training) each at ≥ 90 % of a core, on
+    /// average while the GPU idled.
+    BusyWorkersWhileIdle,
+    /// The training process's own CPU while the GPU idled (100 = one core).
+    MainCpuWhileIdle,
     /// Median host read-backs in a profiled stalled step.
     ReadbacksPerStall,
     ItemCallsPerStep,

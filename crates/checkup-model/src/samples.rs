@@ -70,6 +70,13 @@ pub struct HostSample {
     /// Training process and its DataLoader workers; 100 = one core.
     pub proc_tree_cpu_pct: Option<f64>,
     pub proc_tree_rss_mib: Option<f64>,
+    /// The training process itself (its Python main thread and helper threads).
+    #[serde(default)]
+    pub proc_main_cpu_pct: Option<f64>,
+    /// Other processes of the tree (DataLoader workers) that each used at least 90 % of a
+    /// core: the input pipeline working flat out.
+    #[serde(default)]
+    pub proc_busy_children: Option<u32>,
     pub disk_read_mbs: Option<f64>,
     pub disk_write_mbs: Option<f64>,
     pub load1: Option<f64>,

@@ -131,6 +131,10 @@ pub fn read_host_csv(path: &Path) -> Result<Vec<HostSample>> {
             disk_read_mbs: v(3)?,
             disk_write_mbs: v(4)?,
             load1: v(5)?,
+            proc_main_cpu_pct: v(6)?,
+            proc_busy_children: v(7)?
+                .filter(|n| n.is_finite() && *n >= 0.0)
+                .map(|n| n.min(u32::MAX as f64) as u32),
             per_core_pct,
         });
     }
@@ -180,11 +184,12 @@ mod tests {
             (Some(2.0), Some(9.0), Some(16.0))
         );
         let host = file(&format!(
-            "{}\n1.5,12,250,900,0,3,1.2,10,90\n",
+            "{}\n1.5,12,250,900,0,3,1.2,40,2,10,90\n",
             crate::schema::host_header(2)
         ));
         let h = &read_host_csv(host.path()).unwrap()[0];
         assert_eq!((h.cpu_total_pct, h.load1), (Some(12.0), Some(1.2)));
+        assert_eq!((h.proc_main_cpu_pct, h.proc_busy_children), (Some(40.0), Some(2)));
         assert_eq!(h.per_core_pct, vec![10.0, 90.0]);
     }
 }

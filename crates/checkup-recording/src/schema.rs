@@ -43,7 +43,7 @@ pub const GPM_COLUMNS: [&str; 18] = [
 ];
 
 /// The host file's fixed columns; `cpu0..cpuN` follow, one per core.
-pub const HOST_COLUMNS: [&str; 7] = [
+pub const HOST_COLUMNS: [&str; 9] = [
     "ts",
     "cpu_total_pct",
     "proc_tree_cpu_pct",
@@ -51,6 +51,9 @@ pub const HOST_COLUMNS: [&str; 7] = [
     "disk_read_mbs",
     "disk_write_mbs",
     "load1",
+    // Since 2026-12-02; files without them read as not recorded.
+    "proc_main_cpu_pct",
+    "proc_busy_children",
 ];
 
 pub const GPU_PROCESSES_COLUMNS: [&str; 4] = ["ts", "gpu", "pid", "used_mib"];

@@ -73,6 +73,18 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "探针在其中看到该工作的停顿步骤数",
         ),
         K::ProfiledStalls => ("stalls inside the profiled steps", "被分析步骤中的停顿次数"),
+        K::GpuIdleSeconds => (
+            "host-sampled time with the GPU near idle",
+            "GPU 接近空闲时的主机采样时长",
+        ),
+        K::BusyWorkersWhileIdle => (
+            "workers each at a full core while the GPU idled (mean)",
+            "GPU 空闲时各自占满一个核心的 worker 数（平均）",
+        ),
+        K::MainCpuWhileIdle => (
+            "training process CPU while the GPU idled (100 = one core)",
+            "GPU 空闲时训练进程的 CPU（100 = 一个核心）",
+        ),
         K::ReadbacksPerStall => (
             "host read-backs in a profiled stall",
             "被分析的停顿中主机读回次数",

@@ -1,7 +1,8 @@
 //! Finding titles, summaries and the verdict.
 
 use checkup_model::{
-    Cause, Diagnosis, ExpectedGain, Family, Finding, Language, PeriodicWork, Recorded, StepBasis,
+    Cause, Diagnosis, ExpectedGain, Family, Finding, IdleSuspect, Language, PeriodicWork, Recorded,
+    StepBasis,
 };
 
 use crate::{checks, fixed, fixes, pct, Language::*};
@@ -201,25 +202,33 @@ pub fn summary(f: &Finding, l: Language) -> String {
             pct(*clock_ratio),
             if reasons.is_empty() { String::new() } else { format!("（{}）", reasons.join("，")) }
         ),
-        (Cause::GpuIdle { busy_share, recorded }, En) => format!(
-            "The GPU is busy {}% of the time; {}. Profile a few training steps to see whether it waits for data, for kernel launches or for synchronisations.",
+        (Cause::GpuIdle { busy_share, recorded, suspect: Some(suspect) }, En) => format!(
+            "The GPU is busy {}% of the time; {}. {} A short profile (checkup-agent run --profile-steps 8) would confirm it.",
             pct(*busy_share),
-            match recorded {
-                Recorded::SamplesOnly => "only GPU and host samples were recorded: no step timings, no trace",
-                Recorded::StepsNoTrace => "step timings were recorded but no trace",
-                Recorded::TraceNoSteps => "a trace was recorded but no step timings",
-                Recorded::StepsAndTrace => "neither the step timings nor the trace account for it",
+            recorded_en(*recorded),
+            match suspect {
+                IdleSuspect::InputPipeline { busy_workers } => format!("While it idled, {busy_workers:.1} of the training's worker processes on average each held a CPU core at full use: most likely the input pipeline cannot keep up."),
+                IdleSuspect::PythonLoop { main_cpu_pct } => format!("While it idled, the training process held {main_cpu_pct:.0}% of a core and its workers were not busy: most likely the Python loop itself (kernel launches, per-step Python work)."),
             }
         ),
-        (Cause::GpuIdle { busy_share, recorded }, Zh) => format!(
+        (Cause::GpuIdle { busy_share, recorded, suspect: Some(suspect) }, Zh) => format!(
+            "GPU 只有 {}% 的时间在忙；{}。{}做一次简短的分析（checkup-agent run --profile-steps 8）即可确认。",
+            pct(*busy_share),
+            recorded_zh(*recorded),
+            match suspect {
+                IdleSuspect::InputPipeline { busy_workers } => format!("GPU 空闲时，训练的 worker 进程平均有 {busy_workers:.1} 个各自占满一个 CPU 核心：很可能是输入管道跟不上。"),
+                IdleSuspect::PythonLoop { main_cpu_pct } => format!("GPU 空闲时，训练进程占用了一个核心的 {main_cpu_pct:.0}%，而它的 worker 并不忙：很可能是 Python 循环本身（内核发射、每步的 Python 工作）。"),
+            }
+        ),
+        (Cause::GpuIdle { busy_share, recorded, .. }, En) => format!(
+            "The GPU is busy {}% of the time; {}. Profile a few training steps to see whether it waits for data, for kernel launches or for synchronisations.",
+            pct(*busy_share),
+            recorded_en(*recorded)
+        ),
+        (Cause::GpuIdle { busy_share, recorded, .. }, Zh) => format!(
             "GPU 只有 {}% 的时间在忙；{}。分析几个训练步骤，看它是在等数据、等内核发射，还是在等同步。",
             pct(*busy_share),
-            match recorded {
-                Recorded::SamplesOnly => "这份记录只有 GPU 和主机采样：没有步骤计时，也没有 trace",
-                Recorded::StepsNoTrace => "这份记录有步骤计时，但没有 trace",
-                Recorded::TraceNoSteps => "这份记录有 trace，但没有步骤计时",
-                Recorded::StepsAndTrace => "步骤计时和 trace 都解释不了这段空闲",
-            }
+            recorded_zh(*recorded)
         ),
         (Cause::Environment { check }, _) => {
             let t = checks::text(check, l);
@@ -228,6 +237,26 @@ pub fn summary(f: &Finding, l: Language) -> String {
                 Zh => format!("{}：{}。{}", t.title, t.value, t.meaning),
             }
         }
+    }
+}
+
+fn recorded_en(r: Recorded) -> &'static str {
+    match r {
+        Recorded::SamplesOnly => {
+            "only GPU and host samples were recorded: no step timings, no trace"
+        }
+        Recorded::StepsNoTrace => "step timings were recorded but no trace",
+        Recorded::TraceNoSteps => "a trace was recorded but no step timings",
+        Recorded::StepsAndTrace => "neither the step timings nor the trace account for it",
+    }
+}
+
+fn recorded_zh(r: Recorded) -> &'static str {
+    match r {
+        Recorded::SamplesOnly => "这份记录只有 GPU 和主机采样：没有步骤计时，也没有 trace",
+        Recorded::StepsNoTrace => "这份记录有步骤计时，但没有 trace",
+        Recorded::TraceNoSteps => "这份记录有 trace，但没有步骤计时",
+        Recorded::StepsAndTrace => "步骤计时和 trace 都解释不了这段空闲",
     }
 }
 

@@ -115,18 +115,32 @@ fn all_causes() -> Vec<Cause> {
         Cause::GpuIdle {
             busy_share: 0.1,
             recorded: Recorded::SamplesOnly,
+            suspect: None,
         },
         Cause::GpuIdle {
             busy_share: 0.1,
             recorded: Recorded::StepsNoTrace,
+            suspect: None,
         },
         Cause::GpuIdle {
             busy_share: 0.1,
             recorded: Recorded::TraceNoSteps,
+            suspect: None,
         },
         Cause::GpuIdle {
             busy_share: 0.1,
             recorded: Recorded::StepsAndTrace,
+            suspect: None,
+        },
+        Cause::GpuIdle {
+            busy_share: 0.06,
+            recorded: Recorded::SamplesOnly,
+            suspect: Some(IdleSuspect::InputPipeline { busy_workers: 2.0 }),
+        },
+        Cause::GpuIdle {
+            busy_share: 0.12,
+            recorded: Recorded::SamplesOnly,
+            suspect: Some(IdleSuspect::PythonLoop { main_cpu_pct: 99.0 }),
         },
         Cause::Environment { check },
     ]
@@ -158,6 +172,9 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::StallsWithMarker,
         K::ProfiledStalls,
         K::ReadbacksPerStall,
+        K::GpuIdleSeconds,
+        K::BusyWorkersWhileIdle,
+        K::MainCpuWhileIdle,
         K::ItemCallsPerStep,
         K::HostLaunchTime,
         K::GpuBusyPerStep,
@@ -336,6 +353,9 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::StallsWithMarker
         | K::ProfiledStalls
         | K::ReadbacksPerStall
+        | K::GpuIdleSeconds
+        | K::BusyWorkersWhileIdle
+        | K::MainCpuWhileIdle
         | K::ItemCallsPerStep
         | K::HostLaunchTime
         | K::GpuBusyPerStep

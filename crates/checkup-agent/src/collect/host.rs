@@ -60,21 +60,75 @@ fn read_cpu_times() -> (CpuTimes, Vec<CpuTimes>) {
     (all, cores)
 }
 
-/// A process's (parent, utime+stime jiffies, rss pages) from /proc/PID/stat.
-fn read_proc_stat(pid: u32) -> Option<(u32, u64, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may contain spaces and parentheses: fields start after the last ')'.
-    let rest = &text[text.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ppid = f.get(1)?.parse().ok()?;
-    let utime: u64 = f.get(11)?.parse().ok()?;
-    let stime: u64 = f.get(12)?.parse().ok()?;
-    let rss: u64 = f.get(21)?.parse().ok()?;
-    Some((ppid, utime + stime, rss))
+/// One process's line of /proc/PID/stat.
+#[derive(Debug, Clone, Copy)]
+struct ProcStat {
+    ppid: u32,
+    /// utime + stime, in clock ticks.
+    cpu_ticks: u64,
+    rss_pages: u64,
+    /// When it started, in clock ticks since boot.
+    start_ticks: u64,
 }
 
-/// `root` and all its descendants, from one scan of /proc.
+fn read_proc_stat(pid: u32) -> Option<ProcStat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may contain spaces and parentheses: fields start after the last ')'.
+    let rest = text.get(text.rfind(')')? + 2..)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = f.get(11)?.parse().ok()?;
+    let stime: u64 = f.get(12)?.parse().ok()?;
+    Some(ProcStat {
+        ppid: f.get(1)?.parse().ok()?,
+        cpu_ticks: utime.saturating_add(stime),
+        start_ticks: f.get(19)?.parse().ok()?,
+        rss_pages: f.get(21)?.parse().ok()?,
+    })
+}
+
+/// Seconds since boot, the clock of a process's start time.
+fn read_uptime_s() -> Option<f64> {
+    std::fs::read_to_string("/proc/uptime")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// The direct children of `pid`, from each of its threads' `children` file; None where the
+/// kernel has no such file (CONFIG_PROC_CHILDREN off).
+fn children_of(pid: u32) -> Option<Vec<u32>> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+    {
+        let text = std::fs::read_to_string(task.path().join("children")).ok()?;
+        out.extend(
+            text.split_whitespace()
+                .filter_map(|c| c.parse::<u32>().ok()),
+        );
+    }
+    Some(out)
+}
+
+/// `root` and all its descendants: from the processes' `children` files, which cost a few
+/// reads per process of the tree, or else from one scan of all of /proc.
 pub fn process_tree(root: u32) -> Vec<u32> {
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        match children_of(out[i]) {
+            Some(c) => out.extend(c),
+            None => return process_tree_by_scan(root),
+        }
+        i += 1;
+    }
+    out
+}
+
+fn process_tree_by_scan(root: u32) -> Vec<u32> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
@@ -85,8 +139,8 @@ pub fn process_tree(root: u32) -> Vec<u32> {
             else {
                 continue;
             };
-            if let Some((ppid, _, _)) = read_proc_stat(pid) {
-                children.entry(ppid).or_default().push(pid);
+            if let Some(p) = read_proc_stat(pid) {
+                children.entry(p.ppid).or_default().push(pid);
             }
         }
     }
@@ -100,6 +154,9 @@ pub fn process_tree(root: u32) -> Vec<u32> {
     }
     out
 }
+
+/// A tree process using at least this share of a core counts as a busy helper.
+const BUSY_CHILD_CORE_SHARE: f64 = 0.9;
 
 fn read_disk_sectors() -> (u64, u64) {
     let text = std::fs::read_to_string("/proc/diskstats").unwrap_or_default();
@@ -135,8 +192,10 @@ fn read_load1() -> Option<f64> {
 /// Samples the host; remembers the previous reading to turn counters into rates.
 pub struct HostCollector {
     root: Option<u32>,
-    /// The process tree, rescanned every `TREE_RESCAN` samples: a full /proc scan costs
-    /// milliseconds, reading the known pids microseconds.
+    /// Whether the tree comes from `children` files (cheap: rescanned every sample, so a
+    /// DataLoader worker that lives a few seconds is seen) or from a full /proc scan
+    /// (every `TREE_RESCAN` samples).
+    cheap_tree: Option<bool>,
     tree: Vec<u32>,
     samples: u64,
     ticks: f64,
@@ -148,8 +207,20 @@ struct Prev {
     ts: f64,
     all: CpuTimes,
     cores: Vec<CpuTimes>,
-    tree_jiffies: u64,
+    /// CPU ticks of each process of the tree at the previous sample.
+    tree_ticks: HashMap<u32, u64>,
+    /// Clock ticks since boot at the previous sample.
+    uptime_ticks: Option<f64>,
     disk: (u64, u64),
+}
+
+/// The tree's CPU between two samples, in ticks: in all, in the root, and per other process.
+struct TreeCpu {
+    total: u64,
+    root: u64,
+    children: Vec<u64>,
+    rss_pages: u64,
+    now: HashMap<u32, u64>,
 }
 
 impl HostCollector {
@@ -157,6 +228,7 @@ impl HostCollector {
     pub fn new(root: Option<u32>) -> Self {
         Self {
             root,
+            cheap_tree: None,
             tree: Vec::new(),
             samples: 0,
             ticks: ticks_per_s(),
@@ -168,34 +240,71 @@ impl HostCollector {
     pub fn set_root(&mut self, root: Option<u32>) {
         if self.root != root {
             self.tree.clear();
+            if let Some(p) = self.prev.as_mut() {
+                p.tree_ticks.clear();
+            }
         }
         self.root = root;
+    }
+
+    /// Each process's CPU since the previous sample. A process first seen now counts from
+    /// its start if it started since then, else from now on; one that exited takes its
+    /// last interval's CPU with it (at most one sample period of it).
+    fn tree_cpu(&mut self, root: u32) -> TreeCpu {
+        const TREE_RESCAN: u64 = 10;
+        let cheap = *self
+            .cheap_tree
+            .get_or_insert_with(|| children_of(root).is_some());
+        if self.tree.is_empty() || cheap || self.samples.is_multiple_of(TREE_RESCAN) {
+            self.tree = process_tree(root);
+        }
+        let prev = self.prev.as_ref();
+        let mut out = TreeCpu {
+            total: 0,
+            root: 0,
+            children: Vec::new(),
+            rss_pages: 0,
+            now: HashMap::with_capacity(self.tree.len()),
+        };
+        for &pid in &self.tree {
+            let Some(p) = read_proc_stat(pid) else {
+                continue;
+            };
+            out.now.insert(pid, p.cpu_ticks);
+            out.rss_pages += p.rss_pages;
+            let before = prev.and_then(|v| v.tree_ticks.get(&pid).copied());
+            let since_start = prev
+                .and_then(|v| v.uptime_ticks)
+                .is_some_and(|t| p.start_ticks as f64 >= t);
+            let delta = match before {
+                Some(b) => p.cpu_ticks.saturating_sub(b),
+                None if since_start => p.cpu_ticks,
+                None => 0,
+            };
+            out.total += delta;
+            if pid == root {
+                out.root = delta;
+            } else {
+                out.children.push(delta);
+            }
+        }
+        out
     }
 
     /// One sample at `ts` (epoch seconds). The first call only primes the counters and
     /// returns None.
     pub fn sample(&mut self, ts: f64) -> Option<HostSample> {
         let (all, cores) = read_cpu_times();
-        const TREE_RESCAN: u64 = 10;
-        if let Some(root) = self.root {
-            if self.tree.is_empty() || self.samples.is_multiple_of(TREE_RESCAN) {
-                self.tree = process_tree(root);
-            }
-        }
+        let uptime_ticks = read_uptime_s().map(|u| u * self.ticks);
+        let tree = self.root.map(|root| self.tree_cpu(root));
         self.samples += 1;
-        // Exited workers simply stop counting; a worker that exits between rescans takes its
-        // CPU time with it, which is why the tree is rescanned often.
-        let (tree_jiffies, tree_rss_pages) = self
-            .tree
-            .iter()
-            .filter_map(|p| read_proc_stat(*p))
-            .fold((0, 0), |(j, r), (_, jj, rr)| (j + jj, r + rr));
         let disk = read_disk_sectors();
         let prev = self.prev.replace(Prev {
             ts,
             all,
             cores: cores.clone(),
-            tree_jiffies,
+            tree_ticks: tree.as_ref().map(|t| t.now.clone()).unwrap_or_default(),
+            uptime_ticks,
             disk,
         })?;
         let dt = (ts - prev.ts).max(1e-3);
@@ -207,17 +316,21 @@ impl HostCollector {
                 now.busy.saturating_sub(before.busy) as f64 * 100.0 / total as f64
             }
         };
+        let core_pct = |ticks: u64| ticks as f64 / self.ticks / dt * 100.0;
         Some(HostSample {
             ts,
             cpu_total_pct: Some(round1(pct(all, prev.all))),
-            proc_tree_cpu_pct: self.root.map(|_| {
-                round1(
-                    tree_jiffies.saturating_sub(prev.tree_jiffies) as f64 / self.ticks / dt * 100.0,
-                )
+            proc_tree_cpu_pct: tree.as_ref().map(|t| round1(core_pct(t.total))),
+            proc_tree_rss_mib: tree
+                .as_ref()
+                .map(|t| (t.rss_pages as f64 * self.page / (1024.0 * 1024.0)).round()),
+            proc_main_cpu_pct: tree.as_ref().map(|t| round1(core_pct(t.root))),
+            proc_busy_children: tree.as_ref().map(|t| {
+                t.children
+                    .iter()
+                    .filter(|&&c| core_pct(c) >= BUSY_CHILD_CORE_SHARE * 100.0)
+                    .count() as u32
             }),
-            proc_tree_rss_mib: self
-                .root
-                .map(|_| (tree_rss_pages as f64 * self.page / (1024.0 * 1024.0)).round()),
             disk_read_mbs: Some(round1(
                 disk.0.saturating_sub(prev.disk.0) as f64 * 512.0 / 1e6 / dt,
             )),
@@ -260,6 +373,33 @@ mod tests {
         assert!(!s.per_core_pct.is_empty());
         let tree = s.proc_tree_cpu_pct.unwrap();
         assert!(tree > 50.0, "this test spins one core: {tree}");
+        // The spinning is this process's own: the root's share, not a child's.
+        assert!(s.proc_main_cpu_pct.unwrap() > 50.0, "{s:?}");
         assert!(s.proc_tree_rss_mib.unwrap() > 0.0);
+    }
+
+    #[test]
+    fn a_child_that_spins_a_core_counts_as_a_busy_helper_and_one_that_exits_does_not_zero_the_tree()
+    {
+        let me = std::process::id();
+        let mut c = HostCollector::new(Some(me));
+        // A helper that burns a core for the whole of the second interval...
+        let mut spin = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        assert!(c.sample(0.0).is_none());
+        let t0 = std::time::Instant::now();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let s = c.sample(t0.elapsed().as_secs_f64()).unwrap();
+        assert_eq!(s.proc_busy_children, Some(1), "{s:?}");
+        assert!(s.proc_tree_cpu_pct.unwrap() >= 80.0, "{s:?}");
+        // ...then exits: the tree's CPU falls to what is left, never below zero.
+        spin.kill().unwrap();
+        spin.wait().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let s = c.sample(t0.elapsed().as_secs_f64()).unwrap();
+        assert_eq!(s.proc_busy_children, Some(0), "{s:?}");
+        assert!(s.proc_tree_cpu_pct.unwrap() < 50.0, "{s:?}");
     }
 }

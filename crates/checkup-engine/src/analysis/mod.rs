@@ -47,7 +47,7 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
     Analysis {
         charts,
         samples: samples::analyze_gpu_samples(&rec.samples, span, th),
-        host: samples::analyze_host_samples(&rec.samples, span),
+        host: samples::analyze_host_samples(&rec.samples, span, th),
         window,
         ranks,
         step_timing,

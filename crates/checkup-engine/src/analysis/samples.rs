@@ -1,6 +1,6 @@
 //! Sampled series over the steady window: means, throttling and the curve's shape.
 
-use checkup_model::{ClockEventReasons, HostStats, SampleSet, SampleStats};
+use checkup_model::{ClockEventReasons, HostStats, HostWhileGpuIdle, SampleSet, SampleStats};
 
 use super::stats::{mean, median};
 use crate::diagnosis::thresholds::Thresholds;
@@ -141,7 +141,58 @@ fn curve_shape(series: &[(f64, Option<f64>)], th: &Thresholds) -> (usize, f64, O
     (drop_starts.len(), low, period.map(|_| median(&spacing)))
 }
 
-pub fn analyze_host_samples(samples: &SampleSet, window: Option<(f64, f64)>) -> Option<HostStats> {
+/// The host samples during which the GPUs' mean util, over the host sample's interval,
+/// was at or below `util_low_pct`, and what the training's processes did then.
+fn host_while_gpu_idle(
+    samples: &SampleSet,
+    host: &[&checkup_model::HostSample],
+    th: &Thresholds,
+) -> Option<HostWhileGpuIdle> {
+    let mut util: Vec<(f64, f64)> = samples
+        .nvml
+        .iter()
+        .filter_map(|s| Some((s.ts, s.util_gpu?)))
+        .collect();
+    if util.is_empty() || host.len() < 2 {
+        return None;
+    }
+    util.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut of_samples = 0u64;
+    let mut idle: Vec<&checkup_model::HostSample> = Vec::new();
+    let mut seconds = 0.0;
+    for w in host.windows(2) {
+        let (a, b) = (w[0].ts, w[1].ts);
+        let lo = util.partition_point(|u| u.0 <= a);
+        let hi = util.partition_point(|u| u.0 <= b);
+        let Some(u) = mean(&util[lo..hi].iter().map(|u| u.1).collect::<Vec<_>>()) else {
+            continue;
+        };
+        of_samples += 1;
+        if u <= th.util_low_pct {
+            idle.push(w[1]);
+            seconds += b - a;
+        }
+    }
+    if of_samples == 0 {
+        return None;
+    }
+    let col = |f: &dyn Fn(&checkup_model::HostSample) -> Option<f64>| {
+        idle.iter().filter_map(|s| f(s)).collect::<Vec<_>>()
+    };
+    Some(HostWhileGpuIdle {
+        samples: idle.len() as u64,
+        seconds,
+        of_samples,
+        busy_children_mean: mean(&col(&|s| s.proc_busy_children.map(f64::from))),
+        main_cpu_mean: mean(&col(&|s| s.proc_main_cpu_pct)),
+    })
+}
+
+pub fn analyze_host_samples(
+    samples: &SampleSet,
+    window: Option<(f64, f64)>,
+    th: &Thresholds,
+) -> Option<HostStats> {
     let inside = |ts: f64| window.is_none_or(|(a, b)| ts >= a && ts <= b);
     let host: Vec<_> = samples.host.iter().filter(|s| inside(s.ts)).collect();
     if host.is_empty() {
@@ -157,5 +208,71 @@ pub fn analyze_host_samples(samples: &SampleSet, window: Option<(f64, f64)>) -> 
         busiest_core_mean: mean(&col(&|s| s.per_core_pct.iter().copied().reduce(f64::max))),
         proc_tree_cpu_mean: mean(&col(&|s| s.proc_tree_cpu_pct)),
         disk_write_mbs_max: col(&|s| s.disk_write_mbs).into_iter().reduce(f64::max),
+        while_gpu_idle: host_while_gpu_idle(samples, &host, th),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use checkup_model::{HostSample, NvmlSample};
+
+    #[test]
+    fn host_seconds_are_read_against_the_gpu_util_of_the_same_interval() {
+        // 10 Hz GPU readings: idle for t in (0, 2], busy for t in (2, 4]; host samples at 1 Hz
+        // with two workers flat out while idle, none while busy.
+        let nvml = (1..=40)
+            .map(|i| NvmlSample {
+                ts: i as f64 / 10.0,
+                util_gpu: Some(if i <= 20 { 0.0 } else { 100.0 }),
+                ..Default::default()
+            })
+            .collect();
+        let host = (0..=4)
+            .map(|t| HostSample {
+                ts: t as f64,
+                proc_busy_children: Some(if t <= 2 { 2 } else { 0 }),
+                proc_main_cpu_pct: Some(if t <= 2 { 20.0 } else { 100.0 }),
+                ..Default::default()
+            })
+            .collect();
+        let set = SampleSet {
+            nvml,
+            gpm: Vec::new(),
+            host,
+        };
+        let h = analyze_host_samples(&set, None, &Thresholds::default()).unwrap();
+        let w = h.while_gpu_idle.unwrap();
+        assert_eq!((w.samples, w.of_samples), (2, 4));
+        assert_eq!(w.seconds, 2.0);
+        assert_eq!(w.busy_children_mean, Some(2.0));
+        assert_eq!(w.main_cpu_mean, Some(20.0));
+    }
+
+    #[test]
+    fn host_samples_from_before_the_new_columns_read_as_not_recorded() {
+        let set = SampleSet {
+            nvml: vec![NvmlSample {
+                ts: 0.5,
+                util_gpu: Some(0.0),
+                ..Default::default()
+            }],
+            gpm: Vec::new(),
+            host: vec![
+                HostSample {
+                    ts: 0.0,
+                    ..Default::default()
+                },
+                HostSample {
+                    ts: 1.0,
+                    ..Default::default()
+                },
+            ],
+        };
+        let w = analyze_host_samples(&set, None, &Thresholds::default())
+            .unwrap()
+            .while_gpu_idle
+            .unwrap();
+        assert_eq!(w.busy_children_mean, None);
+    }
 }

@@ -3,8 +3,8 @@
 //! compile, convolutions) decides. The catalogue words them.
 
 use checkup_model::{
-    DataLoaderSettings, Fix, OptimizerImplementation, PeriodicWork, RunFacts, SyncSite,
-    TrainingContext,
+    DataLoaderSettings, Fix, IdleSuspect, OptimizerImplementation, PeriodicWork, RunFacts,
+    SyncSite, TrainingContext,
 };
 
 use super::thresholds::Thresholds;
@@ -225,13 +225,22 @@ pub fn periodic_stall(
 
 /// For an idle GPU whose cause was not recorded; `tree_cpu` is the training process tree's
 /// CPU use (100 = one core).
-pub fn gpu_idle(tree_cpu: Option<f64>, th: &Thresholds) -> Vec<Fix> {
+/// `suspect`: what the host samples point at while the GPU idled, if anything.
+pub fn gpu_idle(suspect: Option<IdleSuspect>, tree_cpu: Option<f64>, th: &Thresholds) -> Vec<Fix> {
     let mut out = vec![Fix::ProfileSteps];
-    // One core's worth of CPU in the training processes (and not much more) is the Python
-    // main thread running flat out: launches or per-step work in the main process.
-    let (low, high) = th.main_thread_cpu_pct;
-    if tree_cpu.is_some_and(|t| (low..high).contains(&t)) {
-        out.push(Fix::MainThreadCpu);
+    match suspect {
+        // Workers flat out: the profile confirms it with the step's data wait; what to change
+        // then depends on the loader's settings, which samples do not hold.
+        Some(IdleSuspect::InputPipeline { .. }) => {}
+        Some(IdleSuspect::PythonLoop { .. }) => out.push(Fix::MainThreadCpu),
+        // Without per-process samples: one core's worth of CPU in the training processes
+        // (and not much more) is the Python main thread running flat out.
+        None => {
+            let (low, high) = th.main_thread_cpu_pct;
+            if tree_cpu.is_some_and(|t| (low..high).contains(&t)) {
+                out.push(Fix::MainThreadCpu);
+            }
+        }
     }
     out
 }

@@ -2,7 +2,10 @@
 //! samples only (live sampling, an attached job) with the GPU 95 % idle would read
 //! "compute-bound": the verdict for a busy GPU.
 
-use checkup_model::{Cause, EvidenceKey as K, Family, Finding, Recorded, Source, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Family, Finding, HostWhileGpuIdle, IdleSuspect, Recorded,
+    Source, Unit,
+};
 
 use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
@@ -59,17 +62,66 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
             Source::HostSamples,
         ));
     }
+    let while_idle = host.and_then(|h| h.while_gpu_idle.as_ref());
+    let suspect = while_idle.and_then(|w| suspect(w, cx));
+    if let Some(w) = while_idle.filter(|_| suspect.is_some()) {
+        evidence.push(ev(
+            K::GpuIdleSeconds,
+            w.seconds,
+            Unit::Seconds,
+            None,
+            Source::HostSamples,
+        ));
+        if let Some(b) = w.busy_children_mean {
+            evidence.push(ev(
+                K::BusyWorkersWhileIdle,
+                b,
+                Unit::Workers,
+                Some((Comparison::AtLeast, th.busy_workers_while_idle)),
+                Source::HostSamples,
+            ));
+        }
+        if let Some(m) = w.main_cpu_mean {
+            evidence.push(ev(
+                K::MainCpuWhileIdle,
+                m,
+                Unit::Percent,
+                None,
+                Source::HostSamples,
+            ));
+        }
+    }
     Some(Finding {
+        fixes: fixes::gpu_idle(suspect, tree, th),
         cause: Cause::GpuIdle {
             busy_share: busy,
             recorded,
+            suspect,
         },
         severity: cx.severity(share),
         confidence: confidence::CAUSE_UNKNOWN,
         share,
         evidence,
-        fixes: fixes::gpu_idle(tree, th),
     })
+}
+
+/// What the training's processes did while the GPU idled, read as a person would: workers
+/// each flat out on a core point at the input pipeline; the training process at about one
+/// core with idle workers points at the Python loop. Nothing when the idle seconds are too
+/// few to say (a GPU idle in under a tenth of the samples has no pattern to read).
+fn suspect(w: &HostWhileGpuIdle, cx: &Ctx) -> Option<IdleSuspect> {
+    let th = cx.th;
+    if w.samples < th.min_idle_host_samples || (w.samples as f64) < 0.1 * w.of_samples as f64 {
+        return None;
+    }
+    let busy = w.busy_children_mean?;
+    if busy >= th.busy_workers_while_idle {
+        return Some(IdleSuspect::InputPipeline { busy_workers: busy });
+    }
+    let (low, high) = th.main_thread_cpu_pct;
+    w.main_cpu_mean
+        .filter(|m| (low..high).contains(m) && busy < 0.5)
+        .map(|m| IdleSuspect::PythonLoop { main_cpu_pct: m })
 }
 
 #[cfg(test)]
@@ -77,7 +129,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::rules::test_cx::Fixture;
     use crate::diagnosis::test_support::finding as made;
-    use checkup_model::{Fix, HostStats, SampleStats};
+    use checkup_model::{Fix, HostStats, HostWhileGpuIdle, IdleSuspect, SampleStats};
 
     fn sampled(util: f64) -> Fixture {
         Fixture::default()
@@ -129,5 +181,70 @@ mod tests {
     #[test]
     fn a_gpu_busy_85_percent_is_not_idle() {
         assert!(finding(&sampled(85.0).cx(), &[]).is_none());
+    }
+
+    fn sampled_while_idle(samples: u64, busy_children: f64, main_cpu: f64) -> Fixture {
+        Fixture::default()
+            .gpu(SampleStats {
+                util_gpu_mean: Some(6.0),
+                ..Default::default()
+            })
+            .host(HostStats {
+                proc_tree_cpu_mean: Some(100.0 * busy_children + main_cpu),
+                while_gpu_idle: Some(HostWhileGpuIdle {
+                    samples,
+                    seconds: samples as f64,
+                    of_samples: 20,
+                    busy_children_mean: Some(busy_children),
+                    main_cpu_mean: Some(main_cpu),
+                }),
+                ..Default::default()
+            })
+    }
+
+    fn suspect_of(fx: &Fixture) -> Option<IdleSuspect> {
+        match finding(&fx.cx(), &[]).unwrap().cause {
+            Cause::GpuIdle { suspect, .. } => suspect,
+            c => panic!("{c:?}"),
+        }
+    }
+
+    #[test]
+    fn workers_flat_out_while_the_gpu_idles_point_at_the_input_pipeline() {
+        let fx = sampled_while_idle(15, 2.0, 30.0);
+        assert_eq!(
+            suspect_of(&fx),
+            Some(IdleSuspect::InputPipeline { busy_workers: 2.0 })
+        );
+        // The loader's settings are not in samples: the profile comes first, nothing is
+        // prescribed from values the recording does not hold.
+        assert_eq!(
+            finding(&fx.cx(), &[]).unwrap().fixes,
+            vec![Fix::ProfileSteps]
+        );
+    }
+
+    #[test]
+    fn one_busy_worker_on_average_is_enough_and_slightly_less_is_not() {
+        assert!(suspect_of(&sampled_while_idle(15, 1.0, 30.0)).is_some());
+        assert_eq!(suspect_of(&sampled_while_idle(15, 0.9, 30.0)), None);
+    }
+
+    #[test]
+    fn the_main_process_at_one_core_with_idle_workers_points_at_the_python_loop() {
+        let fx = sampled_while_idle(15, 0.0, 99.0);
+        assert_eq!(
+            suspect_of(&fx),
+            Some(IdleSuspect::PythonLoop { main_cpu_pct: 99.0 })
+        );
+        assert_eq!(
+            finding(&fx.cx(), &[]).unwrap().fixes,
+            vec![Fix::ProfileSteps, Fix::MainThreadCpu]
+        );
+    }
+
+    #[test]
+    fn too_few_idle_seconds_say_nothing() {
+        assert_eq!(suspect_of(&sampled_while_idle(4, 2.0, 30.0)), None);
     }
 }
