@@ -28,6 +28,7 @@ use axum::{Json, Router};
 use checkup_model::{AgentHealth, RunInfo, RunRequest, RunState, SamplingRequest, ServeInfo};
 use serde::Deserialize;
 
+use crate::error::AgentError;
 use crate::run::{RunOptions, RunOutcome};
 use crate::sampler::{self, Sampled, SamplerConfig, SamplerReport};
 use crate::stream::{LiveSample, SampleStream};
@@ -310,6 +311,19 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
             format!("working directory {cwd} does not exist on this host"),
         );
     }
+    let settings = RunOptions {
+        out: PathBuf::new(),
+        skip_steps: req.skip_steps,
+        profile_steps: req.profile_steps,
+        hz: req.hz,
+        gpm: true,
+        command: req.command.clone(),
+        log: None,
+        cwd: None,
+    };
+    if let Err(e) = settings.check() {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string());
+    }
     if s.run_active.swap(true, Ordering::SeqCst) {
         return error(StatusCode::CONFLICT, "a profiled run is already active");
     }
@@ -347,8 +361,21 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
     let state = s.clone();
     let run_id = id.clone();
     std::thread::spawn(move || {
+        // A panic in the run must not leave it `running` and the run slot taken forever.
         let outcome: crate::Result<RunOutcome> =
-            crate::run::run_command_streaming(&opts, Some(state.stream.clone()));
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::run::run_command_streaming(&opts, Some(state.stream.clone()))
+            }))
+            .unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                Err(AgentError::Invalid(format!(
+                    "the run stopped on an internal error: {why}"
+                )))
+            });
         let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(r) = runs.iter_mut().find(|r| r.id == run_id) {
             match outcome {
@@ -431,18 +458,36 @@ fn run_dir(s: &AgentState, id: &str) -> Option<PathBuf> {
     known.then(|| s.runs_dir.join(id)).filter(|p| p.is_dir())
 }
 
-fn files_under(dir: &Path, prefix: &Path, out: &mut Vec<String>) {
+/// How deep and how many files a run folder's listing goes: a run writes a few levels
+/// (`rank0/`, `static/`) and dozens of files.
+const MAX_LIST_DEPTH: usize = 8;
+const MAX_LISTED_FILES: usize = 10_000;
+/// The largest file served: traces of long windows reach gigabytes, nothing a run writes
+/// comes near this.
+const MAX_SERVED_FILE_BYTES: u64 = 16 << 30;
+
+/// The regular files under `dir`, without following links (a link may point out of the run
+/// folder, or back into it in a loop), at most `MAX_LIST_DEPTH` deep.
+fn files_under(dir: &Path, prefix: &Path, depth: usize, out: &mut Vec<String>) {
+    if depth > MAX_LIST_DEPTH {
+        return;
+    }
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
     for e in rd.flatten() {
-        let p = e.path();
+        if out.len() >= MAX_LISTED_FILES {
+            return;
+        }
+        let Ok(kind) = e.file_type() else {
+            continue;
+        };
         let rel = prefix.join(e.file_name());
-        if p.is_dir() {
+        if kind.is_dir() {
             if !e.file_name().to_string_lossy().starts_with('.') {
-                files_under(&p, &rel, out);
+                files_under(&e.path(), &rel, depth + 1, out);
             }
-        } else if p.is_file() {
+        } else if kind.is_file() {
             out.push(rel.display().to_string());
         }
     }
@@ -453,7 +498,7 @@ async fn list_files(State(s): State<Arc<AgentState>>, UrlPath(id): UrlPath<Strin
         return error(StatusCode::NOT_FOUND, format!("no run {id}"));
     };
     let mut files = Vec::new();
-    files_under(&dir, Path::new(""), &mut files);
+    files_under(&dir, Path::new(""), 0, &mut files);
     files.sort();
     Json(files).into_response()
 }
@@ -472,8 +517,42 @@ async fn get_file(
             "file paths are relative to the run folder, without `..`",
         );
     }
-    match tokio::fs::read(dir.join(rel)).await {
-        Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
+    // No link anywhere on the way: one could lead out of the run folder.
+    let mut at = dir.clone();
+    for part in rel.components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return error(
+                    StatusCode::FORBIDDEN,
+                    format!("{path} in run {id} goes through a link; links are not served"),
+                )
+            }
+            Ok(_) => {}
+            Err(_) => return error(StatusCode::NOT_FOUND, format!("no file {path} in run {id}")),
+        }
+    }
+    let len = match std::fs::metadata(&at) {
+        Ok(m) if m.is_file() => m.len(),
+        _ => return error(StatusCode::NOT_FOUND, format!("no file {path} in run {id}")),
+    };
+    if len > MAX_SERVED_FILE_BYTES {
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "{path} in run {id} is {len} bytes; at most {MAX_SERVED_FILE_BYTES} are served"
+            ),
+        );
+    }
+    match tokio::fs::File::open(&at).await {
+        Ok(file) => (
+            [
+                (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+                (header::CONTENT_LENGTH, len.to_string()),
+            ],
+            axum::body::Body::from_stream(tokio_util::io::ReaderStream::new(file)),
+        )
+            .into_response(),
         Err(_) => error(StatusCode::NOT_FOUND, format!("no file {path} in run {id}")),
     }
 }

@@ -32,6 +32,37 @@ pub struct RunOptions {
     pub cwd: Option<PathBuf>,
 }
 
+/// The largest window the probe profiles: a trace of more steps is gigabytes and slows the
+/// training for as long.
+pub const MAX_PROFILE_STEPS: u32 = 1_000;
+/// Warm-up steps before the window: far beyond any training's start-up.
+pub const MAX_SKIP_STEPS: u32 = 10_000_000;
+
+impl RunOptions {
+    /// Checks the settings a client or the command line gave, before anything starts.
+    pub fn check(&self) -> Result<()> {
+        if !(0.1..=100.0).contains(&self.hz) {
+            return Err(AgentError::Invalid(format!(
+                "hz must be between 0.1 and 100, not {}",
+                self.hz
+            )));
+        }
+        if self.profile_steps > MAX_PROFILE_STEPS {
+            return Err(AgentError::Invalid(format!(
+                "profile_steps must be at most {MAX_PROFILE_STEPS}, not {}",
+                self.profile_steps
+            )));
+        }
+        if self.skip_steps > MAX_SKIP_STEPS {
+            return Err(AgentError::Invalid(format!(
+                "skip_steps must be at most {MAX_SKIP_STEPS}, not {}",
+                self.skip_steps
+            )));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RunOutcome {
     pub exit_code: Option<i32>,
@@ -80,6 +111,7 @@ pub fn run_command_streaming(
     opts: &RunOptions,
     stream: Option<Arc<crate::stream::SampleStream>>,
 ) -> Result<RunOutcome> {
+    opts.check()?;
     let Some((program, args)) = opts.command.split_first() else {
         return Err(AgentError::Invalid(
             "no command to run: give it after `--`, e.g. checkup-agent run -- python train.py"
@@ -206,8 +238,12 @@ fn write_meta(
     let torch = probe
         .iter()
         .find_map(|p| p.get("torch").and_then(|t| t.as_str()).map(str::to_owned));
-    let window = (opts.profile_steps > 0)
-        .then(|| [opts.skip_steps, opts.skip_steps + opts.profile_steps - 1]);
+    let window = (opts.profile_steps > 0).then(|| {
+        [
+            opts.skip_steps,
+            opts.skip_steps.saturating_add(opts.profile_steps - 1),
+        ]
+    });
     let env: serde_json::Map<String, serde_json::Value> = [
         "NCCL_P2P_DISABLE",
         "NCCL_SHM_DISABLE",

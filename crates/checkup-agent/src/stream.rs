@@ -75,7 +75,8 @@ impl SampleStream {
     pub fn since(&self, since: u64, max: usize) -> Vec<StreamEvent> {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let ring_start = inner.ring.front().map_or(inner.next_seq, |e| e.seq);
-        if since + 1 >= ring_start {
+        // `since` comes from the client: u64::MAX asks for nothing newer, not an overflow.
+        if since.saturating_add(1) >= ring_start {
             return inner
                 .ring
                 .iter()
@@ -134,5 +135,13 @@ mod tests {
             s.since(2, 3).iter().map(|e| e.seq).collect::<Vec<_>>(),
             vec![3, 4, 5]
         );
+    }
+
+    #[test]
+    fn a_client_asking_since_the_largest_sequence_number_gets_nothing_and_no_overflow() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SampleStream::new(&dir.path().join("stream.jsonl"), 4).unwrap();
+        s.push(host(1.0));
+        assert!(s.since(u64::MAX, 100).is_empty());
     }
 }

@@ -126,6 +126,28 @@ fn malformed_requests_get_4xx_with_a_message_and_the_agent_lives_on() {
     let (status, body) = http(&a, "POST", "/v1/runs", Some(&t), Some(r#"{"command": []}"#));
     assert_eq!(status, 422);
     assert!(body.contains("command is empty"), "{body}");
+    // Settings that used to overflow in the run's thread, or spin a core, are refused
+    // before a run starts, and the run slot stays free.
+    for (req, says) in [
+        (
+            r#"{"command": ["true"], "skip_steps": 4294967295}"#,
+            "skip_steps must be at most 10000000",
+        ),
+        (
+            r#"{"command": ["true"], "profile_steps": 5000}"#,
+            "profile_steps must be at most 1000",
+        ),
+        (
+            r#"{"command": ["true"], "hz": 1e9}"#,
+            "hz must be between 0.1 and 100",
+        ),
+    ] {
+        let (status, body) = http(&a, "POST", "/v1/runs", Some(&t), Some(req));
+        assert_eq!(status, 422, "{req}: {body}");
+        assert!(body.contains(says), "{req}: {body}");
+    }
+    let (_, runs) = http(&a, "GET", "/v1/runs", Some(&t), None);
+    assert_eq!(runs.trim(), "[]", "nothing started");
     assert_eq!(
         http(&a, "GET", "/v1/runs/nope/files/meta.json", Some(&t), None).0,
         404
@@ -390,4 +412,57 @@ fn an_agent_told_to_replay_a_folder_without_gpu_samples_refuses_to_start() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no samples_nvml.csv"), "{err}");
     assert!(err.contains(&dir.path().display().to_string()), "{err}");
+}
+
+#[test]
+fn a_run_folder_with_link_loops_lists_and_serves_its_own_files_only() {
+    let a = start();
+    let t = a.token.clone();
+    let run = a._dir.path().join("runs/sampling-42");
+    std::fs::create_dir_all(run.join("static")).unwrap();
+    std::fs::write(run.join("meta.json"), br#"{"run":"links"}"#).unwrap();
+    std::fs::write(run.join("static/facts.json"), b"{}").unwrap();
+    let secret = a._dir.path().join("secret.txt");
+    std::fs::write(&secret, b"not the run's").unwrap();
+    // A loop back into the folder and a link out of it.
+    std::os::unix::fs::symlink(&run, run.join("loop")).unwrap();
+    std::os::unix::fs::symlink(&run, run.join("static/again")).unwrap();
+    std::os::unix::fs::symlink(&secret, run.join("secret.txt")).unwrap();
+
+    let t0 = Instant::now();
+    let (status, body) = http(&a, "GET", "/v1/runs/sampling-42/files", Some(&t), None);
+    assert_eq!(status, 200, "{body}");
+    let files: Vec<String> = serde_json::from_str(&body).unwrap();
+    assert_eq!(files, ["meta.json", "static/facts.json"]);
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "listing returned at once"
+    );
+
+    let (status, body) = http(
+        &a,
+        "GET",
+        "/v1/runs/sampling-42/files/secret.txt",
+        Some(&t),
+        None,
+    );
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("links are not served"), "{body}");
+    let (status, _) = http(
+        &a,
+        "GET",
+        "/v1/runs/sampling-42/files/loop/meta.json",
+        Some(&t),
+        None,
+    );
+    assert_eq!(status, 403);
+    let (status, body) = http(
+        &a,
+        "GET",
+        "/v1/runs/sampling-42/files/meta.json",
+        Some(&t),
+        None,
+    );
+    assert_eq!((status, body.as_str()), (200, r#"{"run":"links"}"#));
+    assert_eq!(http(&a, "GET", "/v1/health", Some(&t), None).0, 200);
 }

@@ -20,9 +20,49 @@ pub fn read_smi_xml(path: &Path) -> Result<SmiSnapshot> {
     parse_smi_xml(&text).map_err(|m| EngineError::invalid(path, m))
 }
 
+/// nvidia-smi's XML nests about six deep; a parser that recurses per level must not meet a
+/// file that nests thousands deep.
+const SMI_XML_MAX_DEPTH: usize = 64;
+
+/// The deepest element nesting of `text`, counted from its tags without parsing (a tag
+/// opens a level unless it closes one, closes itself, or is a declaration, comment or
+/// processing instruction).
+fn xml_depth(text: &str) -> usize {
+    let b = text.as_bytes();
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while let Some(off) = b[i..].iter().position(|&c| c == b'<') {
+        let start = i + off;
+        let end = b[start..]
+            .iter()
+            .position(|&c| c == b'>')
+            .map_or(b.len(), |e| start + e);
+        match b.get(start + 1) {
+            Some(b'/') => depth = depth.saturating_sub(1),
+            Some(b'?' | b'!') => {}
+            _ if end > start && b.get(end - 1) == Some(&b'/') => {}
+            _ => {
+                depth += 1;
+                max = max.max(depth);
+            }
+        }
+        i = end.min(b.len());
+        if i >= b.len() {
+            break;
+        }
+    }
+    max
+}
+
 fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
     if text.trim().is_empty() {
         return Err("file is empty".into());
+    }
+    let depth = xml_depth(text);
+    if depth > SMI_XML_MAX_DEPTH {
+        return Err(format!(
+            "elements nest {depth} deep; nvidia-smi -q -x nests a few levels (at most {SMI_XML_MAX_DEPTH} are read)"
+        ));
     }
     // nvidia-smi writes a DOCTYPE with an external DTD, which roxmltree refuses to resolve.
     let body = match (text.find("<!DOCTYPE"), text.find("<nvidia_smi_log")) {
@@ -245,6 +285,24 @@ pub fn read_host_cpus(path: &Path) -> Result<Option<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xml_nested_1500_deep_is_refused_with_its_depth_not_a_stack_overflow() {
+        // The hostile file from the hardening issue: 11 KB, 1,500 levels.
+        let text = format!(
+            "<nvidia_smi_log>{}{}</nvidia_smi_log>",
+            "<a>".repeat(1500),
+            "</a>".repeat(1500)
+        );
+        let err = parse_smi_xml(&text).unwrap_err();
+        assert!(err.starts_with("elements nest 1501 deep"), "{err}");
+    }
+
+    #[test]
+    fn xml_depth_counts_open_elements_only() {
+        let text = "<?xml version=\"1.0\"?>\n<!DOCTYPE nvidia_smi_log SYSTEM \"x.dtd\">\n<nvidia_smi_log><gpu id=\"0\"><fb_memory_usage><total>1 MiB</total><empty/></fb_memory_usage></gpu><!-- c --></nvidia_smi_log>";
+        assert_eq!(xml_depth(text), 4);
+    }
 
     #[test]
     fn topology_reads_nvlink_pairs_and_pcie_paths() {
