@@ -36,6 +36,16 @@ fn evidence(d: &Diagnosis, finding: &str, key: K) -> f64 {
 }
 
 /// What a reader sees of a fix, in English.
+/// A periodic stall's period and the work it coincides with.
+fn stall_cause(f: &Finding) -> (f64, Option<checkup_model::PeriodicWork>) {
+    match &f.cause {
+        checkup_model::Cause::PeriodicStall {
+            period_steps, work, ..
+        } => (*period_steps, work.clone()),
+        c => panic!("not a periodic stall: {c:?}"),
+    }
+}
+
 fn fix_words(f: &Fix) -> FixText {
     checkup_text::fixes::text(f, Language::En)
 }
@@ -649,14 +659,9 @@ fn a_checkpoint_every_40_steps_outranks_the_launch_claim_of_the_profiled_window(
     let d = diagnose("probe_checkpoint_every_n");
     assert_eq!(d.primary, "periodic_stall");
     let stall = &d.findings[0];
-    let checkup_model::Cause::PeriodicStall {
-        period_steps, work, ..
-    } = &stall.cause
-    else {
-        panic!("{:?}", stall.cause);
-    };
-    assert_eq!(*period_steps, 40.0);
-    assert_eq!(*work, Some(checkup_model::PeriodicWork::Checkpoint));
+    let (period_steps, work) = stall_cause(stall);
+    assert_eq!(period_steps, 40.0);
+    assert_eq!(work, Some(checkup_model::PeriodicWork::Checkpoint));
     assert_eq!(
         stall.fixes,
         vec![Fix::AsyncCheckpoint {
@@ -780,16 +785,11 @@ fn a_periodic_read_back_of_every_weight_is_one_stall_not_a_sync_in_every_step() 
     let d = diagnose("probe_periodic_histograms");
     assert_eq!(d.primary, "periodic_stall");
     let stall = &d.findings[0];
-    let checkup_model::Cause::PeriodicStall {
-        period_steps, work, ..
-    } = &stall.cause
-    else {
-        panic!("{:?}", stall.cause);
-    };
-    assert_eq!(*period_steps, 12.0);
+    let (period_steps, work) = stall_cause(stall);
+    assert_eq!(period_steps, 12.0);
     // ResNet-50 has 161 parameter tensors, each copied to the host once in the stall.
     assert_eq!(
-        *work,
+        work,
         Some(checkup_model::PeriodicWork::HostReadback {
             readbacks_per_stall: 161.0
         })

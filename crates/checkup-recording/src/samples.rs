@@ -189,7 +189,10 @@ mod tests {
         ));
         let h = &read_host_csv(host.path()).unwrap()[0];
         assert_eq!((h.cpu_total_pct, h.load1), (Some(12.0), Some(1.2)));
-        assert_eq!((h.proc_main_cpu_pct, h.proc_busy_children), (Some(40.0), Some(2)));
+        assert_eq!(
+            (h.proc_main_cpu_pct, h.proc_busy_children),
+            (Some(40.0), Some(2))
+        );
         assert_eq!(h.per_core_pct, vec![10.0, 90.0]);
     }
 }
