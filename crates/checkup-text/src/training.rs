@@ -193,11 +193,27 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
                 En => format!("; busiest: {} `{}`", site.location(), site.code),
                 Zh => format!("；最多：{} `{}`", site.location(), site.code),
             });
+            // The watch covers a few steps: say which, so a periodic sync outside them is not
+            // read as "none".
+            let watched = sy.steps.map(|[a, b]| match l {
+                En => format!(" in steps {a}–{b}"),
+                Zh => format!("（第 {a}–{b} 步）"),
+            });
             out.push((
                 label("Host syncs", "主机同步"),
                 match l {
-                    En => format!("{} per step{}", fixed(n, 0), top.unwrap_or_default()),
-                    Zh => format!("每步 {} 次{}", fixed(n, 0), top.unwrap_or_default()),
+                    En => format!(
+                        "{} per step{}{}",
+                        fixed(n, 0),
+                        watched.unwrap_or_default(),
+                        top.unwrap_or_default()
+                    ),
+                    Zh => format!(
+                        "每步 {} 次{}{}",
+                        fixed(n, 0),
+                        watched.unwrap_or_default(),
+                        top.unwrap_or_default()
+                    ),
                 },
             ));
         }
@@ -283,6 +299,26 @@ pub fn not_recorded(r: NotRecorded, l: Language) -> &'static str {
 mod tests {
     use super::*;
     use checkup_model::{LoaderInfo, OptimizerInfo};
+
+    #[test]
+    fn host_syncs_say_which_steps_were_watched() {
+        // periodic_histograms: no sync in the watched steps, 161 every 12 steps elsewhere.
+        let t = TrainingContext {
+            syncs: Some(checkup_model::SyncSummary {
+                steps: Some([2, 9]),
+                total: 0,
+                per_step: Some(0.0),
+                sites: Vec::new(),
+            }),
+            ..Default::default()
+        };
+        let en = rows(&t, En);
+        let row = en.iter().find(|r| r.0 == "Host syncs").unwrap();
+        assert_eq!(row.1, "0 per step in steps 2–9");
+        let zh = rows(&t, Zh);
+        let row = zh.iter().find(|r| r.0 == "主机同步").unwrap();
+        assert_eq!(row.1, "每步 0 次（第 2–9 步）");
+    }
 
     #[test]
     fn a_loader_and_optimizer_read_as_their_settings() {
