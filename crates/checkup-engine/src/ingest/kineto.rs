@@ -679,6 +679,9 @@ fn lenient_i64<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i6
 struct TraceBuilder {
     trace: Trace,
     names: HashMap<String, u32>,
+    /// Device events the checkup does not time, to say what a trace without GPU work holds.
+    range_profiler_events: u64,
+    mtia_events: u64,
 }
 
 impl TraceBuilder {
@@ -689,6 +692,8 @@ impl TraceBuilder {
                 ..Trace::default()
             },
             names: HashMap::new(),
+            range_profiler_events: 0,
+            mtia_events: 0,
         }
     }
 
@@ -790,6 +795,8 @@ impl TraceBuilder {
                     self.trace.cpu.push(CpuSpan { kind, start, end });
                 }
             }
+            "cuda_profiler_range" => self.range_profiler_events += 1,
+            c if c.starts_with("mtia") => self.mtia_events += 1,
             _ => {}
         }
     }
@@ -805,10 +812,20 @@ impl TraceBuilder {
         t.gpu.sort_by(|a, b| by_start(&a.start, &b.start));
         // Only a trace with no GPU work at all has nothing to analyse.
         if t.gpu.is_empty() {
-            return Err(EngineError::invalid(
-                &t.source,
-                "the trace has no GPU activity (kernels, memcpy, memset): profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
-            ));
+            let why = if self.range_profiler_events > 0 {
+                format!(
+                    "the trace holds CUPTI range-profiler counters for {} kernels (`cuda_profiler_range`), not their timings (the profiler replays each kernel): record an activity trace, torch.profiler with ProfilerActivity.CUDA and no profiler_metrics, for a checkup",
+                    self.range_profiler_events
+                )
+            } else if self.mtia_events > 0 {
+                format!(
+                    "the trace's device work runs on MTIA ({} `mtia_*` events), not on an NVIDIA or AMD GPU: the checkup reads GPU traces only",
+                    self.mtia_events
+                )
+            } else {
+                "the trace has no GPU activity (kernels, memcpy, memset): profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]".into()
+            };
+            return Err(EngineError::invalid(&t.source, why));
         }
         if t.steps.is_empty() {
             infer_steps(t);
