@@ -190,3 +190,29 @@ fn missing_ranks_are_listed_briefly() {
     assert!(e.contains("and 59991 more"), "{e}");
     assert!(e.len() < 600, "{} bytes", e.len());
 }
+
+#[test]
+fn a_gzip_trace_holding_one_huge_string_is_refused_at_the_value_limit() {
+    // 65 MiB of one kernel name inflate from well under a megabyte; the reader used to hold
+    // the whole value (a 1 GB string cost 1.07 GB of memory).
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("trace.json.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&p).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(br#"{"traceEvents":[{"ph":"X","cat":"kernel","name":""#)
+        .unwrap();
+    let chunk = vec![b'a'; 1 << 20];
+    for _ in 0..65 {
+        gz.write_all(&chunk).unwrap();
+    }
+    gz.write_all(br#"","ts":1,"dur":1}]}"#).unwrap();
+    gz.finish().unwrap();
+    assert!(std::fs::metadata(&p).unwrap().len() < 1 << 20);
+    let e = error_for(std::slice::from_ref(&p));
+    assert!(
+        e.contains("is over 64 MiB; a profiler event is a few KB"),
+        "{e}"
+    );
+}

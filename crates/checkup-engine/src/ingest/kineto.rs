@@ -116,6 +116,13 @@ impl GpuOp {
     }
 }
 
+/// The largest single JSON value read (one event, one top-level value): a profiler event is
+/// a few KB, and a value is held whole while it is parsed.
+const MAX_VALUE_BYTES: usize = 64 << 20;
+/// The most JSON read from one trace, after decompression: well past the 10 GB traces of
+/// large jobs, and a stop for a small gzip that inflates without end.
+const MAX_TRACE_BYTES: u64 = 64 << 30;
+
 /// Reads one trace file, gzip or plain (told apart by the gzip magic bytes, not the name).
 pub fn read_trace(path: &Path) -> Result<Trace> {
     let mut file = File::open(path).map_err(|e| EngineError::io(path, e))?;
@@ -457,7 +464,31 @@ struct Scanner<'p, R> {
 impl<R: BufRead> Scanner<'_, R> {
     fn fill(&mut self) -> Result<&[u8]> {
         let path = self.path;
+        if self.pos > MAX_TRACE_BYTES {
+            return Err(EngineError::invalid(
+                path,
+                format!(
+                    "the trace runs past {} GiB of JSON (after decompression); that is the most read",
+                    MAX_TRACE_BYTES >> 30
+                ),
+            ));
+        }
         self.r.fill_buf().map_err(|e| EngineError::io(path, e))
+    }
+
+    /// `out` holds one value; past the limit, the error that names it.
+    fn check_value_size(&self, out: &[u8]) -> Result<()> {
+        if out.len() > MAX_VALUE_BYTES {
+            return Err(EngineError::invalid(
+                self.path,
+                format!(
+                    "a JSON value at byte {} is over {} MiB; a profiler event is a few KB",
+                    self.pos,
+                    MAX_VALUE_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn consume(&mut self, n: usize) {
@@ -571,6 +602,7 @@ impl<R: BufRead> Scanner<'_, R> {
                     out.extend_from_slice(buf);
                     let n = buf.len();
                     self.consume(n);
+                    self.check_value_size(out)?;
                 }
             }
         }
@@ -595,6 +627,7 @@ impl<R: BufRead> Scanner<'_, R> {
                     out.extend_from_slice(buf);
                     let n = buf.len();
                     self.consume(n);
+                    self.check_value_size(out)?;
                 }
             }
         }
