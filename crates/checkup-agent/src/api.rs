@@ -341,7 +341,7 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
     let out = s.runs_dir.join(&id);
     // The client is not at the agent's terminal: the command's output is kept in the run.
     let log = Some(out.join("train.log"));
-    if let Err(e) = std::fs::create_dir_all(&out) {
+    if let Err(e) = crate::private::create_dir(&out) {
         s.run_active.store(false, Ordering::SeqCst);
         return error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -615,6 +615,9 @@ pub struct ServeOptions {
     /// Exit when the process that started this one ends (an app that starts its own agent
     /// may be killed without a chance to stop it).
     pub exit_with_parent: bool,
+    /// Listen on an address other hosts can reach: the API runs commands over plain HTTP,
+    /// so only when the user asks for it by name.
+    pub allow_remote: bool,
     /// Sampling plays this recorded run folder back instead of reading the GPUs.
     pub replay: Option<PathBuf>,
 }
@@ -622,6 +625,18 @@ pub struct ServeOptions {
 /// Binds, prints where it listens and where the token is (one JSON line, [`ServeInfo`]), and
 /// serves until interrupted, terminated or idle for `idle_exit_s`.
 pub async fn serve(o: ServeOptions) -> crate::Result<()> {
+    if !o.addr.ip().is_loopback() && !o.allow_remote {
+        return Err(crate::AgentError::Invalid(format!(
+            "refusing to listen on {}: the API runs commands over plain HTTP, so other hosts must not reach it; keep the default 127.0.0.1 and reach the agent through an SSH port forward, or pass --allow-remote to listen there anyway",
+            o.addr
+        )));
+    }
+    if !o.addr.ip().is_loopback() {
+        eprintln!(
+            "checkup-agent: listening on {}, reachable from other hosts (--allow-remote); anyone who holds the token can run commands as this user",
+            o.addr
+        );
+    }
     let token = new_token().map_err(|e| crate::AgentError::io("/dev/urandom", e))?;
     write_token(&o.token_file, &token).map_err(|e| crate::AgentError::io(&o.token_file, e))?;
     if let Some(r) = &o.replay {

@@ -75,6 +75,10 @@ enum Cmd {
     Serve {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
+        /// Allow --listen on an address other hosts can reach (the API runs commands over
+        /// plain HTTP: prefer loopback and an SSH port forward).
+        #[arg(long)]
+        allow_remote: bool,
         /// Where the bearer token is written (mode 0600).
         #[arg(long)]
         token_file: Option<PathBuf>,
@@ -205,6 +209,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
         }
         Cmd::Serve {
             listen,
+            allow_remote,
             token_file,
             runs,
             state_file,
@@ -228,6 +233,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 state_file,
                 idle_exit_s: idle_exit,
                 exit_with_parent,
+                allow_remote,
                 replay,
             };
             rt.block_on(checkup_agent::api::serve(options))?;

@@ -55,7 +55,7 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn create(dir: &Path) -> Result<Self> {
-        std::fs::create_dir_all(dir).map_err(|e| AgentError::io(dir, e))?;
+        crate::private::create_dir(dir).map_err(|e| AgentError::io(dir, e))?;
         Ok(Self {
             dir: dir.to_path_buf(),
             writes: 0,

@@ -118,7 +118,7 @@ pub fn run_command_streaming(
                 .into(),
         ));
     };
-    std::fs::create_dir_all(&opts.out).map_err(|e| AgentError::io(&opts.out, e))?;
+    crate::private::create_dir(&opts.out).map_err(|e| AgentError::io(&opts.out, e))?;
     let probe_dir = opts.out.join(".checkup-probe");
     let pythonpath = install_probe(&probe_dir)?;
     let stop = Arc::new(AtomicBool::new(false));

@@ -28,9 +28,9 @@ pub struct SampleStream {
 impl SampleStream {
     pub fn new(spill_path: &Path, ring_capacity: usize) -> std::io::Result<Self> {
         if let Some(dir) = spill_path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::private::create_dir(dir)?;
         }
-        let spill = BufWriter::new(File::create(spill_path)?);
+        let spill = BufWriter::new(crate::private::create_file(spill_path)?);
         Ok(Self {
             inner: Mutex::new(Inner {
                 next_seq: 1,

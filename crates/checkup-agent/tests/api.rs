@@ -466,3 +466,34 @@ fn a_run_folder_with_link_loops_lists_and_serves_its_own_files_only() {
     assert_eq!((status, body.as_str()), (200, r#"{"run":"links"}"#));
     assert_eq!(http(&a, "GET", "/v1/health", Some(&t), None).0, 200);
 }
+
+#[test]
+fn an_address_other_hosts_reach_is_refused_unless_asked_for_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for addr in ["0.0.0.0:0", "[::]:0"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+            .args(["serve", "--listen", addr, "--token-file"])
+            .arg(dir.path().join("token"))
+            .arg("--runs")
+            .arg(dir.path().join("runs"))
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{addr}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("refusing to listen on {addr}")),
+            "{err}"
+        );
+        assert!(err.contains("--allow-remote"), "{err}");
+    }
+}
+
+#[test]
+fn the_runs_folder_and_the_stream_file_are_the_users_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let a = start();
+    let runs = a._dir.path().join("runs");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&runs), 0o700);
+    assert_eq!(mode(&runs.join(".stream.jsonl")), 0o600);
+}
