@@ -130,12 +130,19 @@ impl BaselineCard {
                 if value.is_empty() {
                     return Ok(None);
                 }
-                value.parse().map(Some).map_err(|_| {
-                    ReportError::Baseline(format!(
+                // NaN, inf and negative figures are no measurement: a comparison with them
+                // printed "-inf% → 0%".
+                match value.parse::<f64>() {
+                    Ok(v) if v.is_finite() && v >= 0.0 => Ok(Some(v)),
+                    Ok(_) => Err(ReportError::Baseline(format!(
+                        "line {}: `{key}` must be a finite number of at least 0, not `{value}`",
+                        i + 1
+                    ))),
+                    Err(_) => Err(ReportError::Baseline(format!(
                         "line {}: `{key}` is not a number: `{value}`",
                         i + 1
-                    ))
-                })
+                    ))),
+                }
             };
             seen_any = true;
             match key {
@@ -369,6 +376,28 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> RunComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_with_nan_inf_or_a_negative_figure_is_refused_naming_the_line() {
+        for (text, line) in [
+            ("gpu = H200\nmean_step_ms = NaN\n", "line 2: `mean_step_ms`"),
+            ("power_mean_w = inf\n", "line 1: `power_mean_w`"),
+            (
+                "gpu = H200\n\nutil_mean_pct = -3\n",
+                "line 3: `util_mean_pct`",
+            ),
+        ] {
+            let e = BaselineCard::parse(text).unwrap_err().to_string();
+            assert!(e.contains(line), "{e}");
+            assert!(e.contains("must be a finite number of at least 0"), "{e}");
+        }
+        assert_eq!(
+            BaselineCard::parse("mean_step_ms = 28.5\n")
+                .unwrap()
+                .mean_step_ms,
+            Some(28.5)
+        );
+    }
 
     #[test]
     fn a_figure_differs_when_a_fact_changed_or_a_number_moved() {
