@@ -3,7 +3,6 @@
 //! directory, WAL mode, migrations from the workspace's `migrations/`.
 
 use std::path::Path;
-use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use checkup_model::{
@@ -142,11 +141,9 @@ impl Store {
                 source: sqlx::Error::Io(e),
             })?;
         }
-        let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
-            .map_err(|e| StoreError::Open {
-                path: shown.clone(),
-                source: e,
-            })?
+        // The path as a file name, not inside a URL: `?`, `%` and `#` are valid in paths.
+        let options = SqliteConnectOptions::new()
+            .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .foreign_keys(true);

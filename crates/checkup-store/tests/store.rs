@@ -325,3 +325,14 @@ async fn a_diagnosis_stored_by_the_previous_version_is_analysed_again_from_its_r
     let lead = store.summary(id).await.unwrap().lead.unwrap();
     assert_eq!(lead.id(), "h2d_copy/pageable");
 }
+
+#[tokio::test]
+async fn a_database_path_with_url_characters_is_the_file_it_names() {
+    // `?` and `%` used to be read as a URL's query and escapes.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("runs?mode=ro %41 #1/checkups.db");
+    let store = Store::open(&path).await.unwrap();
+    drop(store);
+    assert!(path.is_file(), "{}", path.display());
+    Store::open(&path).await.unwrap();
+}
