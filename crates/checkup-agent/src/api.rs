@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `GET /v1/health` | version, GPUs (or why none), whether sampling runs, the last sample sequence number |
 //! | `GET /v1/check?python=&cwd=` | the static environment check, in the given interpreter (else the active or a local environment's) |
-//! | `POST /v1/sampling` `{"hz"?, "slow_hz"?, "pid"?, "gpu"?}` | start sampling into a new run folder (follow `pid`, or the process on `gpu`) |
+//! | `POST /v1/sampling` `{"hz"?, "slow_hz"?, "pid"?, "gpu"?, "max_s"?}` | start sampling into a new run folder (follow `pid`, or the process on `gpu`) |
 //! | `DELETE /v1/sampling` | stop sampling; returns the sampler's report |
 //! | `POST /v1/runs` `{"command": [..], "cwd"?, "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
 //! | `GET /v1/runs` | runs with their state, steps done and, once ended, the output's last lines |
@@ -123,12 +123,14 @@ impl AgentState {
 
     /// Nothing to do and nobody asked for anything for `idle_s`.
     fn idle_for(&self, idle_s: u64) -> bool {
+        // Sampling that ended by itself (its time limit) no longer keeps the agent up.
         let busy = self.run_active.load(Ordering::Relaxed)
             || self
                 .sampling
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .is_some();
+                .as_ref()
+                .is_some_and(|x| !x.handle.is_finished());
         !busy
             && (sampler::now_s() as u64).saturating_sub(self.last_request.load(Ordering::Relaxed))
                 >= idle_s
@@ -237,6 +239,16 @@ async fn start_sampling(
             ),
         );
     }
+    if !(1.0..=checkup_model::SAMPLING_MAX_S_LIMIT).contains(&req.max_s) {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!(
+                "max_s must be between 1 and {} (a week), not {}",
+                checkup_model::SAMPLING_MAX_S_LIMIT,
+                req.max_s
+            ),
+        );
+    }
     let pid = match (req.pid, req.gpu) {
         (Some(_), Some(_)) => {
             return error(
@@ -254,6 +266,12 @@ async fn start_sampling(
         (pid, None) => pid,
     };
     let mut slot = s.sampling.lock().unwrap_or_else(|p| p.into_inner());
+    // One that stopped at its time limit makes room; its folder stays with the runs.
+    if slot.as_ref().is_some_and(|x| x.handle.is_finished()) {
+        if let Some(done) = slot.take() {
+            let _ = done.handle.join();
+        }
+    }
     if let Some(running) = slot.as_ref() {
         return error(
             StatusCode::CONFLICT,
@@ -272,8 +290,15 @@ async fn start_sampling(
         replay: s.replay.clone(),
     };
     let (stream, stop2) = (s.stream.clone(), stop.clone());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(req.max_s);
     let handle = std::thread::spawn(move || {
-        sampler::run_with_sink(&dir, &config, &stop2, &mut |x| publish(&stream, x))
+        sampler::run_with_sink(&dir, &config, &stop2, &mut |x| {
+            publish(&stream, x);
+            // Checked at every sample: the sampler stops at its next tick.
+            if std::time::Instant::now() >= deadline {
+                stop2.store(true, Ordering::Relaxed);
+            }
+        })
     });
     *slot = Some(Sampling {
         id: id.clone(),

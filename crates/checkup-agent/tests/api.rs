@@ -497,3 +497,39 @@ fn the_runs_folder_and_the_stream_file_are_the_users_alone() {
     assert_eq!(mode(&runs), 0o700);
     assert_eq!(mode(&runs.join(".stream.jsonl")), 0o600);
 }
+
+#[test]
+fn sampling_stops_at_its_time_limit_and_lets_the_agent_idle_out() {
+    let mut a = start_with(&["--replay", &corpus_run("memory_bound"), "--idle-exit", "2"]);
+    let t = a.token.clone();
+    let (status, body) = http(
+        &a,
+        "POST",
+        "/v1/sampling",
+        Some(&t),
+        Some(r#"{"max_s": 0}"#),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("max_s must be between 1 and"), "{body}");
+    let (status, body) = http(
+        &a,
+        "POST",
+        "/v1/sampling",
+        Some(&t),
+        Some(r#"{"max_s": 1}"#),
+    );
+    assert_eq!(status, 201, "{body}");
+    // Nobody stops it: it ends after a second, then the agent is idle and exits.
+    let t0 = Instant::now();
+    loop {
+        if let Some(status) = a.child.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the agent kept running"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -62,6 +62,10 @@ pub struct SamplingRequest {
     pub pid: Option<u32>,
     /// Follow the process using this GPU (the one with the most GPU memory on it).
     pub gpu: Option<u32>,
+    /// Sampling stops by itself after this many seconds, so a client that went away does
+    /// not leave it running (and the agent busy) for good.
+    #[serde(default = "default_sampling_max_s")]
+    pub max_s: f64,
 }
 
 impl Default for SamplingRequest {
@@ -71,6 +75,7 @@ impl Default for SamplingRequest {
             slow_hz: default_slow_hz(),
             pid: None,
             gpu: None,
+            max_s: default_sampling_max_s(),
         }
     }
 }
@@ -111,6 +116,14 @@ pub fn default_hz() -> f64 {
 pub fn default_slow_hz() -> f64 {
     1.0
 }
+
+/// Eight hours: a working day of training watched live.
+pub fn default_sampling_max_s() -> f64 {
+    8.0 * 3600.0
+}
+
+/// The longest sampling a request may ask for: a week.
+pub const SAMPLING_MAX_S_LIMIT: f64 = 7.0 * 24.0 * 3600.0;
 
 fn default_skip() -> u32 {
     10
