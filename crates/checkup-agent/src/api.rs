@@ -336,17 +336,7 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
             format!("working directory {cwd} does not exist on this host"),
         );
     }
-    let settings = RunOptions {
-        out: PathBuf::new(),
-        skip_steps: req.skip_steps,
-        profile_steps: req.profile_steps,
-        hz: req.hz,
-        gpm: true,
-        command: req.command.clone(),
-        log: None,
-        cwd: None,
-    };
-    if let Err(e) = settings.check() {
+    if let Err(e) = crate::run::check_settings(req.skip_steps, req.profile_steps, req.hz) {
         return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string());
     }
     if s.run_active.swap(true, Ordering::SeqCst) {

@@ -38,29 +38,24 @@ pub const MAX_PROFILE_STEPS: u32 = 1_000;
 /// Warm-up steps before the window: far beyond any training's start-up.
 pub const MAX_SKIP_STEPS: u32 = 10_000_000;
 
-impl RunOptions {
-    /// Checks the settings a client or the command line gave, before anything starts.
-    pub fn check(&self) -> Result<()> {
-        if !(0.1..=100.0).contains(&self.hz) {
-            return Err(AgentError::Invalid(format!(
-                "hz must be between 0.1 and 100, not {}",
-                self.hz
-            )));
-        }
-        if self.profile_steps > MAX_PROFILE_STEPS {
-            return Err(AgentError::Invalid(format!(
-                "profile_steps must be at most {MAX_PROFILE_STEPS}, not {}",
-                self.profile_steps
-            )));
-        }
-        if self.skip_steps > MAX_SKIP_STEPS {
-            return Err(AgentError::Invalid(format!(
-                "skip_steps must be at most {MAX_SKIP_STEPS}, not {}",
-                self.skip_steps
-            )));
-        }
-        Ok(())
+/// Checks the settings a client or the command line gave, before anything starts.
+pub fn check_settings(skip_steps: u32, profile_steps: u32, hz: f64) -> Result<()> {
+    if !(0.1..=100.0).contains(&hz) {
+        return Err(AgentError::Invalid(format!(
+            "hz must be between 0.1 and 100, not {hz}"
+        )));
     }
+    if profile_steps > MAX_PROFILE_STEPS {
+        return Err(AgentError::Invalid(format!(
+            "profile_steps must be at most {MAX_PROFILE_STEPS}, not {profile_steps}"
+        )));
+    }
+    if skip_steps > MAX_SKIP_STEPS {
+        return Err(AgentError::Invalid(format!(
+            "skip_steps must be at most {MAX_SKIP_STEPS}, not {skip_steps}"
+        )));
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -111,7 +106,7 @@ pub fn run_command_streaming(
     opts: &RunOptions,
     stream: Option<Arc<crate::stream::SampleStream>>,
 ) -> Result<RunOutcome> {
-    opts.check()?;
+    check_settings(opts.skip_steps, opts.profile_steps, opts.hz)?;
     let Some((program, args)) = opts.command.split_first() else {
         return Err(AgentError::Invalid(
             "no command to run: give it after `--`, e.g. checkup-agent run -- python train.py"

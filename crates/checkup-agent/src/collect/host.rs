@@ -116,19 +116,28 @@ fn children_of(pid: u32) -> Option<Vec<u32>> {
 /// `root` and all its descendants: from the processes' `children` files, which cost a few
 /// reads per process of the tree, or else from one scan of all of /proc.
 pub fn process_tree(root: u32) -> Vec<u32> {
+    descendants(root, children_of).unwrap_or_else(|| {
+        let children = children_by_scan();
+        descendants(root, |p| {
+            Some(children.get(&p).cloned().unwrap_or_default())
+        })
+        .unwrap_or_default()
+    })
+}
+
+/// `root` and everything below it, breadth first; None where `children` cannot say.
+fn descendants(root: u32, mut children: impl FnMut(u32) -> Option<Vec<u32>>) -> Option<Vec<u32>> {
     let mut out = vec![root];
     let mut i = 0;
     while i < out.len() {
-        match children_of(out[i]) {
-            Some(c) => out.extend(c),
-            None => return process_tree_by_scan(root),
-        }
+        out.extend(children(out[i])?);
         i += 1;
     }
-    out
+    Some(out)
 }
 
-fn process_tree_by_scan(root: u32) -> Vec<u32> {
+/// Every process's children, from one scan of /proc.
+fn children_by_scan() -> HashMap<u32, Vec<u32>> {
     let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
@@ -144,15 +153,7 @@ fn process_tree_by_scan(root: u32) -> Vec<u32> {
             }
         }
     }
-    let mut out = vec![root];
-    let mut i = 0;
-    while i < out.len() {
-        if let Some(c) = children.get(&out[i]) {
-            out.extend(c);
-        }
-        i += 1;
-    }
-    out
+    children
 }
 
 /// A tree process using at least this share of a core counts as a busy helper.

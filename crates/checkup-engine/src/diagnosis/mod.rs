@@ -38,6 +38,13 @@ pub struct Ctx<'a> {
     pub markers: &'a [checkup_model::RunMarker],
 }
 
+/// A trace's steps as stalls and the rest ([`Ctx::trace_stalls`]).
+pub struct TraceStalls<'a> {
+    /// Each stalled step with its excess over a normal traced step (µs).
+    pub stalled: Vec<(f64, &'a StepSyncs)>,
+    pub others: Vec<&'a StepSyncs>,
+}
+
 /// What a rule adds to the diagnosis.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -127,17 +134,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The trace's steps that are stalls like those steps.csv shows, with each one's excess
-    /// over a normal traced step (µs): a period at least `stall_factor` times the median.
-    /// Only when the run has periodic stalls; steps.csv leaves the profiled steps out of its
-    /// own stall count, since the profiler slows them.
-    fn stalled_trace_steps(&self) -> Vec<(f64, &'a StepSyncs)> {
-        let (Some(t), Some(r)) = (self.timing, self.rank) else {
-            return Vec::new();
-        };
-        if t.stall_period_steps.is_none() {
-            return Vec::new();
-        }
+    /// The trace's steps split into stalls like those steps.csv shows (each with its excess
+    /// over a normal traced step, µs: a period at least `stall_factor` times the median) and
+    /// the others. Only when the run has periodic stalls and the trace holds one; steps.csv
+    /// leaves the profiled steps out of its own stall count, since the profiler slows them.
+    fn trace_stalls(&self) -> Option<TraceStalls<'a>> {
+        let (t, r) = (self.timing?, self.rank?);
+        t.stall_period_steps?;
         let periods: Vec<f64> = r
             .step_syncs
             .iter()
@@ -146,13 +149,19 @@ impl<'a> Ctx<'a> {
             .collect();
         let normal = crate::analysis::stats::median(&periods);
         if periods.len() < 3 || normal <= 0.0 {
-            return Vec::new();
+            return None;
         }
-        r.step_syncs
+        let (stalled, others): (Vec<&StepSyncs>, Vec<&StepSyncs>) = r
+            .step_syncs
             .iter()
-            .filter(|s| s.period_us >= self.th.stall_factor * normal)
-            .map(|s| (s.period_us - normal, s))
-            .collect()
+            .partition(|s| s.period_us >= self.th.stall_factor * normal);
+        (!stalled.is_empty()).then(|| TraceStalls {
+            stalled: stalled
+                .into_iter()
+                .map(|s| (s.period_us - normal, s))
+                .collect(),
+            others,
+        })
     }
 
     /// The share of the run's time spent in normal steps (outside the stalls' excess): a

@@ -6,7 +6,7 @@ use checkup_model::{
 };
 
 use crate::diagnosis::thresholds::confidence;
-use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome, TraceStalls};
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -112,16 +112,14 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
 /// waited on the GPU many times more than a normal profiled step did, and the GPU idle
 /// after those waits makes up at least half the stall's excess.
 fn stall_work_in_trace(cx: &Ctx) -> Option<(PeriodicWork, usize)> {
-    let stalled = cx.stalled_trace_steps();
-    let r = cx.rank?;
     // torch.save copies each CUDA tensor to the host too: a stall that writes is a checkpoint.
-    if stalled.is_empty() || r.host_waits.checkpoint_us > 0.0 {
+    if cx.rank?.host_waits.checkpoint_us > 0.0 {
         return None;
     }
-    let normal: Vec<f64> = r
-        .step_syncs
+    let TraceStalls { stalled, others } = cx.trace_stalls()?;
+    let normal: Vec<f64> = others
         .iter()
-        .filter(|s| s.period_us > 0.0 && !stalled.iter().any(|(_, x)| std::ptr::eq(*x, *s)))
+        .filter(|s| s.period_us > 0.0)
         .map(|s| s.waits as f64)
         .collect();
     if normal.is_empty() {

@@ -3,7 +3,7 @@
 use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Source, SyncSite, Unit};
 
 use crate::diagnosis::thresholds::confidence;
-use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome, TraceStalls};
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -53,17 +53,15 @@ fn per_step(cx: &Ctx, r: &checkup_model::RankSummary) -> PerStep {
         sync_calls: w.sync_calls_per_step,
         item_calls: w.item_calls_per_step,
     };
-    let stalled = cx.stalled_trace_steps();
-    if stalled.is_empty() {
+    let Some(TraceStalls {
+        stalled,
+        others: rest,
+    }) = cx.trace_stalls()
+    else {
         return all;
-    }
+    };
     let sync_us: f64 = stalled.iter().map(|(_, s)| s.sync_idle_us).sum();
     let period_us: f64 = stalled.iter().map(|(_, s)| s.period_us).sum();
-    let rest: Vec<_> = r
-        .step_syncs
-        .iter()
-        .filter(|s| !stalled.iter().any(|(_, x)| std::ptr::eq(*x, *s)))
-        .collect();
     if rest.is_empty() || period_us >= all.window_us {
         return all;
     }
