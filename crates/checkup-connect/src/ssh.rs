@@ -19,6 +19,12 @@ use crate::error::{ConnectError, Result};
 /// Where the agent lives on the remote host (a `sh` word: `~` is expanded there).
 pub const DEFAULT_REMOTE_DIR: &str = "~/.cache/gpu-checkup";
 
+/// Shell test (with `$d` the agent's folder and `$pid` from its state file): the process is
+/// this folder's agent serving. A state file left by an agent that died with the host (a
+/// reboot, an OOM kill) names a pid the system may since have given to any process of the
+/// user; that one must neither be taken for the agent nor be killed as another build.
+const PID_IS_THIS_AGENT: &str = "[ -n \"$pid\" ] && [ \"$(tr '\\0' ' ' < /proc/\"$pid\"/cmdline 2>/dev/null | cut -d' ' -f1-2)\" = \"$d/checkup-agent serve\" ]";
+
 /// The remote agent exits after this long without a client, sampling or a run.
 const REMOTE_IDLE_EXIT_S: u64 = 1800;
 
@@ -243,9 +249,12 @@ impl SshAgent {
 
     /// Stops the remote agent and closes the connection.
     pub async fn disconnect(mut self) {
-        let _ = self
-            .exec(&format!("kill {} 2>/dev/null", self.info.pid))
-            .await;
+        // The agent may have exited on its own since (idle exit) and its pid been reused.
+        let script = format!(
+            "d={}; pid={}; {PID_IS_THIS_AGENT} && kill \"$pid\" 2>/dev/null",
+            self.target.remote_dir, self.info.pid
+        );
+        let _ = self.exec(&script).await;
         let _ = self.master.kill().await;
     }
 }
@@ -372,14 +381,15 @@ impl Session<'_> {
         &self.target.remote_dir
     }
 
-    /// The agent running on the host per its state file, if its process is alive.
+    /// The agent running on the host per its state file, if its process is alive and still
+    /// that agent.
     async fn running_agent(&self) -> Result<Option<ServeInfo>> {
         // One round trip: the state file, then "alive" if its pid still runs.
         let d = self.dir();
         let script = format!(
             "d={d}; f=\"$d/agent.json\"; cat \"$f\" 2>/dev/null || exit 0; echo; \
              pid=$(sed -n 's/.*\"pid\":\\([0-9]*\\).*/\\1/p' \"$f\"); \
-             [ -n \"$pid\" ] && kill -0 \"$pid\" 2>/dev/null && echo alive"
+             {PID_IS_THIS_AGENT} && echo alive"
         );
         let out = self.exec(&script, None).await?;
         let text = String::from_utf8_lossy(&out.stdout);

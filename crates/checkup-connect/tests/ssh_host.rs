@@ -141,3 +141,55 @@ async fn ssh_failures_are_explained_in_plain_words() {
     let e = SshAgent::connect(t, &bin).await.err().unwrap();
     assert!(matches!(e, ConnectError::Unreachable { .. }), "{e}");
 }
+
+/// Kills the process it holds when the test ends, passed or failed.
+struct Bystander(std::process::Child);
+
+impl Drop for Bystander {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_file_left_by_a_dead_agent_names_a_process_that_is_neither_trusted_nor_killed() {
+    let sshd = TestSshd::start();
+    let dir = sshd.remote_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    // An older build on the host, and its state file from before a reboot: the pid in it now
+    // belongs to an unrelated process of the same user.
+    std::fs::write(dir.join("checkup-agent"), b"an older build").unwrap();
+    let mut bystander = Bystander(Command::new("sleep").arg("120").spawn().unwrap());
+    let pid = bystander.0.id();
+    std::fs::write(
+        dir.join("agent.json"),
+        format!(
+            r#"{{"listening":"127.0.0.1:9","token_file":"/nonexistent/token","runs":"/nonexistent","pid":{pid},"agent":"0.0.1"}}"#
+        ),
+    )
+    .unwrap();
+
+    let host = SshAgent::connect(target(&sshd, "gpu-host"), &agent_binary())
+        .await
+        .expect("connects and starts a fresh agent");
+    assert!(
+        host.log.iter().any(|l| l.starts_with("started the agent")),
+        "{:?}",
+        host.log
+    );
+    assert!(
+        !host.log.iter().any(|l| l.starts_with("stopped agent")),
+        "nothing was stopped as another build: {:?}",
+        host.log
+    );
+    assert_ne!(host.info.pid, pid);
+    assert!(
+        bystander.0.try_wait().unwrap().is_none(),
+        "the unrelated process still runs"
+    );
+    let agent = host.info.pid;
+    host.disconnect().await;
+    assert!(wait_until_gone(agent, Duration::from_secs(5)));
+    assert!(bystander.0.try_wait().unwrap().is_none());
+}
