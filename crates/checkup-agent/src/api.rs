@@ -97,7 +97,13 @@ pub struct AgentState {
     run_active: AtomicBool,
     /// Sampling plays this recorded run back instead of reading the GPUs (demos, tests).
     replay: Option<PathBuf>,
+    /// One permit per open sample stream.
+    stream_clients: Arc<tokio::sync::Semaphore>,
 }
+
+/// Sample streams served at once: the app opens one per host; more are refused (503) so that
+/// clients that never close cannot pile up.
+pub const MAX_STREAM_CLIENTS: usize = 16;
 
 impl AgentState {
     pub fn new(
@@ -118,6 +124,7 @@ impl AgentState {
             runs: Mutex::new(Vec::new()),
             run_active: AtomicBool::new(false),
             replay,
+            stream_clients: Arc::new(tokio::sync::Semaphore::new(MAX_STREAM_CLIENTS)),
         }))
     }
 
@@ -150,7 +157,7 @@ fn gpu_presence() -> (u32, Option<String>) {
     (0, Some("this agent was built without NVML".into()))
 }
 
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": message.into() }))).into_response()
 }
 
@@ -173,7 +180,9 @@ async fn require_token(State(state): State<Arc<AgentState>>, req: Request, next:
     next.run(req).await
 }
 
-pub fn router(state: Arc<AgentState>) -> Router {
+/// The API's routes, behind the token and, before it, [`crate::listen::local_clients_only`]
+/// (`allow_remote`: the agent listens for other hosts, so any `Host` is accepted).
+pub fn router(state: Arc<AgentState>, allow_remote: bool) -> Router {
     Router::new()
         .route("/v1/health", get(health))
         .route("/v1/check", get(check))
@@ -186,6 +195,10 @@ pub fn router(state: Arc<AgentState>) -> Router {
         .route("/v1/runs/{id}/files/{*path}", get(get_file))
         .route("/v1/samples", get(samples_ws))
         .layer(middleware::from_fn_with_state(state.clone(), require_token))
+        .layer(middleware::from_fn_with_state(
+            allow_remote,
+            crate::listen::local_clients_only,
+        ))
         .with_state(state)
 }
 
@@ -583,7 +596,16 @@ async fn samples_ws(
     Query(q): Query<SamplesQuery>,
     ws: WebSocketUpgrade,
 ) -> Response {
-    ws.on_upgrade(move |socket| stream_samples(socket, s, q.since))
+    let Ok(permit) = s.stream_clients.clone().try_acquire_owned() else {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("the agent streams samples to at most {MAX_STREAM_CLIENTS} clients at once; close another stream and try again"),
+        );
+    };
+    ws.on_upgrade(move |socket| async move {
+        stream_samples(socket, s, q.since).await;
+        drop(permit);
+    })
 }
 
 /// Sends every event after `since`, then each new one as it arrives, as JSON text messages
@@ -725,11 +747,10 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
             std::process::exit(0);
         });
     };
-    let served = axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await;
+    // Requests under way get at most the 3 s the shutdown gives them.
+    crate::listen::serve(listener, router(state, o.allow_remote), shutdown).await;
     if let Some(path) = &o.state_file {
         let _ = std::fs::remove_file(path);
     }
-    served.map_err(|e| crate::AgentError::Invalid(format!("server stopped: {e}")))
+    Ok(())
 }

@@ -6,6 +6,7 @@ pub mod api;
 pub mod check;
 pub mod collect;
 pub mod error;
+pub mod listen;
 pub mod private;
 pub mod recorder;
 pub mod run;

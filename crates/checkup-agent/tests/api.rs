@@ -533,3 +533,137 @@ fn sampling_stops_at_its_time_limit_and_lets_the_agent_idle_out() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// A request's status line and body, sent as given on a fresh connection.
+fn raw(agent: &Agent, request: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(&agent.addr).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("0")
+        .parse()
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[test]
+fn half_sent_requests_do_not_hold_up_real_clients_and_are_closed_after_the_header_timeout() {
+    let a = start();
+    // Any local user can open connections and never finish a request.
+    let mut stalled: Vec<TcpStream> = (0..80)
+        .map(|_| {
+            let mut s = TcpStream::connect(&a.addr).unwrap();
+            s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                .unwrap();
+            s
+        })
+        .collect();
+    let t0 = Instant::now();
+    let (status, body) = http(&a, "GET", "/v1/health", Some(&a.token), None);
+    assert_eq!(status, 200, "{body}");
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    // Past the header timeout (10 s) the agent has closed every one of them.
+    std::thread::sleep(Duration::from_secs(11));
+    for s in &mut stalled {
+        s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        let mut rest = Vec::new();
+        let n = s
+            .read_to_end(&mut rest)
+            .expect("closed by the agent, not timed out");
+        // hyper answers 408 or just closes: either way the connection is gone.
+        assert!(
+            n == 0 || String::from_utf8_lossy(&rest).starts_with("HTTP/1.1 408"),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn connections_over_the_cap_are_answered_503_and_the_agent_serves_again_once_they_close() {
+    let a = start();
+    let cap = checkup_agent::listen::MAX_CONNECTIONS;
+    let held: Vec<TcpStream> = (0..cap)
+        .map(|_| TcpStream::connect(&a.addr).unwrap())
+        .collect();
+    // Accepted connections are counted as the agent takes them: give it a moment.
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, body) = http(&a, "GET", "/v1/health", Some(&a.token), None);
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains(&format!("at most {cap} connections")),
+        "{body}"
+    );
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, body) = http(&a, "GET", "/v1/health", Some(&a.token), None);
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "still refused: {status} {body}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_web_page_or_a_rebound_host_name_cannot_reach_the_agent_even_with_the_token() {
+    let a = start();
+    let t = &a.token;
+    let (status, body) = raw(&a, &format!("GET /v1/health HTTP/1.1\r\nHost: {}\r\nOrigin: https://evil.example\r\nAuthorization: Bearer {t}\r\nConnection: close\r\n\r\n", a.addr));
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("web pages"), "{body}");
+    let (status, body) = raw(&a, &format!("GET /v1/health HTTP/1.1\r\nHost: evil.example:{}\r\nAuthorization: Bearer {t}\r\nConnection: close\r\n\r\n", a.addr.rsplit(':').next().unwrap()));
+    assert_eq!(status, 421, "{body}");
+    assert!(body.contains("evil.example"), "{body}");
+    for host in ["localhost", "127.0.0.1"] {
+        let (status, body) = raw(&a, &format!("GET /v1/health HTTP/1.1\r\nHost: {host}:1\r\nAuthorization: Bearer {t}\r\nConnection: close\r\n\r\n"));
+        assert_eq!(status, 200, "{host}: {body}");
+    }
+}
+
+#[test]
+fn sample_streams_over_the_cap_are_refused_politely_and_a_closed_one_frees_its_place() {
+    let a = start();
+    let cap = checkup_agent::api::MAX_STREAM_CLIENTS;
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let url = format!("ws://{}/v1/samples?since=0", a.addr);
+    let connect = |url: &str| {
+        let mut req = url.into_client_request().unwrap();
+        req.headers_mut().insert(
+            "Authorization",
+            format!("Bearer {}", a.token).parse().unwrap(),
+        );
+        rt.block_on(tokio_tungstenite::connect_async(req))
+    };
+    let mut open: Vec<_> = (0..cap)
+        .map(|_| connect(&url).expect("within the cap").0)
+        .collect();
+    match connect(&url) {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => {
+            assert_eq!(r.status(), 503);
+            let body =
+                String::from_utf8_lossy(r.body().as_deref().unwrap_or_default()).into_owned();
+            assert!(body.contains(&format!("at most {cap} clients")), "{body}");
+        }
+        other => panic!("the stream over the cap was not refused with 503: {other:?}"),
+    }
+    let mut closed = open.pop().unwrap();
+    rt.block_on(closed.close(None)).unwrap();
+    drop(closed);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while connect(&url).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the freed place was not given again"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
