@@ -234,6 +234,7 @@ pub fn run_with_sink(
                 }
                 let processes = part.time(&mut nvml_cpu, || g.sample_processes(ts));
                 part.time(&mut write_cpu, || rec.write_gpu_processes(&processes))?;
+                host.set_gpu_pids(processes.iter().map(|p| p.pid).collect());
             }
         }
         if tick.is_multiple_of(slow_every) {

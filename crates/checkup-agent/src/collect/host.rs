@@ -61,8 +61,10 @@ fn read_cpu_times() -> (CpuTimes, Vec<CpuTimes>) {
 }
 
 /// One process's line of /proc/PID/stat.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct ProcStat {
+    /// The command name (at most 15 bytes, as the kernel keeps it).
+    comm: String,
     ppid: u32,
     /// utime + stime, in clock ticks.
     cpu_ticks: u64,
@@ -74,11 +76,14 @@ struct ProcStat {
 fn read_proc_stat(pid: u32) -> Option<ProcStat> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may contain spaces and parentheses: fields start after the last ')'.
-    let rest = text.get(text.rfind(')')? + 2..)?;
+    let close = text.rfind(')')?;
+    let comm = text.get(text.find('(')? + 1..close)?.to_owned();
+    let rest = text.get(close + 2..)?;
     let f: Vec<&str> = rest.split_whitespace().collect();
     let utime: u64 = f.get(11)?.parse().ok()?;
     let stime: u64 = f.get(12)?.parse().ok()?;
     Some(ProcStat {
+        comm,
         ppid: f.get(1)?.parse().ok()?,
         cpu_ticks: utime.saturating_add(stime),
         start_ticks: f.get(19)?.parse().ok()?,
@@ -156,6 +161,38 @@ fn children_by_scan() -> HashMap<u32, Vec<u32>> {
     children
 }
 
+/// Programs that only start another one: a shell running `python train.py`, `timeout`,
+/// `nohup`. Followed with `--pid` of such a launcher, the training is the process below it.
+const LAUNCHERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "fish", "ksh", "env", "nohup", "timeout", "time", "sudo",
+    "setsid", "stdbuf", "nice", "ionice", "taskset", "numactl", "chrt", "script",
+];
+
+/// The training processes of a tree (`stats`, breadth first from `root`): those holding a
+/// GPU; where none does (not started yet, or a container's NVML reports other pids), the
+/// root with launchers stepped through while each has a single child.
+fn training_processes(root: u32, stats: &[(u32, ProcStat)], gpu_pids: &[u32]) -> Vec<u32> {
+    let on_gpu: Vec<u32> = stats
+        .iter()
+        .map(|(pid, _)| *pid)
+        .filter(|pid| gpu_pids.contains(pid))
+        .collect();
+    if !on_gpu.is_empty() {
+        return on_gpu;
+    }
+    let mut main = root;
+    loop {
+        let Some((_, p)) = stats.iter().find(|(pid, _)| *pid == main) else {
+            return vec![main];
+        };
+        let mut children = stats.iter().filter(|(_, c)| c.ppid == main);
+        match (children.next(), children.next()) {
+            (Some((child, _)), None) if LAUNCHERS.contains(&p.comm.as_str()) => main = *child,
+            _ => return vec![main],
+        }
+    }
+}
+
 /// A tree process using at least this share of a core counts as a busy helper.
 const BUSY_CHILD_CORE_SHARE: f64 = 0.9;
 
@@ -207,6 +244,8 @@ pub struct HostCollector {
     /// (every `TREE_RESCAN` samples).
     cheap_tree: Option<bool>,
     tree: Vec<u32>,
+    /// Processes holding a GPU context (NVML's list), the training's ranks.
+    gpu_pids: Vec<u32>,
     samples: u64,
     ticks: f64,
     page: f64,
@@ -224,10 +263,11 @@ struct Prev {
     disk: (u64, u64),
 }
 
-/// The tree's CPU between two samples, in ticks: in all, in the root, and per other process.
+/// The tree's CPU between two samples, in ticks: in all, in the training process, and per
+/// other process.
 struct TreeCpu {
     total: u64,
-    root: u64,
+    main: u64,
     children: Vec<u64>,
     rss_pages: u64,
     now: HashMap<u32, u64>,
@@ -240,6 +280,7 @@ impl HostCollector {
             root,
             cheap_tree: None,
             tree: Vec::new(),
+            gpu_pids: Vec::new(),
             samples: 0,
             ticks: ticks_per_s(),
             page: page_size(),
@@ -257,6 +298,11 @@ impl HostCollector {
         self.root = root;
     }
 
+    /// The processes that hold a GPU now (from the GPU collector's process list).
+    pub fn set_gpu_pids(&mut self, pids: Vec<u32>) {
+        self.gpu_pids = pids;
+    }
+
     /// Each process's CPU since the previous sample. A process first seen now counts from
     /// its start if it started since then, else from now on; one that exited takes its
     /// last interval's CPU with it (at most one sample period of it).
@@ -269,20 +315,23 @@ impl HostCollector {
             self.tree = process_tree(root);
         }
         let prev = self.prev.as_ref();
+        let stats: Vec<(u32, ProcStat)> = self
+            .tree
+            .iter()
+            .filter_map(|&pid| Some((pid, read_proc_stat(pid)?)))
+            .collect();
+        let mains = training_processes(root, &stats, &self.gpu_pids);
         let mut out = TreeCpu {
             total: 0,
-            root: 0,
+            main: 0,
             children: Vec::new(),
             rss_pages: 0,
-            now: HashMap::with_capacity(self.tree.len()),
+            now: HashMap::with_capacity(stats.len()),
         };
-        for &pid in &self.tree {
-            let Some(p) = read_proc_stat(pid) else {
-                continue;
-            };
-            out.now.insert(pid, p.cpu_ticks);
+        for (pid, p) in &stats {
+            out.now.insert(*pid, p.cpu_ticks);
             out.rss_pages += p.rss_pages;
-            let before = prev.and_then(|v| v.tree_ticks.get(&pid).copied());
+            let before = prev.and_then(|v| v.tree_ticks.get(pid).copied());
             let since_start = prev
                 .and_then(|v| v.uptime_ticks)
                 .is_some_and(|t| p.start_ticks as f64 >= t);
@@ -292,8 +341,9 @@ impl HostCollector {
                 None => 0,
             };
             out.total += delta;
-            if pid == root {
-                out.root = delta;
+            if mains.contains(pid) {
+                // Several ranks: the busiest one is the closest to being held by its loop.
+                out.main = out.main.max(delta);
             } else {
                 out.children.push(delta);
             }
@@ -334,7 +384,7 @@ impl HostCollector {
             proc_tree_rss_mib: tree
                 .as_ref()
                 .map(|t| (t.rss_pages as f64 * self.page / (1024.0 * 1024.0)).round()),
-            proc_main_cpu_pct: tree.as_ref().map(|t| round1(core_pct(t.root))),
+            proc_main_cpu_pct: tree.as_ref().map(|t| round1(core_pct(t.main))),
             proc_busy_children: tree
                 .as_ref()
                 .map(|t| count_busy(&t.children, self.ticks * dt)),
@@ -365,6 +415,7 @@ fn round1(v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::process::CommandExt;
 
     #[test]
     fn host_samples_measure_this_process_burning_cpu() {
@@ -387,6 +438,72 @@ mod tests {
         assert!(s.proc_tree_rss_mib.unwrap() > 0.0);
     }
 
+    fn stat(comm: &str, ppid: u32) -> ProcStat {
+        ProcStat {
+            comm: comm.into(),
+            ppid,
+            cpu_ticks: 0,
+            rss_pages: 0,
+            start_ticks: 0,
+        }
+    }
+
+    #[test]
+    fn the_training_processes_are_those_on_a_gpu_else_the_root_below_its_launchers() {
+        // torchrun (python) with two ranks on GPUs and a DataLoader worker under rank 0.
+        let torchrun = [
+            (10, stat("torchrun", 1)),
+            (11, stat("python3", 10)),
+            (12, stat("python3", 10)),
+            (13, stat("pt_data_worker", 11)),
+        ];
+        assert_eq!(
+            training_processes(10, &torchrun, &[12, 11, 99]),
+            vec![11, 12]
+        );
+        // `bash run.sh` -> `timeout 1h python train.py` -> python with its workers, before
+        // the GPU is in use.
+        let shell = [
+            (20, stat("bash", 1)),
+            (21, stat("timeout", 20)),
+            (22, stat("python", 21)),
+            (23, stat("python", 22)),
+            (24, stat("python", 22)),
+        ];
+        assert_eq!(training_processes(20, &shell, &[]), vec![22]);
+        // A shell that started two programs is where the tree branches: it stays the root.
+        let two = [
+            (30, stat("bash", 1)),
+            (31, stat("python", 30)),
+            (32, stat("tail", 30)),
+        ];
+        assert_eq!(training_processes(30, &two, &[]), vec![30]);
+        assert_eq!(training_processes(40, &[], &[]), vec![40]);
+    }
+
+    #[test]
+    fn a_process_followed_through_its_launcher_shell_is_the_training_not_a_busy_child() {
+        // bash forks `yes` (it is not the last command, so bash does not exec it): the busy
+        // process is the training, below its launcher.
+        let shell = ProcessGroup(
+            std::process::Command::new("bash")
+                .args(["-c", "yes > /dev/null; true"])
+                .process_group(0)
+                .spawn()
+                .unwrap(),
+        );
+        let mut c = HostCollector::new(Some(shell.0.id()));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(c.sample(0.0).is_none());
+        let t0 = std::time::Instant::now();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let s = c.sample(t0.elapsed().as_secs_f64()).unwrap();
+        assert_eq!(s.proc_busy_children, Some(0), "{s:?}");
+        // Its share depends on how loaded the machine is; it is all in the main process.
+        assert!(s.proc_main_cpu_pct.unwrap() >= 10.0, "{s:?}");
+        assert_eq!(s.proc_main_cpu_pct, s.proc_tree_cpu_pct, "{s:?}");
+    }
+
     #[test]
     fn a_helper_is_busy_from_nine_tenths_of_a_core() {
         // 100 ticks a second over 2 s: 200 ticks is a whole core.
@@ -399,6 +516,18 @@ mod tests {
     impl Drop for Spinner {
         fn drop(&mut self) {
             let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    /// A process and everything it started, killed when dropped (killing the shell alone
+    /// would leave its child spinning).
+    struct ProcessGroup(std::process::Child);
+
+    impl Drop for ProcessGroup {
+        fn drop(&mut self) {
+            // SAFETY: kill(2) on the group this test created; no memory is involved.
+            unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
             let _ = self.0.wait();
         }
     }
