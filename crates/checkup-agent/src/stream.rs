@@ -1,7 +1,10 @@
 //! The live sample stream: every sample gets a sequence number; a client that reconnects with
 //! the last number it saw gets everything after it. Memory stays bounded: recent events live
 //! in a ring, every event is also appended to a JSON-lines spill file that older requests
-//! are served from.
+//! are served from. Disk stays bounded too: the spill file is two segments of at most
+//! `segment_bytes` each; when the current one is full it replaces the previous one. What a
+//! client asks for beyond them is gone from the stream (the run folder keeps every sample);
+//! the first event it gets then tells it by its sequence number.
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -15,11 +18,20 @@ struct Inner {
     next_seq: u64,
     ring: VecDeque<StreamEvent>,
     spill: BufWriter<File>,
+    /// Bytes written to the current segment.
+    spill_bytes: u64,
 }
+
+/// The spill file's segment size by default: with two segments, 128 MiB of history, about
+/// ten hours of one GPU's samples at 10 Hz.
+pub const SPILL_SEGMENT_BYTES: u64 = 64 << 20;
 
 pub struct SampleStream {
     inner: Mutex<Inner>,
     spill_path: PathBuf,
+    /// The previous segment, `<spill>.1`.
+    previous_path: PathBuf,
+    segment_bytes: u64,
     ring_capacity: usize,
     /// Wakes clients waiting for new events.
     pub notify: tokio::sync::Notify,
@@ -27,17 +39,33 @@ pub struct SampleStream {
 
 impl SampleStream {
     pub fn new(spill_path: &Path, ring_capacity: usize) -> std::io::Result<Self> {
+        Self::with_segments(spill_path, ring_capacity, SPILL_SEGMENT_BYTES)
+    }
+
+    pub fn with_segments(
+        spill_path: &Path,
+        ring_capacity: usize,
+        segment_bytes: u64,
+    ) -> std::io::Result<Self> {
         if let Some(dir) = spill_path.parent() {
             crate::private::create_dir(dir)?;
         }
+        let mut previous = spill_path.as_os_str().to_owned();
+        previous.push(".1");
+        let previous_path = PathBuf::from(previous);
+        // A previous agent's stream is not this one's: its numbers would repeat.
+        let _ = std::fs::remove_file(&previous_path);
         let spill = BufWriter::new(crate::private::create_file(spill_path)?);
         Ok(Self {
             inner: Mutex::new(Inner {
                 next_seq: 1,
                 ring: VecDeque::with_capacity(ring_capacity),
                 spill,
+                spill_bytes: 0,
             }),
             spill_path: spill_path.to_path_buf(),
+            previous_path,
+            segment_bytes: segment_bytes.max(1),
             ring_capacity: ring_capacity.max(1),
             notify: tokio::sync::Notify::new(),
         })
@@ -52,7 +80,14 @@ impl SampleStream {
             };
             inner.next_seq += 1;
             if let Ok(line) = serde_json::to_string(&event) {
-                let _ = writeln!(inner.spill, "{line}");
+                if inner.spill_bytes + line.len() as u64 + 1 > self.segment_bytes
+                    && inner.spill_bytes > 0
+                {
+                    self.rotate(&mut inner);
+                }
+                if writeln!(inner.spill, "{line}").is_ok() {
+                    inner.spill_bytes += line.len() as u64 + 1;
+                }
             }
             if inner.ring.len() == self.ring_capacity {
                 inner.ring.pop_front();
@@ -60,6 +95,20 @@ impl SampleStream {
             inner.ring.push_back(event);
         }
         self.notify.notify_waiters();
+    }
+
+    /// The full segment becomes the previous one (replacing it) and a new one starts. If the
+    /// file system refuses, the stream keeps appending to the one it has.
+    fn rotate(&self, inner: &mut Inner) {
+        let _ = inner.spill.flush();
+        if std::fs::rename(&self.spill_path, &self.previous_path).is_err() {
+            return;
+        }
+        // If no new file can be made, the renamed one is still open: writing goes on there.
+        if let Ok(f) = crate::private::create_file(&self.spill_path) {
+            inner.spill = BufWriter::new(f);
+            inner.spill_bytes = 0;
+        }
     }
 
     /// The last sequence number handed out (0: none yet).
@@ -85,19 +134,28 @@ impl SampleStream {
                 .cloned()
                 .collect();
         }
-        // Older than the ring: read back from the spill file.
+        // Older than the ring: read back from the spill segments, the previous one first. The
+        // lock is held so that no rotation moves a segment while it is read.
         let _ = inner.spill.flush();
+        let mut out = Vec::new();
+        for path in [&self.previous_path, &self.spill_path] {
+            let Ok(file) = File::open(path) else {
+                continue;
+            };
+            out.extend(
+                BufReader::new(file)
+                    .lines()
+                    .map_while(Result::ok)
+                    .filter_map(|l| serde_json::from_str::<StreamEvent>(&l).ok())
+                    .filter(|e| e.seq > since)
+                    .take(max - out.len()),
+            );
+            if out.len() >= max {
+                break;
+            }
+        }
         drop(inner);
-        let Ok(file) = File::open(&self.spill_path) else {
-            return Vec::new();
-        };
-        BufReader::new(file)
-            .lines()
-            .map_while(Result::ok)
-            .filter_map(|l| serde_json::from_str::<StreamEvent>(&l).ok())
-            .filter(|e| e.seq > since)
-            .take(max)
-            .collect()
+        out
     }
 }
 
@@ -134,6 +192,40 @@ mod tests {
         assert_eq!(
             s.since(2, 3).iter().map(|e| e.seq).collect::<Vec<_>>(),
             vec![3, 4, 5]
+        );
+    }
+
+    #[test]
+    fn the_spill_file_keeps_two_segments_and_a_client_behind_them_resumes_at_the_oldest_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stream.jsonl");
+        let line = serde_json::to_string(&StreamEvent {
+            seq: 10,
+            sample: host(10.0),
+        })
+        .unwrap()
+        .len() as u64
+            + 1;
+        // Segments of about ten events, a ring of two.
+        let s = SampleStream::with_segments(&path, 2, 10 * line).unwrap();
+        for i in 0..100 {
+            s.push(host(i as f64));
+        }
+        let kept = s.since(0, 1000);
+        let seqs: Vec<u64> = kept.iter().map(|e| e.seq).collect();
+        let on_disk = std::fs::metadata(&path).unwrap().len()
+            + std::fs::metadata(dir.path().join("stream.jsonl.1"))
+                .unwrap()
+                .len();
+        assert!(on_disk <= 2 * 10 * line, "{on_disk} bytes on disk");
+        // The newest, contiguous back to the oldest kept (at least a segment's worth).
+        assert_eq!(seqs.last(), Some(&100));
+        assert_eq!(seqs, (seqs[0]..=100).collect::<Vec<_>>());
+        assert!(seqs.len() >= 8, "{seqs:?}");
+        // Read across the two segments, in order.
+        assert_eq!(
+            s.since(97, 5).iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![98, 99, 100]
         );
     }
 
