@@ -657,6 +657,9 @@ pub struct ServeOptions {
     pub allow_remote: bool,
     /// Sampling plays this recorded run folder back instead of reading the GPUs.
     pub replay: Option<PathBuf>,
+    /// Run folders in which nothing was written for this long are removed at start (None:
+    /// kept forever).
+    pub keep_runs: Option<std::time::Duration>,
 }
 
 /// Binds, prints where it listens and where the token is (one JSON line, [`ServeInfo`]), and
@@ -679,6 +682,18 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
     if let Some(r) = &o.replay {
         // Refused at start, not at the first sampling request.
         crate::collect::replay::Replay::open(r)?;
+    }
+    if let Some(keep) = o.keep_runs {
+        let pruned = crate::retention::prune(&o.runs_dir, keep, std::time::SystemTime::now());
+        if !pruned.folders.is_empty() {
+            eprintln!(
+                "checkup-agent: removed {} run folders untouched for {} days ({:.1} MB): {}",
+                pruned.folders.len(),
+                keep.as_secs() / 86_400,
+                pruned.bytes as f64 / 1e6,
+                pruned.folders.join(", ")
+            );
+        }
     }
     let state = AgentState::new(token, o.runs_dir.clone(), o.replay.clone())
         .map_err(|e| crate::AgentError::io(&o.runs_dir, e))?;

@@ -9,6 +9,7 @@ pub mod error;
 pub mod listen;
 pub mod private;
 pub mod recorder;
+pub mod retention;
 pub mod run;
 pub mod sampler;
 pub mod stream;

@@ -99,6 +99,10 @@ enum Cmd {
         /// recorded pace) instead of reading this host: demos and tests without a GPU.
         #[arg(long)]
         replay: Option<PathBuf>,
+        /// At start, remove the agent's run folders in which nothing was written for this
+        /// many days (the app keeps its own copy of every run it downloaded); 0 keeps them.
+        #[arg(long, default_value_t = checkup_agent::retention::DEFAULT_KEEP_DAYS)]
+        keep_runs_days: u64,
     },
     /// Run a training command with the probe injected and sampling on:
     /// checkup-agent run -o RUN -- python train.py ...
@@ -216,6 +220,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             idle_exit,
             exit_with_parent,
             replay,
+            keep_runs_days,
         } => {
             let state_dir = std::env::var_os("XDG_STATE_HOME")
                 .map(PathBuf::from)
@@ -235,6 +240,8 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 exit_with_parent,
                 allow_remote,
                 replay,
+                keep_runs: (keep_runs_days > 0)
+                    .then(|| std::time::Duration::from_secs(keep_runs_days.saturating_mul(86_400))),
             };
             rt.block_on(checkup_agent::api::serve(options))?;
             Ok(ExitCode::SUCCESS)
