@@ -152,6 +152,7 @@ fn host_while_gpu_idle(
         .nvml
         .iter()
         .filter_map(|s| Some((s.ts, s.util_gpu?)))
+        .filter(|(ts, _)| ts.is_finite())
         .collect();
     if util.is_empty() || host.len() < 2 {
         return None;
@@ -162,6 +163,10 @@ fn host_while_gpu_idle(
     let mut seconds = 0.0;
     for w in host.windows(2) {
         let (a, b) = (w[0].ts, w[1].ts);
+        // Samples out of order (or repeated, or NaN) in a hand-edited file span no interval.
+        if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
+            continue;
+        }
         let lo = util.partition_point(|u| u.0 <= a);
         let hi = util.partition_point(|u| u.0 <= b);
         let Some(u) = mean(&util[lo..hi].iter().map(|u| u.1).collect::<Vec<_>>()) else {
