@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then runs every test: formatting and clippy (warnings denied),
-# unit, corpus, report, agent, store, SSH and CLI tests, the wasm builds (shared model,
-# catalogue and UI), the glibc 2.31 agent build, and the built desktop app driven through
-# WebDriver under Xvfb (tests/e2e).
+# unit, corpus, report, agent, store, SSH and CLI tests, a short fuzz run of the readers,
+# the wasm builds (shared model, catalogue and UI), the glibc 2.31 agent build, and the
+# built desktop app driven through WebDriver under Xvfb (tests/e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -14,6 +14,9 @@ cargo build -p checkup-model -p checkup-text --target wasm32-unknown-unknown
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p checkup-frontend --target wasm32-unknown-unknown -- -D warnings
 cargo test --workspace --exclude checkup-e2e
+# A short fuzz run of every reader (3 s each, about a minute, the same inputs each time);
+# the long runs and what they found: docs/fuzzing.md.
+cargo run -q -p checkup-fuzz -- --seconds 3 --seed 1
 # The agent binary shipped to GPU hosts must run on glibc 2.31.
 ./scripts/build-agent.sh
 # One app at a time: each test starts its own app, display and WebDriver.

@@ -239,37 +239,36 @@ fn new_id(prefix: &str) -> String {
     format!("{prefix}-{}", (sampler::now_s() * 1000.0) as u64)
 }
 
+/// Checks a sampling request's settings before anything starts (a message saying which).
+pub fn check_sampling(req: &SamplingRequest) -> Result<(), String> {
+    if !(0.1..=100.0).contains(&req.hz) || !(0.1..=req.hz).contains(&req.slow_hz) {
+        return Err(format!(
+            "hz must be between 0.1 and 100 and slow_hz between 0.1 and hz, not {} and {}",
+            req.hz, req.slow_hz
+        ));
+    }
+    if !(1.0..=checkup_model::SAMPLING_MAX_S_LIMIT).contains(&req.max_s) {
+        return Err(format!(
+            "max_s must be between 1 and {} (a week), not {}",
+            checkup_model::SAMPLING_MAX_S_LIMIT,
+            req.max_s
+        ));
+    }
+    if req.pid.is_some() && req.gpu.is_some() {
+        return Err("give pid or gpu, not both".into());
+    }
+    Ok(())
+}
+
 async fn start_sampling(
     State(s): State<Arc<AgentState>>,
     Json(req): Json<SamplingRequest>,
 ) -> Response {
-    if !(0.1..=100.0).contains(&req.hz) || !(0.1..=req.hz).contains(&req.slow_hz) {
-        return error(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!(
-                "hz must be between 0.1 and 100 and slow_hz between 0.1 and hz, not {} and {}",
-                req.hz, req.slow_hz
-            ),
-        );
-    }
-    if !(1.0..=checkup_model::SAMPLING_MAX_S_LIMIT).contains(&req.max_s) {
-        return error(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!(
-                "max_s must be between 1 and {} (a week), not {}",
-                checkup_model::SAMPLING_MAX_S_LIMIT,
-                req.max_s
-            ),
-        );
+    if let Err(why) = check_sampling(&req) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, why);
     }
     let pid = match (req.pid, req.gpu) {
-        (Some(_), Some(_)) => {
-            return error(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "give pid or gpu, not both",
-            )
-        }
-        (None, Some(g)) => {
+        (_, Some(g)) => {
             match tokio::task::spawn_blocking(move || crate::check::process_on_gpu(g)).await {
                 Ok(Ok(pid)) => Some(pid),
                 Ok(Err(e)) => return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string()),
