@@ -11,7 +11,15 @@ neighbours, which separate runs minutes apart do not (on a shared H200 the same 
 ran 48 to 60 steps/s from one minute to the next). Prints every turn, then the median ratio
 per workload and variant, and writes probe_overhead.json into --out.
 
-usage: python3 bench/probe_overhead.py --agent PATH [--rounds 15] [--turn 2] [--out DIR] [WORKLOAD...]
+With --window-step S the agent copy's window comes late (watch over steps S-8..S-1, profiled
+steps S..S+7) so the same two processes are compared before and after it: the change in
+the agent/bare ratio across the window is what the window leaves behind, free of what
+differs between two processes (placement, memory layout), which a ratio of separate
+processes cannot tell from the agent. The sampling copy, which has no window, is split at
+the same rounds as a control.
+
+usage: python3 bench/probe_overhead.py --agent PATH [--rounds 15] [--turn 2] [--out DIR]
+                                       [--window-step S] [WORKLOAD...]
 """
 import argparse
 import json
@@ -28,14 +36,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 WORKLOADS = ["launch_heavy", "data_heavy", "compute_heavy"]
 VARIANTS = ["bare", "agent", "sampling"]
 READY_TIMEOUT_S = 240
+# The agent's default profiled steps; the watch window is as long, just before them.
+PROFILE_STEPS = 8
 
 
-def start(variant, workload, agent, out, sock, cpus):
+def start(variant, workload, agent, out, sock, cpus, window_step):
     script = os.path.join(HERE, "overhead", workload + ".py")
     cmd = [sys.executable, script]
     if variant != "bare":
         rec = tempfile.mkdtemp(prefix="rec_%s_%s_" % (workload, variant), dir=out)
         extra = ["--profile-steps", "0"] if variant == "sampling" else []
+        if variant == "agent" and window_step is not None:
+            extra = ["--skip-steps", str(window_step)]
         cmd = [agent, "run", "--out", rec, *extra, "--", *cmd]
     env = dict(os.environ, CHECKUP_BENCH_SOCKET=sock, CHECKUP_BENCH_VARIANT=variant)
     log = open(os.path.join(out, "%s_%s.log" % (workload, variant)), "w")
@@ -46,7 +58,7 @@ def start(variant, workload, agent, out, sock, cpus):
                             preexec_fn=lambda: os.sched_setaffinity(0, cpus))
 
 
-def measure(workload, agent, out, rounds, turn, cpus):
+def measure(workload, agent, out, rounds, turn, cpus, window_step):
     sock = os.path.join(out, workload + ".sock")
     if os.path.exists(sock):
         os.unlink(sock)
@@ -56,7 +68,7 @@ def measure(workload, agent, out, rounds, turn, cpus):
     server.settimeout(READY_TIMEOUT_S)
     procs, peers = [], {}
     try:
-        procs += [start(v, workload, agent, out, sock, cpus) for v in VARIANTS]
+        procs += [start(v, workload, agent, out, sock, cpus, window_step) for v in VARIANTS]
         while len(peers) < len(VARIANTS):
             conn, _ = server.accept()
             lines = conn.makefile("rw", buffering=1)
@@ -67,17 +79,21 @@ def measure(workload, agent, out, rounds, turn, cpus):
         rates = {v: [] for v in VARIANTS}
         cpu_ms = {v: [] for v in VARIANTS}
         median_ms = {v: [] for v in VARIANTS}
+        # Per round: the agent copy's [first, last] step count of its turn.
+        agent_steps = []
         for r in range(rounds):
             order = VARIANTS[r % 3:] + VARIANTS[:r % 3]
             for v in order:
                 peers[v].write("go %.3f\n" % turn)
                 peers[v].flush()
                 words = peers[v].readline().split()
-                if len(words) != 5 or words[0] != "done":
+                if len(words) != 6 or words[0] != "done":
                     raise SystemExit("%s %s: turn failed (%r); see its log in %s" % (workload, v, words, out))
                 rates[v].append(int(words[1]) / float(words[2]))
                 cpu_ms[v].append(1000 * float(words[3]) / int(words[1]))
                 median_ms[v].append(1000 * float(words[4]))
+                if v == "agent":
+                    agent_steps.append((int(words[5]) - int(words[1]), int(words[5])))
             print("round %2d %-14s %s" % (r + 1, workload, "  ".join(
                 "%s %8.2f" % (v, rates[v][-1]) for v in VARIANTS)), flush=True)
         for lines in peers.values():
@@ -90,7 +106,17 @@ def measure(workload, agent, out, rounds, turn, cpus):
             except subprocess.TimeoutExpired:
                 p.kill()
         server.close()
-    return rates, cpu_ms, median_ms
+    return rates, cpu_ms, median_ms, agent_steps
+
+
+def split_at_window(agent_steps, window_step):
+    """Round indexes whose agent turn ended before the watch window began, and those whose
+    turn began after the trace was handed over; a round that held the window is in neither."""
+    if window_step is None:
+        return [], list(range(len(agent_steps)))
+    before = [i for i, (_, last) in enumerate(agent_steps) if last <= window_step - PROFILE_STEPS]
+    after = [i for i, (first, _) in enumerate(agent_steps) if first > window_step + PROFILE_STEPS]
+    return before, after
 
 
 def gpu_name():
@@ -108,10 +134,15 @@ def main():
     ap.add_argument("--turn", type=float, default=2.0, help="seconds per turn")
     ap.add_argument("--out", default=tempfile.mkdtemp(prefix="probe_overhead_"))
     ap.add_argument("--cpus", type=int, default=8, help="how many of the allowed cores all copies share")
+    ap.add_argument("--window-step", type=int, default=None,
+                    help="put the agent copy's profiled window at this step (default: step 10, before the turns)")
     ap.add_argument("workloads", nargs="*", default=WORKLOADS)
     a = ap.parse_args()
     if a.rounds < 1 or a.turn <= 0:
         raise SystemExit("--rounds must be at least 1 and --turn positive")
+    if a.window_step is not None and a.window_step <= 60 + PROFILE_STEPS:
+        raise SystemExit("--window-step must come after the 60 warm-up steps and the watch window (> %d)"
+                         % (60 + PROFILE_STEPS))
     unknown = [w for w in a.workloads if w not in WORKLOADS]
     if unknown:
         raise SystemExit("unknown workload %s (known: %s)" % (", ".join(unknown), ", ".join(WORKLOADS)))
@@ -120,12 +151,16 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     cpus = sorted(os.sched_getaffinity(0))[:max(1, a.cpus)]
     summary = {"date": time.strftime("%Y-%m-%d"), "host": platform.node(), "gpu": gpu_name(),
-               "rounds": a.rounds, "turn_s": a.turn, "cpus": cpus, "workloads": {}}
+               "rounds": a.rounds, "turn_s": a.turn, "cpus": cpus, "window_step": a.window_step,
+               "workloads": {}}
     for w in a.workloads:
         t0 = time.time()
-        rates, cpu_ms, median_ms = measure(w, a.agent, a.out, a.rounds, a.turn, cpus)
+        rates, cpu_ms, median_ms, agent_steps = measure(w, a.agent, a.out, a.rounds, a.turn, cpus,
+                                                        a.window_step)
+        before, after = split_at_window(agent_steps, a.window_step)
         entry = {"steps_per_s": rates, "cpu_ms_per_step": cpu_ms, "median_step_ms": median_ms,
-                 "wall_s": round(time.time() - t0, 1)}
+                 "agent_turn_steps": agent_steps, "rounds_before_window": before,
+                 "rounds_after_window": after, "wall_s": round(time.time() - t0, 1)}
         for v in VARIANTS[1:]:
             ratios = [x / b for x, b in zip(rates[v], rates["bare"])]
             cpu_ratios = [x / b for x, b in zip(cpu_ms[v], cpu_ms["bare"])]
@@ -137,6 +172,13 @@ def main():
                         "median_cpu_per_step_ratio": statistics.median(cpu_ratios),
                         "median_step_ratios": median_ratios,
                         "median_of_median_step_ratio": statistics.median(median_ratios)}
+            if before and after:
+                entry[v]["across_window"] = {
+                    "before": statistics.median([ratios[i] for i in before]),
+                    "after": statistics.median([ratios[i] for i in after]),
+                    "cpu_before": statistics.median([cpu_ratios[i] for i in before]),
+                    "cpu_after": statistics.median([cpu_ratios[i] for i in after]),
+                }
         summary["workloads"][w] = entry
     print("\n%s, %s, %d rounds of %.1f s turns" % (summary["date"], summary["gpu"], a.rounds, a.turn))
     print("median ratio to bare (quartiles); slower is the median's cost")
@@ -154,6 +196,16 @@ def main():
     print("host CPU per step, median ratio to bare:  " + "  ".join("%s agent %.4f sampling %.4f" % (
         w, e["agent"]["median_cpu_per_step_ratio"], e["sampling"]["median_cpu_per_step_ratio"])
         for w, e in summary["workloads"].items()))
+    for w, e in summary["workloads"].items():
+        if "across_window" not in e["agent"]:
+            continue
+        print("%s across the window at step %d (%d rounds before, %d after), ratio to bare before -> after:"
+              % (w, a.window_step, len(e["rounds_before_window"]), len(e["rounds_after_window"])))
+        for v in VARIANTS[1:]:
+            x = e[v]["across_window"]
+            print("  %-8s steps/s %.4f -> %.4f (x %.4f)   CPU per step %.4f -> %.4f (x %.4f)" % (
+                v, x["before"], x["after"], x["after"] / x["before"],
+                x["cpu_before"], x["cpu_after"], x["cpu_after"] / x["cpu_before"]))
     with open(os.path.join(a.out, "probe_overhead.json"), "w") as f:
         json.dump(summary, f, indent=1)
 

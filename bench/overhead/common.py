@@ -4,7 +4,8 @@ Standalone (no CHECKUP_BENCH_SOCKET): warm up, then time steps for SECONDS and p
 JSON line. Under `bench/probe_overhead.py` the bare run and the runs under the agent are
 alive at once and take turns on the GPU: after its warm-up each connects to the
 coordinator's Unix socket, waits for "go SECONDS", runs steps for that long with the GPU
-drained at both ends, answers "done STEPS ELAPSED CPU MEDIAN_STEP", and exits on "stop". While one runs the
+drained at both ends, answers "done STEPS ELAPSED CPU MEDIAN_STEP TOTAL" (TOTAL: steps completed since the start,
+warm-up included, the probe's step count), and exits on "stop". While one runs the
 others block on the socket, so each turn has the GPU to itself and drift in the machine
 (clocks, power, neighbours) falls on every variant alike."""
 import json
@@ -43,6 +44,7 @@ def run(step):
     """Warm up, then serve turns (or time one stretch when run alone)."""
     for _ in range(WARMUP):
         step()
+    total = WARMUP
     path = os.environ.get("CHECKUP_BENCH_SOCKET")
     if not path:
         n, elapsed, _, _ = timed_turn(step, SECONDS)
@@ -58,6 +60,7 @@ def run(step):
         if words[0] == "stop":
             break
         n, elapsed, cpu, median = timed_turn(step, float(words[1]))
-        lines.write("done %d %.6f %.6f %.9f\n" % (n, elapsed, cpu, median))
+        total += n
+        lines.write("done %d %.6f %.6f %.9f %d\n" % (n, elapsed, cpu, median, total))
         lines.flush()
     conn.close()
