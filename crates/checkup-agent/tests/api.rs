@@ -667,3 +667,38 @@ fn sample_streams_over_the_cap_are_refused_politely_and_a_closed_one_frees_its_p
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn an_agent_killed_outright_leaves_every_sample_up_to_its_last_flush_readable() {
+    let mut a = start_with(&["--replay", &corpus_run("memory_bound")]);
+    let t = a.token.clone();
+    let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some("{}"));
+    assert_eq!(status, 201, "{body}");
+    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let url = format!("ws://{}/v1/samples?since=0", a.addr);
+    // Four seconds of samples seen live, then one more second before the kill: everything
+    // seen was flushed by then (the recorder flushes every ten writes, about a second).
+    let seen = rt.block_on(read_until(&url, &t, |events| {
+        events.iter().filter(|e| e["kind"] == "nvml").count() >= 40
+    }));
+    std::thread::sleep(Duration::from_secs(1));
+    a.child.kill().unwrap(); // SIGKILL: no flush, no clean-up
+    a.child.wait().unwrap();
+    let folder = a._dir.path().join("runs").join(&id);
+    let nvml = checkup_recording::samples::read_nvml_csv(&folder.join("samples_nvml.csv"))
+        .expect("the samples file reads after the kill");
+    let seen_nvml = seen.iter().filter(|e| e["kind"] == "nvml").count();
+    assert!(
+        nvml.len() >= seen_nvml,
+        "{} rows on disk, {seen_nvml} seen live",
+        nvml.len()
+    );
+    // And the recording diagnoses as any other.
+    let d = checkup_engine::analyze_paths(&[folder], &Default::default())
+        .expect("a killed agent's run folder is a recording");
+    assert!(!d.findings.is_empty());
+}
