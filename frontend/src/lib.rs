@@ -24,6 +24,8 @@ pub struct Ui {
     pub view: RwSignal<Option<CheckupView>>,
     pub step: RwSignal<WizardStep>,
     pub error: RwSignal<Option<String>>,
+    /// How the history database was opened, when not as it was.
+    pub store_notice: RwSignal<Option<checkup_model::StoreNotice>>,
     pub host: RwSignal<Option<HostInfo>>,
     pub busy: RwSignal<Option<String>>,
     pub live: RwSignal<Option<LiveProgress>>,
@@ -56,6 +58,9 @@ impl Ui {
     fn first_load(self) {
         spawn_local(async move {
             ipc::on_checkups_changed(move || self.refresh()).await;
+            if let Ok(notice) = call(cmd::StoreStatus {}).await {
+                self.store_notice.set(notice);
+            }
             self.load_list().await;
             request_animation_frame(|| {
                 request_animation_frame(|| {
@@ -134,6 +139,7 @@ fn App() -> impl IntoView {
         view: RwSignal::new(None),
         step: RwSignal::new(WizardStep::Diagnosis),
         error: RwSignal::new(None),
+        store_notice: RwSignal::new(None),
         host: RwSignal::new(None),
         busy: RwSignal::new(None),
         live: RwSignal::new(None),
@@ -204,6 +210,11 @@ fn App() -> impl IntoView {
                 </ul>
             </aside>
             <main aria-busy=move || (ui.opening.get() > 0).to_string()>
+                <Show when=move || ui.store_notice.with(|n| n.is_some())>
+                    <p class="notice" id="store-notice" role="alert">
+                        {move || ui.store_notice.get().map(|n| checkup_text::ui::store_notice_words(i18n::lang(&ui.l()), &n)).unwrap_or_default()}
+                    </p>
+                </Show>
                 <Show when=move || ui.error.with(|e| e.is_some())>
                     <p class="error" id="error">{move || ui.error.get().unwrap_or_default()}</p>
                 </Show>

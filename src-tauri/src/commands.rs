@@ -19,6 +19,15 @@ use crate::{live, AppError, AppState};
 /// `GPU_CHECKUP_STARTUP_PROBE` set, the shell says so on stdout: the startup benchmark
 /// (tests/e2e/benches/app.rs) times the process from its start to this line.
 #[tauri::command(rename_all = "snake_case")]
+pub fn store_status(
+    state: tauri::State<'_, AppState>,
+    args: cmd::StoreStatus,
+) -> Option<checkup_model::StoreNotice> {
+    let cmd::StoreStatus {} = args;
+    state.store_notice.clone()
+}
+
+#[tauri::command(rename_all = "snake_case")]
 pub fn ui_painted(args: cmd::UiPainted) {
     let cmd::UiPainted {} = args;
     if std::env::var_os("GPU_CHECKUP_STARTUP_PROBE").is_some() {

@@ -16,6 +16,8 @@ use tauri::Manager;
 /// Shared state of the running app.
 pub struct AppState {
     pub store: checkup_store::Store,
+    /// How the history database was opened when not as it was (shown by the UI).
+    pub store_notice: Option<checkup_model::StoreNotice>,
     pub exports: PathBuf,
     /// The app's data folder (recordings downloaded from hosts, the local agent's state).
     pub data: PathBuf,
@@ -134,7 +136,15 @@ pub fn run() {
             let db = std::env::var_os("GPU_CHECKUP_DB")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| data.join("checkups.db"));
-            let store = tauri::async_runtime::block_on(checkup_store::Store::open(&db))?;
+            // A damaged, read-only or locked database still lets the app start; it says how.
+            let (store, store_notice) =
+                tauri::async_runtime::block_on(checkup_store::Store::open_or_recover(&db))?;
+            if let Some(n) = &store_notice {
+                eprintln!(
+                    "{}",
+                    checkup_text::ui::store_notice_words(checkup_model::Language::En, n)
+                );
+            }
             // The demo import analyses every bundled recording: the window shows meanwhile and
             // the list fills in when it is done.
             let importing = store.clone();
@@ -155,6 +165,7 @@ pub fn run() {
             });
             app.manage(AppState {
                 store,
+                store_notice,
                 exports: data.join("exports"),
                 data: data.clone(),
                 host: tokio::sync::Mutex::new(None),
@@ -165,6 +176,7 @@ pub fn run() {
         .invoke_handler(tauri::generate_handler![
             commands::ui_painted,
             commands::list_checkups,
+            commands::store_status,
             commands::open_checkup,
             commands::set_step,
             commands::export_report,

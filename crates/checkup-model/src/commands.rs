@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::{CheckupSummary, CheckupView, CompareView, HostInfo, Language};
+use crate::{CheckupSummary, CheckupView, CompareView, HostInfo, Language, StoreNotice};
 
 /// A command of the shell: `Self` is its arguments.
 pub trait Command: Serialize + DeserializeOwned {
@@ -119,6 +119,10 @@ command!(
 );
 command!(ListCheckups = "list_checkups" -> Vec<CheckupSummary> {});
 command!(
+    /// How the history database was opened, when not as it was (damaged, read-only, locked).
+    StoreStatus = "store_status" -> Option<StoreNotice> {}
+);
+command!(
     /// One checkup, its charts drawn in `lang`.
     OpenCheckup = "open_checkup" -> CheckupView { id: i64, lang: Language }
 );
@@ -177,10 +181,11 @@ command!(
 );
 
 /// Every command's name: the shell registers each (its test checks).
-pub const COMMAND_NAMES: [&str; 18] = [
+pub const COMMAND_NAMES: [&str; 19] = [
     UiPainted::NAME,
     PickRecording::NAME,
     ListCheckups::NAME,
+    StoreStatus::NAME,
     OpenCheckup::NAME,
     SetStep::NAME,
     ReportPreview::NAME,

@@ -158,3 +158,29 @@ pub struct CompareView {
     pub after: CheckupSummary,
     pub comparison: crate::RunComparison,
 }
+
+/// Why the history database was not opened as it was, and what was done instead. The app
+/// starts in every case and says so; nothing of the old file is changed or lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StoreNotice {
+    /// Not a database, or damaged: kept under `kept_as`, a new history started at `path`.
+    StartedAfresh {
+        path: String,
+        kept_as: String,
+        detail: String,
+    },
+    /// Cannot be written (permissions, a read-only disk) or was written by a newer version:
+    /// opened read-only, so the history shows and nothing is saved.
+    ReadOnly {
+        path: String,
+        newer_version: bool,
+        detail: String,
+    },
+    /// Another program holds it locked: this session's history is kept in `temporary`.
+    Temporary {
+        path: String,
+        temporary: String,
+        detail: String,
+    },
+}

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use checkup_model::{
-    CheckReport, CheckupSummary, Diagnosis, Finding, FindingNote, WizardStep, DIAGNOSIS_FORMAT,
+    CheckReport, CheckupSummary, Diagnosis, Finding, FindingNote, StoreNotice, WizardStep,
+    DIAGNOSIS_FORMAT,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -41,6 +42,87 @@ pub enum StoreError {
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What went wrong opening the database, as far as the way out depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trouble {
+    /// Not a database, or a damaged one.
+    Damaged,
+    /// Cannot be written, or written by a newer version (a migration this build lacks).
+    ReadOnly {
+        newer_version: bool,
+    },
+    /// Another program holds a lock on it.
+    Locked,
+    Other,
+}
+
+/// SQLite's primary result code of an error, where it has one.
+fn sqlite_code(e: &sqlx::Error) -> Option<i64> {
+    match e {
+        sqlx::Error::Database(d) => d.code()?.parse::<i64>().ok().map(|c| c & 0xff),
+        _ => None,
+    }
+}
+
+fn trouble_of(e: &sqlx::Error) -> Trouble {
+    // SQLITE_CORRUPT 11, SQLITE_NOTADB 26, SQLITE_BUSY 5, SQLITE_LOCKED 6, SQLITE_READONLY 8,
+    // SQLITE_CANTOPEN 14, SQLITE_PERM 3.
+    match sqlite_code(e) {
+        Some(11 | 26) => Trouble::Damaged,
+        Some(5 | 6) => Trouble::Locked,
+        Some(3 | 8 | 14) => Trouble::ReadOnly {
+            newer_version: false,
+        },
+        _ => match e {
+            sqlx::Error::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => {
+                Trouble::ReadOnly {
+                    newer_version: false,
+                }
+            }
+            _ => Trouble::Other,
+        },
+    }
+}
+
+impl StoreError {
+    fn trouble(&self) -> Trouble {
+        use sqlx::migrate::MigrateError;
+        match self {
+            StoreError::Open { source, .. } => trouble_of(source),
+            StoreError::Migrate { source, .. } => match source {
+                MigrateError::Execute(e) | MigrateError::ExecuteMigration(e, _) => trouble_of(e),
+                MigrateError::VersionMissing(_) => Trouble::ReadOnly {
+                    newer_version: true,
+                },
+                MigrateError::VersionMismatch(_) => Trouble::ReadOnly {
+                    newer_version: false,
+                },
+                _ => Trouble::Other,
+            },
+            _ => Trouble::Other,
+        }
+    }
+}
+
+/// Renames a damaged database (and its `-wal` and `-shm` files) to `<name>.damaged-<time>`
+/// beside it, and answers the new name.
+fn keep_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
+    let stamp = now() as u64;
+    let with = |suffix: &str| {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        std::path::PathBuf::from(p)
+    };
+    let kept = with(&format!(".damaged-{stamp}"));
+    std::fs::rename(path, &kept)?;
+    for side in ["-wal", "-shm"] {
+        if with(side).exists() {
+            let _ = std::fs::rename(with(side), with(&format!(".damaged-{stamp}{side}")));
+        }
+    }
+    Ok(kept)
+}
 
 /// What a new checkup starts from.
 #[derive(Debug, Clone, Default)]
@@ -146,6 +228,8 @@ impl Store {
             .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
+            // Another connection's write in progress is waited for, not an error.
+            .busy_timeout(std::time::Duration::from_secs(5))
             .foreign_keys(true);
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
@@ -163,6 +247,85 @@ impl Store {
                 source: e,
             })?;
         Ok(Self { pool })
+    }
+
+    /// [`Store::open`], and where the file cannot be opened as it is, the way out that loses
+    /// nothing, said in the notice: a damaged file is kept aside under a new name and a new
+    /// history started; a file that cannot be written, or that a newer version wrote, is
+    /// opened read-only; a file another program holds locked is left alone and this session
+    /// uses a temporary file.
+    pub async fn open_or_recover(path: &Path) -> Result<(Self, Option<StoreNotice>)> {
+        let err = match Self::open(path).await {
+            Ok(store) => return Ok((store, None)),
+            Err(e) => e,
+        };
+        let shown = path.display().to_string();
+        let detail = err.to_string();
+        match err.trouble() {
+            Trouble::Damaged => {
+                let kept = keep_aside(path).map_err(|e| StoreError::Open {
+                    path: shown.clone(),
+                    source: sqlx::Error::Io(e),
+                })?;
+                let store = Self::open(path).await?;
+                let notice = StoreNotice::StartedAfresh {
+                    path: shown,
+                    kept_as: kept.display().to_string(),
+                    detail,
+                };
+                Ok((store, Some(notice)))
+            }
+            Trouble::ReadOnly { newer_version } => match Self::open_read_only(path).await {
+                Ok(store) => Ok((
+                    store,
+                    Some(StoreNotice::ReadOnly {
+                        path: shown,
+                        newer_version,
+                        detail,
+                    }),
+                )),
+                Err(_) => Self::open_temporary(shown, detail).await,
+            },
+            Trouble::Locked => Self::open_temporary(shown, detail).await,
+            Trouble::Other => Err(err),
+        }
+    }
+
+    /// The database as it is, for reading only: no migrations, nothing written.
+    async fn open_read_only(path: &Path) -> Result<Self> {
+        let options = SqliteConnectOptions::new().filename(path).read_only(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(options)
+            .await
+            .map_err(|e| StoreError::Open {
+                path: path.display().to_string(),
+                source: e,
+            })?;
+        // Reading the history is what it is opened for: fail now, not at the first list.
+        sqlx::query("SELECT COUNT(*) FROM checkups")
+            .fetch_one(&pool)
+            .await
+            .map_err(|e| StoreError::Open {
+                path: path.display().to_string(),
+                source: e,
+            })?;
+        Ok(Self { pool })
+    }
+
+    async fn open_temporary(path: String, detail: String) -> Result<(Self, Option<StoreNotice>)> {
+        let temporary = std::env::temp_dir().join(format!(
+            "gpu-checkup-{}-{}.db",
+            std::process::id(),
+            now() as u64
+        ));
+        let store = Self::open(&temporary).await?;
+        let notice = StoreNotice::Temporary {
+            path,
+            temporary: temporary.display().to_string(),
+            detail,
+        };
+        Ok((store, Some(notice)))
     }
 
     pub async fn journal_mode(&self) -> Result<String> {

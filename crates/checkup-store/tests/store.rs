@@ -255,8 +255,13 @@ async fn a_live_hosts_environment_check_is_kept_beside_its_checkup() {
 /// A database as the previous version left it: the first two migrations, one checkup whose
 /// diagnosis holds English texts (format 1).
 async fn database_of_the_previous_version(path: &Path) -> i64 {
+    database_at_schema(path, &["0001_checkups.sql", "0002_environment.sql"]).await
+}
+
+/// A database with only `migrations` applied and one checkup of format 1 in it.
+async fn database_at_schema(path: &Path, migrations: &[&str]) -> i64 {
     let old = tempfile::tempdir().unwrap();
-    for m in ["0001_checkups.sql", "0002_environment.sql"] {
+    for m in migrations {
         std::fs::copy(
             Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../../migrations")
@@ -335,4 +340,157 @@ async fn a_database_path_with_url_characters_is_the_file_it_names() {
     drop(store);
     assert!(path.is_file(), "{}", path.display());
     Store::open(&path).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_damaged_database_is_kept_aside_and_a_new_history_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("checkups.db");
+    let garbage = "half a database, half a shopping list ".repeat(200);
+    std::fs::write(&path, &garbage).unwrap();
+    let (store, notice) = Store::open_or_recover(&path).await.unwrap();
+    let Some(checkup_model::StoreNotice::StartedAfresh {
+        kept_as,
+        path: p,
+        detail,
+    }) = notice
+    else {
+        panic!("{notice:?}");
+    };
+    assert_eq!(p, path.display().to_string());
+    assert!(detail.contains("checkups.db"), "{detail}");
+    // Nothing lost: the old file is there, byte for byte, under its new name.
+    assert_eq!(std::fs::read_to_string(&kept_as).unwrap(), garbage);
+    assert!(
+        kept_as.starts_with(&format!("{}.damaged-", path.display())),
+        "{kept_as}"
+    );
+    let id = store
+        .create(&NewCheckup {
+            title: "after".into(),
+            host: "recording".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.summary(id).await.unwrap().title, "after");
+}
+
+#[tokio::test]
+async fn a_database_a_newer_version_wrote_is_shown_read_only_and_left_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("checkups.db");
+    {
+        let store = Store::open(&path).await.unwrap();
+        store
+            .create(&NewCheckup {
+                title: "from before".into(),
+                host: "recording".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+    }
+    // A migration this build does not know, as a newer version would have applied.
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .connect_with(sqlx::sqlite::SqliteConnectOptions::new().filename(&path))
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) VALUES (9999, 'from the future', CURRENT_TIMESTAMP, 1, x'00', 0)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    let before = std::fs::read(&path).unwrap();
+    let (store, notice) = Store::open_or_recover(&path).await.unwrap();
+    assert!(
+        matches!(
+            notice,
+            Some(checkup_model::StoreNotice::ReadOnly {
+                newer_version: true,
+                ..
+            })
+        ),
+        "{notice:?}"
+    );
+    let list = store.list().await.unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].title, "from before");
+    // Read-only: a write is refused and the file stays as it was.
+    assert!(store.create(&NewCheckup::default()).await.is_err());
+    drop(store);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[tokio::test]
+async fn a_database_another_program_holds_locked_is_left_alone_for_a_temporary_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("checkups.db");
+    drop(Store::open(&path).await.unwrap());
+    // Another program takes the database for itself (exclusive locking mode, a write).
+    let mut other = sqlx::ConnectOptions::connect(
+        &sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&path)
+            .locking_mode(sqlx::sqlite::SqliteLockingMode::Exclusive),
+    )
+    .await
+    .unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut other)
+        .await
+        .unwrap();
+    let (store, notice) = Store::open_or_recover(&path).await.unwrap();
+    let Some(checkup_model::StoreNotice::Temporary { temporary, .. }) = notice else {
+        panic!("{notice:?}");
+    };
+    assert_ne!(temporary, path.display().to_string());
+    store.create(&NewCheckup::default()).await.unwrap();
+    let _ = std::fs::remove_file(&temporary);
+    drop(other);
+}
+
+#[tokio::test]
+async fn every_earlier_schema_is_brought_up_to_date_with_its_checkups_notes_and_baseline() {
+    let all: Vec<String> = {
+        let mut v: Vec<String> =
+            std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations"))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".sql"))
+                .collect();
+        v.sort();
+        v
+    };
+    assert!(all.len() >= 3, "{all:?}");
+    // From the first schema alone, then each later one short of the newest.
+    for upto in 1..all.len() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checkups.db");
+        let names: Vec<&str> = all[..upto].iter().map(String::as_str).collect();
+        let id = database_at_schema(&path, &names).await;
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .connect_with(sqlx::sqlite::SqliteConnectOptions::new().filename(&path))
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO finding_notes (checkup_id, finding_id, author, body, created_at) VALUES (?, 'h2d_copy/pageable', 'ana', 'seen in review', 2)")
+            .bind(id)
+            .execute(&pool)
+            .await
+            .unwrap();
+        sqlx::query("INSERT INTO baseline (only, checkup_id) VALUES (1, ?)")
+            .bind(id)
+            .execute(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        let store = Store::open(&path)
+            .await
+            .unwrap_or_else(|e| panic!("from {names:?}: {e}"));
+        let row = store.summary(id).await.unwrap();
+        assert_eq!(row.title, "old", "from {names:?}");
+        assert!(row.is_baseline, "from {names:?}");
+        let notes = store.notes(id).await.unwrap();
+        assert_eq!(notes.len(), 1, "from {names:?}");
+        assert_eq!(notes[0].body, "seen in review");
+    }
 }

@@ -1,11 +1,15 @@
 //! The app's own words (buttons, step names, help, errors), keyed by a stable name: English
 //! and Simplified Chinese, both complete (the UI's test checks every key it uses is here).
 
-use checkup_model::{Language, UiError};
+use checkup_model::{Language, StoreNotice, UiError};
 
 /// (key, English, Simplified Chinese)
 pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("app_title", "GPU Checkup", "GPU 体检"),
+    ("store_started_afresh", "The checkup history {path} could not be read ({detail}). It was kept unchanged as {kept_as} and a new, empty history was started: checkups from now on are saved as usual.", "无法读取体检记录 {path}（{detail}）。原文件已原样保留为 {kept_as}，并已新建一份空的体检记录：此后的体检照常保存。"),
+    ("store_read_only", "The checkup history {path} cannot be written ({detail}), so it is shown read-only: you can open every checkup, but new ones and changes are not saved. Check the file's permissions and the free disk space, then restart GPU Checkup.", "体检记录 {path} 无法写入（{detail}），因此以只读方式打开：可以查看所有体检，但新体检和修改不会保存。请检查文件权限和磁盘剩余空间，然后重启 GPU 体检。"),
+    ("store_newer", "The checkup history {path} was written by a newer version of GPU Checkup, so this version shows it read-only and saves nothing in it. Update GPU Checkup to work with it again.", "体检记录 {path} 由更新版本的 GPU 体检写入，本版本以只读方式显示，不会写入任何内容。请升级 GPU 体检后再继续使用。"),
+    ("store_temporary", "The checkup history {path} is locked by another program, probably another GPU Checkup window ({detail}). It was left alone; this session's checkups are kept in {temporary} instead. Close the other one and restart to see your history.", "体检记录 {path} 被另一个程序锁定，可能是另一个 GPU 体检窗口（{detail}）。原文件未作改动；本次的体检改存到 {temporary}。请关闭另一个窗口并重启，即可看到原来的记录。"),
     ("pick", "Pick a checkup on the left, or connect to a GPU host to start one (the demo checkups are real H200 training recordings).", "从左侧选择一次体检，或连接 GPU 主机开始新的体检（内置的演示体检来自真实的 H200 训练记录）。"),
     ("environment", "1 Environment", "1 环境"),
     ("sampling", "2 Live sampling", "2 实时采样"),
@@ -140,9 +144,75 @@ pub fn error_words(l: Language, e: &UiError) -> String {
     }
 }
 
+/// What the app says when the history database could not be opened as it was.
+pub fn store_notice_words(l: Language, n: &StoreNotice) -> String {
+    let (key, fill): (&str, Vec<(&str, &str)>) = match n {
+        StoreNotice::StartedAfresh {
+            path,
+            kept_as,
+            detail,
+        } => (
+            "store_started_afresh",
+            vec![
+                ("{path}", path),
+                ("{kept_as}", kept_as),
+                ("{detail}", detail),
+            ],
+        ),
+        StoreNotice::ReadOnly {
+            path,
+            newer_version: true,
+            ..
+        } => ("store_newer", vec![("{path}", path)]),
+        StoreNotice::ReadOnly { path, detail, .. } => (
+            "store_read_only",
+            vec![("{path}", path), ("{detail}", detail)],
+        ),
+        StoreNotice::Temporary {
+            path,
+            temporary,
+            detail,
+        } => (
+            "store_temporary",
+            vec![
+                ("{path}", path),
+                ("{temporary}", temporary),
+                ("{detail}", detail),
+            ],
+        ),
+    };
+    let mut words = tr(l, key);
+    for (slot, value) in fill {
+        // The sentence puts its own full stop after the detail.
+        words = words.replace(slot, value.trim_end_matches(['.', '。']));
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_history_is_explained_with_where_the_old_file_was_kept() {
+        let n = StoreNotice::StartedAfresh {
+            path: "/home/a/checkups.db".into(),
+            kept_as: "/home/a/checkups.db.damaged-1796000000".into(),
+            detail: "file is not a database.".into(),
+        };
+        let en = store_notice_words(Language::En, &n);
+        assert!(en.contains("(file is not a database)"), "{en}");
+        assert!(
+            en.contains("kept unchanged as /home/a/checkups.db.damaged-1796000000"),
+            "{en}"
+        );
+        let zh = store_notice_words(Language::Zh, &n);
+        assert!(
+            zh.starts_with("无法读取体检记录 /home/a/checkups.db（file is not a database）。"),
+            "{zh}"
+        );
+        assert!(!zh.contains('{'), "{zh}");
+    }
 
     #[test]
     fn a_refused_login_is_worded_in_chinese_with_the_host_filled_in() {
