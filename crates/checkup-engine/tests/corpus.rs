@@ -803,3 +803,28 @@ fn a_periodic_read_back_of_every_weight_is_one_stall_not_a_sync_in_every_step() 
     // the stall over the window.
     assert!(d.finding("host_sync").is_none(), "{:?}", d.findings);
 }
+
+// Attached with `checkup-agent sample --gpu 0` to a starved loader (no probe): the cause is
+// not recorded, and the per-process host samples name the suspect without prescribing.
+#[test]
+fn samples_of_a_starved_loader_name_the_input_pipeline_as_the_suspect_and_prescribe_nothing() {
+    let d = diagnose("samples_only_loader_attached");
+    assert_eq!(d.primary, "gpu_idle");
+    let f = d.finding("gpu_idle").unwrap();
+    match &f.cause {
+        checkup_model::Cause::GpuIdle {
+            suspect:
+                Some(checkup_model::IdleSuspect::InputPipeline {
+                    workers_cpu_pct, ..
+                }),
+            ..
+        } => assert!(
+            (120.0..200.0).contains(workers_cpu_pct),
+            "{workers_cpu_pct}"
+        ),
+        c => panic!("{c:?}"),
+    }
+    assert!(evidence(&d, "gpu_idle", K::WorkersCpuWhileIdle) >= 90.0);
+    // The loader's settings are not in samples: profile first, no line to paste.
+    assert_eq!(f.fixes, vec![Fix::ProfileSteps]);
+}

@@ -305,6 +305,10 @@ pub struct HostWhileGpuIdle {
     pub busy_children_mean: Option<f64>,
     /// Mean CPU of the training process itself (100 = one core).
     pub main_cpu_mean: Option<f64>,
+    /// Mean CPU of the tree's other processes together (100 = one core): counts workers
+    /// that live for less than a sample, which `busy_children_mean` misses.
+    #[serde(default)]
+    pub workers_cpu_mean: Option<f64>,
 }
 
 /// Multi-GPU scaling against a 1-GPU partner run of the same model.

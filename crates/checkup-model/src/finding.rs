@@ -80,9 +80,13 @@ pub enum Recorded {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum IdleSuspect {
-    /// While the GPU idled, the training's other processes (DataLoader workers) each held a
-    /// core at full use: `busy_workers` of them on average.
-    InputPipeline { busy_workers: f64 },
+    /// While the GPU idled, the training's other processes (DataLoader workers) were at
+    /// work: `workers_cpu_pct` their CPU together (100 = one core), `busy_workers` of them
+    /// on average each at a full core.
+    InputPipeline {
+        workers_cpu_pct: f64,
+        busy_workers: f64,
+    },
     /// While the GPU idled, the training process held about one core and no worker was busy:
     /// the Python loop itself. `main_cpu_pct`: its CPU, 100 = one core.
     PythonLoop { main_cpu_pct: f64 },
@@ -389,6 +393,8 @@ pub enum EvidenceKey {
     BusyWorkersWhileIdle,
     /// The training process's own CPU while the GPU idled (100 = one core).
     MainCpuWhileIdle,
+    /// The training's other processes' CPU together while the GPU idled (100 = one core).
+    WorkersCpuWhileIdle,
     /// Median host read-backs in a profiled stalled step.
     ReadbacksPerStall,
     ItemCallsPerStep,
@@ -588,6 +594,11 @@ pub enum PeriodicWork {
 pub enum Fix {
     /// The CPU is saturated: make each sample cheaper (GPU decode, GPU augmentation).
     CheaperSamples,
+    /// The host has idle cores but the loader already has as many workers as it should get
+    /// (`workers`): each sample must get cheaper, not the worker count larger.
+    CheaperSamplesAtWorkerLimit {
+        workers: u32,
+    },
     /// Workers on every core: leave two to the training loop.
     LeaveCoresToLoop {
         workers: u32,

@@ -81,6 +81,10 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "workers each at a full core while the GPU idled (mean)",
             "GPU 空闲时各自占满一个核心的 worker 数（平均）",
         ),
+        K::WorkersCpuWhileIdle => (
+            "worker processes' CPU together while the GPU idled (100 = one core)",
+            "GPU 空闲时各 worker 进程合计的 CPU（100 = 一个核心）",
+        ),
         K::MainCpuWhileIdle => (
             "training process CPU while the GPU idled (100 = one core)",
             "GPU 空闲时训练进程的 CPU（100 = 一个核心）",

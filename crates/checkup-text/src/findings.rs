@@ -207,7 +207,7 @@ pub fn summary(f: &Finding, l: Language) -> String {
             pct(*busy_share),
             recorded_en(*recorded),
             match suspect {
-                IdleSuspect::InputPipeline { busy_workers } => format!("While it idled, {busy_workers:.1} of the training's worker processes on average each held a CPU core at full use: most likely the input pipeline cannot keep up."),
+                IdleSuspect::InputPipeline { workers_cpu_pct, .. } => format!("While it idled, the training's worker processes used {:.1} CPU cores between them: most likely the input pipeline cannot keep up.", workers_cpu_pct / 100.0),
                 IdleSuspect::PythonLoop { main_cpu_pct } => format!("While it idled, the training process held {main_cpu_pct:.0}% of a core and its workers were not busy: most likely the Python loop itself (kernel launches, per-step Python work)."),
             }
         ),
@@ -216,7 +216,7 @@ pub fn summary(f: &Finding, l: Language) -> String {
             pct(*busy_share),
             recorded_zh(*recorded),
             match suspect {
-                IdleSuspect::InputPipeline { busy_workers } => format!("GPU 空闲时，训练的 worker 进程平均有 {busy_workers:.1} 个各自占满一个 CPU 核心：很可能是输入管道跟不上。"),
+                IdleSuspect::InputPipeline { workers_cpu_pct, .. } => format!("GPU 空闲时，训练的 worker 进程合计占用 {:.1} 个 CPU 核心：很可能是输入管道跟不上。", workers_cpu_pct / 100.0),
                 IdleSuspect::PythonLoop { main_cpu_pct } => format!("GPU 空闲时，训练进程占用了一个核心的 {main_cpu_pct:.0}%，而它的 worker 并不忙：很可能是 Python 循环本身（内核发射、每步的 Python 工作）。"),
             }
         ),

@@ -44,6 +44,19 @@ pub fn text(f: &Fix, l: Language) -> FixText {
             )),
             pick(l, "Step time falls toward the GPU's compute time once a batch costs less CPU than a step.", "当一个批次的 CPU 成本低于一步的时间，步骤时间会降到 GPU 的计算时间。"),
         ),
+        (Fix::CheaperSamplesAtWorkerLimit { workers }, _) => t(
+            pick(l, "Make each sample cheaper to produce (the loader already has its workers)", "降低每个样本的生成成本（DataLoader 的 worker 已经够多）"),
+            &match l {
+                Language::En => format!("The DataLoader already runs {workers} workers, as many as this host should give it (two cores stay with the training process and the system): more would not help. Cut the per-sample CPU cost: decode JPEGs on the GPU (torchvision.io.decode_jpeg(device='cuda') or NVIDIA DALI), move augmentation to the GPU, store pre-resized images, or use a faster decoder (pillow-simd)."),
+                Language::Zh => format!("DataLoader 已经运行 {workers} 个 worker，这台主机能给它的就这么多（要留两个核心给训练进程和系统）：再加也无济于事。应降低每个样本的 CPU 成本：在 GPU 上解码 JPEG（torchvision.io.decode_jpeg(device='cuda') 或 NVIDIA DALI），把数据增强移到 GPU，预先缩放图像，或使用更快的解码器（pillow-simd）。"),
+            },
+            Some(&format!(
+                "# {}\nfrom torchvision.io import decode_jpeg\nimgs = decode_jpeg(list_of_encoded_uint8_tensors, device=\"cuda\")\nimgs = gpu_augment(torch.stack(imgs))  # {}",
+                pick(l, "decode and augment on the GPU instead of in workers", "在 GPU 上解码和增强，而不是在 worker 里"),
+                pick(l, "e.g. torchvision.transforms.v2 on CUDA tensors", "例如对 CUDA 张量使用 torchvision.transforms.v2")
+            )),
+            pick(l, "Step time falls toward the GPU's compute time once a batch costs less CPU than a step.", "当一个批次的 CPU 成本低于一步的时间，步骤时间会降到 GPU 的计算时间。"),
+        ),
         (Fix::LeaveCoresToLoop { workers, cores, suggested }, _) => t(
             pick(l, "Leave two cores to the training loop", "给训练循环留出两个核心"),
             &match l {
@@ -287,8 +300,10 @@ gc.set_threshold(50_000, 50, 1000)",
         ),
         (Fix::MainThreadCpu, _) => t(
             pick(l, "Look at the training loop's own CPU work", "检查训练循环自身的 CPU 工作"),
-            pick(l, "The training processes keep about one CPU core busy: the main Python thread is running flat out. Data preparation in the main process (num_workers=0), per-step Python work or many small kernel launches are the usual suspects.", "训练进程大约占满一个 CPU 核心：Python 主线程在全速运行。常见原因是在主进程里准备数据（num_workers=0）、每步的 Python 工作，或大量小内核的发射。"),
-            Some("DataLoader(dataset, num_workers=8, pin_memory=True, persistent_workers=True)"),
+            pick(l, "The training processes keep about one CPU core busy: the main Python thread is running flat out. Data preparation in the main process (num_workers=0), per-step Python work or many small kernel launches are the usual suspects; the profile says which before anything is changed.", "训练进程大约占满一个 CPU 核心：Python 主线程在全速运行。常见原因是在主进程里准备数据（num_workers=0）、每步的 Python 工作，或大量小内核的发射；改动之前先由性能分析确定是哪一个。"),
+            // Samples do not hold the loader's settings: no line to paste that could repeat
+            // or contradict what the run already does.
+            None,
             pick(l, "The GPU gets work as fast as it can take it.", "GPU 能以它能接受的速度拿到工作。"),
         ),
         (Fix::CoolGpu, _) => t(

@@ -135,7 +135,10 @@ fn all_causes() -> Vec<Cause> {
         Cause::GpuIdle {
             busy_share: 0.06,
             recorded: Recorded::SamplesOnly,
-            suspect: Some(IdleSuspect::InputPipeline { busy_workers: 2.0 }),
+            suspect: Some(IdleSuspect::InputPipeline {
+                workers_cpu_pct: 195.0,
+                busy_workers: 2.0,
+            }),
         },
         Cause::GpuIdle {
             busy_share: 0.12,
@@ -175,6 +178,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::GpuIdleSeconds,
         K::BusyWorkersWhileIdle,
         K::MainCpuWhileIdle,
+        K::WorkersCpuWhileIdle,
         K::ItemCallsPerStep,
         K::HostLaunchTime,
         K::GpuBusyPerStep,
@@ -224,6 +228,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
 fn all_fixes() -> Vec<Fix> {
     vec![
         Fix::CheaperSamples,
+        Fix::CheaperSamplesAtWorkerLimit { workers: 14 },
         Fix::LeaveCoresToLoop {
             workers: 16,
             cores: 16,
@@ -356,6 +361,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::GpuIdleSeconds
         | K::BusyWorkersWhileIdle
         | K::MainCpuWhileIdle
+        | K::WorkersCpuWhileIdle
         | K::ItemCallsPerStep
         | K::HostLaunchTime
         | K::GpuBusyPerStep
@@ -400,6 +406,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
     }
     match f {
         Fix::CheaperSamples
+        | Fix::CheaperSamplesAtWorkerLimit { .. }
         | Fix::LeaveCoresToLoop { .. }
         | Fix::MoreWorkers { .. }
         | Fix::PinMemory

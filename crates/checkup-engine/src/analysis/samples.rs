@@ -142,7 +142,9 @@ fn curve_shape(series: &[(f64, Option<f64>)], th: &Thresholds) -> (usize, f64, O
 }
 
 /// The host samples during which the GPUs' mean util, over the host sample's interval,
-/// was at or below `util_low_pct`, and what the training's processes did then.
+/// was at or below `util_low_pct`, and what the training's processes did then. Only from
+/// the first GPU work to the last: before it the job was setting up (imports, the model,
+/// the data), after it ending, and an idle GPU then says nothing about the training loop.
 fn host_while_gpu_idle(
     samples: &SampleSet,
     host: &[&checkup_model::HostSample],
@@ -158,6 +160,13 @@ fn host_while_gpu_idle(
         return None;
     }
     util.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let busy = |u: &&(f64, f64)| u.1 > th.util_low_pct;
+    let (Some(first_work), Some(last_work)) = (
+        util.iter().find(busy).map(|u| u.0),
+        util.iter().rev().find(busy).map(|u| u.0),
+    ) else {
+        return None;
+    };
     let mut of_samples = 0u64;
     let mut idle: Vec<&checkup_model::HostSample> = Vec::new();
     let mut seconds = 0.0;
@@ -165,6 +174,9 @@ fn host_while_gpu_idle(
         let (a, b) = (w[0].ts, w[1].ts);
         // Samples out of order (or repeated, or NaN) in a hand-edited file span no interval.
         if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
+            continue;
+        }
+        if b <= first_work || a >= last_work {
             continue;
         }
         let lo = util.partition_point(|u| u.0 <= a);
@@ -190,6 +202,9 @@ fn host_while_gpu_idle(
         of_samples,
         busy_children_mean: mean(&col(&|s| s.proc_busy_children.map(f64::from))),
         main_cpu_mean: mean(&col(&|s| s.proc_main_cpu_pct)),
+        workers_cpu_mean: mean(&col(&|s| {
+            Some((s.proc_tree_cpu_pct? - s.proc_main_cpu_pct?).max(0.0))
+        })),
     })
 }
 
@@ -224,20 +239,22 @@ mod tests {
 
     #[test]
     fn host_seconds_are_read_against_the_gpu_util_of_the_same_interval() {
-        // 10 Hz GPU readings: idle for t in (0, 2], busy for t in (2, 4]; host samples at 1 Hz
-        // with two workers flat out while idle, none while busy.
-        let nvml = (1..=40)
+        // 10 Hz GPU readings: busy for t in (0, 1], idle in (1, 3], busy in (3, 6]; host
+        // samples at 1 Hz with two workers flat out while idle, none while busy.
+        let nvml = (1..=60)
             .map(|i| NvmlSample {
                 ts: i as f64 / 10.0,
-                util_gpu: Some(if i <= 20 { 0.0 } else { 100.0 }),
+                util_gpu: Some(if (11..=30).contains(&i) { 0.0 } else { 100.0 }),
                 ..Default::default()
             })
             .collect();
-        let host = (0..=4)
+        let idle = |t: i32| t == 2 || t == 3;
+        let host = (0..=6)
             .map(|t| HostSample {
                 ts: t as f64,
-                proc_busy_children: Some(if t <= 2 { 2 } else { 0 }),
-                proc_main_cpu_pct: Some(if t <= 2 { 20.0 } else { 100.0 }),
+                proc_busy_children: Some(if idle(t) { 2 } else { 0 }),
+                proc_main_cpu_pct: Some(if idle(t) { 20.0 } else { 100.0 }),
+                proc_tree_cpu_pct: Some(if idle(t) { 215.0 } else { 100.0 }),
                 ..Default::default()
             })
             .collect();
@@ -248,31 +265,63 @@ mod tests {
         };
         let h = analyze_host_samples(&set, None, &Thresholds::default()).unwrap();
         let w = h.while_gpu_idle.unwrap();
-        assert_eq!((w.samples, w.of_samples), (2, 4));
+        assert_eq!((w.samples, w.of_samples), (2, 6));
         assert_eq!(w.seconds, 2.0);
         assert_eq!(w.busy_children_mean, Some(2.0));
         assert_eq!(w.main_cpu_mean, Some(20.0));
+        assert_eq!(w.workers_cpu_mean, Some(195.0));
+    }
+
+    #[test]
+    fn the_set_up_before_the_first_gpu_work_is_not_idle_time_of_the_training() {
+        // Imports and the model's set-up: the main process at a full core for 20 s, the GPU
+        // untouched; then training keeps the GPU busy.
+        let nvml = (1..=300)
+            .map(|i| NvmlSample {
+                ts: i as f64 / 10.0,
+                util_gpu: Some(if i <= 200 { 0.0 } else { 95.0 }),
+                ..Default::default()
+            })
+            .collect();
+        let host = (0..=30)
+            .map(|t| HostSample {
+                ts: t as f64,
+                proc_busy_children: Some(0),
+                proc_main_cpu_pct: Some(100.0),
+                proc_tree_cpu_pct: Some(100.0),
+                ..Default::default()
+            })
+            .collect();
+        let set = SampleSet {
+            nvml,
+            gpm: Vec::new(),
+            host,
+        };
+        let w = analyze_host_samples(&set, None, &Thresholds::default())
+            .unwrap()
+            .while_gpu_idle
+            .unwrap();
+        assert_eq!(w.samples, 0, "{w:?}");
+        assert_eq!(w.of_samples, 10);
     }
 
     #[test]
     fn host_samples_from_before_the_new_columns_read_as_not_recorded() {
         let set = SampleSet {
-            nvml: vec![NvmlSample {
-                ts: 0.5,
-                util_gpu: Some(0.0),
-                ..Default::default()
-            }],
+            nvml: [(0.5, 100.0), (1.2, 0.0), (1.8, 0.0), (2.5, 100.0)]
+                .map(|(ts, u)| NvmlSample {
+                    ts,
+                    util_gpu: Some(u),
+                    ..Default::default()
+                })
+                .to_vec(),
             gpm: Vec::new(),
-            host: vec![
-                HostSample {
-                    ts: 0.0,
+            host: [0.0, 1.0, 2.0]
+                .map(|ts| HostSample {
+                    ts,
                     ..Default::default()
-                },
-                HostSample {
-                    ts: 1.0,
-                    ..Default::default()
-                },
-            ],
+                })
+                .to_vec(),
         };
         let w = analyze_host_samples(&set, None, &Thresholds::default())
             .unwrap()

@@ -92,9 +92,9 @@ pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>)
                 suggested,
                 current: workers_now,
             });
-        } else {
+        } else if let Some(workers) = workers_now {
             // As many workers as the host can give: each sample must get cheaper.
-            out.push(Fix::CheaperSamples);
+            out.push(Fix::CheaperSamplesAtWorkerLimit { workers });
         }
     }
     if settings.and_then(|s| s.pin_memory) != Some(true) {
@@ -359,7 +359,8 @@ mod tests {
     #[test]
     fn a_loader_with_as_many_workers_as_suggested_is_told_to_make_samples_cheaper() {
         let f = data_loading(&loader(14, true, true), false, Some(16));
-        assert_eq!(f, vec![Fix::CheaperSamples]);
+        // Not "the CPU is saturated": it is not; the workers are as many as they should be.
+        assert_eq!(f, vec![Fix::CheaperSamplesAtWorkerLimit { workers: 14 }]);
     }
 
     #[test]

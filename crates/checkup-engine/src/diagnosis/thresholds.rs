@@ -91,10 +91,12 @@ pub struct Thresholds {
     /// and this many times more than a normal profiled step.
     pub readback_stall_min_waits: f64,
     pub readback_stall_factor: f64,
-    /// Samples-only reading: on average at least this many workers each flat out on a core
-    /// while the GPU idled is the input pipeline; fewer than this many idle host samples
-    /// say nothing.
+    /// Samples-only reading: on average at least this many workers each flat out on a core,
+    /// or the workers together at this much CPU (100 = one core; workers re-forked every
+    /// epoch live too briefly to be seen flat out in one sample), while the GPU idled is the
+    /// input pipeline; fewer than this many idle host samples say nothing.
     pub busy_workers_while_idle: f64,
+    pub workers_cpu_while_idle_pct: f64,
     pub min_idle_host_samples: u64,
     /// The training's processes using about one core (100 = one core) of CPU, within this
     /// range, is the Python main thread running flat out.
@@ -166,6 +168,8 @@ impl Default for Thresholds {
             readback_stall_min_waits: 8.0,
             readback_stall_factor: 4.0,
             busy_workers_while_idle: 1.0,
+            // The workers together at a core's worth of CPU while the GPU waits.
+            workers_cpu_while_idle_pct: 90.0,
             min_idle_host_samples: 5,
             main_thread_cpu_pct: (80.0, 150.0),
         }

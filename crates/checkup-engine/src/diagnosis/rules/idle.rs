@@ -81,6 +81,15 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
                 Source::HostSamples,
             ));
         }
+        if let Some(c) = w.workers_cpu_mean {
+            evidence.push(ev(
+                K::WorkersCpuWhileIdle,
+                c,
+                Unit::Percent,
+                Some((Comparison::AtLeast, th.workers_cpu_while_idle_pct)),
+                Source::HostSamples,
+            ));
+        }
         if let Some(m) = w.main_cpu_mean {
             evidence.push(ev(
                 K::MainCpuWhileIdle,
@@ -92,7 +101,13 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         }
     }
     Some(Finding {
-        fixes: fixes::gpu_idle(suspect, tree, th),
+        // With per-process samples the suspect is read from them; the tree's total stands in
+        // only for recordings made before those columns.
+        fixes: fixes::gpu_idle(
+            suspect,
+            tree.filter(|_| while_idle.is_none_or(|w| w.busy_children_mean.is_none())),
+            th,
+        ),
         cause: Cause::GpuIdle {
             busy_share: busy,
             recorded,
@@ -115,12 +130,18 @@ fn suspect(w: &HostWhileGpuIdle, cx: &Ctx) -> Option<IdleSuspect> {
         return None;
     }
     let busy = w.busy_children_mean?;
-    if busy >= th.busy_workers_while_idle {
-        return Some(IdleSuspect::InputPipeline { busy_workers: busy });
+    let workers = w.workers_cpu_mean.unwrap_or(0.0);
+    if busy >= th.busy_workers_while_idle || workers >= th.workers_cpu_while_idle_pct {
+        return Some(IdleSuspect::InputPipeline {
+            workers_cpu_pct: workers,
+            busy_workers: busy,
+        });
     }
     let (low, high) = th.main_thread_cpu_pct;
     w.main_cpu_mean
-        .filter(|m| (low..high).contains(m) && busy < 0.5)
+        .filter(|m| {
+            (low..high).contains(m) && busy < 0.5 && workers < 0.5 * th.workers_cpu_while_idle_pct
+        })
         .map(|m| IdleSuspect::PythonLoop { main_cpu_pct: m })
 }
 
@@ -184,19 +205,30 @@ mod tests {
     }
 
     fn sampled_while_idle(samples: u64, busy_children: f64, main_cpu: f64) -> Fixture {
+        // Each busy worker at 95 % of a core, the others idle.
+        sampled_with_workers(samples, busy_children, 95.0 * busy_children, main_cpu)
+    }
+
+    fn sampled_with_workers(
+        samples: u64,
+        busy_children: f64,
+        workers_cpu: f64,
+        main_cpu: f64,
+    ) -> Fixture {
         Fixture::default()
             .gpu(SampleStats {
                 util_gpu_mean: Some(6.0),
                 ..Default::default()
             })
             .host(HostStats {
-                proc_tree_cpu_mean: Some(100.0 * busy_children + main_cpu),
+                proc_tree_cpu_mean: Some(workers_cpu + main_cpu),
                 while_gpu_idle: Some(HostWhileGpuIdle {
                     samples,
                     seconds: samples as f64,
                     of_samples: 20,
                     busy_children_mean: Some(busy_children),
                     main_cpu_mean: Some(main_cpu),
+                    workers_cpu_mean: Some(workers_cpu),
                 }),
                 ..Default::default()
             })
@@ -214,7 +246,10 @@ mod tests {
         let fx = sampled_while_idle(15, 2.0, 30.0);
         assert_eq!(
             suspect_of(&fx),
-            Some(IdleSuspect::InputPipeline { busy_workers: 2.0 })
+            Some(IdleSuspect::InputPipeline {
+                workers_cpu_pct: 190.0,
+                busy_workers: 2.0
+            })
         );
         // The loader's settings are not in samples: the profile comes first, nothing is
         // prescribed from values the recording does not hold.
@@ -228,6 +263,21 @@ mod tests {
     fn one_busy_worker_on_average_is_enough_and_slightly_less_is_not() {
         assert!(suspect_of(&sampled_while_idle(15, 1.0, 30.0)).is_some());
         assert_eq!(suspect_of(&sampled_while_idle(15, 0.9, 30.0)), None);
+    }
+
+    #[test]
+    fn workers_re_forked_each_epoch_count_by_their_cpu_together() {
+        // Short-lived workers are seldom seen flat out within one sample; together they
+        // used a core and a half while the GPU waited.
+        let fx = sampled_with_workers(15, 0.3, 150.0, 40.0);
+        assert_eq!(
+            suspect_of(&fx),
+            Some(IdleSuspect::InputPipeline {
+                workers_cpu_pct: 150.0,
+                busy_workers: 0.3
+            })
+        );
+        assert_eq!(suspect_of(&sampled_with_workers(15, 0.3, 85.0, 40.0)), None);
     }
 
     #[test]
