@@ -3,7 +3,8 @@
 //! checkup-fuzz [--seconds S] [--target NAME]... [--seeds DIR]... [--findings DIR] [--seed N]
 //!
 //! Prints one line per target (executions, share accepted, findings) and exits 1 when any
-//! reader panicked, ran past 5 s, allocated over 1 GiB at once or held over 4 GiB, or hung
+//! reader panicked, ran past 5 s (30 s for a whole run folder), allocated over 1 GiB at once
+//! or held over 4 GiB, or hung
 //! for a minute; the input that did it is written to the findings folder first.
 
 use std::alloc::{GlobalAlloc, Layout, System};
