@@ -229,7 +229,7 @@ pub async fn profile(app: AppHandle, id: i64, req: RunRequest, phase: LivePhase)
         status: LiveStatus::Starting,
         ..Default::default()
     };
-    let result = profile_inner(&app, id, req, &mut p).await;
+    let result = profile_inner(&app, id, req, &phase.stop, &mut p).await;
     finish(&app, p, result, &phase);
 }
 
@@ -237,13 +237,20 @@ async fn profile_inner(
     app: &AppHandle,
     id: i64,
     req: RunRequest,
+    stop: &AtomicBool,
     p: &mut LiveProgress,
 ) -> Result<(), AppError> {
     let mut client = current_client(app).await?;
     let run_id = client.start_run(&req).await?;
     let started = Instant::now();
+    let mut cancel_asked = false;
     let run = loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
+        // The user's stop: the agent stops the training's process tree; what it recorded
+        // until then is analysed like any run's.
+        if stop.load(Ordering::Relaxed) && !cancel_asked {
+            cancel_asked = client.cancel_run(&run_id).await.is_ok();
+        }
         let run = match client.run(&run_id).await {
             Ok(r) => r,
             Err(checkup_connect::ConnectError::AgentUnreachable { .. }) => {

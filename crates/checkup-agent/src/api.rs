@@ -10,6 +10,7 @@
 //! | `DELETE /v1/sampling` | stop sampling; returns the sampler's report |
 //! | `POST /v1/runs` `{"command": [..], "cwd"?, "skip_steps"?, "profile_steps"?, "hz"?}` | start a profiled run |
 //! | `GET /v1/runs` | runs with their state, steps done and, once ended, the output's last lines |
+//! | `DELETE /v1/runs/{id}` | stop the active run (SIGINT, SIGTERM, SIGKILL to its process group); it ends `cancelled` |
 //! | `GET /v1/runs/{id}/files` and `/files/{path}` | a run's files, and one file's bytes |
 //! | `GET /v1/samples?since=N` (WebSocket) | every sample with `seq > N`, then live ones |
 
@@ -95,6 +96,8 @@ pub struct AgentState {
     runs: Mutex<Vec<RunInfo>>,
     /// One profiled run at a time: two trainings on one GPU would spoil both measurements.
     run_active: AtomicBool,
+    /// The active run's id and the flag that stops it.
+    run_cancel: Mutex<Option<(String, Arc<AtomicBool>)>>,
     /// Sampling plays this recorded run back instead of reading the GPUs (demos, tests).
     replay: Option<PathBuf>,
     /// One permit per open sample stream.
@@ -123,6 +126,7 @@ impl AgentState {
             sampling: Mutex::new(None),
             runs: Mutex::new(Vec::new()),
             run_active: AtomicBool::new(false),
+            run_cancel: Mutex::new(None),
             replay,
             stream_clients: Arc::new(tokio::sync::Semaphore::new(MAX_STREAM_CLIENTS)),
         }))
@@ -191,6 +195,7 @@ pub fn router(state: Arc<AgentState>, allow_remote: bool) -> Router {
             axum::routing::post(start_sampling).delete(stop_sampling),
         )
         .route("/v1/runs", get(list_runs).post(start_run))
+        .route("/v1/runs/{id}", axum::routing::delete(cancel_run))
         .route("/v1/runs/{id}/files", get(list_files))
         .route("/v1/runs/{id}/files/{*path}", get(get_file))
         .route("/v1/samples", get(samples_ws))
@@ -384,7 +389,10 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
         command: req.command,
         log,
         cwd: req.cwd.map(PathBuf::from),
+        cancel: Some(Arc::new(AtomicBool::new(false))),
     };
+    *s.run_cancel.lock().unwrap_or_else(|p| p.into_inner()) =
+        opts.cancel.clone().map(|c| (id.clone(), c));
     let state = s.clone();
     let run_id = id.clone();
     std::thread::spawn(move || {
@@ -406,6 +414,11 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
         let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(r) = runs.iter_mut().find(|r| r.id == run_id) {
             match outcome {
+                Ok(o) if o.cancelled => {
+                    r.state = RunState::Cancelled;
+                    r.exit_code = o.exit_code;
+                    r.error = None;
+                }
                 Ok(o) => {
                     r.state = if o.exit_code == Some(0) {
                         RunState::Finished
@@ -425,9 +438,40 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
                 }
             }
         }
+        *state.run_cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
         state.run_active.store(false, Ordering::SeqCst);
     });
     (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
+}
+
+/// Stops the active run `id`: SIGINT to its process group (the training's own clean-up and
+/// the probe's trace run), SIGTERM after 10 s, SIGKILL after 15. Answers at once; the run's
+/// state turns `cancelled` when it has ended, its files kept.
+async fn cancel_run(State(s): State<Arc<AgentState>>, UrlPath(id): UrlPath<String>) -> Response {
+    let active = s
+        .run_cancel
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    match active {
+        Some((active_id, flag)) if active_id == id => {
+            flag.store(true, Ordering::Relaxed);
+            (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
+        }
+        _ => {
+            let known = s
+                .runs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .any(|r| r.id == id);
+            if known {
+                error(StatusCode::CONFLICT, format!("run {id} has already ended"))
+            } else {
+                error(StatusCode::NOT_FOUND, format!("no run {id}"))
+            }
+        }
+    }
 }
 
 async fn list_runs(State(s): State<Arc<AgentState>>) -> Json<Vec<RunInfo>> {

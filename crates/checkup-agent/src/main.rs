@@ -263,6 +263,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 command,
                 log: None,
                 cwd: None,
+                cancel: None,
             })?;
             eprintln!(
                 "checkup-agent: {}",

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use checkup_recording::layout;
 use serde::Serialize;
@@ -30,6 +31,45 @@ pub struct RunOptions {
     pub log: Option<PathBuf>,
     /// Working directory of the command; None: the agent's.
     pub cwd: Option<PathBuf>,
+    /// Set to stop the command (its whole process tree, in its own process group); None:
+    /// a command run from a terminal, which stops it with Ctrl-C itself.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// After a cancel, how long the training gets to stop on SIGINT (its `finally` blocks, the
+/// probe's trace) and then on SIGTERM before it is killed.
+const CANCEL_GRACE: [Duration; 2] = [Duration::from_secs(10), Duration::from_secs(5)];
+
+/// Waits for the command, stopping its process group when `cancel` is set: SIGINT, then
+/// SIGTERM, then SIGKILL, each after its grace period. Answers its exit status and whether
+/// it was cancelled.
+fn wait_or_cancel(
+    child: &mut std::process::Child,
+    cancel: &AtomicBool,
+) -> std::io::Result<(ExitStatus, bool)> {
+    let group = child.id() as i32;
+    let mut cancelled_at: Option<std::time::Instant> = None;
+    let mut signals_sent = 0;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((status, cancelled_at.is_some()));
+        }
+        if cancel.load(Ordering::Relaxed) {
+            let at = *cancelled_at.get_or_insert_with(std::time::Instant::now);
+            let due = match signals_sent {
+                0 => Some(libc::SIGINT),
+                1 if at.elapsed() >= CANCEL_GRACE[0] => Some(libc::SIGTERM),
+                2 if at.elapsed() >= CANCEL_GRACE[0] + CANCEL_GRACE[1] => Some(libc::SIGKILL),
+                _ => None,
+            };
+            if let Some(sig) = due {
+                // SAFETY: kill(2) on the process group this run created; no memory involved.
+                unsafe { libc::kill(-group, sig) };
+                signals_sent += 1;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// The largest window the probe profiles: a trace of more steps is gigabytes and slows the
@@ -61,6 +101,8 @@ pub fn check_settings(skip_steps: u32, profile_steps: u32, hz: f64) -> Result<()
 #[derive(Debug, Clone, Serialize)]
 pub struct RunOutcome {
     pub exit_code: Option<i32>,
+    /// Stopped through [`RunOptions::cancel`].
+    pub cancelled: bool,
     pub sampler: SamplerReport,
     pub probe: Vec<serde_json::Value>,
     pub out: PathBuf,
@@ -145,6 +187,11 @@ pub fn run_command_streaming(
         let err = file.try_clone().map_err(|e| AgentError::io(log, e))?;
         cmd.stdout(file).stderr(err);
     }
+    if opts.cancel.is_some() {
+        use std::os::unix::process::CommandExt;
+        // Its own group: a cancel reaches torchrun's ranks and the DataLoader workers too.
+        cmd.process_group(0);
+    }
     let spawned = cmd
         .args(args)
         .env("PYTHONPATH", &pythonpath)
@@ -152,10 +199,14 @@ pub fn run_command_streaming(
         .env("CHECKUP_SKIP_STEPS", opts.skip_steps.to_string())
         .env("CHECKUP_PROFILE_STEPS", opts.profile_steps.to_string())
         .spawn();
-    let status: Result<ExitStatus> = match spawned {
+    let status: Result<(ExitStatus, bool)> = match spawned {
         Ok(mut child) => {
             root.store(child.id(), Ordering::Relaxed);
-            child.wait().map_err(|e| AgentError::Spawn {
+            match &opts.cancel {
+                Some(cancel) => wait_or_cancel(&mut child, cancel),
+                None => child.wait().map(|s| (s, false)),
+            }
+            .map_err(|e| AgentError::Spawn {
                 command: program.clone(),
                 source: e,
             })
@@ -169,7 +220,7 @@ pub fn run_command_streaming(
     let report = sampler_thread
         .join()
         .map_err(|_| AgentError::Invalid("the sampler thread panicked".into()))??;
-    let status = status?;
+    let (status, cancelled) = status?;
     let ended = sampler::now_s();
     let probe = read_probe_status(&opts.out);
     write_meta(opts, &report, &probe, started, ended)?;
@@ -177,6 +228,7 @@ pub fn run_command_streaming(
     let _ = std::fs::remove_dir_all(&probe_dir);
     Ok(RunOutcome {
         exit_code: status.code(),
+        cancelled,
         sampler: report,
         probe,
         out: opts.out.clone(),

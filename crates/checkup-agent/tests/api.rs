@@ -702,3 +702,90 @@ fn an_agent_killed_outright_leaves_every_sample_up_to_its_last_flush_readable() 
         .expect("a killed agent's run folder is a recording");
     assert!(!d.findings.is_empty());
 }
+
+/// The state of run `id` in `GET /v1/runs`, polled until it is no longer running.
+fn wait_until_ended(a: &Agent, id: &str, timeout: Duration) -> serde_json::Value {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let (_, runs) = http(a, "GET", "/v1/runs", Some(&a.token), None);
+        let runs: serde_json::Value = serde_json::from_str(&runs).unwrap();
+        let run = runs
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap()
+            .clone();
+        if run["state"] != "running" {
+            return run;
+        }
+        assert!(Instant::now() < deadline, "still running: {run}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_hung_run_is_cancelled_with_its_whole_process_tree_and_frees_the_run_slot() {
+    let a = start();
+    let t = a.token.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("child.pid");
+    // A training that never ends, with a child of its own (a DataLoader worker, a rank).
+    let body = serde_json::json!({"command": ["python3", "-c", format!(
+        "import subprocess; p = subprocess.Popen(['sleep', '600']); open({:?}, 'w').write(str(p.pid)); p.wait()",
+        pid_file.display().to_string()
+    )]})
+    .to_string();
+    let (status, answer) = http(&a, "POST", "/v1/runs", Some(&t), Some(&body));
+    assert_eq!(status, 202, "{answer}");
+    let id = serde_json::from_str::<serde_json::Value>(&answer).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !pid_file.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the command did not start its child"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let child: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // While it runs, the slot is taken.
+    let (status, _) = http(
+        &a,
+        "POST",
+        "/v1/runs",
+        Some(&t),
+        Some(r#"{"command": ["true"]}"#),
+    );
+    assert_eq!(status, 409);
+
+    let (status, answer) = http(&a, "DELETE", &format!("/v1/runs/{id}"), Some(&t), None);
+    assert_eq!(status, 202, "{answer}");
+    let run = wait_until_ended(&a, &id, Duration::from_secs(20));
+    assert_eq!(run["state"], "cancelled", "{run}");
+    assert!(
+        checkup_testkit::wait_until_gone(child, Duration::from_secs(5)),
+        "the command's own child ({child}) was stopped with it"
+    );
+    // Cancelling again says it has ended; an unknown run is not found.
+    let (status, _) = http(&a, "DELETE", &format!("/v1/runs/{id}"), Some(&t), None);
+    assert_eq!(status, 409);
+    let (status, _) = http(&a, "DELETE", "/v1/runs/run-1", Some(&t), None);
+    assert_eq!(status, 404);
+    // The slot is free again.
+    let (status, answer) = http(
+        &a,
+        "POST",
+        "/v1/runs",
+        Some(&t),
+        Some(r#"{"command": ["true"]}"#),
+    );
+    assert_eq!(status, 202, "{answer}");
+}

@@ -154,6 +154,20 @@ impl AgentClient {
             .id)
     }
 
+    /// Asks the agent to stop the run `id` (its whole process tree); it ends `cancelled`
+    /// with what it recorded so far.
+    pub async fn cancel_run(&self, id: &str) -> Result<()> {
+        let _: Created = self
+            .json(
+                "cancel run",
+                self.http
+                    .delete(self.url(&format!("/v1/runs/{id}")))
+                    .timeout(Duration::from_secs(10)),
+            )
+            .await?;
+        Ok(())
+    }
+
     pub async fn runs(&self) -> Result<Vec<RunInfo>> {
         self.json(
             "runs",

@@ -139,6 +139,8 @@ pub enum RunState {
     Running,
     Finished,
     Failed,
+    /// Stopped on a client's request (`DELETE /v1/runs/{id}`); what it recorded is kept.
+    Cancelled,
 }
 
 /// `GET /v1/runs`: one profiled run.

@@ -84,6 +84,7 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("skip_steps", "Skip steps", "跳过步数"),
     ("profile_steps", "Profile steps", "分析步数"),
     ("start_profiling", "Profile it", "开始分析"),
+    ("stop_profiling", "Stop the run", "停止运行"),
     ("steps", "steps", "步"),
     ("no_trace", "No profiler trace in this checkup yet.", "这次体检还没有性能分析数据。"),
     ("no_diagnosis", "This checkup has no diagnosis yet: sample or profile it first.", "这次体检还没有诊断：请先采样或进行性能分析。"),

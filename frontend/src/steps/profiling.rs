@@ -39,6 +39,14 @@ pub fn view(ui: Ui) -> impl IntoView {
             }
         });
     };
+    // Stops a run that hangs or runs longer than needed: the agent stops the training's
+    // whole process tree and what it recorded is analysed.
+    let stop = move |_| {
+        spawn_local(async move {
+            let _ = call(checkup_model::commands::StopLive {}).await;
+        })
+    };
+    let running = move || live_for(ui, "profiling").is_some_and(|p| !p.done);
     let connected = move || ui.host.with(|h| h.is_some());
     view! {
         <div class="live-controls">
@@ -48,6 +56,9 @@ pub fn view(ui: Ui) -> impl IntoView {
                 <label>{move || tr(&ui.l(), "skip_steps")}" "<input class="short" prop:value=move || skip.get() on:input=move |ev| skip.set(event_target_value(&ev)) /></label>
                 <label>{move || tr(&ui.l(), "profile_steps")}" "<input class="short" prop:value=move || count.get() on:input=move |ev| count.set(event_target_value(&ev)) /></label>
                 <button id="start-profiling" on:click=start>{move || tr(&ui.l(), "start_profiling")}</button>
+                <Show when=running>
+                    <button id="stop-profiling" on:click=stop>{move || tr(&ui.l(), "stop_profiling")}</button>
+                </Show>
             </Show>
         </div>
         {move || live_for(ui, "profiling").map(|p| {
