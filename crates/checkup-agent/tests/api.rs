@@ -71,7 +71,6 @@ fn http(
     token: Option<&str>,
     body: Option<&str>,
 ) -> (u16, String) {
-    let mut s = TcpStream::connect(&agent.addr).unwrap();
     let auth = token
         .map(|t| format!("Authorization: Bearer {t}\r\n"))
         .unwrap_or_default();
@@ -81,16 +80,7 @@ fn http(
     } else {
         "Content-Type: application/json\r\n".into()
     };
-    write!(s, "{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}{ctype}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", agent.addr, body.len()).unwrap();
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text.split_whitespace().nth(1).unwrap().parse().unwrap();
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
+    raw(agent, &format!("{method} {path} HTTP/1.1\r\nHost: {}\r\n{auth}{ctype}Content-Length: {}\r\nConnection: close\r\n\r\n{body}", agent.addr, body.len()))
 }
 
 #[test]
