@@ -189,6 +189,52 @@ fn strings_from_traces_are_shown_as_text_never_markup() {
 }
 
 #[test]
+fn links_images_and_shell_in_names_stay_text_in_markdown_and_chart_labels() {
+    let mut d = diagnose("launch_bound");
+    let evil = "[click](javascript:alert(1)) ![x](https://evil.example/p.png) <svg onload=alert(1)> $(rm -rf ~); `id` | & > /dev/null";
+    d.ranks[0].kernels.top[0].name = evil.into();
+    d.facts.model = Some(evil.into());
+    let (md, charts) = checkup_report::markdown(&d, &ReportOptions::default());
+    // Read as a Markdown viewer reads it: no link or image but the report's own charts.
+    let links: Vec<String> = pulldown_cmark::Parser::new(&md)
+        .filter_map(|e| match e {
+            pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { dest_url, .. })
+            | pulldown_cmark::Event::Start(pulldown_cmark::Tag::Image { dest_url, .. }) => {
+                Some(dest_url.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(
+        links
+            .iter()
+            .all(|l| !l.contains("javascript:") && !l.contains("evil.example")),
+        "{links:?}"
+    );
+    assert!(md.contains("\\[click\\]"), "brackets escaped");
+    for c in &charts {
+        assert!(
+            !c.svg.contains("<svg onload"),
+            "{}: raw markup in a chart label",
+            c.name
+        );
+    }
+    let html = checkup_report::html(&d, &ReportOptions::default());
+    assert!(!html.contains("<svg onload"), "raw markup in the HTML");
+    assert!(
+        !html.contains("href=\"javascript:"),
+        "a live link in the HTML"
+    );
+    assert!(html_errors(&html).is_empty());
+    // The PDF typesets them as text (no typst, Markdown or shell meaning).
+    let pdf = checkup_report::pdf(&d, &ReportOptions::default()).unwrap();
+    let path = artifacts().join("escaping-links.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let text = pdf_text(&path);
+    assert!(text.contains("$(rm -rf ~);"), "{text}");
+}
+
+#[test]
 fn markdown_export_links_charts_written_beside_it() {
     let (md, charts) =
         checkup_report::markdown(&diagnose("ddp_comm_bound"), &ReportOptions::default());
