@@ -85,7 +85,29 @@ fn trouble_of(e: &sqlx::Error) -> Trouble {
     }
 }
 
+/// SQLite's or the system's own words for an error, without the layers around them
+/// ("file is not a database", "database is locked"): the notice quotes them in its sentence.
+fn brief(e: &sqlx::Error) -> String {
+    match e {
+        sqlx::Error::Database(d) => d.message().to_owned(),
+        sqlx::Error::Io(io) => io.to_string(),
+        other => other.to_string(),
+    }
+}
+
 impl StoreError {
+    fn cause_in_brief(&self) -> String {
+        use sqlx::migrate::MigrateError;
+        match self {
+            StoreError::Open { source, .. } => brief(source),
+            StoreError::Migrate { source, .. } => match source {
+                MigrateError::Execute(e) | MigrateError::ExecuteMigration(e, _) => brief(e),
+                other => other.to_string(),
+            },
+            other => other.to_string(),
+        }
+    }
+
     fn trouble(&self) -> Trouble {
         use sqlx::migrate::MigrateError;
         match self {
@@ -260,7 +282,7 @@ impl Store {
             Err(e) => e,
         };
         let shown = path.display().to_string();
-        let detail = err.to_string();
+        let detail = err.cause_in_brief();
         match err.trouble() {
             Trouble::Damaged => {
                 let kept = keep_aside(path).map_err(|e| StoreError::Open {
