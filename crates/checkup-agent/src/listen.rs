@@ -20,8 +20,8 @@ use tokio::sync::Semaphore;
 /// handful (requests, one sample stream); the cap is far above that and far below the
 /// usual 1024 open files.
 pub const MAX_CONNECTIONS: usize = 256;
-/// A request's head must arrive within this; idle keep-alive connections close after it too.
-/// Clients keep pooled connections for less (see `checkup-connect`).
+/// A request's head must arrive within this once it has begun. Connections left open are
+/// bounded by the cap; the app's client drops pooled ones after 5 s (`checkup-connect`).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Serves `app` on `listener` until `shutdown` resolves, then until the connections being

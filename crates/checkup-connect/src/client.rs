@@ -45,8 +45,8 @@ impl AgentClient {
             // Loopback only: an HTTP(S)_PROXY in the environment must not capture it.
             .no_proxy()
             .connect_timeout(Duration::from_secs(5))
-            // The agent closes a connection idle for 10 s: drop pooled ones before that, so
-            // no request is sent on a connection the agent is closing.
+            // Pooled connections count against the agent's connection cap and its 10 s
+            // header timeout: keep them only briefly.
             .pool_idle_timeout(Duration::from_secs(5))
             .build()
             .map_err(|e| ConnectError::Invalid(format!("cannot create an HTTP client: {e}")))?;
