@@ -162,25 +162,9 @@ fn a_profiled_run_started_through_the_api_leaves_its_files_for_download() {
         .as_str()
         .unwrap()
         .to_owned();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (_, runs) = http(&a, "GET", "/v1/runs", Some(&t), None);
-        let runs: serde_json::Value = serde_json::from_str(&runs).unwrap();
-        let run = runs
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["id"] == id.as_str())
-            .unwrap()
-            .clone();
-        if run["state"] != "running" {
-            assert_eq!(run["state"], "finished", "{run}");
-            assert_eq!(run["exit_code"], 0);
-            break;
-        }
-        assert!(Instant::now() < deadline, "run did not finish");
-        std::thread::sleep(Duration::from_millis(200));
-    }
+    let run = wait_until_ended(&a, &id, Duration::from_secs(20));
+    assert_eq!(run["state"], "finished", "{run}");
+    assert_eq!(run["exit_code"], 0);
     let (status, files) = http(&a, "GET", &format!("/v1/runs/{id}/files"), Some(&t), None);
     assert_eq!(status, 200);
     assert!(
