@@ -94,14 +94,20 @@ pub struct AgentState {
     stream: Arc<SampleStream>,
     sampling: Mutex<Option<Sampling>>,
     runs: Mutex<Vec<RunInfo>>,
-    /// One profiled run at a time: two trainings on one GPU would spoil both measurements.
-    run_active: AtomicBool,
-    /// The active run's id and the flag that stops it.
-    run_cancel: Mutex<Option<(String, Arc<AtomicBool>)>>,
+    /// The profiled run in progress. One at a time: two trainings on one GPU would spoil
+    /// both measurements.
+    active_run: Mutex<Option<ActiveRun>>,
     /// Sampling plays this recorded run back instead of reading the GPUs (demos, tests).
     replay: Option<PathBuf>,
     /// One permit per open sample stream.
     stream_clients: Arc<tokio::sync::Semaphore>,
+}
+
+/// The profiled run in progress: its id and the flag that stops it.
+#[derive(Clone)]
+struct ActiveRun {
+    id: String,
+    cancel: Arc<AtomicBool>,
 }
 
 /// Sample streams served at once: the app opens one per host; more are refused (503) so that
@@ -125,17 +131,27 @@ impl AgentState {
             stream,
             sampling: Mutex::new(None),
             runs: Mutex::new(Vec::new()),
-            run_active: AtomicBool::new(false),
-            run_cancel: Mutex::new(None),
+            active_run: Mutex::new(None),
             replay,
             stream_clients: Arc::new(tokio::sync::Semaphore::new(MAX_STREAM_CLIENTS)),
         }))
     }
 
+    fn run_is_active(&self) -> bool {
+        self.active_run
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
+    fn end_active_run(&self) {
+        *self.active_run.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
     /// Nothing to do and nobody asked for anything for `idle_s`.
     fn idle_for(&self, idle_s: u64) -> bool {
         // Sampling that ended by itself (its time limit) no longer keeps the agent up.
-        let busy = self.run_active.load(Ordering::Relaxed)
+        let busy = self.run_is_active()
             || self
                 .sampling
                 .lock()
@@ -219,7 +235,7 @@ async fn health(State(s): State<Arc<AgentState>>) -> Json<AgentHealth> {
         gpus: s.gpus,
         gpu_error: s.gpu_error.clone(),
         sampling,
-        run_active: s.run_active.load(Ordering::Relaxed),
+        run_active: s.run_is_active(),
         last_seq: s.stream.last_seq(),
         replaying: s.replay.as_ref().map(|p| p.display().to_string()),
     })
@@ -356,10 +372,18 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
     if let Err(e) = crate::run::check_settings(req.skip_steps, req.profile_steps, req.hz) {
         return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string());
     }
-    if s.run_active.swap(true, Ordering::SeqCst) {
-        return error(StatusCode::CONFLICT, "a profiled run is already active");
-    }
     let id = new_id("run");
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let mut active = s.active_run.lock().unwrap_or_else(|p| p.into_inner());
+        if active.is_some() {
+            return error(StatusCode::CONFLICT, "a profiled run is already active");
+        }
+        *active = Some(ActiveRun {
+            id: id.clone(),
+            cancel: cancel.clone(),
+        });
+    }
     let info = RunInfo {
         id: id.clone(),
         command: req.command.clone(),
@@ -374,7 +398,7 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
     // The client is not at the agent's terminal: the command's output is kept in the run.
     let log = Some(out.join("train.log"));
     if let Err(e) = crate::private::create_dir(&out) {
-        s.run_active.store(false, Ordering::SeqCst);
+        s.end_active_run();
         return error(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("cannot create {}: {e}", out.display()),
@@ -389,10 +413,8 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
         command: req.command,
         log,
         cwd: req.cwd.map(PathBuf::from),
-        cancel: Some(Arc::new(AtomicBool::new(false))),
+        cancel: Some(cancel),
     };
-    *s.run_cancel.lock().unwrap_or_else(|p| p.into_inner()) =
-        opts.cancel.clone().map(|c| (id.clone(), c));
     let state = s.clone();
     let run_id = id.clone();
     std::thread::spawn(move || {
@@ -438,8 +460,8 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
                 }
             }
         }
-        *state.run_cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        state.run_active.store(false, Ordering::SeqCst);
+        drop(runs);
+        state.end_active_run();
     });
     (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
 }
@@ -449,13 +471,13 @@ async fn start_run(State(s): State<Arc<AgentState>>, Json(req): Json<RunRequest>
 /// state turns `cancelled` when it has ended, its files kept.
 async fn cancel_run(State(s): State<Arc<AgentState>>, UrlPath(id): UrlPath<String>) -> Response {
     let active = s
-        .run_cancel
+        .active_run
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     match active {
-        Some((active_id, flag)) if active_id == id => {
-            flag.store(true, Ordering::Relaxed);
+        Some(run) if run.id == id => {
+            run.cancel.store(true, Ordering::Relaxed);
             (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
         }
         _ => {

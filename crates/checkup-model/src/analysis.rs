@@ -31,11 +31,14 @@ pub enum WindowMethod {
         warmup_factor: f64,
         margin_steps: u64,
     },
-    /// No steps.csv: the trace's profiled steps (when there is a trace) and the samples, from
-    /// the GPU's first busy reading on when `start_up_s` is given, else all of them.
+    /// No steps.csv: the trace's profiled steps (when there is a trace) and the samples from
+    /// the GPU's first work to its last when `start_up_s` is given (`start_up_s` before it and
+    /// `wind_down_s` after it left out), else all of them.
     NoStepTimings {
         has_trace: bool,
         start_up_s: Option<f64>,
+        #[serde(default)]
+        wind_down_s: Option<f64>,
     },
 }
 
@@ -44,6 +47,7 @@ impl Default for WindowMethod {
         WindowMethod::NoStepTimings {
             has_trace: false,
             start_up_s: None,
+            wind_down_s: None,
         }
     }
 }

@@ -48,26 +48,28 @@ pub fn window_method(m: &WindowMethod, l: Language) -> String {
         (WindowMethod::Steps { first, last, warmup, warmup_factor, margin_steps }, Zh) => format!(
             "steps.csv 的第 {first}–{last} 步（排除 {warmup} 个预热步：第 0 步以及开头超过中位数 {warmup_factor} 倍的步骤）；分析器运行的步骤及其之前的 {margin_steps} 步不计入步骤耗时"
         ),
-        (WindowMethod::NoStepTimings { has_trace, start_up_s }, En) => {
+        (WindowMethod::NoStepTimings { has_trace, start_up_s, wind_down_s }, En) => {
             let whole = if *has_trace {
                 "profiled steps of the trace, leading warm-up steps excluded; no steps.csv"
             } else {
                 "no step timings"
             };
-            match start_up_s {
-                Some(s) => format!("{whole}: samples from the GPU's first busy reading on ({s:.1} s in; the start-up before it is left out)"),
-                None => format!("{whole}: statistics cover every sample"),
+            match (start_up_s, wind_down_s.unwrap_or(0.0)) {
+                (Some(s), end) if end >= 0.05 => format!("{whole}: samples from the GPU's first work to its last (the {s:.1} s of start-up before it and the {end:.1} s after it are left out)"),
+                (Some(s), _) => format!("{whole}: samples from the GPU's first work on (the {s:.1} s of start-up before it are left out)"),
+                (None, _) => format!("{whole}: statistics cover every sample"),
             }
         }
-        (WindowMethod::NoStepTimings { has_trace, start_up_s }, Zh) => {
+        (WindowMethod::NoStepTimings { has_trace, start_up_s, wind_down_s }, Zh) => {
             let whole = if *has_trace {
                 "trace 中被分析的步骤，排除开头的预热步；没有 steps.csv"
             } else {
                 "没有步骤计时"
             };
-            match start_up_s {
-                Some(s) => format!("{whole}：从 GPU 第一次忙碌的读数开始统计采样（开头 {s:.1} 秒的启动阶段不计入）"),
-                None => format!("{whole}：统计覆盖全部采样"),
+            match (start_up_s, wind_down_s.unwrap_or(0.0)) {
+                (Some(s), end) if end >= 0.05 => format!("{whole}：统计 GPU 第一次到最后一次有负载之间的采样（开头 {s:.1} 秒的启动阶段和结尾 {end:.1} 秒不计入）"),
+                (Some(s), _) => format!("{whole}：从 GPU 第一次有负载起统计采样（开头 {s:.1} 秒的启动阶段不计入）"),
+                (None, _) => format!("{whole}：统计覆盖全部采样"),
             }
         }
     }

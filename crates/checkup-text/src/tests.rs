@@ -676,10 +676,17 @@ fn every_note_and_window_method_has_words() {
         WindowMethod::NoStepTimings {
             has_trace: true,
             start_up_s: Some(13.0),
+            wind_down_s: Some(2.5),
+        },
+        WindowMethod::NoStepTimings {
+            has_trace: false,
+            start_up_s: Some(0.0),
+            wind_down_s: None,
         },
         WindowMethod::NoStepTimings {
             has_trace: false,
             start_up_s: None,
+            wind_down_s: None,
         },
     ] {
         translated(

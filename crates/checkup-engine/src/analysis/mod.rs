@@ -57,39 +57,13 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
 }
 
 /// The steady window in wall time: from the first steady step to the last step of rank 0's
-/// `steps.csv`. Without step timings, samples count from the GPU's first busy reading on
-/// (before it the job was starting: loading, autotuning, not yet training), and that is said.
+/// `steps.csv`. Without step timings, samples count from the GPU's first work to its last
+/// (before it the job was starting: importing, loading, autotuning; after it, saving and
+/// exiting), and that is said. "Work" is any reading above `util_low_pct`, not a busy one: a
+/// starved job may never be busy, and its whole run would otherwise count as start-up.
 fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> SteadyWindow {
     let Some((rank, steps)) = rec.steps.iter().next() else {
-        let has_trace = !rec.traces.is_empty();
-        let ts = || rec.samples.nvml.iter().map(|s| s.ts);
-        let first = ts().reduce(f64::min);
-        let last = ts().reduce(f64::max);
-        let first_busy = rec
-            .samples
-            .nvml
-            .iter()
-            .filter(|s| s.util_gpu.is_some_and(|u| u >= th.util_busy_pct))
-            .map(|s| s.ts)
-            .reduce(f64::min);
-        return match (first, first_busy, last) {
-            (Some(first), Some(busy), Some(last)) if busy > first && busy < last => SteadyWindow {
-                start_s: Some(busy),
-                end_s: Some(last),
-                method: WindowMethod::NoStepTimings {
-                    has_trace,
-                    start_up_s: Some(busy - first),
-                },
-                ..SteadyWindow::default()
-            },
-            _ => SteadyWindow {
-                method: WindowMethod::NoStepTimings {
-                    has_trace,
-                    start_up_s: None,
-                },
-                ..SteadyWindow::default()
-            },
-        };
+        return samples_window(rec, th);
     };
     let t = timing.iter().find(|t| t.rank == *rank);
     let warmup = t
@@ -110,5 +84,150 @@ fn steady_window(rec: &Recording, timing: &[StepTiming], th: &Thresholds) -> Ste
             warmup_factor: th.warmup_step_factor,
             margin_steps: th.profiler_margin_steps,
         },
+    }
+}
+
+fn samples_window(rec: &Recording, th: &Thresholds) -> SteadyWindow {
+    let has_trace = !rec.traces.is_empty();
+    let readings = || rec.samples.nvml.iter().filter(|s| s.ts.is_finite());
+    let first = readings().map(|s| s.ts).reduce(f64::min);
+    let last = readings().map(|s| s.ts).reduce(f64::max);
+    let mut per_gpu: std::collections::BTreeMap<u32, Vec<(f64, f64)>> = Default::default();
+    for s in readings() {
+        if let Some(u) = s.util_gpu.filter(|u| u.is_finite()) {
+            per_gpu.entry(s.gpu).or_default().push((s.ts, u));
+        }
+    }
+    let mut work: Option<(f64, f64)> = None;
+    for series in per_gpu.values_mut() {
+        series.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if let Some((start, end)) = training_span(series, th.util_low_pct) {
+            work = Some(work.map_or((start, end), |(a, b)| (a.min(start), b.max(end))));
+        }
+    }
+    match (first, work, last) {
+        (Some(first), Some((start, end)), Some(last)) if start < end => SteadyWindow {
+            start_s: Some(start),
+            end_s: Some(end),
+            method: WindowMethod::NoStepTimings {
+                has_trace,
+                start_up_s: Some(start - first),
+                wind_down_s: Some(last - end),
+            },
+            ..SteadyWindow::default()
+        },
+        _ => SteadyWindow {
+            method: WindowMethod::NoStepTimings {
+                has_trace,
+                start_up_s: None,
+                wind_down_s: None,
+            },
+            ..SteadyWindow::default()
+        },
+    }
+}
+
+/// From when to when one GPU's utilisation readings (in time order) show the training at
+/// work. The start is where the level of the readings shifts up from a near-idle start-up
+/// (the best single split of their mean, least squares): start-up has its own brief GPU
+/// work (context creation, copies, autotuning), so the first reading above idle is too
+/// early, and a starved job may never read as busy. The end is the last reading above idle.
+fn training_span(series: &[(f64, f64)], util_low_pct: f64) -> Option<(f64, f64)> {
+    let working = |&&(_, u): &&(f64, f64)| u > util_low_pct;
+    let end = series.iter().rev().find(working)?.0;
+    let n = series.len();
+    let mut sum = vec![0.0; n + 1];
+    let mut sq = vec![0.0; n + 1];
+    for (i, (_, u)) in series.iter().enumerate() {
+        sum[i + 1] = sum[i] + u;
+        sq[i + 1] = sq[i] + u * u;
+    }
+    // Sum of squared deviations from the mean of readings lo..hi.
+    let sse = |lo: usize, hi: usize| {
+        let (s, q, k) = (sum[hi] - sum[lo], sq[hi] - sq[lo], (hi - lo) as f64);
+        q - s * s / k
+    };
+    let split = (1..n)
+        .map(|k| (k, sse(0, k) + sse(k, n)))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(k, _)| k)
+        .filter(|&k| {
+            let before = sum[k] / k as f64;
+            let after = (sum[n] - sum[k]) / (n - k) as f64;
+            before <= util_low_pct && after > before
+        })
+        .unwrap_or(0);
+    let start = series[split..].iter().find(working)?.0;
+    Some((start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use checkup_model::{HostSample, NvmlSample, SampleSet};
+
+    use super::*;
+
+    /// Imports and the model's set-up for 20 s (the main process at a full core, the GPU
+    /// all but untouched), 10 s of a GPU kept only lightly busy, 5 s of saving at the end.
+    fn starved_job_with_set_up_and_end() -> Recording {
+        let util = |i: u32| match i {
+            // Context creation and the first copies: brief work during the set-up.
+            40 | 41 | 120 => 12.0,
+            ..=200 => 0.0,
+            201..=300 => 30.0,
+            _ => 0.0,
+        };
+        let nvml = (1..=350)
+            .map(|i| NvmlSample {
+                ts: f64::from(i) / 10.0,
+                util_gpu: Some(util(i)),
+                ..Default::default()
+            })
+            .collect();
+        let host = (0..=35)
+            .map(|t| HostSample {
+                ts: f64::from(t),
+                proc_busy_children: Some(0),
+                proc_main_cpu_pct: Some(100.0),
+                proc_tree_cpu_pct: Some(100.0),
+                ..Default::default()
+            })
+            .collect();
+        Recording {
+            samples: SampleSet {
+                nvml,
+                gpm: Vec::new(),
+                host,
+            },
+            ..Recording::default()
+        }
+    }
+
+    #[test]
+    fn without_step_timings_the_window_runs_from_the_first_gpu_work_to_the_last() {
+        // The GPU is never busy (30 %): the window must still start at its first work, not
+        // cover the whole run as start-up or none of it.
+        let a = analyze(&starved_job_with_set_up_and_end(), &Thresholds::default());
+        assert_eq!((a.window.start_s, a.window.end_s), (Some(20.1), Some(30.0)));
+        let WindowMethod::NoStepTimings {
+            start_up_s: Some(start_up),
+            wind_down_s: Some(wind_down),
+            ..
+        } = a.window.method
+        else {
+            panic!("{:?}", a.window.method);
+        };
+        assert!((start_up - 20.0).abs() < 1e-9, "{start_up}");
+        assert!((wind_down - 5.0).abs() < 1e-9, "{wind_down}");
+        assert_eq!(a.samples[0].nvml_samples, 100);
+    }
+
+    #[test]
+    fn the_set_up_and_the_end_are_not_idle_time_of_the_training() {
+        let a = analyze(&starved_job_with_set_up_and_end(), &Thresholds::default());
+        let w = a.host.unwrap().while_gpu_idle.unwrap();
+        assert_eq!(w.samples, 0, "{w:?}");
+        // Host samples at 21 s … 30 s: nine intervals, each with the GPU at work.
+        assert_eq!(w.of_samples, 9);
     }
 }

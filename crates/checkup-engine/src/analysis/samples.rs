@@ -142,9 +142,9 @@ fn curve_shape(series: &[(f64, Option<f64>)], th: &Thresholds) -> (usize, f64, O
 }
 
 /// The host samples during which the GPUs' mean util, over the host sample's interval,
-/// was at or below `util_low_pct`, and what the training's processes did then. Only from
-/// the first GPU work to the last: before it the job was setting up (imports, the model,
-/// the data), after it ending, and an idle GPU then says nothing about the training loop.
+/// was at or below `util_low_pct`, and what the training's processes did then. `host` is
+/// the steady window's: without step timings that runs from the first GPU work to the last
+/// (set-up and the end left out, when an idle GPU says nothing about the training loop).
 fn host_while_gpu_idle(
     samples: &SampleSet,
     host: &[&checkup_model::HostSample],
@@ -160,13 +160,6 @@ fn host_while_gpu_idle(
         return None;
     }
     util.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let busy = |u: &&(f64, f64)| u.1 > th.util_low_pct;
-    let (Some(first_work), Some(last_work)) = (
-        util.iter().find(busy).map(|u| u.0),
-        util.iter().rev().find(busy).map(|u| u.0),
-    ) else {
-        return None;
-    };
     let mut of_samples = 0u64;
     let mut idle: Vec<&checkup_model::HostSample> = Vec::new();
     let mut seconds = 0.0;
@@ -174,9 +167,6 @@ fn host_while_gpu_idle(
         let (a, b) = (w[0].ts, w[1].ts);
         // Samples out of order (or repeated, or NaN) in a hand-edited file span no interval.
         if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
-            continue;
-        }
-        if b <= first_work || a >= last_work {
             continue;
         }
         let lo = util.partition_point(|u| u.0 <= a);
@@ -270,39 +260,6 @@ mod tests {
         assert_eq!(w.busy_children_mean, Some(2.0));
         assert_eq!(w.main_cpu_mean, Some(20.0));
         assert_eq!(w.workers_cpu_mean, Some(195.0));
-    }
-
-    #[test]
-    fn the_set_up_before_the_first_gpu_work_is_not_idle_time_of_the_training() {
-        // Imports and the model's set-up: the main process at a full core for 20 s, the GPU
-        // untouched; then training keeps the GPU busy.
-        let nvml = (1..=300)
-            .map(|i| NvmlSample {
-                ts: i as f64 / 10.0,
-                util_gpu: Some(if i <= 200 { 0.0 } else { 95.0 }),
-                ..Default::default()
-            })
-            .collect();
-        let host = (0..=30)
-            .map(|t| HostSample {
-                ts: t as f64,
-                proc_busy_children: Some(0),
-                proc_main_cpu_pct: Some(100.0),
-                proc_tree_cpu_pct: Some(100.0),
-                ..Default::default()
-            })
-            .collect();
-        let set = SampleSet {
-            nvml,
-            gpm: Vec::new(),
-            host,
-        };
-        let w = analyze_host_samples(&set, None, &Thresholds::default())
-            .unwrap()
-            .while_gpu_idle
-            .unwrap();
-        assert_eq!(w.samples, 0, "{w:?}");
-        assert_eq!(w.of_samples, 10);
     }
 
     #[test]
