@@ -217,7 +217,7 @@ fn a_bare_trace_without_any_other_file_is_still_diagnosed() {
 fn nvidia_smi_logs_people_already_have_are_read() {
     let d = analyze_paths(&[corpus("healthy/gpu_health.csv")], &Options::default()).unwrap();
     let s = &d.samples[0];
-    // 25 one-second rows; those of the start-up before the GPU's first busy reading are
+    // 25 one-second rows; those of the start-up before the GPU's first work are
     // left out of the statistics.
     assert!((10..25).contains(&s.nvml_samples), "{}", s.nvml_samples);
     assert!(
