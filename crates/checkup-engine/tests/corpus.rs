@@ -574,6 +574,26 @@ fn a_two_worker_loader_is_told_its_real_worker_count_and_to_keep_workers() {
     assert!(fixes.contains(&Fix::PersistentWorkers) && fixes.contains(&Fix::PinMemory));
 }
 
+#[test]
+fn each_epochs_first_batch_after_the_loader_fix_is_gpu_idle_not_launch_overhead() {
+    // 14 persistent workers: most steps take ~10 ms, but each epoch's first batch waits
+    // 130-330 ms with the GPU idle. Over the run the waits (8 ms a step) are less than the
+    // GPU work (7 ms a step plus gaps), which hid them; step by step they are 37 % idle.
+    let d = diagnose("probe_loader_fixed_epoch_starts");
+    assert_eq!(d.primary, "data_loading", "{:?}", d.findings[0]);
+    let idle = evidence(&d, "data_loading", K::UnprofiledDataIdleShare);
+    assert!((35.0..40.0).contains(&idle), "{idle}");
+    assert!(evidence(&d, "data_loading", K::MedianDataWait) < 0.1);
+    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 14.0);
+    // The launch claim no longer counts the time the steps waited for data.
+    let launch = d.finding("kernel_launch").unwrap().share;
+    assert!(launch < d.findings[0].share, "{launch}");
+    // It has its workers, pinned and persistent: none of that is asked again.
+    let wrong =
+        asks_for_what_the_run_does(&d, &["more_workers", "persistent_workers", "pin_memory"]);
+    assert!(wrong.is_empty(), "{wrong:?}");
+}
+
 /// A fix's id, as the JSON names it (`fused_optimizer`).
 fn fix_id(f: &Fix) -> String {
     serde_json::to_value(f).unwrap()["fix"]

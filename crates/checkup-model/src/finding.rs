@@ -522,6 +522,9 @@ pub enum Source {
     StepsCsvUnprofiled,
     /// steps.csv data wait minus the GPU's busy share.
     StepsWaitMinusBusy,
+    /// steps.csv, step by step: each step's time on the GPU's clock beyond its fastest
+    /// steps', up to its data wait.
+    StepsGpuClockPerStep,
     NvmlSamples,
     GpmSamples,
     HostSamples,

@@ -245,6 +245,10 @@ pub fn source(s: &Source, l: Language) -> String {
             "steps.csv data wait − GPU busy share",
             "steps.csv 数据等待 − GPU 忙碌占比",
         ),
+        Source::StepsGpuClockPerStep => (
+            "steps.csv, step by step: GPU step time beyond its fastest steps, up to the data wait",
+            "steps.csv 逐步计算：GPU 步骤时间超出最快步骤的部分，不超过数据等待",
+        ),
         Source::NvmlSamples => ("NVML samples", "NVML 采样"),
         Source::Probe => ("training probe", "训练探针"),
         Source::GpmSamples => ("GPM samples", "GPM 采样"),

@@ -499,6 +499,7 @@ fn every_evidence_key_unit_and_source_has_words() {
         Source::AllRankTraces,
         Source::StepsCsvUnprofiled,
         Source::StepsWaitMinusBusy,
+        Source::StepsGpuClockPerStep,
         Source::NvmlSamples,
         Source::Probe,
         Source::GpmSamples,

@@ -69,6 +69,7 @@ pub fn analyze_steps(
         .collect();
     let data_wait: Vec<f64> = steady_set.iter().map(|s| s.data_wait_ms).collect();
     let launch: Vec<f64> = steady_set.iter().map(|s| s.launch_ms).collect();
+    let data_idle_ms = data_idle_ms(&steady_set);
     StepTiming {
         rank,
         total_steps: steps.len() as u64,
@@ -84,12 +85,37 @@ pub fn analyze_steps(
         } else {
             0.0
         },
+        data_idle_share: data_idle_ms
+            .filter(|_| total_ms > 0.0)
+            .map(|ms| ms / total_ms),
         median_launch_ms: median(&launch),
         median_gpu_ms: median_gpu,
         stalls,
         stall_period_steps: period,
         profiled_steps: profiled,
     }
+}
+
+/// The GPU's idle time waiting for data, at least, over the steps not `excluded`.
+/// `gpu_ms` is a step on the GPU's clock (from one step's end event to the next), its idle
+/// time included; the GPU's fastest steps (the 10th percentile, so that a short last batch
+/// of an epoch does not count) bound its work per step from above. A step's GPU time beyond
+/// that was idle, and the data's doing for as long as the host waited for its batch. A host
+/// that ran ahead kept the GPU busy through its wait: that step's GPU time is not longer.
+/// None without `gpu_ms`.
+fn data_idle_ms(steps: &[&StepRecord]) -> Option<f64> {
+    let mut gpu: Vec<f64> = steps.iter().filter_map(|s| s.gpu_ms).collect();
+    if gpu.is_empty() {
+        return None;
+    }
+    gpu.sort_by(f64::total_cmp);
+    let work = percentile(&gpu, 0.1);
+    Some(
+        steps
+            .iter()
+            .filter_map(|s| Some((s.gpu_ms? - work).clamp(0.0, s.data_wait_ms.max(0.0))))
+            .sum(),
+    )
 }
 
 /// Step 0 always holds first-call work; after it, leading steps slower than
@@ -181,5 +207,66 @@ mod tests {
         let t = analyze_steps(0, &run(&d), None, &Thresholds::default());
         assert_eq!(t.stalls.len(), 2);
         assert_eq!(t.stall_period_steps, None);
+    }
+
+    #[test]
+    fn a_long_wait_for_each_epochs_first_batch_counts_as_gpu_idle() {
+        // 10 ms steps, GPU 9 ms of each; every 30th step waits 250 ms for its batch. Over the
+        // run, waits (about 7 ms a step) are less than the GPU work (9 ms a step), which hid
+        // them, but each long wait leaves the GPU idle.
+        let mut d = vec![5000.0];
+        for i in 1..181 {
+            d.push(if i % 30 == 0 { 260.0 } else { 10.0 });
+        }
+        let mut rows = run(&d);
+        for r in rows.iter_mut() {
+            let waits = r.step % 30 == 0 && r.step > 0;
+            r.data_wait_ms = if waits { 250.0 } else { 0.0 };
+            // On the GPU's clock the step lasts as long, 250 ms of it idle.
+            r.gpu_ms = Some(if waits { 259.0 } else { 9.0 });
+        }
+        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        // Steps 1-179 (the last has no end): five long waits, each idle all through.
+        let total = 174.0 * 10.0 + 5.0 * 260.0;
+        assert!((t.data_wait_share - 5.0 * 250.0 / total).abs() < 1e-9);
+        let idle = t.data_idle_share.unwrap();
+        assert!((idle - 5.0 * 250.0 / total).abs() < 1e-6, "{idle}");
+    }
+
+    #[test]
+    fn a_host_that_ran_ahead_keeps_the_gpu_fed_through_a_wait() {
+        // The host launches a step in 10 ms, the GPU needs 12: work piles up in the queue,
+        // and every 10th step's 15 ms wait for its batch is covered by it: on the GPU's
+        // clock every step takes its 12 ms.
+        let d: Vec<f64> = (0..100)
+            .map(|i| if i % 10 == 0 { 25.0 } else { 10.0 })
+            .collect();
+        let mut rows = run(&d);
+        for r in rows.iter_mut() {
+            r.data_wait_ms = if r.step % 10 == 0 { 15.0 } else { 0.0 };
+            r.gpu_ms = Some(12.0);
+        }
+        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        assert!(t.data_wait_share > 0.1, "{}", t.data_wait_share);
+        assert_eq!(t.data_idle_share, Some(0.0));
+    }
+
+    #[test]
+    fn a_gpu_idle_while_the_host_launches_is_not_waiting_for_data() {
+        // 40 ms steps, 30 ms of GPU work, no data wait: the 10 ms idle are the host's.
+        let mut rows = run(&[40.0; 50]);
+        for r in rows.iter_mut() {
+            r.data_wait_ms = 0.0;
+            r.gpu_ms = Some(40.0);
+        }
+        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        assert_eq!(t.data_idle_share, Some(0.0));
+        // Without the GPU's time per step there is no bound.
+        let rows: Vec<_> = rows
+            .into_iter()
+            .map(|r| StepRecord { gpu_ms: None, ..r })
+            .collect();
+        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        assert_eq!(t.data_idle_share, None);
     }
 }

@@ -24,10 +24,19 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     // time per step; the rest of it the GPU idled for data. That lower bound speaks for the
     // unprofiled steps when the profiled ones caught the input queue full (a prefetch
     // queue not yet drained, a burst).
-    let steps_idle_share = steps_share
+    // Step by step on the GPU's clock (`data_idle_share`) the bound holds for waits that come
+    // in a few long ones, such as each epoch's first batch; both are lower bounds: the larger.
+    let whole_run_idle = steps_share
         .zip(cx.gpu_busy())
-        .map(|(s, (busy, _))| s - busy)
-        .filter(|s| *s > 0.0);
+        .map(|(s, (busy, _))| s - busy);
+    let per_step_idle = cx.timing.and_then(|t| t.data_idle_share);
+    let steps_idle = match (whole_run_idle, per_step_idle) {
+        (Some(a), Some(b)) if b > a => Some((b, Source::StepsGpuClockPerStep)),
+        (Some(a), _) => Some((a, Source::StepsWaitMinusBusy)),
+        (None, b) => b.map(|b| (b, Source::StepsGpuClockPerStep)),
+    }
+    .filter(|(s, _)| *s > 0.0);
+    let steps_idle_share = steps_idle.as_ref().map(|(s, _)| *s);
     let data_share = if short_window {
         steps_share.or(trace_share)
     } else {
@@ -73,13 +82,8 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             cx.rank_source(),
         ));
     }
-    if let Some(s) = steps_idle_share.filter(|s| trace_share.is_some_and(|t| *s > t)) {
-        evidence.push(share_ev(
-            K::UnprofiledDataIdleShare,
-            s,
-            significant,
-            Source::StepsWaitMinusBusy,
-        ));
+    if let Some((s, source)) = steps_idle.filter(|(s, _)| trace_share.is_some_and(|t| *s > t)) {
+        evidence.push(share_ev(K::UnprofiledDataIdleShare, s, significant, source));
     }
     if let Some(s) = starved_launch_share {
         evidence.push(share_ev(
