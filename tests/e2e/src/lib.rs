@@ -59,8 +59,25 @@ impl App {
 
     /// [`App::launch`] with a given build of the app (benchmarks use the release build).
     pub async fn launch_binary(test: &str, app: &Path, env: &[(&str, OsString)]) -> App {
-        let xvfb = Xvfb::start(WIDTH, HEIGHT);
         let data = tempfile::tempdir().expect("a data folder");
+        App::launch_in(test, app, env, data, true).await
+    }
+
+    /// [`App::launch`] on the data folder an earlier app left (see [`App::kill`]).
+    pub async fn relaunch(test: &str, data: tempfile::TempDir) -> App {
+        let app = workspace_binary("checkup-app", "gpu-checkup");
+        // The screenshots of the first start stay beside those of the second.
+        App::launch_in(test, &app, &[], data, false).await
+    }
+
+    async fn launch_in(
+        test: &str,
+        app: &Path,
+        env: &[(&str, OsString)],
+        data: tempfile::TempDir,
+        fresh_artifacts: bool,
+    ) -> App {
+        let xvfb = Xvfb::start(WIDTH, HEIGHT);
         let port = free_port();
         let native_port = free_port();
         let mut cmd = Command::new(tauri_driver());
@@ -111,7 +128,9 @@ impl App {
         let client =
             client.unwrap_or_else(|| panic!("no WebDriver session with the app: {last_error:?}"));
         let artifacts = target_dir().join("app-artifacts").join(test);
-        let _ = std::fs::remove_dir_all(&artifacts);
+        if fresh_artifacts {
+            let _ = std::fs::remove_dir_all(&artifacts);
+        }
         std::fs::create_dir_all(&artifacts).expect("artifacts folder");
         App {
             client,
@@ -369,6 +388,32 @@ impl App {
             path.display()
         );
         path
+    }
+
+    /// `kill -9` of the app and everything it started, the way a crash or a power cut ends
+    /// it: nothing is told to save. Returns the data folder it leaves, for [`App::relaunch`].
+    pub fn kill(mut self) -> tempfile::TempDir {
+        let processes = self.app_processes();
+        assert!(!processes.is_empty(), "the app is running");
+        for pid in processes {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        let app = self.binary.clone();
+        let gone = Instant::now();
+        while checkup_testkit::descendants(self.driver.id())
+            .into_iter()
+            .any(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|e| e == app))
+        {
+            assert!(
+                gone.elapsed() < Duration::from_secs(10),
+                "the app outlived SIGKILL"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let empty = tempfile::tempdir().expect("a folder");
+        std::mem::replace(&mut self.data, empty)
     }
 
     /// Ends the session, which closes the app; whatever is left of the driver, WebKitWebDriver
