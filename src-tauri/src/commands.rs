@@ -157,9 +157,27 @@ pub async fn export_report(
 ) -> Result<String, AppError> {
     let cmd::ExportReport { id, format, lang } = args;
     let (d, opts) = report_inputs(&state, id, lang).await?;
-    std::fs::create_dir_all(&state.exports)
-        .map_err(|e| AppError::Other(format!("{}: {e}", state.exports.display())))?;
-    let path = state.exports.join(format!(
+    let exports = state.exports.clone();
+    // Typesetting a report of thousands of ranks takes seconds of CPU: off the async
+    // runtime, which keeps serving the UI's other commands meanwhile.
+    tauri::async_runtime::spawn_blocking(move || {
+        write_report(&exports, id, lang, format, &d, &opts)
+    })
+    .await
+    .map_err(|e| AppError::Other(format!("the report export stopped: {e}")))?
+}
+
+fn write_report(
+    exports: &std::path::Path,
+    id: i64,
+    lang: Language,
+    format: ExportFormat,
+    d: &checkup_model::Diagnosis,
+    opts: &ReportOptions,
+) -> Result<String, AppError> {
+    std::fs::create_dir_all(exports)
+        .map_err(|e| AppError::Other(format!("{}: {e}", exports.display())))?;
+    let path = exports.join(format!(
         "checkup-{id}-{}.{}",
         lang.code(),
         format.extension()
@@ -169,12 +187,12 @@ pub async fn export_report(
             .map_err(|e| AppError::Other(format!("{}: {e}", path.display())))
     };
     match format {
-        ExportFormat::Pdf => write(&checkup_report::pdf(&d, &opts)?)?,
-        ExportFormat::Html => write(checkup_report::html(&d, &opts).as_bytes())?,
-        ExportFormat::Json => write(checkup_report::json(&d)?.as_bytes())?,
+        ExportFormat::Pdf => write(&checkup_report::pdf(d, opts)?)?,
+        ExportFormat::Html => write(checkup_report::html(d, opts).as_bytes())?,
+        ExportFormat::Json => write(checkup_report::json(d)?.as_bytes())?,
         ExportFormat::Md => {
-            let (md, charts) = checkup_report::markdown(&d, &opts);
-            let dir = state.exports.join("charts");
+            let (md, charts) = checkup_report::markdown(d, opts);
+            let dir = exports.join("charts");
             std::fs::create_dir_all(&dir)
                 .map_err(|e| AppError::Other(format!("{}: {e}", dir.display())))?;
             for c in charts {
