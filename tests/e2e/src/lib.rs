@@ -390,6 +390,21 @@ impl App {
         path
     }
 
+    /// Writes a review note under the finding `id` at the diagnosis step, as a person does,
+    /// and returns the note as it is then shown under it.
+    pub async fn add_note(&self, id: &str, author: &str, body: &str) -> String {
+        let finding = format!(".finding[data-finding='{id}']");
+        self.type_into(&format!("{finding} input.author"), author)
+            .await;
+        self.type_into(&format!("{finding} input.note-body"), body)
+            .await;
+        self.click(&format!("{finding} button.add-note")).await;
+        self.wait_for_text(&format!("{finding} .note"), Duration::from_secs(15), |t| {
+            !t.is_empty()
+        })
+        .await
+    }
+
     /// `kill -9` of the app and everything it started, the way a crash or a power cut ends
     /// it: nothing is told to save. Returns the data folder it leaves, for [`App::relaunch`].
     pub fn kill(mut self) -> tempfile::TempDir {

@@ -96,18 +96,8 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
     // Mid-checkup: a review note on the leading finding, the wizard at the diagnosis.
     app.click("#step-diagnosis").await;
     app.settled().await;
-    let first = ".finding[data-finding='kernel_launch']";
-    app.type_into(&format!("{first} input.author"), "Ana").await;
-    app.type_into(
-        &format!("{first} input.note-body"),
-        "<b>batch</b> the small ops",
-    )
-    .await;
-    app.click(&format!("{first} button.add-note")).await;
     let note = app
-        .wait_for_text(&format!("{first} .note"), Duration::from_secs(15), |t| {
-            !t.is_empty()
-        })
+        .add_note("kernel_launch", "Ana", "<b>batch</b> the small ops")
         .await;
     assert_eq!(note, "Ana: <b>batch</b> the small ops");
     // The step is stored as it changes, not at exit.
@@ -128,9 +118,11 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
     app.element("#step-diagnosis.active").await;
     app.element("#verdict").await;
     let note = app
-        .wait_for_text(&format!("{first} .note"), Duration::from_secs(15), |t| {
-            !t.is_empty()
-        })
+        .wait_for_text(
+            ".finding[data-finding='kernel_launch'] .note",
+            Duration::from_secs(15),
+            |t| !t.is_empty(),
+        )
         .await;
     assert_eq!(note, "Ana: <b>batch</b> the small ops");
     nothing_ran(&app, "after the restart").await;

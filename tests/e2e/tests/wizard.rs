@@ -52,17 +52,12 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
     app.click("#step-diagnosis").await;
     app.settled().await;
     let first = ".finding[data-finding='data_loading']";
-    app.type_into(&format!("{first} input.author"), "Mei").await;
-    app.type_into(
-        &format!("{first} input.note-body"),
-        "try num_workers=8 on the 16-core host",
-    )
-    .await;
-    app.click(&format!("{first} button.add-note")).await;
     let note = app
-        .wait_for_text(&format!("{first} .note"), Duration::from_secs(15), |t| {
-            !t.is_empty()
-        })
+        .add_note(
+            "data_loading",
+            "Mei",
+            "try num_workers=8 on the 16-core host",
+        )
         .await;
     assert_eq!(note, "Mei: try num_workers=8 on the 16-core host");
     // The leading finding says what the step would take without its cause.
