@@ -127,6 +127,16 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
     assert_eq!(note, "Ana: <b>batch</b> the small ops");
     nothing_ran(&app, "after the restart").await;
     app.screenshot("after-kill").await;
+    // In Chinese the names are the same characters, still text.
+    app.click("#lang-zh").await;
+    app.settled().await;
+    app.wait_for_text("#step-diagnosis", Duration::from_secs(20), |t| {
+        t.contains("诊断")
+    })
+    .await;
+    assert_eq!(app.text("#checkup-title").await, HOSTILE_FOLDER);
+    nothing_ran(&app, "in Chinese").await;
+    app.screenshot("after-kill-zh").await;
     let (store, opened) = app.stored(HOSTILE_FOLDER).await;
     assert_eq!(store.notes(opened.id).await.unwrap().len(), 1);
     // The demo checkups are not imported twice.
