@@ -153,6 +153,9 @@ fn ssh_error(host: &str, stderr: &str) -> ConnectError {
 }
 
 /// The SHA-256 of the agent binary, hex: the remote copy is replaced when it differs.
+/// The exit status of the start command when the file on the host is not the bundled agent.
+const CHECKSUM_MISMATCH: i32 = 97;
+
 fn sha256_hex(path: &Path) -> Result<String> {
     use sha2::Digest;
     let bytes = std::fs::read(path).map_err(|e| ConnectError::io(path, e))?;
@@ -462,10 +465,20 @@ impl Session<'_> {
             log.push(format!("found the agent running (pid {})", info.pid));
             return Ok(info);
         }
+        // Checked again right before it runs: the file is started only if it is still the
+        // bundled build (nothing replaced it since the check above or the upload).
         let start = format!(
-            "d={d}; rm -f \"$d/agent.json\"; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$d/agent.json\" --token-file \"$d/token\" --runs \"$d/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$d/agent.log\" 2>&1 < /dev/null &"
+            "d={d}; test \"$(sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64)\" = {local_sha} || exit {CHECKSUM_MISMATCH}; rm -f \"$d/agent.json\"; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$d/agent.json\" --token-file \"$d/token\" --runs \"$d/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$d/agent.log\" 2>&1 < /dev/null &"
         );
-        self.exec(&start, None).await?;
+        let run = self.exec(&start, None).await?;
+        if run.status.code() == Some(CHECKSUM_MISMATCH) {
+            return Err(ConnectError::Ssh {
+                host,
+                detail: format!(
+                    "{d}/checkup-agent is not the agent this app bundles (its SHA-256 differs from {local_sha}); it was not started"
+                ),
+            });
+        }
         let started = Instant::now();
         while started.elapsed() < Duration::from_secs(20) {
             if let Some(info) = self.running_agent().await? {
