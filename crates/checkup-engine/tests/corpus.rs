@@ -588,6 +588,14 @@ fn each_epochs_first_batch_after_the_loader_fix_is_gpu_idle_not_launch_overhead(
     // The launch claim no longer counts the time the steps waited for data.
     let launch = d.finding("kernel_launch").unwrap().share;
     assert!(launch < d.findings[0].share, "{launch}");
+    // The idle time falls at the six epoch starts: about 234 ms each, and the fix is to
+    // keep the loader running across them, with the run's own 14 workers.
+    let per_start = evidence(&d, "data_loading", K::IdlePerEpochStart);
+    assert!((200.0..260.0).contains(&per_start), "{per_start}");
+    assert_eq!(
+        d.findings[0].fixes[0],
+        Fix::LoaderAcrossEpochs { workers: Some(14) }
+    );
     // It has its workers, pinned and persistent: none of that is asked again.
     let wrong =
         asks_for_what_the_run_does(&d, &["more_workers", "persistent_workers", "pin_memory"]);

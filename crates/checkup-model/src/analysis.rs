@@ -240,6 +240,9 @@ pub struct StepTiming {
     /// for waits a host that ran ahead covered. None without `gpu_ms`.
     #[serde(default)]
     pub data_idle_share: Option<f64>,
+    /// The part of that idle time in the steps that begin an epoch (the probe's markers).
+    #[serde(default)]
+    pub epoch_start_idle: Option<EpochStartIdle>,
     pub median_launch_ms: f64,
     pub median_gpu_ms: Option<f64>,
     pub stalls: Vec<Stall>,
@@ -247,6 +250,14 @@ pub struct StepTiming {
     /// Steps inside the profiled window, excluded from timing figures since the profiler
     /// slows the host side.
     pub profiled_steps: Option<(u64, u64)>,
+}
+
+/// GPU idle for data at epoch starts: how many epochs began in the steady window and the
+/// idle milliseconds of their first two steps together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EpochStartIdle {
+    pub epochs: u32,
+    pub idle_ms: f64,
 }
 
 /// A step much slower than its neighbours.

@@ -125,6 +125,10 @@ pub enum Cause {
     DataLoading {
         data_wait_ms: Option<f64>,
         step_ms: Option<f64>,
+        /// When most of the GPU's idle time for data falls at epoch starts: how long it
+        /// idles at each (the epoch's first batches, which no worker had begun).
+        #[serde(default)]
+        idle_per_epoch_start_ms: Option<f64>,
     },
     /// The training's own processes saturate the host CPU.
     #[serde(rename = "data_loading/cpu_saturated")]
@@ -359,6 +363,8 @@ pub enum EvidenceKey {
     // The input pipeline.
     DataLoaderIdleShare,
     UnprofiledDataIdleShare,
+    /// GPU idle for data at each epoch start, mean over the epochs that began.
+    IdlePerEpochStart,
     StarvedLaunchIdleShare,
     MeanDataWait,
     MedianDataWait,
@@ -614,6 +620,12 @@ pub enum Fix {
     },
     PinMemory,
     PersistentWorkers,
+    /// The GPU idles at each epoch start although the workers persist: keep one iterator
+    /// running across epochs, so the next epoch's first batches are made during this one.
+    LoaderAcrossEpochs {
+        /// The loader's own worker count, quoted in the code.
+        workers: Option<u32>,
+    },
     /// Full garbage collections stall the loop: freeze the objects built at start-up.
     FreezeGc,
     PinnedCopy,

@@ -12,6 +12,10 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "GPU idle while waiting for the DataLoader (share of step)",
             "GPU 等待 DataLoader 的空闲（占步骤比例）",
         ),
+        K::IdlePerEpochStart => (
+            "GPU idle for data at each epoch start",
+            "每个 epoch 开始时 GPU 等待数据的空闲",
+        ),
         K::UnprofiledDataIdleShare => (
             "GPU idle waiting for data in unprofiled steps, at least (share of step)",
             "未分析步骤中 GPU 等待数据的空闲，至少（占步骤比例）",

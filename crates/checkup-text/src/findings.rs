@@ -96,11 +96,19 @@ pub fn summary(f: &Finding, l: Language) -> String {
             pct(*busy_share),
             dram_pct.map(|d| format!("（显存带宽为峰值的 {d:.0}%，张量核 {:.0}%）", tensor_pct.unwrap_or(0.0))).unwrap_or_default()
         ),
-        (Cause::DataLoading { data_wait_ms, step_ms }, En) => format!(
+        (Cause::DataLoading { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle) }, En) => format!(
+            "The GPU waits for batches at the start of every epoch: it idles about {idle:.0} ms each time while the epoch's first batches are made{}.",
+            data_wait_ms.zip(*step_ms).map(|(w, s)| format!(" (on average {w:.0} ms of a {s:.0} ms step waiting for data)")).unwrap_or_default()
+        ),
+        (Cause::DataLoading { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle) }, Zh) => format!(
+            "每个 epoch 开始时 GPU 都在等待批次：每次空闲约 {idle:.0} ms，等待该 epoch 的前几个批次生成{}。",
+            data_wait_ms.zip(*step_ms).map(|(w, s)| format!("（{s:.0} ms 的步骤中平均有 {w:.0} ms 在等待数据）")).unwrap_or_default()
+        ),
+        (Cause::DataLoading { data_wait_ms, step_ms, idle_per_epoch_start_ms: None }, En) => format!(
             "The GPU waits for the next batch: the input pipeline is slower than the GPU{}, while the host has idle cores.",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!(" (on average {w:.0} ms of a {s:.0} ms step waiting for data)")).unwrap_or_default()
         ),
-        (Cause::DataLoading { data_wait_ms, step_ms }, Zh) => format!(
+        (Cause::DataLoading { data_wait_ms, step_ms, idle_per_epoch_start_ms: None }, Zh) => format!(
             "GPU 在等待下一个批次：输入管线比 GPU 慢{}，而主机仍有空闲核心。",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!("（{s:.0} ms 的步骤中平均有 {w:.0} ms 在等待数据）")).unwrap_or_default()
         ),

@@ -103,6 +103,17 @@ pub fn text(f: &Fix, l: Language) -> FixText {
             Some("DataLoader(dataset, ..., num_workers=N, persistent_workers=True)"),
             pick(l, "No stall at epoch boundaries.", "epoch 边界不再停顿。"),
         ),
+        (Fix::LoaderAcrossEpochs { workers }, _) => t(
+            pick(l, "Keep the loader running across epochs", "让 DataLoader 跨 epoch 持续运行"),
+            pick(l, "Persistent workers stay alive, but they start on an epoch's batches only when its iterator is made, so the GPU waits for the first of them at every epoch start. One iterator over a sampler that repeats keeps the workers a few batches ahead across the boundary; count the epoch's batches yourself.",
+                "worker 虽然常驻，但只有在新 epoch 的迭代器创建后才开始准备该 epoch 的批次，所以每个 epoch 开始时 GPU 都要等第一个批次。用一个在重复采样器上的迭代器，worker 就能跨过 epoch 边界始终领先几个批次；每个 epoch 的批次数自己计数。"),
+            Some(&format!(
+                "class RepeatSampler(torch.utils.data.Sampler):\n    def __init__(self, sampler):\n        self.sampler = sampler\n    def __iter__(self):\n        while True:  # {}\n            yield from self.sampler\n\nbatches_per_epoch = len(loader)\nloader = DataLoader(dataset, batch_size=batch_size, sampler=RepeatSampler(RandomSampler(dataset)),\n                    num_workers={}, pin_memory=True, persistent_workers=True)\nbatches = iter(loader)\nfor epoch in range(epochs):\n    for _ in range(batches_per_epoch):\n        x, y = next(batches)",
+                pick(l, "epoch after epoch: the iterator never ends", "一个 epoch 接一个 epoch：迭代器永不结束"),
+                workers.map_or("N".to_string(), |w| w.to_string())
+            )),
+            pick(l, "No wait at epoch starts: the next epoch's first batches are made while this one trains.", "epoch 开始时不再等待：下一个 epoch 的前几个批次在本 epoch 训练时就已生成。"),
+        ),
         (Fix::PinnedCopy, _) => t(
             pick(l, "Copy from pinned memory, asynchronously", "从锁页内存异步拷贝"),
             pick(l, "Copies from pageable memory are staged through a driver buffer at a fraction of PCIe bandwidth and block both the host and the stream. Pinned (page-locked) memory is copied by DMA at full speed and can overlap with compute.", "从可分页内存拷贝要经过驱动的中转缓冲，只能达到 PCIe 带宽的一小部分，并且会同时阻塞主机和流。锁页内存通过 DMA 全速拷贝，并可与计算重叠。"),

@@ -29,6 +29,12 @@ fn all_causes() -> Vec<Cause> {
         Cause::DataLoading {
             data_wait_ms: Some(40.0),
             step_ms: Some(50.0),
+            idle_per_epoch_start_ms: None,
+        },
+        Cause::DataLoading {
+            data_wait_ms: Some(8.0),
+            step_ms: Some(22.0),
+            idle_per_epoch_start_ms: Some(230.0),
         },
         Cause::DataLoadingCpuSaturated {
             host_cpu_pct: 99.0,
@@ -154,6 +160,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
     vec![
         K::DataLoaderIdleShare,
         K::UnprofiledDataIdleShare,
+        K::IdlePerEpochStart,
         K::StarvedLaunchIdleShare,
         K::MeanDataWait,
         K::MedianDataWait,
@@ -244,6 +251,8 @@ fn all_fixes() -> Vec<Fix> {
         },
         Fix::PinMemory,
         Fix::PersistentWorkers,
+        Fix::LoaderAcrossEpochs { workers: Some(14) },
+        Fix::LoaderAcrossEpochs { workers: None },
         Fix::FreezeGc,
         Fix::PinnedCopy,
         Fix::OverlapCopy,
@@ -337,6 +346,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
     match k {
         K::DataLoaderIdleShare
         | K::UnprofiledDataIdleShare
+        | K::IdlePerEpochStart
         | K::StarvedLaunchIdleShare
         | K::MeanDataWait
         | K::MedianDataWait
@@ -411,6 +421,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::MoreWorkers { .. }
         | Fix::PinMemory
         | Fix::PersistentWorkers
+        | Fix::LoaderAcrossEpochs { .. }
         | Fix::FreezeGc
         | Fix::PinnedCopy
         | Fix::OverlapCopy

@@ -34,7 +34,17 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
     let step_timing: Vec<StepTiming> = rec
         .steps
         .iter()
-        .map(|(rank, steps)| step_timing::analyze_steps(*rank, steps, rec.profile_steps, th))
+        .map(|(rank, steps)| {
+            let epoch_starts: Vec<u64> = rec
+                .markers
+                .get(rank)
+                .into_iter()
+                .flatten()
+                .filter(|m| m.kind == checkup_model::MarkerKind::EpochStart)
+                .map(|m| m.step)
+                .collect();
+            step_timing::analyze_steps(*rank, steps, rec.profile_steps, &epoch_starts, th)
+        })
         .collect();
     let window = steady_window(rec, &step_timing, th);
     let span = window.start_s.zip(window.end_s);

@@ -2,7 +2,7 @@
 //! and stalls with their period. These steps are mostly unprofiled, so they are the honest
 //! clock the profiled window is checked against.
 
-use checkup_model::{Stall, StepRecord, StepTiming};
+use checkup_model::{EpochStartIdle, Stall, StepRecord, StepTiming};
 
 use super::stats::{mean, median, percentile};
 use crate::diagnosis::thresholds::Thresholds;
@@ -11,6 +11,7 @@ pub fn analyze_steps(
     rank: u32,
     steps: &[StepRecord],
     profiled: Option<(u64, u64)>,
+    epoch_starts: &[u64],
     th: &Thresholds,
 ) -> StepTiming {
     // A step lasts until the next one starts; the last step has no end and is left out.
@@ -69,7 +70,13 @@ pub fn analyze_steps(
         .collect();
     let data_wait: Vec<f64> = steady_set.iter().map(|s| s.data_wait_ms).collect();
     let launch: Vec<f64> = steady_set.iter().map(|s| s.launch_ms).collect();
-    let data_idle_ms = data_idle_ms(&steady_set);
+    let idle_per_step = data_idle_per_step(&steady_set);
+    let data_idle_ms = idle_per_step
+        .as_ref()
+        .map(|v| v.iter().map(|(_, ms)| ms).sum::<f64>());
+    let epoch_start_idle = idle_per_step
+        .as_ref()
+        .and_then(|v| epoch_start_idle(v, epoch_starts));
     StepTiming {
         rank,
         total_steps: steps.len() as u64,
@@ -85,6 +92,7 @@ pub fn analyze_steps(
         } else {
             0.0
         },
+        epoch_start_idle,
         data_idle_share: data_idle_ms
             .filter(|_| total_ms > 0.0)
             .map(|ms| ms / total_ms),
@@ -96,14 +104,14 @@ pub fn analyze_steps(
     }
 }
 
-/// The GPU's idle time waiting for data, at least, over the steps not `excluded`.
+/// The GPU's idle time waiting for data, at least, step by step over `steps`.
 /// `gpu_ms` is a step on the GPU's clock (from one step's end event to the next), its idle
 /// time included; the GPU's fastest steps (the 10th percentile, so that a short last batch
 /// of an epoch does not count) bound its work per step from above. A step's GPU time beyond
 /// that was idle, and the data's doing for as long as the host waited for its batch. A host
 /// that ran ahead kept the GPU busy through its wait: that step's GPU time is not longer.
 /// None without `gpu_ms`.
-fn data_idle_ms(steps: &[&StepRecord]) -> Option<f64> {
+fn data_idle_per_step(steps: &[&StepRecord]) -> Option<Vec<(u64, f64)>> {
     let mut gpu: Vec<f64> = steps.iter().filter_map(|s| s.gpu_ms).collect();
     if gpu.is_empty() {
         return None;
@@ -113,9 +121,36 @@ fn data_idle_ms(steps: &[&StepRecord]) -> Option<f64> {
     Some(
         steps
             .iter()
-            .filter_map(|s| Some((s.gpu_ms? - work).clamp(0.0, s.data_wait_ms.max(0.0))))
-            .sum(),
+            .filter_map(|s| {
+                let idle = (s.gpu_ms? - work).clamp(0.0, s.data_wait_ms.max(0.0));
+                Some((s.step, idle))
+            })
+            .collect(),
     )
+}
+
+/// The data idle of the steps that begin an epoch (the step a new iterator was made in and
+/// the one after it, whose batch the same start delays), when the run marked any.
+fn epoch_start_idle(idle: &[(u64, f64)], epoch_starts: &[u64]) -> Option<EpochStartIdle> {
+    let first = idle.first()?.0;
+    let last = idle.last()?.0;
+    let starts: Vec<u64> = epoch_starts
+        .iter()
+        .copied()
+        .filter(|s| (first..=last).contains(s))
+        .collect();
+    if starts.is_empty() {
+        return None;
+    }
+    let idle_ms = idle
+        .iter()
+        .filter(|(step, _)| starts.iter().any(|s| *step == *s || *step == s + 1))
+        .map(|(_, ms)| ms)
+        .sum();
+    Some(EpochStartIdle {
+        epochs: starts.len() as u32,
+        idle_ms,
+    })
 }
 
 /// Step 0 always holds first-call work; after it, leading steps slower than
@@ -177,7 +212,7 @@ mod tests {
         for i in 1..200 {
             d.push(if i % 25 == 0 { 640.0 } else { 40.0 });
         }
-        let t = analyze_steps(0, &run(&d), None, &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &Thresholds::default());
         assert_eq!(t.warmup_steps, 1);
         assert_eq!(t.stalls.len(), 7);
         assert_eq!(t.stall_period_steps, Some(25.0));
@@ -195,7 +230,7 @@ mod tests {
         for r in rows.iter_mut().filter(|r| r.step % 2 == 0 && r.step > 0) {
             r.data_wait_ms = 830.0;
         }
-        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         assert!(t.stalls.is_empty(), "{:?}", t.stalls);
     }
 
@@ -204,7 +239,7 @@ mod tests {
         let mut d = vec![40.0; 100];
         d[30] = 400.0;
         d[77] = 400.0;
-        let t = analyze_steps(0, &run(&d), None, &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &Thresholds::default());
         assert_eq!(t.stalls.len(), 2);
         assert_eq!(t.stall_period_steps, None);
     }
@@ -225,7 +260,7 @@ mod tests {
             // On the GPU's clock the step lasts as long, 250 ms of it idle.
             r.gpu_ms = Some(if waits { 259.0 } else { 9.0 });
         }
-        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         // Steps 1-179 (the last has no end): five long waits, each idle all through.
         let total = 174.0 * 10.0 + 5.0 * 260.0;
         assert!((t.data_wait_share - 5.0 * 250.0 / total).abs() < 1e-9);
@@ -246,7 +281,7 @@ mod tests {
             r.data_wait_ms = if r.step % 10 == 0 { 15.0 } else { 0.0 };
             r.gpu_ms = Some(12.0);
         }
-        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         assert!(t.data_wait_share > 0.1, "{}", t.data_wait_share);
         assert_eq!(t.data_idle_share, Some(0.0));
     }
@@ -259,14 +294,14 @@ mod tests {
             r.data_wait_ms = 0.0;
             r.gpu_ms = Some(40.0);
         }
-        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, Some(0.0));
         // Without the GPU's time per step there is no bound.
         let rows: Vec<_> = rows
             .into_iter()
             .map(|r| StepRecord { gpu_ms: None, ..r })
             .collect();
-        let t = analyze_steps(0, &rows, None, &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, None);
     }
 }

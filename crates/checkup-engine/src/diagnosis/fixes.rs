@@ -110,6 +110,26 @@ pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>)
     out
 }
 
+/// The GPU idles for data mostly at epoch starts. Workers that are re-forked each epoch
+/// are the first thing to keep; persistent ones still begin an epoch's batches only once its
+/// iterator exists, so the loader must run across epochs. More workers would not help: each
+/// start waits for one worker's batch.
+pub fn epoch_start_waits(run: &RunSettings) -> Vec<Fix> {
+    let settings = run.dataloader.as_ref();
+    let workers = settings.and_then(|s| s.num_workers);
+    let has_workers = workers.is_some_and(|w| w > 0);
+    let persistent = settings.and_then(|s| s.persistent_workers) == Some(true);
+    let mut out = Vec::new();
+    if has_workers && !persistent {
+        out.push(Fix::PersistentWorkers);
+    }
+    out.push(Fix::LoaderAcrossEpochs { workers });
+    if settings.and_then(|s| s.pin_memory) != Some(true) {
+        out.push(Fix::PinMemory);
+    }
+    out
+}
+
 pub fn h2d_copy(pageable: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if pageable {
@@ -386,6 +406,26 @@ mod tests {
             ..Default::default()
         };
         assert!(kernel_launch(&training).iter().any(is_foreach));
+    }
+
+    #[test]
+    fn waits_at_epoch_starts_keep_forked_workers_first_then_the_loader_across_epochs() {
+        // Re-forked workers: keep them, then run across epochs; no "more workers".
+        assert_eq!(
+            epoch_start_waits(&loader(2, false, false)),
+            vec![
+                Fix::PersistentWorkers,
+                Fix::LoaderAcrossEpochs { workers: Some(2) },
+                Fix::PinMemory
+            ]
+        );
+        // Persistent and pinned already: only running across epochs is left to do.
+        assert_eq!(
+            epoch_start_waits(&loader(14, true, true)),
+            vec![Fix::LoaderAcrossEpochs { workers: Some(14) }]
+        );
+        // No workers: persistent_workers would be refused by torch.
+        assert!(!epoch_start_waits(&loader(0, false, true)).contains(&Fix::PersistentWorkers));
     }
 
     #[test]

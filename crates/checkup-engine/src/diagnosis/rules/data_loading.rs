@@ -148,6 +148,24 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         }
     }
     let run = cx.run_settings();
+    // Most of the GPU's idle time for data at epoch starts (the probe's markers): the cost
+    // is each epoch's first batches, not a loader too slow for every step.
+    let at_epoch_starts = cx
+        .timing
+        .and_then(|t| Some((t.epoch_start_idle.as_ref()?, t.data_idle_share?, t)))
+        .filter(|(e, idle, t)| {
+            e.epochs > 0 && e.idle_ms >= 0.5 * idle * t.mean_step_ms * t.steady_steps as f64
+        })
+        .map(|(e, _, _)| e.idle_ms / f64::from(e.epochs));
+    if let Some(ms) = at_epoch_starts {
+        evidence.push(ev(
+            K::IdlePerEpochStart,
+            ms,
+            Unit::Ms,
+            None,
+            Source::StepsGpuClockPerStep,
+        ));
+    }
     if let Some(w) = run.dataloader.as_ref().and_then(|d| d.num_workers) {
         let from = if cx.facts.dataloader.is_some() {
             Source::MetaJson
@@ -169,10 +187,12 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         None => Cause::DataLoading {
             data_wait_ms: cx.timing.map(|t| t.data_wait_share * t.mean_step_ms),
             step_ms: cx.timing.map(|t| t.mean_step_ms),
+            idle_per_epoch_start_ms: at_epoch_starts,
         },
     };
     let fixes = match whose {
         Some(Whose::Others) => fixes::cpu_contention(),
+        _ if at_epoch_starts.is_some() => fixes::epoch_start_waits(&run),
         _ => fixes::data_loading(&run, whose.is_some(), cx.facts.host_cpus),
     };
     Some(Finding {

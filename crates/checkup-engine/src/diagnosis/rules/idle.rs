@@ -185,6 +185,7 @@ mod tests {
             Cause::DataLoading {
                 data_wait_ms: None,
                 step_ms: None,
+                idle_per_epoch_start_ms: None,
             },
             0.5,
         );
@@ -193,6 +194,7 @@ mod tests {
             Cause::DataLoading {
                 data_wait_ms: None,
                 step_ms: None,
+                idle_per_epoch_start_ms: None,
             },
             0.44,
         );
