@@ -152,10 +152,10 @@ fn ssh_error(host: &str, stderr: &str) -> ConnectError {
     }
 }
 
-/// The SHA-256 of the agent binary, hex: the remote copy is replaced when it differs.
 /// The exit status of the start command when the file on the host is not the bundled agent.
 const CHECKSUM_MISMATCH: i32 = 97;
 
+/// The SHA-256 of the agent binary, hex: the remote copy is replaced when it differs.
 fn sha256_hex(path: &Path) -> Result<String> {
     use sha2::Digest;
     let bytes = std::fs::read(path).map_err(|e| ConnectError::io(path, e))?;

@@ -415,12 +415,8 @@ impl App {
                 .args(["-KILL", &pid.to_string()])
                 .status();
         }
-        let app = self.binary.clone();
         let gone = Instant::now();
-        while checkup_testkit::descendants(self.driver.id())
-            .into_iter()
-            .any(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|e| e == app))
-        {
+        while !self.app_processes().is_empty() {
             assert!(
                 gone.elapsed() < Duration::from_secs(10),
                 "the app outlived SIGKILL"

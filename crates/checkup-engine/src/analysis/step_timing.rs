@@ -112,11 +112,10 @@ pub fn analyze_steps(
 /// that ran ahead kept the GPU busy through its wait: that step's GPU time is not longer.
 /// None without `gpu_ms`.
 fn data_idle_per_step(steps: &[&StepRecord]) -> Option<Vec<(u64, f64)>> {
-    let mut gpu: Vec<f64> = steps.iter().filter_map(|s| s.gpu_ms).collect();
+    let gpu: Vec<f64> = steps.iter().filter_map(|s| s.gpu_ms).collect();
     if gpu.is_empty() {
         return None;
     }
-    gpu.sort_by(f64::total_cmp);
     let work = percentile(&gpu, 0.1);
     Some(
         steps
@@ -144,7 +143,12 @@ fn epoch_start_idle(idle: &[(u64, f64)], epoch_starts: &[u64]) -> Option<EpochSt
     }
     let idle_ms = idle
         .iter()
-        .filter(|(step, _)| starts.iter().any(|s| *step == *s || *step == s + 1))
+        // Step numbers come from the input: saturate rather than overflow.
+        .filter(|(step, _)| {
+            starts
+                .iter()
+                .any(|s| *step == *s || *step == s.saturating_add(1))
+        })
         .map(|(_, ms)| ms)
         .sum();
     Some(EpochStartIdle {
