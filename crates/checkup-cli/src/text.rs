@@ -52,6 +52,21 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}{colon}{}", t.primary, d.primary);
     let _ = writeln!(s, "{}\n", findings::verdict(d, l));
+    let ranked = d.fixes_by_gain();
+    if !ranked.is_empty() {
+        let _ = writeln!(s, "{}{}", t.fixes_by_gain, colon.trim_end());
+        for (i, r) in ranked.iter().enumerate() {
+            let f = &d.findings[r.finding];
+            let _ = writeln!(
+                s,
+                "  {}. {} — {}",
+                i + 1,
+                fixes::text(r.fix, l).title,
+                findings::fix_gain(&r.gain, r.fix.reach(f), l)
+            );
+        }
+        let _ = writeln!(s);
+    }
     let _ = writeln!(
         s,
         "{}{colon}{}",
@@ -101,8 +116,8 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
                 evidence::source(&e.source, l)
             );
         }
-        for (k, fix) in f.fixes.iter().enumerate() {
-            let fix = fixes::text(fix, l);
+        for (k, fix_id) in f.fixes.iter().enumerate() {
+            let fix = fixes::text(fix_id, l);
             let _ = writeln!(
                 s,
                 "   {} {}{colon}{} — {}",
@@ -111,6 +126,9 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
                 fix.title,
                 fix.effect
             );
+            if let Some(g) = d.fix_gain(f, fix_id) {
+                let _ = writeln!(s, "       {}", findings::fix_gain(&g, fix_id.reach(f), l));
+            }
             if let Some(code) = &fix.snippet {
                 for line in code.lines() {
                     let _ = writeln!(s, "       {line}");

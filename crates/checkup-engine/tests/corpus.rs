@@ -50,6 +50,13 @@ fn fix_words(f: &Fix) -> FixText {
     checkup_text::fixes::text(f, Language::En)
 }
 
+/// Every labelled corpus run.
+fn corpus_runs() -> Vec<String> {
+    let labels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap();
+    labels.as_object().unwrap().keys().cloned().collect()
+}
+
 #[test]
 fn every_labelled_run_gets_its_primary_finding() {
     let labels: serde_json::Value =
@@ -855,4 +862,102 @@ fn samples_of_a_starved_loader_name_the_input_pipeline_as_the_suspect_and_prescr
     assert!(evidence(&d, "gpu_idle", K::WorkersCpuWhileIdle) >= 90.0);
     // The loader's settings are not in samples: profile first, no line to paste.
     assert_eq!(f.fixes, vec![Fix::ProfileSteps]);
+}
+
+#[test]
+fn a_copy_fix_gains_down_to_the_gpus_compute_not_to_its_copies() {
+    let d = diagnose("h2d_pageable");
+    let f = d.finding("h2d_copy").unwrap();
+    let r = d.diagnosed_rank_summary().unwrap();
+    let t = d.diagnosed_timing().unwrap();
+    // The floor is the GPU's busy time without the exposed copies the fix removes.
+    let g = &r.gpu;
+    let copies = g.exposed_memory_us / (g.compute_us + g.exposed_comm_us + g.exposed_memory_us);
+    let floor = r.gpu_busy_per_step_us / 1e3 * (1.0 - copies);
+    let want = (t.mean_step_ms * (1.0 - f.share)).max(floor);
+    let gain = d
+        .fix_gain(f, &f.fixes[0])
+        .expect("pinned copies have a gain");
+    assert!(
+        (gain.step_ms_after - want).abs() < 1e-9,
+        "{gain:?} vs {want}"
+    );
+    // Half the step is copies: about twice as fast without them (it read 80 → 75.5 ms when
+    // the floor still held the copies).
+    assert!((1.8..2.2).contains(&gain.speedup()), "{gain:?}");
+}
+
+#[test]
+fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
+    let d = diagnose("probe_loader_short_epoch");
+    let plan = d.fixes_by_gain();
+    let ids: Vec<_> = plan.iter().map(|r| d.findings[r.finding].id()).collect();
+    // One per finding: pinned and overlapped copies remove the same copy time.
+    let mut unique = ids.clone();
+    unique.dedup();
+    assert_eq!(ids, unique, "{ids:?}");
+    assert_eq!(ids[0], "data_loading");
+    assert!(
+        matches!(
+            plan[0].fix,
+            Fix::MoreWorkers {
+                current: Some(2),
+                ..
+            }
+        ),
+        "{:?}",
+        plan[0].fix
+    );
+    // The loader's fix carries its finding's own gain, and the list runs from most to least.
+    let loader = d.finding("data_loading").unwrap();
+    assert_eq!(Some(plan[0].gain), d.expected_gain(loader));
+    let saved: Vec<f64> = plan
+        .iter()
+        .map(|r| r.gain.step_ms_now - r.gain.step_ms_after)
+        .collect();
+    assert!(saved.windows(2).all(|w| w[0] >= w[1]), "{saved:?}");
+    // Pinned memory beside more workers helps but removes no measured time of its own.
+    let pin = loader.fixes.iter().find(|f| **f == Fix::PinMemory);
+    assert!(pin.is_none_or(|p| d.fix_gain(loader, p).is_none()));
+}
+
+#[test]
+fn the_fix_for_the_line_that_makes_every_sync_gains_all_of_the_sync_time() {
+    let d = diagnose("probe_layer_stats_items");
+    let sync = d.finding("host_sync").unwrap();
+    // 112 of 112 read-backs per step at layer_stats_items.py:15.
+    assert_eq!(evidence(&d, "host_sync", K::TopSyncSiteShare), 100.0);
+    assert_eq!(sync.fixes[0].reach(sync), checkup_model::FixReach::Cause);
+    assert_eq!(d.fix_gain(sync, &sync.fixes[0]), d.expected_gain(sync));
+    let words = checkup_text::findings::fix_gain(
+        &d.fix_gain(sync, &sync.fixes[0]).unwrap(),
+        sync.fixes[0].reach(sync),
+        Language::Zh,
+    );
+    assert!(words.starts_with("预期收益：每步约 "), "{words}");
+}
+
+#[test]
+fn fixes_that_find_where_the_time_goes_carry_no_gain() {
+    // An idle GPU without a trace: profile first; nothing measured to remove yet.
+    for run in corpus_runs() {
+        let d = diagnose(&run);
+        for f in &d.findings {
+            for fix in &f.fixes {
+                if matches!(
+                    fix,
+                    Fix::ProfileSteps | Fix::FindHiddenSyncs | Fix::Environment { .. }
+                ) {
+                    assert!(d.fix_gain(f, fix).is_none(), "{run}: {fix:?}");
+                }
+                // A gain never promises a step shorter than zero or longer than now.
+                if let Some(g) = d.fix_gain(f, fix) {
+                    assert!(
+                        g.step_ms_after > 0.0 && g.step_ms_after <= g.step_ms_now,
+                        "{run}: {fix:?} {g:?}"
+                    );
+                }
+            }
+        }
+    }
 }

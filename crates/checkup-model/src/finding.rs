@@ -787,6 +787,50 @@ impl Diagnosis {
     /// waits for a straggler (its fix is on the other rank), and for throttling, whose lost
     /// time is inside the GPU's busy time.
     pub fn expected_gain(&self, f: &Finding) -> Option<ExpectedGain> {
+        self.gain_for_share(f, f.share)
+    }
+
+    /// What one of a finding's fixes would make of the step: the finding's gain when the fix
+    /// removes its cause, the part it removes when the recording says which part (one line
+    /// of several that synchronise), None when it only helps the main fix or finds where the
+    /// time goes.
+    pub fn fix_gain(&self, f: &Finding, fix: &Fix) -> Option<ExpectedGain> {
+        match fix.reach(f) {
+            FixReach::Cause => self.expected_gain(f),
+            FixReach::Part(part) => self.gain_for_share(f, f.share * part),
+            FixReach::Supporting => None,
+        }
+    }
+
+    /// What to do first: for each finding whose fixes have a gain, the fix that saves the
+    /// most (the first of equals, in the finding's order), ranked by the time it saves per
+    /// step. One per finding, because the gains of one finding's fixes do not add up: pinned
+    /// memory and an overlapped copy both remove the same copy time.
+    pub fn fixes_by_gain(&self) -> Vec<RankedFix<'_>> {
+        let saved = |g: &ExpectedGain| g.step_ms_now - g.step_ms_after;
+        let mut out: Vec<RankedFix> = Vec::new();
+        for (i, f) in self.findings.iter().enumerate() {
+            let mut best: Option<RankedFix> = None;
+            for fix in &f.fixes {
+                let Some(gain) = self.fix_gain(f, fix) else {
+                    continue;
+                };
+                if best.is_none_or(|b| saved(&gain) > saved(&b.gain)) {
+                    best = Some(RankedFix {
+                        finding: i,
+                        fix,
+                        gain,
+                    });
+                }
+            }
+            out.extend(best);
+        }
+        // Stable: equal savings keep the findings' order.
+        out.sort_by(|a, b| saved(&b.gain).total_cmp(&saved(&a.gain)));
+        out
+    }
+
+    fn gain_for_share(&self, f: &Finding, share: f64) -> Option<ExpectedGain> {
         let counts = f.family().is_lost_time()
             && !matches!(
                 f.cause,
@@ -794,7 +838,7 @@ impl Diagnosis {
                     | Cause::ThrottlingPower { .. }
                     | Cause::ThrottlingThermal { .. }
             );
-        if !counts || f.share <= 0.0 {
+        if !counts || share <= 0.0 {
             return None;
         }
         let (now, basis) = match self.diagnosed_timing().filter(|t| t.mean_step_ms > 0.0) {
@@ -809,9 +853,9 @@ impl Diagnosis {
         }
         let busy = self
             .diagnosed_rank_summary()
-            .map(|r| r.gpu_busy_per_step_us / 1e3)
+            .map(|r| r.gpu_busy_per_step_us / 1e3 * (1.0 - own_busy_part(&f.cause, &r.gpu)))
             .filter(|b| *b > 0.0);
-        let removed = now * (1.0 - f.share.min(1.0));
+        let removed = now * (1.0 - share.min(1.0));
         let (after, bounded) = match busy {
             Some(b) if b > removed => (b.min(now), true),
             _ => (removed, false),
@@ -823,6 +867,118 @@ impl Diagnosis {
             bounded_by_gpu_busy: bounded,
             basis,
         })
+    }
+}
+
+/// The part of the GPU's busy time that is the finding's own cause: copies and communication
+/// keep the copy engines and NCCL busy in the time they cost, so the floor a gain stops at
+/// is the rest of the GPU's work (removing exposed copies cannot leave the copies' time).
+fn own_busy_part(cause: &Cause, gpu: &crate::GpuTimeSplit) -> f64 {
+    let own = match cause {
+        Cause::H2dCopy | Cause::H2dCopyPageable => gpu.exposed_memory_us,
+        Cause::Communication { .. } | Cause::CommunicationP2pDisabled => gpu.exposed_comm_us,
+        _ => return 0.0,
+    };
+    let busy = gpu.compute_us + gpu.exposed_comm_us + gpu.exposed_memory_us;
+    if busy > 0.0 {
+        (own / busy).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// A finding's best fix in the list of what to do first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedFix<'a> {
+    /// Index of its finding in `Diagnosis::findings`.
+    pub finding: usize,
+    pub fix: &'a Fix,
+    pub gain: ExpectedGain,
+}
+
+/// How much of its finding's lost time a fix removes, as far as the recording tells.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FixReach {
+    /// All of it: the fix removes the cause the finding measured.
+    Cause,
+    /// This fraction of it (0..=1): the busiest of several lines that synchronise.
+    Part(f64),
+    /// No amount the recording can put a number on: a fix that helps the main one (pinned
+    /// memory beside more workers), trims part of the cause by an unknown amount (a
+    /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to
+    /// a finding that is not lost time.
+    Supporting,
+}
+
+impl Fix {
+    /// What part of `finding`'s lost time this fix removes. Most fixes mean one thing
+    /// wherever they appear; persistent workers remove the epoch-start waits they are
+    /// offered for, but only support more workers against a slow loader.
+    pub fn reach(&self, finding: &Finding) -> FixReach {
+        use FixReach::{Cause as Whole, Part, Supporting};
+        let at_epoch_starts = matches!(
+            finding.cause,
+            Cause::DataLoading {
+                idle_per_epoch_start_ms: Some(_),
+                ..
+            } | Cause::PeriodicStall {
+                work: Some(PeriodicWork::EpochStart { .. }),
+                ..
+            }
+        );
+        match self {
+            Fix::CheaperSamples
+            | Fix::CheaperSamplesAtWorkerLimit { .. }
+            | Fix::MoreWorkers { .. }
+            | Fix::LoaderAcrossEpochs { .. }
+            | Fix::FreezeGc
+            | Fix::PinnedCopy
+            | Fix::OverlapCopy
+            | Fix::FindCpuHogs
+            | Fix::ReserveCores
+            | Fix::CompileFuseKernels
+            | Fix::ReduceOverhead { .. }
+            | Fix::SummariseOnGpu { .. } => Whole,
+            Fix::PersistentWorkers if at_epoch_starts => Whole,
+            Fix::AsyncCheckpoint {
+                checkpoint_seen: true,
+            } => Whole,
+            Fix::FewerReadbacks {
+                site: Some(_),
+                site_per_step: Some(_),
+            } => match finding.evidence_value(&EvidenceKey::TopSyncSiteShare) {
+                Some(pct) if pct < 100.0 => Part((pct / 100.0).max(0.0)),
+                _ => Whole,
+            },
+            Fix::FewerReadbacks { .. } => Whole,
+            // Exhaustive, so a new fix is placed here on purpose.
+            Fix::LeaveCoresToLoop { .. }
+            | Fix::PinMemory
+            | Fix::PersistentWorkers
+            | Fix::AsyncCheckpoint { .. }
+            | Fix::FewerCopyBytes
+            | Fix::ForeachOptimizer { .. }
+            | Fix::BiggerKernels
+            | Fix::GpuMetrics
+            | Fix::FindHiddenSyncs
+            | Fix::EnableP2p
+            | Fix::AccumulateGradients
+            | Fix::MoreWorkPerAllReduce
+            | Fix::CompressGradients
+            | Fix::LessPeriodicWork
+            | Fix::ProfileSteps
+            | Fix::MainThreadCpu
+            | Fix::CoolGpu
+            | Fix::CheckPower
+            | Fix::TensorCores
+            | Fix::Compile
+            | Fix::ChannelsLast
+            | Fix::FusedOptimizer { .. }
+            | Fix::FuseElementwise
+            | Fix::Bf16Activations
+            | Fix::FusedKernels
+            | Fix::Environment { .. } => Supporting,
+        }
     }
 }
 
@@ -877,6 +1033,95 @@ pub fn format_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sync_finding(top_site_pct: f64) -> Finding {
+        Finding {
+            cause: Cause::HostSync,
+            severity: Severity::Major,
+            confidence: 0.9,
+            share: 0.4,
+            evidence: vec![Evidence {
+                key: EvidenceKey::TopSyncSiteShare,
+                value: top_site_pct,
+                unit: Unit::Percent,
+                threshold: None,
+                source: Source::Probe,
+            }],
+            fixes: vec![Fix::FewerReadbacks {
+                site: Some(crate::SyncSite {
+                    file: "train.py".into(),
+                    line: 88,
+                    function: "step".into(),
+                    code: "p.grad.norm().item()".into(),
+                    count: 380,
+                }),
+                site_per_step: Some(380.0 * top_site_pct / 100.0),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_line_that_makes_part_of_the_syncs_reaches_that_part_of_their_time() {
+        let f = sync_finding(60.0);
+        assert_eq!(f.fixes[0].reach(&f), FixReach::Part(0.6));
+        let f = sync_finding(100.0);
+        assert_eq!(f.fixes[0].reach(&f), FixReach::Cause);
+    }
+
+    #[test]
+    fn persistent_workers_remove_epoch_start_waits_but_only_support_a_slow_loader() {
+        let at_starts = |ms| Finding {
+            cause: Cause::DataLoading {
+                data_wait_ms: Some(8.0),
+                step_ms: Some(22.0),
+                idle_per_epoch_start_ms: ms,
+            },
+            ..sync_finding(100.0)
+        };
+        assert_eq!(
+            Fix::PersistentWorkers.reach(&at_starts(Some(234.0))),
+            FixReach::Cause
+        );
+        assert_eq!(
+            Fix::PersistentWorkers.reach(&at_starts(None)),
+            FixReach::Supporting
+        );
+        assert_eq!(Fix::PinMemory.reach(&at_starts(None)), FixReach::Supporting);
+    }
+
+    #[test]
+    fn a_partial_fix_removes_its_part_of_the_share_from_the_step() {
+        let f = sync_finding(50.0);
+        let d = Diagnosis {
+            format: DIAGNOSIS_FORMAT,
+            primary: f.id(),
+            findings: vec![f.clone()],
+            window: Default::default(),
+            facts: Default::default(),
+            environment: vec![],
+            ranks: vec![],
+            diagnosed_rank: None,
+            step_timing: vec![crate::StepTiming {
+                mean_step_ms: 100.0,
+                ..Default::default()
+            }],
+            samples: vec![],
+            host: None,
+            scaling: None,
+            notes: vec![],
+            sources: vec![],
+            charts: Default::default(),
+            training: None,
+        };
+        // 40 % of a 100 ms step is the syncs' time; the line makes half of them.
+        let whole = d.expected_gain(&f).unwrap();
+        let part = d.fix_gain(&f, &f.fixes[0]).unwrap();
+        assert!((whole.step_ms_after - 60.0).abs() < 1e-9, "{whole:?}");
+        assert!((part.step_ms_after - 80.0).abs() < 1e-9, "{part:?}");
+        let plan = d.fixes_by_gain();
+        assert_eq!(plan.len(), 1);
+        assert_eq!(plan[0].gain, part);
+    }
 
     #[test]
     fn a_finding_id_is_its_family_then_its_sub_id() {

@@ -26,6 +26,35 @@ pub fn escape(text: &str) -> String {
 
 pub use checkup_model::format_number;
 
+/// Each finding's best fix with the gain the recording puts on it, most time saved first:
+/// what a review meeting decides on. The findings below hold the evidence and the other fixes.
+fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
+    let t = report::text(l);
+    let ranked = d.fixes_by_gain();
+    if ranked.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "## {}\n", t.fixes_by_gain);
+    for (i, r) in ranked.iter().enumerate() {
+        let f = &d.findings[r.finding];
+        let words = fixes::text(r.fix, l);
+        let _ = writeln!(
+            s,
+            "{}. **{}{}**{gap}{}{gap}{}{}{}{}",
+            i + 1,
+            escape(&words.title),
+            t.full_stop,
+            escape(&findings::fix_gain(&r.gain, r.fix.reach(f), l)),
+            t.for_finding,
+            t.colon,
+            escape(&findings::title(&f.cause, l)),
+            t.full_stop,
+            gap = t.sentence_gap
+        );
+    }
+    let _ = writeln!(s, "\n*{}*\n", escape(t.fixes_by_gain_note));
+}
+
 /// The report as Markdown. `chart_ref` writes the Markdown that shows one chart (an image
 /// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).
 pub fn render(
@@ -41,6 +70,7 @@ pub fn render(
     let _ = writeln!(s, "## {}\n", t.verdict);
     let _ = writeln!(s, "**{}{}`{}`**\n", t.primary, t.colon, d.primary);
     let _ = writeln!(s, "{}\n", escape(&findings::verdict(d, l)));
+    fixes_by_gain(&mut s, d, l);
     if let Some(b) = baseline {
         let _ = writeln!(s, "## {}\n", t.baseline);
         let _ = writeln!(s, "**{}**\n", escape(&comparison::summary(b, l)));
@@ -193,8 +223,8 @@ pub fn render(
             }
             let _ = writeln!(s);
         }
-        for (k, fix) in f.fixes.iter().enumerate() {
-            let fix = fixes::text(fix, l);
+        for (k, fix_id) in f.fixes.iter().enumerate() {
+            let fix = fixes::text(fix_id, l);
             let _ = writeln!(
                 s,
                 "**{} {}{}{}{}** {} *{}{}* {}\n",
@@ -208,6 +238,10 @@ pub fn render(
                 t.colon.trim_end(),
                 escape(&fix.effect)
             );
+            if let Some(g) = d.fix_gain(f, fix_id) {
+                let reach = fix_id.reach(f);
+                let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(&g, reach, l)));
+            }
             if let Some(code) = &fix.snippet {
                 let fence = if code.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}python\n{code}\n{fence}\n");

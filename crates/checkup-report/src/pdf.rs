@@ -151,6 +151,8 @@ fn to_typst(markdown: &str) -> String {
     let mut out = String::new();
     let mut code: Option<(String, String)> = None;
     let mut image: Option<(String, String)> = None;
+    // For each open list, whether it is numbered.
+    let mut ordered: Vec<bool> = Vec::new();
     for event in Parser::new_ext(markdown, opts) {
         if let Some((_, buf)) = code.as_mut() {
             match event {
@@ -226,9 +228,20 @@ fn to_typst(markdown: &str) -> String {
             Event::Start(Tag::TableRow) | Event::End(TagEnd::TableRow) => {}
             Event::Start(Tag::TableCell) => out.push('['),
             Event::End(TagEnd::TableCell) => out.push_str("], "),
-            Event::Start(Tag::List(_)) => out.push('\n'),
-            Event::End(TagEnd::List(_)) => out.push('\n'),
-            Event::Start(Tag::Item) => out.push_str("- "),
+            Event::Start(Tag::List(first)) => {
+                // Numbered lists (what to do first) keep their numbers: typst's `+` items.
+                ordered.push(first.is_some());
+                out.push('\n')
+            }
+            Event::End(TagEnd::List(_)) => {
+                ordered.pop();
+                out.push('\n')
+            }
+            Event::Start(Tag::Item) => out.push_str(if ordered.last() == Some(&true) {
+                "+ "
+            } else {
+                "- "
+            }),
             Event::End(TagEnd::Item) => out.push('\n'),
             // Raw HTML in the source is shown as text, never interpreted.
             Event::Html(t) | Event::InlineHtml(t) => out.push_str(&format!("#{}", lit(&t))),

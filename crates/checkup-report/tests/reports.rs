@@ -415,3 +415,41 @@ fn the_chinese_report_of_every_corpus_run_has_no_english_sentence() {
         found.join("\n")
     );
 }
+
+#[test]
+fn what_to_do_first_is_the_engines_ranking_with_each_gain_in_both_languages() {
+    let d = diagnose("probe_loader_short_epoch");
+    let plan = d.fixes_by_gain();
+    assert!(plan.len() >= 2, "{plan:?}");
+    for lang in [Language::En, Language::Zh] {
+        let o = ReportOptions {
+            language: lang,
+            ..ReportOptions::default()
+        };
+        let (md, _) = checkup_report::markdown(&d, &o);
+        let t = checkup_text::report::text(lang);
+        let section = md
+            .split(&format!("## {}\n", t.fixes_by_gain))
+            .nth(1)
+            .expect("the section")
+            .split("\n## ")
+            .next()
+            .unwrap();
+        // The list sits above the run facts, numbered in the engine's order, each line with
+        // its fix and the gain the recording gives it.
+        assert!(md.find(t.fixes_by_gain) < md.find(&format!("## {}\n", t.run)));
+        let items: Vec<&str> = section
+            .lines()
+            .filter(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(items.len(), plan.len(), "{section}");
+        for (k, (item, r)) in items.iter().zip(&plan).enumerate() {
+            let f = &d.findings[r.finding];
+            let title = checkup_text::fixes::text(r.fix, lang).title;
+            let gain = checkup_text::findings::fix_gain(&r.gain, r.fix.reach(f), lang);
+            assert!(item.starts_with(&format!("{}. ", k + 1)), "{item}");
+            assert!(item.contains(&checkup_report::escape(&title)), "{item}");
+            assert!(item.contains(&checkup_report::escape(&gain)), "{item}");
+        }
+    }
+}

@@ -1,8 +1,8 @@
 //! Finding titles, summaries and the verdict.
 
 use checkup_model::{
-    Cause, Diagnosis, ExpectedGain, Family, Finding, IdleSuspect, Language, PeriodicWork, Recorded,
-    StepBasis,
+    Cause, Diagnosis, ExpectedGain, Family, Finding, FixReach, IdleSuspect, Language, PeriodicWork,
+    Recorded, StepBasis,
 };
 
 use crate::{checks, fixed, fixes, pct, Language::*};
@@ -330,6 +330,25 @@ fn ms(v: f64) -> String {
         fixed(v, 1)
     } else {
         fixed(v, 0)
+    }
+}
+
+/// One fix's expected gain, short (its finding's gain sentence states what it rests on);
+/// for a fix that removes part of the cause, which part.
+pub fn fix_gain(g: &ExpectedGain, reach: FixReach, l: Language) -> String {
+    let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
+    let (now, after) = (ms(g.step_ms_now), ms(g.step_ms_after));
+    let part = match (reach, l) {
+        (FixReach::Part(p), En) => format!(
+            ", for the {}% of the synchronising calls this line makes",
+            pct(p)
+        ),
+        (FixReach::Part(p), Zh) => format!("，按这一行占同步调用的 {}% 计", pct(p)),
+        _ => String::new(),
+    };
+    match l {
+        En => format!("Expected gain: about {now} → {after} ms per step ({speedup}×){part}."),
+        Zh => format!("预期收益：每步约 {now} → {after} ms（{speedup}×）{part}。"),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Step 4: the diagnosis: findings ranked by the time they explain, each with its evidence,
 //! fixes with copyable code, and the team's review notes.
 
-use checkup_model::{format_number, Finding, FindingNote};
+use checkup_model::{format_number, ExpectedGain, Finding, FindingNote, FixReach};
 use checkup_text::{evidence, findings, fixes};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -31,25 +31,58 @@ pub fn view(ui: Ui) -> impl IntoView {
         .cloned()
         .map(|f| {
             let gain = d.expected_gain(&f);
-            finding_view(ui, f, gain, &notes)
+            let fix_gains = f
+                .fixes
+                .iter()
+                .map(|x| d.fix_gain(&f, x).map(|g| (g, x.reach(&f))))
+                .collect();
+            finding_view(ui, f, gain, fix_gains, &notes)
         })
         .collect_view();
+    // Each finding's best fix with its gain, most time saved first (the report's list).
+    let plan = d.fixes_by_gain();
+    let plan = (!plan.is_empty()).then(|| {
+        let words = checkup_text::report::text(language);
+        let items = plan
+            .iter()
+            .map(|r| {
+                let f = &d.findings[r.finding];
+                view! {
+                    <li>
+                        <strong>{fixes::text(r.fix, language).title}{words.full_stop}</strong>
+                        {words.sentence_gap}{findings::fix_gain(&r.gain, r.fix.reach(f), language)}{words.sentence_gap}
+                        <span class="meta">{words.for_finding}{words.colon}{findings::title(&f.cause, language)}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <div id="fixes-by-gain">
+                <h3>{words.fixes_by_gain}</h3>
+                <ol>{items}</ol>
+                <p class="meta">{words.fixes_by_gain_note}</p>
+            </div>
+        }
+    });
     view! {
         <div class=primary_class id="verdict">
             <strong>{tr(&l, "primary")}{colon}<code>{d.primary.clone()}</code></strong>
             <p>{findings::verdict(&d, language)}</p>
         </div>
+        {plan}
         {findings}
         <p class="meta">{tr(&l, "window")}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>
     }
     .into_any()
 }
 
-/// `gain`: the step time without this finding's cause, when it is lost time.
+/// `gain`: the step time without this finding's cause, when it is lost time; `fix_gains`:
+/// each fix's own, in the order of its fixes.
 fn finding_view(
     ui: Ui,
     f: Finding,
-    gain: Option<checkup_model::ExpectedGain>,
+    gain: Option<ExpectedGain>,
+    fix_gains: Vec<Option<(ExpectedGain, FixReach)>>,
     notes: &[FindingNote],
 ) -> impl IntoView {
     let l = ui.l();
@@ -64,8 +97,12 @@ fn finding_view(
     let fixes = f
         .fixes
         .iter()
-        .map(|x| {
+        .zip(fix_gains)
+        .map(|(x, gain)| {
             let x = fixes::text(x, language);
+            let gain = gain.map(|(g, reach)| {
+                view! { <p class="gain">{findings::fix_gain(&g, reach, language)}</p> }
+            });
             let snippet = x.snippet.clone().map(|s| {
                 let copy = s.clone();
                 view! {
@@ -73,7 +110,7 @@ fn finding_view(
                     <button class="copy" on:click=move |_| copy_text(&copy)>{tr(&ui.l(), "copy")}</button>
                 }
             });
-            view! { <div class="fix"><strong>{x.title}</strong>" — "{x.detail}{snippet}<em>{x.effect}</em></div> }
+            view! { <div class="fix"><strong>{x.title}</strong>" — "{x.detail}{snippet}<em>{x.effect}</em>{gain}</div> }
         })
         .collect_view();
     let id = f.id();
