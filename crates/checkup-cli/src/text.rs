@@ -52,6 +52,19 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}{colon}{}", t.primary, d.primary);
     let _ = writeln!(s, "{}\n", findings::verdict(d, l));
+    let glance = checkup_text::headline::rows(&d.headline(), d, l);
+    if !glance.is_empty() {
+        let _ = writeln!(s, "{}{}", t.at_a_glance, colon.trim_end());
+        // Finding titles carry colons of their own: a dash between label and value.
+        let dash = match l {
+            Language::En => " — ",
+            Language::Zh => "——",
+        };
+        for (label, value) in glance {
+            let _ = writeln!(s, "  {label}{dash}{value}");
+        }
+        let _ = writeln!(s);
+    }
     let ranked = d.fixes_by_gain();
     if !ranked.is_empty() {
         let _ = writeln!(s, "{}{}", t.fixes_by_gain, colon.trim_end());

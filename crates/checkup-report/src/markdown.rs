@@ -26,6 +26,59 @@ pub fn escape(text: &str) -> String {
 
 pub use checkup_model::format_number;
 
+/// The step time, the GPU's busy share and the time each lost-time finding costs: the
+/// figures the rest of the report explains.
+fn at_a_glance(s: &mut String, d: &Diagnosis, l: Language) {
+    let t = report::text(l);
+    let rows = checkup_text::headline::rows(&d.headline(), d, l);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "## {}\n", t.at_a_glance);
+    let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
+    for (label, value) in rows {
+        let _ = writeln!(s, "| {} | {} |", escape(&label), escape(&value));
+    }
+    let _ = writeln!(s);
+}
+
+/// Checks that warned or failed, with their fixes, on the first page: a host problem comes
+/// before any change to the training. The full table is in the appendix.
+fn environment_problems(s: &mut String, d: &Diagnosis, l: Language) {
+    let t = report::text(l);
+    let problems: Vec<_> = d
+        .environment
+        .iter()
+        .filter(|c| matches!(c.status, CheckStatus::Warn | CheckStatus::Fail))
+        .collect();
+    if problems.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "## {}\n", t.environment_problems);
+    for c in problems {
+        let words = checks::text(c, l);
+        let status = if c.status == CheckStatus::Fail {
+            t.status[2]
+        } else {
+            t.status[1]
+        };
+        let fix = words
+            .fix
+            .as_deref()
+            .map(|f| format!("{}{}", t.sentence_gap, escape(f)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "- **{status}** {}{}{}{}{fix}",
+            escape(&words.title),
+            t.colon,
+            escape(&words.value),
+            t.full_stop
+        );
+    }
+    let _ = writeln!(s);
+}
+
 /// Each finding's best fix with the gain the recording puts on it, most time saved first:
 /// what a review meeting decides on. The findings below hold the evidence and the other fixes.
 fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
@@ -40,7 +93,9 @@ fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
         let words = fixes::text(r.fix, l);
         let _ = writeln!(
             s,
-            "{}. **{}{}**{gap}{}{gap}{}{}{}{}",
+            // The stop outside the bold: CommonMark does not close `**` between "。" and a
+            // Chinese character.
+            "{}. **{}**{}{gap}{}{gap}{}{}{}{}",
             i + 1,
             escape(&words.title),
             t.full_stop,
@@ -70,7 +125,9 @@ pub fn render(
     let _ = writeln!(s, "## {}\n", t.verdict);
     let _ = writeln!(s, "**{}{}`{}`**\n", t.primary, t.colon, d.primary);
     let _ = writeln!(s, "{}\n", escape(&findings::verdict(d, l)));
+    at_a_glance(&mut s, d, l);
     fixes_by_gain(&mut s, d, l);
+    environment_problems(&mut s, d, l);
     if let Some(b) = baseline {
         let _ = writeln!(s, "## {}\n", t.baseline);
         let _ = writeln!(s, "**{}**\n", escape(&comparison::summary(b, l)));
@@ -92,80 +149,6 @@ pub fn render(
             );
         }
         let _ = writeln!(s);
-    }
-
-    let f = &d.facts;
-    let _ = writeln!(s, "## {}\n", t.run);
-    let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
-    let values: [Option<String>; 10] = [
-        f.gpu_name.clone().map(|g| {
-            format!(
-                "{g}{}",
-                f.world_size
-                    .filter(|w| *w > 1)
-                    .map(|w| format!(" × {w} ranks"))
-                    .unwrap_or_default()
-            )
-        }),
-        f.driver_version.clone(),
-        f.cuda_driver_version.clone(),
-        f.cuda_runtime_version.clone(),
-        f.torch_version.clone(),
-        f.nccl_version.clone(),
-        f.model.clone(),
-        f.batch_size.map(|b| b.to_string()),
-        f.precision.clone(),
-        f.host_cpus.map(|c| c.to_string()),
-    ];
-    for (k, v) in t.facts.iter().zip(values) {
-        if let Some(v) = v {
-            let _ = writeln!(s, "| {k} | {} |", escape(&v));
-        }
-    }
-    let _ = writeln!(s);
-
-    if let Some(training) = &d.training {
-        let _ = writeln!(s, "## {}\n", t.training);
-        let _ = writeln!(s, "{}\n", escape(t.training_note));
-        let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
-        for (k, v) in checkup_text::training::rows(training, l) {
-            let _ = writeln!(s, "| {} | {} |", escape(&k), escape(&v));
-        }
-        let _ = writeln!(s);
-    }
-
-    if !d.environment.is_empty() {
-        let _ = writeln!(s, "## {}\n", t.environment);
-        let h = t.env_headers;
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} |\n|---|---|---|---|",
-            h[0], h[1], h[2], h[3]
-        );
-        for c in &d.environment {
-            let status = match c.status {
-                CheckStatus::Pass => t.status[0],
-                CheckStatus::Warn => t.status[1],
-                CheckStatus::Fail => t.status[2],
-                CheckStatus::Unknown => t.status[3],
-            };
-            let words = checks::text(c, l);
-            let _ = writeln!(
-                s,
-                "| {} | {status} | {} | {} |",
-                escape(&words.title),
-                escape(&words.value),
-                escape(words.fix.as_deref().unwrap_or(""))
-            );
-        }
-        let _ = writeln!(s);
-    }
-
-    if !charts.is_empty() {
-        let _ = writeln!(s, "## {}\n", t.charts);
-        for c in charts {
-            let _ = writeln!(s, "{}\n", chart_ref(c));
-        }
     }
 
     let _ = writeln!(s, "## {}\n", t.findings);
@@ -249,6 +232,13 @@ pub fn render(
         }
     }
 
+    if !charts.is_empty() {
+        let _ = writeln!(s, "## {}\n", t.charts);
+        for c in charts {
+            let _ = writeln!(s, "{}\n", chart_ref(c));
+        }
+    }
+
     if !d.ranks.is_empty() {
         let _ = writeln!(s, "## {}\n", t.per_rank);
         let _ = writeln!(
@@ -304,6 +294,73 @@ pub fn render(
         }
         let _ = writeln!(s);
     }
+    let f = &d.facts;
+    let _ = writeln!(s, "## {}\n", t.run);
+    let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
+    let values: [Option<String>; 10] = [
+        f.gpu_name.clone().map(|g| {
+            format!(
+                "{g}{}",
+                f.world_size
+                    .filter(|w| *w > 1)
+                    .map(|w| format!(" × {w} ranks"))
+                    .unwrap_or_default()
+            )
+        }),
+        f.driver_version.clone(),
+        f.cuda_driver_version.clone(),
+        f.cuda_runtime_version.clone(),
+        f.torch_version.clone(),
+        f.nccl_version.clone(),
+        f.model.clone(),
+        f.batch_size.map(|b| b.to_string()),
+        f.precision.clone(),
+        f.host_cpus.map(|c| c.to_string()),
+    ];
+    for (k, v) in t.facts.iter().zip(values) {
+        if let Some(v) = v {
+            let _ = writeln!(s, "| {k} | {} |", escape(&v));
+        }
+    }
+    let _ = writeln!(s);
+
+    if let Some(training) = &d.training {
+        let _ = writeln!(s, "## {}\n", t.training);
+        let _ = writeln!(s, "{}\n", escape(t.training_note));
+        let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
+        for (k, v) in checkup_text::training::rows(training, l) {
+            let _ = writeln!(s, "| {} | {} |", escape(&k), escape(&v));
+        }
+        let _ = writeln!(s);
+    }
+
+    if !d.environment.is_empty() {
+        let _ = writeln!(s, "## {}\n", t.environment);
+        let h = t.env_headers;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |\n|---|---|---|---|",
+            h[0], h[1], h[2], h[3]
+        );
+        for c in &d.environment {
+            let status = match c.status {
+                CheckStatus::Pass => t.status[0],
+                CheckStatus::Warn => t.status[1],
+                CheckStatus::Fail => t.status[2],
+                CheckStatus::Unknown => t.status[3],
+            };
+            let words = checks::text(c, l);
+            let _ = writeln!(
+                s,
+                "| {} | {status} | {} | {} |",
+                escape(&words.title),
+                escape(&words.value),
+                escape(words.fix.as_deref().unwrap_or(""))
+            );
+        }
+        let _ = writeln!(s);
+    }
+
     let _ = writeln!(s, "## {}\n", t.method);
     let _ = writeln!(
         s,

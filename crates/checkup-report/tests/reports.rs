@@ -453,3 +453,77 @@ fn what_to_do_first_is_the_engines_ranking_with_each_gain_in_both_languages() {
         }
     }
 }
+
+/// Text without its whitespace, so a phrase the PDF wraps over two lines still matches.
+fn squeezed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+#[test]
+fn the_first_page_alone_says_what_is_wrong_what_to_do_and_what_it_gains() {
+    let dir = artifacts().join("first-pages");
+    std::fs::create_dir_all(&dir).unwrap();
+    for run in runs() {
+        let d = diagnose(&run);
+        for lang in [Language::En, Language::Zh] {
+            let o = ReportOptions {
+                language: lang,
+                ..ReportOptions::default()
+            };
+            let pdf = dir.join(format!("{run}-{}.pdf", lang.code()));
+            std::fs::write(&pdf, checkup_report::pdf(&d, &o).unwrap()).unwrap();
+            let out = tool("pdftotext")
+                .args(["-layout", "-f", "1", "-l", "1", pdf.to_str().unwrap(), "-"])
+                .output()
+                .unwrap();
+            let page = squeezed(&String::from_utf8(out.stdout).unwrap());
+            let mut want = vec![checkup_text::findings::verdict(&d, lang)];
+            // The headline figures, as the diagnosis has them.
+            for (label, value) in checkup_text::headline::rows(&d.headline(), &d, lang) {
+                want.push(label);
+                want.push(value);
+            }
+            // Every ranked fix with its gain.
+            for r in d.fixes_by_gain() {
+                let f = &d.findings[r.finding];
+                let title = checkup_text::fixes::text(r.fix, lang).title;
+                // Bold that Markdown did not close shows as asterisks (it did in Chinese).
+                assert!(
+                    !page.contains(&format!("**{}", squeezed(&title))),
+                    "{run} ({}): emphasis left as text",
+                    lang.code()
+                );
+                want.push(title);
+                want.push(checkup_text::findings::fix_gain(
+                    &r.gain,
+                    r.fix.reach(f),
+                    lang,
+                ));
+            }
+            for w in want {
+                assert!(
+                    page.contains(&squeezed(&w)),
+                    "{run} ({}): page 1 lacks {w:?}",
+                    lang.code()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_markdown_emphasis_marks_are_left_in_the_printed_text() {
+    for run in ["dataloader_cpu_saturated", "probe_loader_short_epoch"] {
+        let d = diagnose(run);
+        for lang in [Language::En, Language::Zh] {
+            let o = ReportOptions {
+                language: lang,
+                ..ReportOptions::default()
+            };
+            let pdf = artifacts().join(format!("emphasis-{run}-{}.pdf", lang.code()));
+            std::fs::write(&pdf, checkup_report::pdf(&d, &o).unwrap()).unwrap();
+            let text = pdf_text(&pdf);
+            assert!(!text.contains("**"), "{run} ({}): {text}", lang.code());
+        }
+    }
+}

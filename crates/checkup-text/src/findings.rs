@@ -325,7 +325,7 @@ pub fn lead(f: &Finding, l: Language) -> String {
 }
 
 /// A step time in ms: one decimal under 100 ms, whole above.
-fn ms(v: f64) -> String {
+pub(crate) fn ms(v: f64) -> String {
     if v < 100.0 {
         fixed(v, 1)
     } else {

@@ -12,6 +12,7 @@ pub mod comparison;
 pub mod evidence;
 pub mod findings;
 pub mod fixes;
+pub mod headline;
 pub mod notes;
 pub mod readback;
 pub mod report;

@@ -33,6 +33,10 @@ pub struct Text {
     pub evidence_headers: [&'static str; 4],
     pub fix: &'static str,
     pub expected: &'static str,
+    /// Heading of the headline figures on the first page.
+    pub at_a_glance: &'static str,
+    /// Heading of the checks that warned or failed, on the first page.
+    pub environment_problems: &'static str,
     /// Heading of every finding's fixes in one list, ranked by expected gain.
     pub fixes_by_gain: &'static str,
     /// Note under that list: what the gains assume.
@@ -134,6 +138,8 @@ static EN: Text = Text {
     evidence_headers: ["evidence", "value", "threshold", "source"],
     fix: "Fix",
     expected: "Expected",
+    at_a_glance: "At a glance",
+    environment_problems: "Environment problems to fix first",
     fixes_by_gain: "What to do first, by expected gain",
     for_finding: "Finding",
     fixes_by_gain_note: "The best fix of each finding, with the step time if it removed the time that finding measured in this recording. Gains of different findings roughly add up; those of one finding's fixes do not. The findings below hold the evidence and the other fixes.",
@@ -225,6 +231,8 @@ static ZH: Text = Text {
     evidence_headers: ["证据", "值", "阈值", "来源"],
     fix: "修复",
     expected: "预期效果",
+    at_a_glance: "概览",
+    environment_problems: "需要先修复的环境问题",
     fixes_by_gain: "先做什么（按预期收益排序）",
     for_finding: "对应发现",
     fixes_by_gain_note: "每个发现的最佳修复，以及假设它消除了该发现在本次记录中测得的耗时后的步骤时间。不同发现的收益大致可以相加，同一发现的几项修复则不能。下方各发现给出证据和其他修复。",

@@ -39,6 +39,15 @@ pub fn view(ui: Ui) -> impl IntoView {
             finding_view(ui, f, gain, fix_gains, &notes)
         })
         .collect_view();
+    // The step time, the GPU's busy share and the time each cause costs (the report's too).
+    let glance = checkup_text::headline::rows(&d.headline(), &d, language);
+    let glance = (!glance.is_empty()).then(|| {
+        let rows = glance
+            .into_iter()
+            .map(|(label, value)| view! { <tr><td>{label}</td><td>{value}</td></tr> })
+            .collect_view();
+        view! { <table id="at-a-glance">{rows}</table> }
+    });
     // Each finding's best fix with its gain, most time saved first (the report's list).
     let plan = d.fixes_by_gain();
     let plan = (!plan.is_empty()).then(|| {
@@ -69,6 +78,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             <strong>{tr(&l, "primary")}{colon}<code>{d.primary.clone()}</code></strong>
             <p>{findings::verdict(&d, language)}</p>
         </div>
+        {glance}
         {plan}
         {findings}
         <p class="meta">{tr(&l, "window")}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>

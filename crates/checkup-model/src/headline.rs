@@ -1,0 +1,109 @@
+//! The figures a diagnosis is read by first: how long a step takes, how much of it the GPU
+//! works, and the time each lost-time finding costs per step. The report's first page and
+//! the app's verdict show them; every one is read from the diagnosis, never estimated anew.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Cause, Diagnosis, StepBasis};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    pub step: Option<StepTime>,
+    pub gpu_busy: Option<GpuBusy>,
+    /// Lost-time findings, in the diagnosis's order.
+    pub lost: Vec<LostTime>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StepTime {
+    pub mean_ms: f64,
+    /// None from a trace alone (its few profiled steps).
+    pub median_ms: Option<f64>,
+    pub basis: StepBasis,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GpuBusy {
+    /// 0..=1 of the step.
+    pub share: f64,
+    /// The GPU's own work per step, when a trace measured it.
+    pub ms_per_step: Option<f64>,
+    pub source: BusySource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BusySource {
+    /// Kernels, copies and collectives in the trace, against the step time.
+    Trace,
+    /// NVML's utilisation (the share of time any kernel ran), when there is no trace.
+    Utilisation,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LostTime {
+    /// Index into `Diagnosis::findings`.
+    pub finding: usize,
+    pub share: f64,
+    /// The share of the step time, in ms; None without a step time.
+    pub ms_per_step: Option<f64>,
+}
+
+impl Diagnosis {
+    pub fn headline(&self) -> Headline {
+        let step = match self.diagnosed_timing().filter(|t| t.mean_step_ms > 0.0) {
+            Some(t) => Some(StepTime {
+                mean_ms: t.mean_step_ms,
+                median_ms: Some(t.median_step_ms),
+                basis: StepBasis::UnprofiledSteps,
+            }),
+            None => self
+                .diagnosed_rank_summary()
+                .filter(|r| r.profiled_step_us > 0.0)
+                .map(|r| StepTime {
+                    mean_ms: r.profiled_step_us / 1e3,
+                    median_ms: None,
+                    basis: StepBasis::ProfiledSteps,
+                }),
+        };
+        let traced = self
+            .diagnosed_rank_summary()
+            .filter(|r| r.gpu_busy_per_step_us > 0.0);
+        let gpu_busy = match (traced, step) {
+            (Some(r), Some(s)) => Some(GpuBusy {
+                share: (r.gpu_busy_per_step_us / 1e3 / s.mean_ms).min(1.0),
+                ms_per_step: Some(r.gpu_busy_per_step_us / 1e3),
+                source: BusySource::Trace,
+            }),
+            _ => self
+                .diagnosed_samples()
+                .and_then(|s| s.util_gpu_mean)
+                .map(|u| GpuBusy {
+                    share: (u / 100.0).clamp(0.0, 1.0),
+                    ms_per_step: None,
+                    source: BusySource::Utilisation,
+                }),
+        };
+        let lost = self
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.family().is_lost_time()
+                    && f.share > 0.0
+                    // A rank waiting for a straggler is the straggler's time, counted there.
+                    && !matches!(f.cause, Cause::CommunicationStraggler { .. })
+            })
+            .map(|(i, f)| LostTime {
+                finding: i,
+                share: f.share,
+                ms_per_step: step.map(|s| s.mean_ms * f.share),
+            })
+            .collect();
+        Headline {
+            step,
+            gpu_busy,
+            lost,
+        }
+    }
+}
