@@ -121,6 +121,16 @@ fn dashes_as_dasharray(svg: String) -> String {
     }
 }
 
+/// A tick label as people write one: 2000, not 2000.0; 0.5, not 0.50; never -0.
+fn tick(v: &f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    match s {
+        "-0" | "" => "0".to_owned(),
+        _ => s.to_owned(),
+    }
+}
+
 fn style(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().color(&INK)
 }
@@ -194,6 +204,8 @@ fn time_chart<'a, 'b>(
         .map_err(e)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
         .x_desc(t.axis_time_s)
         .y_desc(y_desc)
         .label_style(style(13))
@@ -414,6 +426,7 @@ fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .map_err(e)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&tick)
         .disable_y_mesh()
         .y_labels(0)
         .x_desc(t.axis_time_ms)
@@ -530,6 +543,7 @@ fn stacked_bars(
         .map_err(e)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&tick)
         .disable_y_mesh()
         .y_labels(0)
         .x_desc(x_desc)
@@ -685,6 +699,8 @@ fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .map_err(e)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
         .x_desc(t.step)
         .y_desc(t.axis_step_ms)
         .label_style(style(13))
@@ -780,6 +796,8 @@ fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
         .map_err(e)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
         .x_desc(t.axis_step_ms)
         .y_desc(t.axis_steps)
         .label_style(style(13))
@@ -866,6 +884,15 @@ mod tests {
         assert!(kept.windows(2).all(|w| w[0].0 <= w[1].0), "in time order");
         assert_eq!(kept.first().unwrap().0, 0.0);
         assert_eq!(kept.last().unwrap().0, 1799.9);
+    }
+
+    #[test]
+    fn tick_labels_carry_no_trailing_zeros_and_no_negative_zero() {
+        assert_eq!(tick(&2000.0), "2000");
+        assert_eq!(tick(&0.5), "0.5");
+        assert_eq!(tick(&12.25), "12.25");
+        assert_eq!(tick(&-0.001), "0");
+        assert_eq!(tick(&0.0), "0");
     }
 
     #[test]

@@ -180,8 +180,10 @@ fn to_typst(markdown: &str) -> String {
                 }
                 Event::End(TagEnd::Image) => {
                     let (src, alt) = image.take().unwrap_or_default();
+                    // The chart draws its own title: a caption would print it twice. The
+                    // title stays as the image's alternative text.
                     out.push_str(&format!(
-                        "#figure(image({}, width: 100%), caption: [#{}])\n\n",
+                        "#figure(image({}, width: 100%, alt: {}))\n\n",
                         lit(&format!("/{src}")),
                         lit(&alt)
                     ));
