@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use checkup_model::{CheckStatus, Comparison, Diagnosis, Language, RunComparison};
+use checkup_model::{
+    CheckStatus, Comparison, Diagnosis, Finding, Language, RunComparison, Severity,
+};
 use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report};
 
 use crate::charts::Chart;
@@ -25,6 +27,89 @@ pub fn escape(text: &str) -> String {
 }
 
 pub use checkup_model::format_number;
+
+/// One finding: its title, share and summary, its gain, its evidence and its fixes with
+/// their gains and code.
+fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Finding) {
+    let t = report::text(l);
+    let _ = writeln!(
+        s,
+        "### {}. {} (`{}`)\n",
+        i + 1,
+        escape(&findings::title(&f.cause, l)),
+        f.id()
+    );
+    let _ = writeln!(
+        s,
+        "{} **{}**{comma}{} **{}%** {}{comma}{} {}%{}\n",
+        t.severity,
+        checkup_text::severity(f.severity, l),
+        t.explains,
+        checkup_text::pct(f.share),
+        t.of_step_time,
+        t.confidence,
+        checkup_text::pct(f.confidence),
+        t.full_stop,
+        comma = t.comma
+    );
+    let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
+    if let Some(g) = d.expected_gain(f) {
+        let _ = writeln!(s, "*{}*\n", escape(&findings::gain(&g, l)));
+    }
+    if !f.evidence.is_empty() {
+        let h = t.evidence_headers;
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |\n|---|---|---|---|",
+            h[0], h[1], h[2], h[3]
+        );
+        for e in &f.evidence {
+            let threshold = e.threshold.as_ref().map_or(String::new(), |th| {
+                let op = if th.comparison == Comparison::AtLeast {
+                    "≥"
+                } else {
+                    "≤"
+                };
+                let unit = evidence::unit(e.unit, l);
+                format!("{op} {} {}", format_number(th.value), escape(unit))
+            });
+            let _ = writeln!(
+                s,
+                "| {} | {} {} | {} | {} |",
+                escape(&evidence::label(&e.key, l)),
+                format_number(e.value),
+                escape(evidence::unit(e.unit, l)),
+                threshold,
+                escape(&evidence::source(&e.source, l))
+            );
+        }
+        let _ = writeln!(s);
+    }
+    for (k, fix_id) in f.fixes.iter().enumerate() {
+        let fix = fixes::text(fix_id, l);
+        let _ = writeln!(
+            s,
+            "**{} {}{}{}{}** {} *{}{}* {}\n",
+            t.fix,
+            k + 1,
+            t.colon,
+            escape(&fix.title),
+            t.full_stop,
+            escape(&fix.detail),
+            t.expected,
+            t.colon.trim_end(),
+            escape(&fix.effect)
+        );
+        if let Some(g) = d.fix_gain(f, fix_id) {
+            let reach = fix_id.reach(f);
+            let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(&g, reach, l)));
+        }
+        if let Some(code) = &fix.snippet {
+            let fence = if code.contains("```") { "~~~~" } else { "```" };
+            let _ = writeln!(s, "{fence}python\n{code}\n{fence}\n");
+        }
+    }
+}
 
 /// The step time, the GPU's busy share and the time each lost-time finding costs: the
 /// figures the rest of the report explains.
@@ -152,83 +237,20 @@ pub fn render(
     }
 
     let _ = writeln!(s, "## {}\n", t.findings);
-    for (i, f) in d.findings.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "### {}. {} (`{}`)\n",
-            i + 1,
-            escape(&findings::title(&f.cause, l)),
-            f.id()
-        );
-        let _ = writeln!(
-            s,
-            "{} **{}**{comma}{} **{}%** {}{comma}{} {}%{}\n",
-            t.severity,
-            checkup_text::severity(f.severity, l),
-            t.explains,
-            checkup_text::pct(f.share),
-            t.of_step_time,
-            t.confidence,
-            checkup_text::pct(f.confidence),
-            t.full_stop,
-            comma = t.comma
-        );
-        let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
-        if let Some(g) = d.expected_gain(f) {
-            let _ = writeln!(s, "*{}*\n", escape(&findings::gain(&g, l)));
-        }
-        if !f.evidence.is_empty() {
-            let h = t.evidence_headers;
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} | {} |\n|---|---|---|---|",
-                h[0], h[1], h[2], h[3]
-            );
-            for e in &f.evidence {
-                let threshold = e.threshold.as_ref().map_or(String::new(), |th| {
-                    let op = if th.comparison == Comparison::AtLeast {
-                        "≥"
-                    } else {
-                        "≤"
-                    };
-                    let unit = evidence::unit(e.unit, l);
-                    format!("{op} {} {}", format_number(th.value), escape(unit))
-                });
-                let _ = writeln!(
-                    s,
-                    "| {} | {} {} | {} | {} |",
-                    escape(&evidence::label(&e.key, l)),
-                    format_number(e.value),
-                    escape(evidence::unit(e.unit, l)),
-                    threshold,
-                    escape(&evidence::source(&e.source, l))
-                );
-            }
-            let _ = writeln!(s);
-        }
-        for (k, fix_id) in f.fixes.iter().enumerate() {
-            let fix = fixes::text(fix_id, l);
-            let _ = writeln!(
-                s,
-                "**{} {}{}{}{}** {} *{}{}* {}\n",
-                t.fix,
-                k + 1,
-                t.colon,
-                escape(&fix.title),
-                t.full_stop,
-                escape(&fix.detail),
-                t.expected,
-                t.colon.trim_end(),
-                escape(&fix.effect)
-            );
-            if let Some(g) = d.fix_gain(f, fix_id) {
-                let reach = fix_id.reach(f);
-                let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(&g, reach, l)));
-            }
-            if let Some(code) = &fix.snippet {
-                let fence = if code.contains("```") { "~~~~" } else { "```" };
-                let _ = writeln!(s, "{fence}python\n{code}\n{fence}\n");
-            }
+    // The lead finding and those that matter; informational ones that explain little
+    // follow under their own heading instead of leading with fixes.
+    let (main, also): (Vec<_>, Vec<_>) = d
+        .findings
+        .iter()
+        .enumerate()
+        .partition(|(i, f)| *i == 0 || f.severity > Severity::Info);
+    for (i, f) in main {
+        finding_section(&mut s, d, l, i, f);
+    }
+    if !also.is_empty() {
+        let _ = writeln!(s, "## {}\n", t.also_noticed);
+        for (i, f) in also {
+            finding_section(&mut s, d, l, i, f);
         }
     }
 
@@ -249,7 +271,8 @@ pub fn render(
         );
         for r in &d.ranks {
             let g = &r.gpu;
-            let p = |us: f64| format!("{:.1}%", g.share(us) * 100.0);
+            // fixed(): a rounding below zero prints 0.0, never -0.0.
+            let p = |us: f64| format!("{}%", checkup_text::fixed(g.share(us) * 100.0, 1));
             let _ = writeln!(
                 s,
                 "| {} | {:.1} ms | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} µs |",
@@ -278,14 +301,14 @@ pub fn render(
         for st in &d.step_timing {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {:.1}% | {}{} |",
+                "| {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {}% | {}{} |",
                 st.rank,
                 st.total_steps,
                 st.warmup_steps,
                 st.mean_step_ms,
                 st.median_step_ms,
                 st.p90_step_ms,
-                st.data_wait_share * 100.0,
+                checkup_text::fixed(st.data_wait_share * 100.0, 1),
                 st.stalls.len(),
                 st.stall_period_steps
                     .map(|p| format!(" ({})", t.every_n_steps.replace("{}", &format!("{p:.0}"))))

@@ -33,6 +33,8 @@ pub struct Text {
     pub evidence_headers: [&'static str; 4],
     pub fix: &'static str,
     pub expected: &'static str,
+    /// Heading of the informational findings after the ones that matter.
+    pub also_noticed: &'static str,
     /// Heading of the headline figures on the first page.
     pub at_a_glance: &'static str,
     /// Heading of the checks that warned or failed, on the first page.
@@ -139,6 +141,7 @@ static EN: Text = Text {
     fix: "Fix",
     expected: "Expected",
     at_a_glance: "At a glance",
+    also_noticed: "Also noticed",
     environment_problems: "Environment problems to fix first",
     fixes_by_gain: "What to do first, by expected gain",
     for_finding: "Finding",
@@ -232,6 +235,7 @@ static ZH: Text = Text {
     fix: "修复",
     expected: "预期效果",
     at_a_glance: "概览",
+    also_noticed: "另外注意到",
     environment_problems: "需要先修复的环境问题",
     fixes_by_gain: "先做什么（按预期收益排序）",
     for_finding: "对应发现",

@@ -25,20 +25,37 @@ pub fn view(ui: Ui) -> impl IntoView {
         "verdict {}",
         d.primary.split('/').next().unwrap_or_default()
     );
-    let findings = d
+    // The lead finding and those that matter open; informational ones that explain little
+    // are folded under "also noticed" (the report's split).
+    let (main, also): (Vec<_>, Vec<_>) = d
         .findings
         .iter()
-        .cloned()
-        .map(|f| {
-            let gain = d.expected_gain(&f);
-            let fix_gains = f
-                .fixes
-                .iter()
-                .map(|x| d.fix_gain(&f, x).map(|g| (g, x.reach(&f))))
-                .collect();
-            finding_view(ui, f, gain, fix_gains, &notes)
-        })
-        .collect_view();
+        .enumerate()
+        .partition(|(i, f)| *i == 0 || f.severity > checkup_model::Severity::Info);
+    let finding_views = |list: Vec<(usize, &Finding)>| {
+        list.into_iter()
+            .map(|(_, f)| f.clone())
+            .map(|f| {
+                let gain = d.expected_gain(&f);
+                let fix_gains = f
+                    .fixes
+                    .iter()
+                    .map(|x| d.fix_gain(&f, x).map(|g| (g, x.reach(&f))))
+                    .collect();
+                finding_view(ui, f, gain, fix_gains, &notes)
+            })
+            .collect_view()
+    };
+    let also_count = also.len();
+    let findings = finding_views(main);
+    let also = (also_count > 0).then(|| {
+        view! {
+            <details class="also-noticed">
+                <summary>{format!("{} ({also_count})", checkup_text::report::text(language).also_noticed)}</summary>
+                {finding_views(also)}
+            </details>
+        }
+    });
     // The step time, the GPU's busy share and the time each cause costs (the report's too).
     let glance = checkup_text::headline::rows(&d.headline(), &d, language);
     let glance = (!glance.is_empty()).then(|| {
@@ -81,6 +98,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         {glance}
         {plan}
         {findings}
+        {also}
         <p class="meta">{tr(&l, "window")}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>
     }
     .into_any()
