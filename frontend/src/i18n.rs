@@ -61,6 +61,17 @@ mod tests {
         }
         keys.extend(
             [
+                // Each step's intro (steps/mod.rs `intro`, called with its keys).
+                "intro_environment",
+                "intro_environment_next",
+                "intro_sampling",
+                "intro_sampling_next",
+                "intro_profiling",
+                "intro_profiling_next",
+                "intro_diagnosis",
+                "intro_diagnosis_next",
+                "intro_report",
+                "intro_report_next",
                 "environment",
                 "sampling",
                 "profiling",

@@ -90,7 +90,18 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
         let _ = writeln!(s, "{}", w.diagnosed_rank.replace("{}", &r.to_string()));
     }
     let _ = writeln!(s);
-    for (i, f) in d.findings.iter().enumerate() {
+    // Informational findings behind the lead come after a heading of their own, as in the
+    // report; each keeps its rank's number.
+    let (main, also): (Vec<_>, Vec<_>) = d
+        .findings
+        .iter()
+        .enumerate()
+        .partition(|(i, f)| *i == 0 || f.severity > checkup_model::Severity::Info);
+    let first_also = also.first().map(|(i, _)| *i);
+    for (i, f) in main.into_iter().chain(also) {
+        if Some(i) == first_also {
+            let _ = writeln!(s, "{}{}", t.also_noticed, colon.trim_end());
+        }
         let _ = writeln!(
             s,
             "{}. [{}] {}{open}{}{close}  {} {}%  {} {}%",

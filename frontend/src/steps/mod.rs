@@ -14,12 +14,35 @@ use crate::i18n::tr;
 use crate::Ui;
 
 pub fn step_view(ui: Ui, step: WizardStep) -> AnyView {
-    match step {
+    let (id, what, next) = match step {
+        WizardStep::Environment => (
+            "intro-environment",
+            "intro_environment",
+            "intro_environment_next",
+        ),
+        WizardStep::Sampling => ("intro-sampling", "intro_sampling", "intro_sampling_next"),
+        WizardStep::Profiling => ("intro-profiling", "intro_profiling", "intro_profiling_next"),
+        WizardStep::Diagnosis => ("intro-diagnosis", "intro_diagnosis", "intro_diagnosis_next"),
+        WizardStep::Report => ("intro-report", "intro_report", "intro_report_next"),
+    };
+    let body = match step {
         WizardStep::Environment => environment::view(ui).into_any(),
         WizardStep::Sampling => sampling::view(ui).into_any(),
         WizardStep::Profiling => profiling::view(ui).into_any(),
         WizardStep::Diagnosis => diagnosis::view(ui).into_any(),
         WizardStep::Report => report::view(ui).into_any(),
+    };
+    view! { {intro(ui, id, what, next)} {body} }.into_any()
+}
+
+/// What a step checks and why, then how long it takes and what comes next: the words at the
+/// top of every step (`what` and `next` are catalogue keys).
+pub fn intro(ui: Ui, id: &'static str, what: &'static str, next: &'static str) -> impl IntoView {
+    view! {
+        <div class="step-intro" id=id>
+            <p>{move || tr(&ui.l(), what)}</p>
+            <p class="meta">{move || tr(&ui.l(), next)}</p>
+        </div>
     }
 }
 
@@ -28,7 +51,8 @@ pub fn charts_named(charts: &[ChartSvg], names: &[&str]) -> impl IntoView {
     names
         .iter()
         .filter_map(|n| charts.iter().find(|c| c.name == *n))
-        .map(|c| view! { <figure class="chart" data-chart=c.name.clone()><div inner_html=c.svg.clone()></div><figcaption>{c.title.clone()}</figcaption></figure> })
+        // The chart draws its own title; a caption would repeat it.
+        .map(|c| view! { <figure class="chart" data-chart=c.name.clone() aria-label=c.title.clone()><div inner_html=c.svg.clone()></div></figure> })
         .collect_view()
 }
 
