@@ -111,6 +111,16 @@ fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Fin
     }
 }
 
+/// A Markdown table's header row and its rule.
+fn table_head(s: &mut String, headers: &[&str]) {
+    let _ = writeln!(
+        s,
+        "| {} |\n|{}",
+        headers.join(" | "),
+        "---|".repeat(headers.len())
+    );
+}
+
 /// The step time, the GPU's busy share and the time each lost-time finding costs: the
 /// figures the rest of the report explains.
 fn at_a_glance(s: &mut String, d: &Diagnosis, l: Language) {
@@ -263,12 +273,7 @@ pub fn render(
 
     if !d.ranks.is_empty() {
         let _ = writeln!(s, "## {}\n", t.per_rank);
-        let _ = writeln!(
-            s,
-            "| {} |\n|{}",
-            t.rank_headers.join(" | "),
-            "---|".repeat(t.rank_headers.len())
-        );
+        table_head(&mut s, &t.rank_headers);
         for r in &d.ranks {
             let g = &r.gpu;
             // fixed(): a rounding below zero prints 0.0, never -0.0.
@@ -292,12 +297,7 @@ pub fn render(
     }
     if !d.step_timing.is_empty() {
         let _ = writeln!(s, "## {}\n", t.step_timing);
-        let _ = writeln!(
-            s,
-            "| {} |\n|{}",
-            t.step_headers.join(" | "),
-            "---|".repeat(t.step_headers.len())
-        );
+        table_head(&mut s, &t.step_headers);
         for st in &d.step_timing {
             let _ = writeln!(
                 s,
