@@ -69,13 +69,12 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
     if !ranked.is_empty() {
         let _ = writeln!(s, "{}{}", t.fixes_by_gain, colon.trim_end());
         for (i, r) in ranked.iter().enumerate() {
-            let f = &d.findings[r.finding];
             let _ = writeln!(
                 s,
                 "  {}. {} — {}",
                 i + 1,
                 fixes::text(r.fix, l).title,
-                findings::fix_gain(&r.gain, r.fix.reach(f), l)
+                findings::fix_gain(&r.gain, l)
             );
         }
         let _ = writeln!(s);
@@ -92,11 +91,7 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
     let _ = writeln!(s);
     // Informational findings behind the lead come after a heading of their own, as in the
     // report; each keeps its rank's number.
-    let (main, also): (Vec<_>, Vec<_>) = d
-        .findings
-        .iter()
-        .enumerate()
-        .partition(|(i, f)| *i == 0 || f.severity > checkup_model::Severity::Info);
+    let (main, also) = d.findings_then_also_noticed();
     let first_also = also.first().map(|(i, _)| *i);
     for (i, f) in main.into_iter().chain(also) {
         if Some(i) == first_also {
@@ -151,7 +146,7 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
                 fix.effect
             );
             if let Some(g) = d.fix_gain(f, fix_id) {
-                let _ = writeln!(s, "       {}", findings::fix_gain(&g, fix_id.reach(f), l));
+                let _ = writeln!(s, "       {}", findings::fix_gain(&g, l));
             }
             if let Some(code) = &fix.snippet {
                 for line in code.lines() {

@@ -50,21 +50,22 @@ fn fix_words(f: &Fix) -> FixText {
     checkup_text::fixes::text(f, Language::En)
 }
 
+/// `labels.json`: every labelled corpus run and what it is known by.
+fn labels() -> serde_json::Map<String, serde_json::Value> {
+    serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap()
+}
+
 /// Every labelled corpus run.
 fn corpus_runs() -> Vec<String> {
-    let labels: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap();
-    labels.as_object().unwrap().keys().cloned().collect()
+    labels().keys().cloned().collect()
 }
 
 #[test]
 fn every_labelled_run_gets_its_primary_finding() {
-    let labels: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(corpus("labels.json")).unwrap()).unwrap();
     let mut wrong = Vec::new();
-    for (run, label) in labels.as_object().unwrap() {
+    for (run, label) in labels() {
         let want = label["primary"].as_str().unwrap();
-        let d = diagnose(run);
+        let d = diagnose(&run);
         let got = d.findings[0].family().id();
         assert_eq!(d.primary, d.findings[0].id());
         if got != want {
@@ -877,7 +878,8 @@ fn a_copy_fix_gains_down_to_the_gpus_compute_not_to_its_copies() {
     let want = (t.mean_step_ms * (1.0 - f.share)).max(floor);
     let gain = d
         .fix_gain(f, &f.fixes[0])
-        .expect("pinned copies have a gain");
+        .expect("pinned copies have a gain")
+        .expected;
     assert!(
         (gain.step_ms_after - want).abs() < 1e-9,
         "{gain:?} vs {want}"
@@ -910,10 +912,10 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
     );
     // The loader's fix carries its finding's own gain, and the list runs from most to least.
     let loader = d.finding("data_loading").unwrap();
-    assert_eq!(Some(plan[0].gain), d.expected_gain(loader));
+    assert_eq!(Some(plan[0].gain.expected), d.expected_gain(loader));
     let saved: Vec<f64> = plan
         .iter()
-        .map(|r| r.gain.step_ms_now - r.gain.step_ms_after)
+        .map(|r| r.gain.expected.step_ms_now - r.gain.expected.step_ms_after)
         .collect();
     assert!(saved.windows(2).all(|w| w[0] >= w[1]), "{saved:?}");
     // Pinned memory beside more workers helps but removes no measured time of its own.
@@ -927,13 +929,10 @@ fn the_fix_for_the_line_that_makes_every_sync_gains_all_of_the_sync_time() {
     let sync = d.finding("host_sync").unwrap();
     // 112 of 112 read-backs per step at layer_stats_items.py:15.
     assert_eq!(evidence(&d, "host_sync", K::TopSyncSiteShare), 100.0);
-    assert_eq!(sync.fixes[0].reach(sync), checkup_model::FixReach::Cause);
-    assert_eq!(d.fix_gain(sync, &sync.fixes[0]), d.expected_gain(sync));
-    let words = checkup_text::findings::fix_gain(
-        &d.fix_gain(sync, &sync.fixes[0]).unwrap(),
-        sync.fixes[0].reach(sync),
-        Language::Zh,
-    );
+    let gain = d.fix_gain(sync, &sync.fixes[0]).unwrap();
+    assert_eq!(gain.reach, checkup_model::FixReach::Cause);
+    assert_eq!(Some(gain.expected), d.expected_gain(sync));
+    let words = checkup_text::findings::fix_gain(&gain, Language::Zh);
     assert!(words.starts_with("预期收益：每步约 "), "{words}");
 }
 
@@ -951,7 +950,7 @@ fn fixes_that_find_where_the_time_goes_carry_no_gain() {
                     assert!(d.fix_gain(f, fix).is_none(), "{run}: {fix:?}");
                 }
                 // A gain never promises a step shorter than zero or longer than now.
-                if let Some(g) = d.fix_gain(f, fix) {
+                if let Some(g) = d.fix_gain(f, fix).map(|g| g.expected) {
                     assert!(
                         g.step_ms_after > 0.0 && g.step_ms_after <= g.step_ms_now,
                         "{run}: {fix:?} {g:?}"

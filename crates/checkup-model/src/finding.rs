@@ -794,12 +794,24 @@ impl Diagnosis {
     /// removes its cause, the part it removes when the recording says which part (one line
     /// of several that synchronise), None when it only helps the main fix or finds where the
     /// time goes.
-    pub fn fix_gain(&self, f: &Finding, fix: &Fix) -> Option<ExpectedGain> {
-        match fix.reach(f) {
+    pub fn fix_gain(&self, f: &Finding, fix: &Fix) -> Option<FixGain> {
+        let reach = fix.reach(f);
+        let expected = match reach {
             FixReach::Cause => self.expected_gain(f),
             FixReach::Part(part) => self.gain_for_share(f, f.share * part),
             FixReach::Supporting => None,
-        }
+        }?;
+        Some(FixGain { expected, reach })
+    }
+
+    /// The findings as the views list them, each with its rank's index: the lead and every
+    /// finding above informational first, then the informational ones behind the lead that
+    /// explain little ("also noticed"), which views set apart instead of leading with fixes.
+    pub fn findings_then_also_noticed(&self) -> (Vec<RankedFinding<'_>>, Vec<RankedFinding<'_>>) {
+        self.findings
+            .iter()
+            .enumerate()
+            .partition(|(i, f)| *i == 0 || f.severity > Severity::Info)
     }
 
     /// What to do first: for each finding whose fixes have a gain, the fix that saves the
@@ -807,7 +819,7 @@ impl Diagnosis {
     /// step. One per finding, because the gains of one finding's fixes do not add up: pinned
     /// memory and an overlapped copy both remove the same copy time.
     pub fn fixes_by_gain(&self) -> Vec<RankedFix<'_>> {
-        let saved = |g: &ExpectedGain| g.step_ms_now - g.step_ms_after;
+        let saved = |g: &FixGain| g.expected.step_ms_now - g.expected.step_ms_after;
         let mut out: Vec<RankedFix> = Vec::new();
         for (i, f) in self.findings.iter().enumerate() {
             let mut best: Option<RankedFix> = None;
@@ -887,13 +899,24 @@ fn own_busy_part(cause: &Cause, gpu: &crate::GpuTimeSplit) -> f64 {
     }
 }
 
+/// A finding with its index in `Diagnosis::findings` (its rank, from 0).
+pub type RankedFinding<'a> = (usize, &'a Finding);
+
 /// A finding's best fix in the list of what to do first.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankedFix<'a> {
     /// Index of its finding in `Diagnosis::findings`.
     pub finding: usize,
     pub fix: &'a Fix,
-    pub gain: ExpectedGain,
+    pub gain: FixGain,
+}
+
+/// One fix's expected gain and the part of its finding's time it rests on (the words say
+/// which part when it is not all of it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FixGain {
+    pub expected: ExpectedGain,
+    pub reach: FixReach,
 }
 
 /// How much of its finding's lost time a fix removes, as far as the recording tells.
@@ -1117,7 +1140,11 @@ mod tests {
         let whole = d.expected_gain(&f).unwrap();
         let part = d.fix_gain(&f, &f.fixes[0]).unwrap();
         assert!((whole.step_ms_after - 60.0).abs() < 1e-9, "{whole:?}");
-        assert!((part.step_ms_after - 80.0).abs() < 1e-9, "{part:?}");
+        assert!(
+            (part.expected.step_ms_after - 80.0).abs() < 1e-9,
+            "{part:?}"
+        );
+        assert_eq!(part.reach, FixReach::Part(0.5));
         let plan = d.fixes_by_gain();
         assert_eq!(plan.len(), 1);
         assert_eq!(plan[0].gain, part);

@@ -3,9 +3,7 @@
 
 use std::fmt::Write;
 
-use checkup_model::{
-    CheckStatus, Comparison, Diagnosis, Finding, Language, RunComparison, Severity,
-};
+use checkup_model::{CheckStatus, Comparison, Diagnosis, Finding, Language, RunComparison};
 use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report};
 
 use crate::charts::Chart;
@@ -101,8 +99,7 @@ fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Fin
             escape(&fix.effect)
         );
         if let Some(g) = d.fix_gain(f, fix_id) {
-            let reach = fix_id.reach(f);
-            let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(&g, reach, l)));
+            let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(&g, l)));
         }
         if let Some(code) = &fix.snippet {
             let fence = if code.contains("```") { "~~~~" } else { "```" };
@@ -194,7 +191,7 @@ fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
             i + 1,
             escape(&words.title),
             t.full_stop,
-            escape(&findings::fix_gain(&r.gain, r.fix.reach(f), l)),
+            escape(&findings::fix_gain(&r.gain, l)),
             t.for_finding,
             t.colon,
             escape(&findings::title(&f.cause, l)),
@@ -247,13 +244,8 @@ pub fn render(
     }
 
     let _ = writeln!(s, "## {}\n", t.findings);
-    // The lead finding and those that matter; informational ones that explain little
-    // follow under their own heading instead of leading with fixes.
-    let (main, also): (Vec<_>, Vec<_>) = d
-        .findings
-        .iter()
-        .enumerate()
-        .partition(|(i, f)| *i == 0 || f.severity > Severity::Info);
+    // Informational findings that explain little follow under their own heading.
+    let (main, also) = d.findings_then_also_noticed();
     for (i, f) in main {
         finding_section(&mut s, d, l, i, f);
     }

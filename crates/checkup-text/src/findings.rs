@@ -1,8 +1,8 @@
 //! Finding titles, summaries and the verdict.
 
 use checkup_model::{
-    Cause, Diagnosis, ExpectedGain, Family, Finding, FixReach, IdleSuspect, Language, PeriodicWork,
-    Recorded, StepBasis,
+    Cause, Diagnosis, ExpectedGain, Family, Finding, FixGain, FixReach, IdleSuspect, Language,
+    PeriodicWork, Recorded, StepBasis,
 };
 
 use crate::{checks, fixed, fixes, pct, Language::*};
@@ -335,10 +335,11 @@ pub(crate) fn ms(v: f64) -> String {
 
 /// One fix's expected gain, short (its finding's gain sentence states what it rests on);
 /// for a fix that removes part of the cause, which part.
-pub fn fix_gain(g: &ExpectedGain, reach: FixReach, l: Language) -> String {
+pub fn fix_gain(fg: &FixGain, l: Language) -> String {
+    let g = &fg.expected;
     let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
     let (now, after) = (ms(g.step_ms_now), ms(g.step_ms_after));
-    let part = match (reach, l) {
+    let part = match (fg.reach, l) {
         (FixReach::Part(p), En) => format!(
             ", for the {}% of the synchronising calls this line makes",
             pct(p)

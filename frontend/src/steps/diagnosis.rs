@@ -1,7 +1,7 @@
 //! Step 4: the diagnosis: findings ranked by the time they explain, each with its evidence,
 //! fixes with copyable code, and the team's review notes.
 
-use checkup_model::{format_number, ExpectedGain, Finding, FindingNote, FixReach};
+use checkup_model::{format_number, ExpectedGain, Finding, FindingNote, FixGain};
 use checkup_text::{evidence, findings, fixes};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -27,21 +27,13 @@ pub fn view(ui: Ui) -> impl IntoView {
     );
     // The lead finding and those that matter open; informational ones that explain little
     // are folded under "also noticed" (the report's split).
-    let (main, also): (Vec<_>, Vec<_>) = d
-        .findings
-        .iter()
-        .enumerate()
-        .partition(|(i, f)| *i == 0 || f.severity > checkup_model::Severity::Info);
+    let (main, also) = d.findings_then_also_noticed();
     let finding_views = |list: Vec<(usize, &Finding)>| {
         list.into_iter()
             .map(|(_, f)| f.clone())
             .map(|f| {
                 let gain = d.expected_gain(&f);
-                let fix_gains = f
-                    .fixes
-                    .iter()
-                    .map(|x| d.fix_gain(&f, x).map(|g| (g, x.reach(&f))))
-                    .collect();
+                let fix_gains = f.fixes.iter().map(|x| d.fix_gain(&f, x)).collect();
                 finding_view(ui, f, gain, fix_gains, &notes)
             })
             .collect_view()
@@ -76,7 +68,7 @@ pub fn view(ui: Ui) -> impl IntoView {
                 view! {
                     <li>
                         <strong>{fixes::text(r.fix, language).title}{words.full_stop}</strong>
-                        {words.sentence_gap}{findings::fix_gain(&r.gain, r.fix.reach(f), language)}{words.sentence_gap}
+                        {words.sentence_gap}{findings::fix_gain(&r.gain, language)}{words.sentence_gap}
                         <span class="meta">{words.for_finding}{words.colon}{findings::title(&f.cause, language)}</span>
                     </li>
                 }
@@ -110,7 +102,7 @@ fn finding_view(
     ui: Ui,
     f: Finding,
     gain: Option<ExpectedGain>,
-    fix_gains: Vec<Option<(ExpectedGain, FixReach)>>,
+    fix_gains: Vec<Option<FixGain>>,
     notes: &[FindingNote],
 ) -> impl IntoView {
     let l = ui.l();
@@ -128,9 +120,8 @@ fn finding_view(
         .zip(fix_gains)
         .map(|(x, gain)| {
             let x = fixes::text(x, language);
-            let gain = gain.map(|(g, reach)| {
-                view! { <p class="gain">{findings::fix_gain(&g, reach, language)}</p> }
-            });
+            let gain =
+                gain.map(|g| view! { <p class="gain">{findings::fix_gain(&g, language)}</p> });
             let snippet = x.snippet.clone().map(|s| {
                 let copy = s.clone();
                 view! {
