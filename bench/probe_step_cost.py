@@ -13,8 +13,9 @@ order:
   window      the probe with its default window (watch steps 2-9, profiled steps 10-17),
               measured after it: anything the window leaves on the launch path (CUPTI
               callbacks, module hooks, patched functions) shows as window - hooks
-  no_marks    hooks, with the CUDA event that times each step on the GPU switched off
+  no_marks    hooks, with the CUDA events that time steps on the GPU switched off
               (lab/probe_parts): how much of the hooks' cost those events are
+  long_spans  hooks, with one such event per second instead of one per 20 ms span
 
 Prints the fastest block per step of each run, the per-step cost of hooks and of the window
 in microseconds, and an audit of the window variant's process after the blocks: threads that
@@ -35,7 +36,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(os.path.dirname(HERE), "crates", "checkup-agent", "probe")
 PARTS = os.path.join(os.path.dirname(HERE), "lab", "probe_parts")
-VARIANTS = ["bare", "hooks", "window", "no_marks"]
+VARIANTS = ["bare", "hooks", "window", "no_marks", "long_spans"]
+LAB_PARTS = {"no_marks": {"CHECKUP_LAB_OFF": "marks"}, "long_spans": {"CHECKUP_LAB_SPAN_S": "1"}}
 
 
 def thread_cpu_ticks():
@@ -117,10 +119,10 @@ def run(variant, args, out):
     env = dict(os.environ)
     if variant != "bare":
         rec = tempfile.mkdtemp(prefix="step_cost_%s_" % variant, dir=out)
-        path = [PARTS, PROBE] if variant == "no_marks" else [PROBE]
+        path = [PARTS, PROBE] if variant in LAB_PARTS else [PROBE]
         env.update(PYTHONPATH=os.pathsep.join(path + [env.get("PYTHONPATH", "")]), CHECKUP_OUT=rec,
                    CHECKUP_SKIP_STEPS="10", CHECKUP_PROFILE_STEPS="8" if variant == "window" else "0",
-                   CHECKUP_LAB_OFF="marks" if variant == "no_marks" else "")
+                   **LAB_PARTS.get(variant, {}))
     proc = subprocess.run([sys.executable, __file__, "--child", str(args.blocks), str(args.block),
                            str(args.launches)], env=env, capture_output=True, text=True, timeout=600)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]

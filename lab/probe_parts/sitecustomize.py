@@ -2,7 +2,8 @@
 # folder first on PYTHONPATH, the probe's folder after it. CHECKUP_LAB_OFF lists the parts to
 # leave out: "watch" (the sync watch and the look at the forward before the window),
 # "profiler" (the profiled window itself), "marks" (the CUDA event that times each step on
-# the GPU). Never used by the agent.
+# the GPU). CHECKUP_LAB_SPAN_S sets how long a span of steps timed by one event lasts
+# (the probe's default is 0.02 s). Never used by the agent.
 import os
 
 import checkup_probe
@@ -52,5 +53,14 @@ if "marks" in off:
             return 0.0
 
     torch.cuda.Event = NoMark
+
+span_s = os.environ.get("CHECKUP_LAB_SPAN_S")
+if span_s:
+    default_init = checkup_probe.MarkSchedule.__init__
+
+    def init(self, span_s=float(span_s), max_steps=1 << 30):
+        default_init(self, span_s, max_steps)
+
+    checkup_probe.MarkSchedule.__init__ = init
 
 checkup_probe.install()

@@ -7,8 +7,9 @@ attaches it to torch (global optimizer-step hooks, DataLoader iteration, torch.p
 run the same whether or not the probe attaches, and compute the same things.
 
 Cost: after the profiling window the training runs at its bare speed. Each step costs one
-Python hook, one CUDA event and a list append; files are appended, never rewritten; memory
-stays flat however long the run.
+Python hook and a list append (about 20 us of host time on an H200 host); a CUDA event
+times the GPU side once per span of about 20 ms of steps; files are appended, never
+rewritten; memory stays flat however long the run.
 """
 import collections
 import csv
@@ -39,7 +40,8 @@ def is_owner():
     return os.getpid() == OWNER_PID
 
 
-STEPS_HEADER = ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"]
+# gpu_ms: GPU time of the span of gpu_steps steps ending at this row, on its last row only.
+STEPS_HEADER = ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms", "gpu_steps"]
 EVENTS_HEADER = ["step", "t", "kind", "detail", "duration_ms"]
 MEMORY_HEADER = ["step", "t", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
                  "peak_reserved_bytes", "inactive_split_bytes", "alloc_retries", "ooms"]
@@ -134,20 +136,59 @@ class StepTracker:
         return None
 
 
+class MarkSchedule:
+    """When to record the CUDA event that ends a span of steps on the GPU's clock.
+
+    Recording an event inside a launch-bound stream costs 10-30 us of host time, several
+    per cent of a 1 ms step. So a step is marked only when `span_s` of wall time or
+    `max_steps` steps passed since the last mark: steps longer than `span_s` are each timed
+    on the GPU, shorter ones in spans, and the marks cost a small fixed share of any run.
+    `force(n)` marks the next n steps whatever their length (an epoch's first steps, whose
+    GPU idle the engine wants step by step)."""
+
+    def __init__(self, span_s=0.02, max_steps=200):
+        self.span_s = span_s
+        self.max_steps = max_steps
+        self.last_t = None
+        self.unmarked = 0
+        self.forced = 0
+
+    def due(self, now):
+        return (self.forced > 0 or self.last_t is None or now - self.last_t >= self.span_s
+                or self.unmarked + 1 >= self.max_steps)
+
+    def marked(self, now):
+        self.last_t = now
+        self.unmarked = 0
+        if self.forced > 0:
+            self.forced -= 1
+
+    def skipped(self):
+        self.unmarked += 1
+
+    def force(self, steps):
+        self.forced = max(self.forced, steps)
+
+
 class StepsFile:
-    """steps.csv, appended: a step's row is written once its GPU time is known (the CUDA
-    event at its end has completed), in step order. Only rows still waiting are held.
+    """steps.csv, appended in step order. Steps are timed on the GPU in spans: the CUDA
+    event ending a span is recorded at the end of its last step, and the span's rows are
+    written once that event has completed, the GPU time between the previous span's event
+    and its own on the last row (`gpu_ms`) with the number of steps it covers
+    (`gpu_steps`). Only spans still waiting are held.
 
     `elapsed_ms(a, b)` gives the GPU time between two marks (CUDA events); a mark has
-    `query()`. A row whose marks do not complete within `max_pending` later steps is
-    written without its GPU time rather than held.
+    `query()`. Spans whose marks do not complete while more than `max_pending` rows wait
+    are written without their GPU time rather than held.
     """
 
-    def __init__(self, path, elapsed_ms=lambda a, b: a.elapsed_time(b), max_pending=256):
+    def __init__(self, path, elapsed_ms=lambda a, b: a.elapsed_time(b), max_pending=1024):
         self.path = path
         self.elapsed_ms = elapsed_ms
         self.max_pending = max_pending
-        self.pending = collections.deque()
+        self.open_rows = []                 # steps after the last mark
+        self.pending = collections.deque()  # (rows, start mark, end mark) of closed spans
+        self.pending_rows = 0
         self.prev_mark = None
         self.file = None
         self.writer = None
@@ -155,30 +196,56 @@ class StepsFile:
         self.closed = False
 
     def add(self, row, mark):
-        """`mark`: the GPU mark recorded at the end of this row's step (None: no GPU)."""
-        self.pending.append((row, self.prev_mark, mark))
+        """`mark`: the GPU mark recorded at the end of this row's step, which ends a span;
+        None: the span goes on (or there is no GPU)."""
+        self.open_rows.append(row)
+        self.pending_rows += 1
+        if mark is not None:
+            self._close_span(mark)
+
+    def end_span(self, make_mark):
+        """Ends the open span at the last step added, with a mark made now (the training
+        starts something whose GPU time belongs to the next steps: an epoch's workers)."""
+        if self.open_rows:
+            mark = make_mark()
+            if mark is not None:
+                self._close_span(mark)
+
+    def _close_span(self, mark):
+        self.pending.append((self.open_rows, self.prev_mark, mark))
+        self.open_rows = []
         self.prev_mark = mark
 
     def pump(self, final=False):
-        """Writes every row whose GPU time is known (all of them when `final`, after the
+        """Writes every span whose GPU time is known (all rows when `final`, after the
         caller synchronised the GPU)."""
         if not is_owner() or not TRAINING or self.closed:
             return
         if self.file is None:
             self.file, self.writer = open_csv(self.path, STEPS_HEADER)
         while self.pending:
-            row, a, b = self.pending[0]
-            if a is not None and b is not None:
+            rows, a, b = self.pending[0]
+            gpu = None
+            if a is not None:
                 if final or b.query():
-                    row[4] = self.elapsed_ms(a, b)
-                elif len(self.pending) <= self.max_pending:
+                    gpu = self.elapsed_ms(a, b)
+                elif self.pending_rows <= self.max_pending:
                     break
             self.pending.popleft()
-            step, t0, wait, launch, gpu = row
-            self.writer.writerow([step, "%.6f" % t0, "%.3f" % wait, "%.3f" % launch,
-                                  "" if gpu is None else "%.3f" % gpu])
-            self.written += 1
+            self._write(rows, gpu)
+        if final:
+            self._write(self.open_rows, None)
+            self.open_rows = []
         self.file.flush()
+
+    def _write(self, rows, gpu):
+        last = len(rows) - 1
+        for i, (step, t0, wait, launch, _) in enumerate(rows):
+            timed = i == last and gpu is not None
+            self.writer.writerow([step, "%.6f" % t0, "%.3f" % wait, "%.3f" % launch,
+                                  "%.3f" % gpu if timed else "", len(rows) if timed else ""])
+        self.written += len(rows)
+        self.pending_rows -= len(rows)
 
     def close(self):
         self.closed = True
@@ -354,6 +421,7 @@ def install():
     tracker.t_start = time.time()
     os.makedirs(out_dir, exist_ok=True)
     steps_file = StepsFile(os.path.join(out_dir, "steps.csv"))
+    marks = MarkSchedule()
     events = CsvLog(os.path.join(out_dir, "events.csv"), EVENTS_HEADER)
     memory = CsvLog(os.path.join(out_dir, "memory.csv"), MEMORY_HEADER)
     training = checkup_training.Observer(torch, tracker, events, memory, out_dir)
@@ -368,6 +436,14 @@ def install():
         except Exception:
             pass
         return None
+
+    def before_epoch():
+        # An epoch's start (worker start-up, the first batches) is timed on the GPU step
+        # by step: the span before it ends here, the start's two steps are marked.
+        steps_file.end_span(gpu_mark)
+        marks.force(2)
+
+    training.before_epoch = before_epoch
 
     def pump(final=False):
         try:
@@ -432,8 +508,14 @@ def install():
             if not tracker.is_step_boundary(id(optimizer)):
                 training.other_optimizer(optimizer)
                 return
-            mark = gpu_mark()
-            steps_file.add(tracker.end_step(), mark)
+            row = tracker.end_step()
+            now = tracker.t_start
+            if marks.due(now):
+                marks.marked(now)
+                steps_file.add(row, gpu_mark())
+            else:
+                marks.skipped()
+                steps_file.add(row, None)
             training.after_step(optimizer)
             watch = tracker.watch_action()
             if watch == "start":
@@ -454,7 +536,6 @@ def install():
             if tracker.step % 50 == 0:
                 pump()
                 training.lazy_hooks()
-            now = time.time()
             if now - state["progress_t"] >= 0.5:
                 # Cheap progress for the agent's clients, and the CUDA memory of this step.
                 state["progress_t"] = now
@@ -504,6 +585,7 @@ def install():
                 pass
         if training.watching:
             training.stop_watch()
+        steps_file.end_span(gpu_mark)
         pump(final=True)
         training.sample_memory()
         training.write_context()

@@ -125,6 +125,7 @@ class Observer:
         self.watch_undo = []
         self.lazy_patched = set()
         self.peak_memory = None
+        self.before_epoch = None           # the probe's: called before an epoch's iterator is made
         self.lock = threading.Lock()
         here = os.path.dirname(os.path.abspath(__file__))
         torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
@@ -152,6 +153,11 @@ class Observer:
         observer = self
 
         def iter_and_mark(loader):
+            if observer.before_epoch is not None:
+                try:
+                    observer.before_epoch()
+                except Exception:
+                    pass
             it = original(loader)
             try:
                 observer.epoch_started(loader, it)

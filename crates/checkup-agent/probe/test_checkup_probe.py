@@ -121,8 +121,8 @@ class StepsFileTest(Training):
             # Step 0 has no earlier mark: no GPU time. Step 1 took 12.5 ms on the GPU; step
             # 2's end has not completed, so it waits.
             self.assertEqual([r[0] for r in rows[1:]], ["0", "1"])
-            self.assertEqual(rows[1][4], "")
-            self.assertEqual(rows[2][4], "12.500")
+            self.assertEqual(rows[1][4:], ["", ""])
+            self.assertEqual(rows[2][4:], ["12.500", "1"])
             marks[2].done = True
             f.pump()
             f.close()
@@ -155,19 +155,114 @@ class StepsFileTest(Training):
             rows = read_csv(path)
             self.assertEqual([r[4] for r in rows[1:]], ["", "10.000", "10.000", "10.000"])
 
+    def run_spans(self, f, sched, clock, step_ms, steps, gpu_per_step_ms):
+        """Steps of `step_ms` wall time each, marked as the probe marks them; the GPU
+        reaches a mark `gpu_per_step_ms` per step after the previous one."""
+        gpu = 0.0
+        tr = P.StepTracker(0, 0, clock=clock)
+        for _ in range(steps):
+            clock.t += step_ms / 1e3
+            gpu += gpu_per_step_ms
+            row = tr.end_step()
+            if sched.due(clock.t):
+                sched.marked(clock.t)
+                f.add(row, FakeMark(gpu))
+            else:
+                sched.skipped()
+                f.add(row, None)
+        return tr
+
+    def test_short_steps_are_timed_on_the_gpu_in_spans(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            # Steps of 2^-10 s and a span of 20 of them: exact in binary floating point.
+            tick_ms = 1e3 * 2 ** -10
+            self.run_spans(f, P.MarkSchedule(span_s=20 * 2 ** -10), FakeClock(), tick_ms, 101, 0.9)
+            f.pump()
+            f.close()
+            rows = read_csv(path)[1:]
+        timed = [(int(r[0]), float(r[4]), int(r[5])) for r in rows if r[4]]
+        # Step 0 is marked (the first mark), then every 20th step, each row carrying its
+        # span's GPU time: 20 steps of 0.9 ms.
+        self.assertEqual([t[0] for t in timed], [20, 40, 60, 80, 100])
+        for step, gpu_ms, n in timed:
+            self.assertEqual(n, 20)
+            self.assertAlmostEqual(gpu_ms, 18.0, places=6)
+        self.assertEqual(len(rows), 101)
+        self.assertTrue(all(r[4] == "" and r[5] == "" for r in rows if int(r[0]) % 20))
+
+    def test_steps_longer_than_the_span_are_each_timed(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            self.run_spans(f, P.MarkSchedule(span_s=0.02), FakeClock(), 25.0, 10, 24.0)
+            f.pump()
+            f.close()
+            rows = read_csv(path)[1:]
+        self.assertEqual([r[4:] for r in rows[1:]], [["24.000", "1"]] * 9)
+
+    def test_a_span_never_covers_more_than_max_steps(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            self.run_spans(f, P.MarkSchedule(span_s=0.02, max_steps=8), FakeClock(), 0.01, 33, 0.01)
+            f.pump()
+            f.close()
+            rows = read_csv(path)[1:]
+        self.assertEqual([int(r[5]) for r in rows if r[5]], [8, 8, 8, 8])
+
+    def test_an_epoch_start_ends_the_span_and_its_first_two_steps_are_timed_alone(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "steps.csv")
+            f = P.StepsFile(path, elapsed_ms=elapsed)
+            sched = P.MarkSchedule(span_s=0.02)
+            clock = FakeClock()
+            tr = self.run_spans(f, sched, clock, 1.0, 11, 1.0)
+            # A new epoch's iterator is made after step 10: the span 1..10 ends now (step 0's
+            # mark was at 1 ms on the GPU, its work queued up to 11 ms), and the next two
+            # steps are marked alone.
+            f.end_span(lambda: FakeMark(11.0))
+            sched.force(2)
+            f.end_span(lambda: self.fail("no open steps: no mark"))
+            for gpu in (60.0, 61.0, 62.0):
+                clock.t += 0.001
+                row = tr.end_step()
+                if sched.due(clock.t):
+                    sched.marked(clock.t)
+                    f.add(row, FakeMark(gpu))
+                else:
+                    sched.skipped()
+                    f.add(row, None)
+            f.pump(final=True)
+            f.close()
+            rows = read_csv(path)[1:]
+        timed = {int(r[0]): (r[4], r[5]) for r in rows if r[4]}
+        self.assertEqual(timed, {10: ("10.000", "10"), 11: ("49.000", "1"), 12: ("1.000", "1")})
+        # The step after them is in an open span at the end: written, without GPU time.
+        self.assertEqual(rows[-1][0], "13")
+        self.assertEqual(len(rows), 14)
+
     def test_bookkeeping_stays_flat_over_100000_steps(self):
         """Memory and per-step cost of the step bookkeeping do not grow with the run."""
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "steps.csv")
             f = P.StepsFile(path, elapsed_ms=elapsed)
             tr = P.StepTracker(10, 8, clock=time.time)
+            sched = P.MarkSchedule()
             tracemalloc.start()
             seconds = []
             memory = []
             for block in range(10):
                 t0 = time.perf_counter()
                 for i in range(10_000):
-                    f.add(tr.end_step(), FakeMark(float(i)))
+                    row = tr.end_step()
+                    if sched.due(tr.t_start):
+                        sched.marked(tr.t_start)
+                        f.add(row, FakeMark(float(i)))
+                    else:
+                        sched.skipped()
+                        f.add(row, None)
                     tr.window_action()
                     if tr.step % 50 == 0:
                         f.pump()

@@ -610,6 +610,49 @@ fn each_epochs_first_batch_after_the_loader_fix_is_gpu_idle_not_launch_overhead(
     assert!(wrong.is_empty(), "{wrong:?}");
 }
 
+#[test]
+fn short_steps_timed_on_the_gpu_in_spans_still_show_the_data_idle_and_the_epoch_starts() {
+    // 2-4 ms steps, timed on the GPU in spans of ~20 ms (1800 steps, 273 spans), each
+    // epoch's first two steps alone.
+    let steps = checkup_recording::steps::read_steps_csv(
+        &corpus("probe_small_mlp_short_epochs").join("steps.csv"),
+    )
+    .unwrap();
+    let spans = steps.iter().filter(|s| s.gpu_ms.is_some()).count();
+    assert_eq!((steps.len(), spans), (1800, 273));
+    assert!(steps.iter().any(|s| s.gpu_steps >= 7));
+    assert!(steps
+        .iter()
+        .filter(|s| s.step % 150 == 0 && s.step > 0)
+        .all(|s| s.gpu_steps == 1 && s.gpu_ms.is_some()));
+
+    let d = diagnose("probe_small_mlp_short_epochs");
+    assert_eq!(d.primary, "kernel_launch");
+    // The GPU idles for data about 30 % of the time, read from the spans.
+    let idle = evidence(&d, "data_loading", K::UnprofiledDataIdleShare);
+    assert!((25.0..35.0).contains(&idle), "{idle}");
+    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 4.0);
+    assert_eq!(
+        d.finding("data_loading").unwrap().fixes[0],
+        Fix::MoreWorkers {
+            suggested: 14,
+            current: Some(4)
+        }
+    );
+    // The stall at every 150th step is the workers' restart, and the fix keeps them.
+    let stall = d.finding("periodic_stall").unwrap();
+    let (period, work) = stall_cause(stall);
+    assert_eq!(period, 150.0);
+    assert!(
+        matches!(
+            work,
+            Some(checkup_model::PeriodicWork::EpochStart { workers: 4, .. })
+        ),
+        "{work:?}"
+    );
+    assert_eq!(stall.fixes[0], Fix::PersistentWorkers);
+}
+
 /// A fix's id, as the JSON names it (`fused_optimizer`).
 fn fix_id(f: &Fix) -> String {
     serde_json::to_value(f).unwrap()["fix"]

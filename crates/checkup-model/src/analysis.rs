@@ -233,9 +233,9 @@ pub struct StepTiming {
     pub p90_step_ms: f64,
     pub median_data_wait_ms: f64,
     pub data_wait_share: f64,
-    /// Share of the steady time the GPU must have idled for data, step by step: a step's
-    /// time on the GPU's clock (`gpu_ms`) beyond its fastest steps', up to the step's data
-    /// wait. A lower bound that holds when the waits come in a few long ones (a new epoch's
+    /// Share of the steady time the GPU must have idled for data, step by step (span by
+    /// span where short steps were timed together): a step's time on the GPU's clock
+    /// (`gpu_ms`) beyond its fastest steps', up to the step's data wait. A lower bound that holds when the waits come in a few long ones (a new epoch's
     /// first batch), which the whole run's wait less its GPU time hides, and gives nothing
     /// for waits a host that ran ahead covered. None without `gpu_ms`.
     #[serde(default)]

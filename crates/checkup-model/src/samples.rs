@@ -93,8 +93,17 @@ pub struct StepRecord {
     pub data_wait_ms: f64,
     /// CPU time in forward/backward/optimizer calls.
     pub launch_ms: f64,
-    /// CUDA-event time around the step's GPU work, where recorded.
+    /// GPU time, on CUDA events, of the span of `gpu_steps` steps that ends with this one
+    /// (from the previous span's end event to this step's), where recorded. Steps shorter
+    /// than the probe's span are timed together; the others' `gpu_ms` is then None.
     pub gpu_ms: Option<f64>,
+    /// How many steps `gpu_ms` covers, this one the last (1 in recordings from before spans).
+    #[serde(default = "one_step")]
+    pub gpu_steps: u32,
+}
+
+fn one_step() -> u32 {
+    1
 }
 
 /// NVML clock-event ("throttle") reasons bitmask.

@@ -58,8 +58,17 @@ pub const HOST_COLUMNS: [&str; 9] = [
 
 pub const GPU_PROCESSES_COLUMNS: [&str; 4] = ["ts", "gpu", "pid", "used_mib"];
 
-/// `gpu_ms` may be empty (no CUDA events on that step).
-pub const STEPS_COLUMNS: [&str; 5] = ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms"];
+/// `gpu_ms` may be empty (no CUDA event ended a span at that step). `gpu_steps` (since
+/// 2026-12-02; absent or empty reads as 1) is how many steps, this one the last, `gpu_ms`
+/// covers.
+pub const STEPS_COLUMNS: [&str; 6] = [
+    "step",
+    "t_start",
+    "data_wait_ms",
+    "launch_ms",
+    "gpu_ms",
+    "gpu_steps",
+];
 
 /// The host file's header for `cores` cores.
 pub fn host_header(cores: usize) -> String {

@@ -33,7 +33,11 @@ pub fn analyze_steps(
         .map(|(_, d)| *d)
         .collect();
     let median_step = median(&clean);
-    let gpu_ms: Vec<f64> = steps[warmup..].iter().filter_map(|s| s.gpu_ms).collect();
+    // Per step: a span's GPU time over its steps.
+    let gpu_ms: Vec<f64> = steps[warmup..]
+        .iter()
+        .filter_map(|s| Some(s.gpu_ms? / f64::from(s.gpu_steps.max(1))))
+        .collect();
     let median_gpu = (!gpu_ms.is_empty()).then(|| median(&gpu_ms));
     // When the host runs ahead of the GPU (most steps shorter than their GPU work), a long
     // step is the host waiting for room in the launch queue, not a stall of the GPU.
@@ -70,11 +74,11 @@ pub fn analyze_steps(
         .collect();
     let data_wait: Vec<f64> = steady_set.iter().map(|s| s.data_wait_ms).collect();
     let launch: Vec<f64> = steady_set.iter().map(|s| s.launch_ms).collect();
-    let idle_per_step = data_idle_per_step(&steady_set);
-    let data_idle_ms = idle_per_step
+    let idle_per_span = data_idle_per_span(&steady_set);
+    let data_idle_ms = idle_per_span
         .as_ref()
-        .map(|v| v.iter().map(|(_, ms)| ms).sum::<f64>());
-    let epoch_start_idle = idle_per_step
+        .map(|v| v.iter().map(|(_, _, ms)| ms).sum::<f64>());
+    let epoch_start_idle = idle_per_span
         .as_ref()
         .and_then(|v| epoch_start_idle(v, epoch_starts));
     StepTiming {
@@ -104,35 +108,73 @@ pub fn analyze_steps(
     }
 }
 
-/// The GPU's idle time waiting for data, at least, step by step over `steps`.
-/// `gpu_ms` is a step on the GPU's clock (from one step's end event to the next), its idle
-/// time included; the GPU's fastest steps (the 10th percentile, so that a short last batch
-/// of an epoch does not count) bound its work per step from above. A step's GPU time beyond
-/// that was idle, and the data's doing for as long as the host waited for its batch. A host
-/// that ran ahead kept the GPU busy through its wait: that step's GPU time is not longer.
-/// None without `gpu_ms`.
-fn data_idle_per_step(steps: &[&StepRecord]) -> Option<Vec<(u64, f64)>> {
-    let gpu: Vec<f64> = steps.iter().filter_map(|s| s.gpu_ms).collect();
-    if gpu.is_empty() {
+/// Consecutive steps timed together on the GPU's clock: from the end event of the span
+/// before to that of its last step (`gpu_ms`, idle time included).
+struct GpuSpan {
+    first: u64,
+    last: u64,
+    steps: u32,
+    gpu_ms: f64,
+    data_wait_ms: f64,
+}
+
+/// The spans whose steps all lie in `steps` (in step order). A span reaching into steps
+/// left out (warm-up, the profiler's) is left out with them.
+fn gpu_spans(steps: &[&StepRecord]) -> Vec<GpuSpan> {
+    steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let gpu_ms = s.gpu_ms?;
+            let n = s.gpu_steps.max(1) as usize;
+            let covered = &steps[(i + 1).checked_sub(n)?..=i];
+            let consecutive = covered[0].step.checked_add(n as u64 - 1) == Some(s.step);
+            consecutive.then(|| GpuSpan {
+                first: covered[0].step,
+                last: s.step,
+                steps: n as u32,
+                gpu_ms,
+                data_wait_ms: covered.iter().map(|c| c.data_wait_ms.max(0.0)).sum(),
+            })
+        })
+        .collect()
+}
+
+/// The GPU's idle time waiting for data, at least, span by span over `steps` (a span is
+/// one step where steps are long; the probe times short steps in spans of ~20 ms).
+/// The GPU's fastest spans per step (the 10th percentile, so that a short last batch of an
+/// epoch does not count) bound its work per step from above. A span's GPU time beyond that
+/// work for its steps was idle, and the data's doing for as long as the host waited for
+/// batches in it. A host that ran ahead kept the GPU busy through its wait: that span's
+/// GPU time is not longer. Each span as (first step, last step, idle ms); None without
+/// GPU times.
+fn data_idle_per_span(steps: &[&StepRecord]) -> Option<Vec<(u64, u64, f64)>> {
+    let spans = gpu_spans(steps);
+    if spans.is_empty() {
         return None;
     }
-    let work = percentile(&gpu, 0.1);
+    let per_step: Vec<f64> = spans
+        .iter()
+        .map(|s| s.gpu_ms / f64::from(s.steps))
+        .collect();
+    let work = percentile(&per_step, 0.1);
     Some(
-        steps
+        spans
             .iter()
-            .filter_map(|s| {
-                let idle = (s.gpu_ms? - work).clamp(0.0, s.data_wait_ms.max(0.0));
-                Some((s.step, idle))
+            .map(|s| {
+                let idle = (s.gpu_ms - work * f64::from(s.steps)).clamp(0.0, s.data_wait_ms);
+                (s.first, s.last, idle)
             })
             .collect(),
     )
 }
 
-/// The data idle of the steps that begin an epoch (the step a new iterator was made in and
-/// the one after it, whose batch the same start delays), when the run marked any.
-fn epoch_start_idle(idle: &[(u64, f64)], epoch_starts: &[u64]) -> Option<EpochStartIdle> {
+/// The data idle of the spans holding a step that begins an epoch (the step a new iterator
+/// was made in) or the one after it, whose batch the same start delays, when the run
+/// marked any. The probe times those two steps alone.
+fn epoch_start_idle(idle: &[(u64, u64, f64)], epoch_starts: &[u64]) -> Option<EpochStartIdle> {
     let first = idle.first()?.0;
-    let last = idle.last()?.0;
+    let last = idle.last()?.1;
     let starts: Vec<u64> = epoch_starts
         .iter()
         .copied()
@@ -144,12 +186,12 @@ fn epoch_start_idle(idle: &[(u64, f64)], epoch_starts: &[u64]) -> Option<EpochSt
     let idle_ms = idle
         .iter()
         // Step numbers come from the input: saturate rather than overflow.
-        .filter(|(step, _)| {
+        .filter(|(a, b, _)| {
             starts
                 .iter()
-                .any(|s| *step == *s || *step == s.saturating_add(1))
+                .any(|s| (*a..=*b).contains(s) || (*a..=*b).contains(&s.saturating_add(1)))
         })
-        .map(|(_, ms)| ms)
+        .map(|(_, _, ms)| ms)
         .sum();
     Some(EpochStartIdle {
         epochs: starts.len() as u32,
@@ -204,6 +246,7 @@ mod tests {
                 data_wait_ms: 1.0,
                 launch_ms: 5.0,
                 gpu_ms: Some(d * 0.9),
+                gpu_steps: 1,
             });
             t += d / 1e3;
         }
@@ -307,5 +350,89 @@ mod tests {
             .collect();
         let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, None);
+    }
+
+    /// The same rows timed on the GPU as the probe times short steps: spans of `k` steps;
+    /// an epoch's start (a step in `starts`) ends the span before it, and it and the step
+    /// after it are timed alone.
+    fn in_spans(rows: &[StepRecord], k: usize, starts: &[u64]) -> Vec<StepRecord> {
+        let mut out: Vec<StepRecord> = Vec::new();
+        let mut open: Vec<StepRecord> = Vec::new();
+        let mut open_gpu = 0.0;
+        let close = |open: &mut Vec<StepRecord>, gpu: &mut f64, out: &mut Vec<StepRecord>| {
+            let n = open.len() as u32;
+            if let Some(last) = open.last_mut() {
+                (last.gpu_ms, last.gpu_steps) = (Some(*gpu), n);
+            }
+            out.append(open);
+            *gpu = 0.0;
+        };
+        for r in rows {
+            let alone = starts.iter().any(|&s| r.step == s || r.step == s + 1);
+            if starts.contains(&r.step) {
+                close(&mut open, &mut open_gpu, &mut out);
+            }
+            open_gpu += r.gpu_ms.unwrap();
+            open.push(StepRecord {
+                gpu_ms: None,
+                gpu_steps: 1,
+                ..r.clone()
+            });
+            if alone || open.len() == k {
+                close(&mut open, &mut open_gpu, &mut out);
+            }
+        }
+        out.append(&mut open);
+        out
+    }
+
+    #[test]
+    fn short_steps_timed_in_spans_give_the_same_gpu_figures_as_step_by_step() {
+        // 2 ms steps, 1.8 ms of GPU work each; every 100th step begins an epoch and waits
+        // 50 ms for its batch, the GPU idle all through. The probe times such steps in spans
+        // of 10, an epoch's first two steps alone.
+        let mut d = vec![500.0];
+        for i in 1..400 {
+            d.push(if i % 100 == 0 { 52.0 } else { 2.0 });
+        }
+        let mut rows = run(&d);
+        let starts: Vec<u64> = (1..4).map(|e| e * 100).collect();
+        for r in rows.iter_mut() {
+            let waits = starts.contains(&r.step);
+            r.data_wait_ms = if waits { 50.0 } else { 0.0 };
+            r.gpu_ms = Some(if waits { 51.8 } else { 1.8 });
+        }
+        let th = Thresholds::default();
+        let each = analyze_steps(0, &rows, None, &starts, &th);
+        let spans = in_spans(&rows, 10, &starts);
+        assert!(spans.iter().any(|s| s.gpu_steps == 10));
+        let spanned = analyze_steps(0, &spans, None, &starts, &th);
+        let idle = each.data_idle_share.unwrap();
+        assert!(idle > 0.1, "{idle}");
+        assert!((spanned.data_idle_share.unwrap() - idle).abs() < 1e-9);
+        let (a, b) = (
+            each.epoch_start_idle.unwrap(),
+            spanned.epoch_start_idle.unwrap(),
+        );
+        assert_eq!((a.epochs, b.epochs), (3, 3));
+        assert!((a.idle_ms - 150.0).abs() < 1e-6, "{}", a.idle_ms);
+        assert!((b.idle_ms - a.idle_ms).abs() < 1e-6);
+        assert!((spanned.median_gpu_ms.unwrap() - 1.8).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_span_reaching_into_the_profiled_steps_is_left_out_with_them() {
+        let mut rows = run(&[10.0; 60]);
+        for r in rows.iter_mut() {
+            r.data_wait_ms = 0.0;
+            (r.gpu_ms, r.gpu_steps) = (None, 1);
+        }
+        // One span of 10 steps ends at step 25, inside the margin before the window at 22..29;
+        // another of 10 ends at step 50, clear of it.
+        (rows[25].gpu_ms, rows[25].gpu_steps) = (Some(300.0), 10);
+        (rows[50].gpu_ms, rows[50].gpu_steps) = (Some(95.0), 10);
+        let t = analyze_steps(0, &rows, Some((22, 29)), &[], &Thresholds::default());
+        // Only the clean span counts: its own 9.5 ms per step is the work, no idle.
+        assert_eq!(t.data_idle_share, Some(0.0));
     }
 }
