@@ -26,8 +26,8 @@ pub fn tr(code: &str, key: &str) -> String {
     checkup_text::ui::tr(lang(code), key)
 }
 
-/// An error from the backend in the language `code`.
-pub fn error_words(code: &str, e: &checkup_model::UiError) -> String {
+/// An error from the backend in the language `code`: words, and details apart.
+pub fn error_words(code: &str, e: &checkup_model::UiError) -> checkup_text::ui::ErrorWords {
     checkup_text::ui::error_words(lang(code), e)
 }
 
@@ -39,6 +39,7 @@ mod tests {
         let sources = [
             include_str!("lib.rs"),
             include_str!("steps/mod.rs"),
+            include_str!("steps/next.rs"),
             include_str!("steps/hosts.rs"),
             include_str!("steps/environment.rs"),
             include_str!("steps/sampling.rs"),
@@ -98,6 +99,14 @@ mod tests {
                 "err_no_host",
                 "err_no_gpu_data",
                 "err_stale_diagnosis",
+                "err_ssh_failed",
+                "err_no_ssh_client",
+                "err_protocol",
+                "err_file",
+                // Why an agent has no GPU readings (checkup_text::ui::gpu_problem_words).
+                "gpu_problem_no_driver",
+                "gpu_problem_nvml",
+                "gpu_problem_no_nvml_build",
                 // Why a live phase reconnects (src-tauri/src/live.rs).
                 "why_stream_dropped",
                 "why_stop_unanswered",

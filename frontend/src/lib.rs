@@ -23,12 +23,16 @@ pub struct Ui {
     pub checkups: RwSignal<Vec<CheckupSummary>>,
     pub view: RwSignal<Option<CheckupView>>,
     pub step: RwSignal<WizardStep>,
-    pub error: RwSignal<Option<String>>,
+    /// The last error, worded in the chosen language when shown.
+    pub error: RwSignal<Option<checkup_model::UiError>>,
     /// How the history database was opened, when not as it was.
     pub store_notice: RwSignal<Option<checkup_model::StoreNotice>>,
     pub host: RwSignal<Option<HostInfo>>,
     pub busy: RwSignal<Option<String>>,
     pub live: RwSignal<Option<LiveProgress>>,
+    /// The live phase that just finished and moved the wizard on by itself (said at the
+    /// top of the step it moved to, until the user goes elsewhere).
+    pub arrived: RwSignal<Option<LiveProgress>>,
     /// Checkups being opened right now (shown as `aria-busy` on the main area).
     pub opening: RwSignal<u32>,
     /// What the user typed in the live steps (sampling length and job; the training command
@@ -48,8 +52,7 @@ impl Ui {
     /// Shows an error, worded in the chosen language.
     pub fn fail(&self, e: checkup_model::UiError) {
         self.busy.set(None);
-        self.error
-            .set(Some(i18n::error_words(&self.lang.get_untracked(), &e)));
+        self.error.set(Some(e));
     }
 
     /// Loads the history, then tells the shell once the first full screen has been painted
@@ -113,6 +116,12 @@ impl Ui {
             .with_untracked(|v| v.as_ref().map(|v| v.summary.id))
     }
 
+    /// Moves the wizard where the user asked.
+    pub fn go_by_user(self, step: WizardStep) {
+        self.arrived.set(None);
+        self.go(step);
+    }
+
     /// Moves the wizard and remembers the step, so the checkup resumes there.
     pub fn go(self, step: WizardStep) {
         self.step.set(step);
@@ -123,6 +132,34 @@ impl Ui {
                 }
             });
         }
+    }
+}
+
+/// An error in plain words with what to try, and what the system or a library said folded
+/// under "details" (`id` names the words; `{id}-details` the fold).
+pub fn error_view(l: &str, e: &checkup_model::UiError, id: &'static str) -> impl IntoView {
+    let w = i18n::error_words(l, e);
+    view! {
+        <div class="error-box">
+            <p class="error" id=id role="alert">{w.words}</p>
+            {w.details.map(|d| view! {
+                <details class="error-details" id=format!("{id}-details")>
+                    <summary>{tr(l, "details")}</summary>
+                    <pre>{d}</pre>
+                </details>
+            })}
+        </div>
+    }
+}
+
+/// What a live phase that moved the wizard on found, in the language `l`.
+fn arrival_words(l: &str, p: &LiveProgress) -> String {
+    if p.phase == "profiling" {
+        tr(l, "arrived_after_profiling").replace("{steps}", &p.steps_done.to_string())
+    } else {
+        tr(l, "arrived_after_sampling")
+            .replace("{samples}", &p.samples.to_string())
+            .replace("{seconds}", &format!("{:.0}", p.elapsed_s))
     }
 }
 
@@ -143,6 +180,7 @@ fn App() -> impl IntoView {
         host: RwSignal::new(None),
         busy: RwSignal::new(None),
         live: RwSignal::new(None),
+        arrived: RwSignal::new(None),
         opening: RwSignal::new(0),
         sample_seconds: RwSignal::new("60".into()),
         sample_job: RwSignal::new(String::new()),
@@ -158,15 +196,17 @@ fn App() -> impl IntoView {
         } else {
             WizardStep::Sampling
         };
-        let error = p
-            .error
-            .as_ref()
-            .map(|e| i18n::error_words(&ui.lang.get_untracked(), e));
+        let error = p.error.clone();
+        // A phase that ended with a result moves on to what it found; one that failed
+        // stays where its error and its settings are.
+        let moved_to = phase.after_live_phase().filter(|_| done && error.is_none());
+        let finished = p.clone();
         ui.live.set(Some(p));
         if done {
             ui.refresh();
             if ui.current_id() == Some(id) {
-                ui.open(id, Some(phase));
+                ui.arrived.set(moved_to.map(|_| finished));
+                ui.open(id, Some(moved_to.unwrap_or(phase)));
             }
         }
         if error.is_some() {
@@ -196,7 +236,7 @@ fn App() -> impl IntoView {
                     <For each=move || ui.checkups.get() key=|c| (c.id, c.wizard_step, c.primary.clone(), c.is_baseline) let:c>
                         <li
                             class:selected=move || ui.view.with(|v| v.as_ref().is_some_and(|v| v.summary.id == c.id))
-                            on:click=move |_| ui.open(c.id, None)
+                            on:click=move |_| { ui.arrived.set(None); ui.open(c.id, None) }
                         >
                             <div>{c.title.clone()}</div>
                             <div class="primary">{c.primary.clone().unwrap_or_default()}</div>
@@ -215,9 +255,7 @@ fn App() -> impl IntoView {
                         {move || ui.store_notice.get().map(|n| checkup_text::ui::store_notice_words(i18n::lang(&ui.l()), &n)).unwrap_or_default()}
                     </p>
                 </Show>
-                <Show when=move || ui.error.with(|e| e.is_some())>
-                    <p class="error" id="error">{move || ui.error.get().unwrap_or_default()}</p>
-                </Show>
+                {move || ui.error.get().map(|e| error_view(&ui.l(), &e, "error"))}
                 <Show when=move || ui.busy.with(|b| b.is_some())>
                     <p class="busy">{move || ui.busy.get().unwrap_or_default()}</p>
                 </Show>
@@ -227,13 +265,14 @@ fn App() -> impl IntoView {
                         <nav class="steps">
                             {WizardStep::ALL.into_iter().map(|s| {
                                 view! {
-                                    <button id=format!("step-{}", s.key()) class:active=move || ui.step.get() == s on:click=move |_| ui.go(s)>
+                                    <button id=format!("step-{}", s.key()) class:active=move || ui.step.get() == s on:click=move |_| ui.go_by_user(s)>
                                         {move || tr(&ui.l(), s.key())}
                                     </button>
                                 }
                             }).collect_view()}
                         </nav>
                         <h2 id="checkup-title">{v.summary.title.clone()}</h2>
+                        {move || ui.arrived.get().map(|p| view! { <p class="notice" id="arrived" role="status">{arrival_words(&ui.l(), &p)}</p> })}
                         {move || steps::step_view(ui, ui.step.get())}
                     }.into_any(),
                 }}

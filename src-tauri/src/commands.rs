@@ -293,6 +293,23 @@ pub async fn recheck_environment(
     Ok(())
 }
 
+/// The processes using the connected host's GPUs now (the PID picker of the sampling step).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn list_gpu_processes(
+    state: State<'_, AppState>,
+    args: cmd::ListGpuProcesses,
+) -> Result<checkup_model::GpuProcessList, AppError> {
+    let cmd::ListGpuProcesses {} = args;
+    let client = state
+        .host
+        .lock()
+        .await
+        .as_ref()
+        .map(|h| h.client())
+        .ok_or(AppError::NoHost)?;
+    Ok(client.gpu_processes().await?)
+}
+
 /// Samples the host for `seconds`; progress and live curves arrive as `live-progress` events.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn start_sampling(

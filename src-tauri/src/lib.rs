@@ -187,6 +187,7 @@ pub fn run() {
             commands::recheck_environment,
             commands::start_sampling,
             commands::start_profiling,
+            commands::list_gpu_processes,
             commands::stop_live,
             commands::open_recording,
             commands::pick_recording,

@@ -88,6 +88,7 @@ pub struct AgentState {
     token: String,
     gpus: u32,
     gpu_error: Option<String>,
+    gpu_problem: Option<checkup_model::GpuProblem>,
     /// Epoch seconds of the last authenticated request (for `--idle-exit`).
     last_request: AtomicU64,
     runs_dir: PathBuf,
@@ -121,11 +122,12 @@ impl AgentState {
         replay: Option<PathBuf>,
     ) -> std::io::Result<Arc<Self>> {
         let stream = Arc::new(SampleStream::new(&runs_dir.join(".stream.jsonl"), 20_000)?);
-        let (gpus, gpu_error) = gpu_presence();
+        let (gpus, gpu_problem) = gpu_presence();
         Ok(Arc::new(Self {
             token,
             gpus,
-            gpu_error,
+            gpu_error: gpu_problem.as_ref().map(problem_line),
+            gpu_problem,
             last_request: AtomicU64::new(sampler::now_s() as u64),
             runs_dir,
             stream,
@@ -165,16 +167,33 @@ impl AgentState {
 }
 
 /// How many GPUs NVML sees, or why it sees none.
-fn gpu_presence() -> (u32, Option<String>) {
+fn gpu_presence() -> (u32, Option<checkup_model::GpuProblem>) {
     #[cfg(feature = "nvml")]
     {
+        use checkup_model::GpuProblem;
         match crate::collect::nvml::NvmlCollector::new() {
             Ok(nv) => (nv.gpu_count(), None),
-            Err(e) => (0, Some(e.to_string())),
+            Err(crate::AgentError::NoDriver(detail)) => (0, Some(GpuProblem::NoDriver { detail })),
+            Err(e) => (
+                0,
+                Some(GpuProblem::Nvml {
+                    detail: e.to_string(),
+                }),
+            ),
         }
     }
     #[cfg(not(feature = "nvml"))]
-    (0, Some("this agent was built without NVML".into()))
+    (0, Some(checkup_model::GpuProblem::NoNvmlInBuild))
+}
+
+/// The English line older clients show (`AgentHealth::gpu_error`).
+fn problem_line(p: &checkup_model::GpuProblem) -> String {
+    use checkup_model::GpuProblem;
+    match p {
+        GpuProblem::NoDriver { detail } => crate::AgentError::NoDriver(detail.clone()).to_string(),
+        GpuProblem::Nvml { detail } => detail.clone(),
+        GpuProblem::NoNvmlInBuild => "this agent was built without NVML".into(),
+    }
 }
 
 pub(crate) fn error(status: StatusCode, message: impl Into<String>) -> Response {
@@ -206,6 +225,7 @@ pub fn router(state: Arc<AgentState>, allow_remote: bool) -> Router {
     Router::new()
         .route("/v1/health", get(health))
         .route("/v1/check", get(check))
+        .route("/v1/gpu-processes", get(gpu_processes))
         .route(
             "/v1/sampling",
             axum::routing::post(start_sampling).delete(stop_sampling),
@@ -234,6 +254,7 @@ async fn health(State(s): State<Arc<AgentState>>) -> Json<AgentHealth> {
         agent: env!("CARGO_PKG_VERSION").into(),
         gpus: s.gpus,
         gpu_error: s.gpu_error.clone(),
+        gpu_problem: s.gpu_problem.clone(),
         sampling,
         run_active: s.run_is_active(),
         last_seq: s.stream.last_seq(),
@@ -252,6 +273,19 @@ async fn check(Query(q): Query<checkup_model::CheckQuery>) -> Response {
         Err(e) => error(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("check failed: {e}"),
+        ),
+    }
+}
+
+async fn gpu_processes(State(s): State<Arc<AgentState>>) -> Response {
+    let replay = s.replay.clone();
+    match tokio::task::spawn_blocking(move || crate::processes::gpu_processes(replay.as_deref()))
+        .await
+    {
+        Ok(list) => Json(list).into_response(),
+        Err(e) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("listing the GPU processes failed: {e}"),
         ),
     }
 }

@@ -70,7 +70,12 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                 .gpu_processes()
                 .into_iter()
                 .filter(|(_, pid, _)| *pid != me)
-                .map(|(gpu, pid, used_mib)| GpuProcess { gpu, pid, used_mib })
+                .map(|(gpu, pid, used_mib)| GpuProcess {
+                    gpu,
+                    pid,
+                    used_mib,
+                    command: None,
+                })
                 .collect();
             checks.push(EnvCheck::new(
                 CheckId::GpuProcesses,

@@ -8,6 +8,7 @@ pub mod collect;
 pub mod error;
 pub mod listen;
 pub mod private;
+pub mod processes;
 pub mod recorder;
 pub mod retention;
 pub mod run;

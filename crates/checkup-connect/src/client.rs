@@ -4,7 +4,8 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use checkup_model::{
-    AgentHealth, CheckQuery, CheckReport, RunInfo, RunRequest, SamplingRequest, StreamEvent,
+    AgentHealth, CheckQuery, CheckReport, GpuProcessList, RunInfo, RunRequest, SamplingRequest,
+    StreamEvent,
 };
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
@@ -121,6 +122,17 @@ impl AgentClient {
                 .get(self.url("/v1/check"))
                 .query(query)
                 .timeout(Duration::from_secs(120)),
+        )
+        .await
+    }
+
+    /// The processes using the host's GPUs now (the recording's, when it plays one back).
+    pub async fn gpu_processes(&self) -> Result<GpuProcessList> {
+        self.json(
+            "gpu processes",
+            self.http
+                .get(self.url("/v1/gpu-processes"))
+                .timeout(Duration::from_secs(20)),
         )
         .await
     }

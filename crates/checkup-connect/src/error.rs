@@ -68,7 +68,15 @@ impl ConnectError {
                 ("err_agent_unreachable", addr.clone(), detail.clone())
             }
             Self::Unauthorized => ("err_unauthorized", String::new(), String::new()),
-            _ => return None,
+            Self::Ssh { host, detail } => ("err_ssh_failed", host.clone(), detail.clone()),
+            Self::NoSshClient(e) => ("err_no_ssh_client", String::new(), e.to_string()),
+            Self::Protocol { what, detail } => {
+                ("err_protocol", String::new(), format!("{what}: {detail}"))
+            }
+            Self::Io { path, source } => {
+                ("err_file", path.display().to_string(), source.to_string())
+            }
+            Self::Agent { .. } | Self::Invalid(_) => return None,
         })
     }
 

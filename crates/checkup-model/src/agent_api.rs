@@ -11,8 +11,12 @@ pub struct AgentHealth {
     /// The agent's version (the app re-uploads an agent of another version).
     pub agent: String,
     pub gpus: u32,
-    /// Why there are no GPU readings ("no NVIDIA driver: ..."), when there are none.
+    /// Why there are no GPU readings ("no NVIDIA driver: ..."), when there are none, as one
+    /// English line (what agents before `gpu_problem` sent).
     pub gpu_error: Option<String>,
+    /// The same, typed, for a UI to word in its language with the system's message apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_problem: Option<GpuProblem>,
     /// The sampling run in progress.
     pub sampling: Option<String>,
     pub run_active: bool,
@@ -22,6 +26,30 @@ pub struct AgentHealth {
     /// samples are that recording's, not this host's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaying: Option<String>,
+}
+
+/// Why an agent has no GPU readings. `detail` is what the driver's library said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GpuProblem {
+    /// The NVIDIA driver's library is not installed or not loaded.
+    NoDriver { detail: String },
+    /// The driver is there but did not answer.
+    Nvml { detail: String },
+    /// The agent was built without NVML.
+    NoNvmlInBuild,
+}
+
+/// `GET /v1/gpu-processes`: the processes using the GPUs now, to pick the training from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuProcessList {
+    pub processes: Vec<crate::GpuProcess>,
+    /// Why the GPUs could not be asked, when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_problem: Option<GpuProblem>,
+    /// The recording whose processes these are, when the agent plays one back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_in: Option<String>,
 }
 
 /// `GET /v1/check`: the static environment check.

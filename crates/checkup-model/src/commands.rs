@@ -51,6 +51,30 @@ impl WizardStep {
     pub fn from_key(key: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.key() == key)
     }
+
+    /// The steps a step offers when its work is done, the usual one first: after the
+    /// environment, watching the running training (or profiling a run of it); after
+    /// sampling, profiling for the cause (or what sampling alone found); then the diagnosis
+    /// and its report.
+    pub fn next_offered(self) -> &'static [WizardStep] {
+        match self {
+            WizardStep::Environment => &[WizardStep::Sampling, WizardStep::Profiling],
+            WizardStep::Sampling => &[WizardStep::Profiling, WizardStep::Diagnosis],
+            WizardStep::Profiling => &[WizardStep::Diagnosis],
+            WizardStep::Diagnosis => &[WizardStep::Report],
+            WizardStep::Report => &[],
+        }
+    }
+
+    /// Where the wizard moves by itself when this step's live phase has finished with a
+    /// result: the diagnosis, which now holds what the phase found. Steps without a live
+    /// phase stay where the user is.
+    pub fn after_live_phase(self) -> Option<WizardStep> {
+        match self {
+            WizardStep::Sampling | WizardStep::Profiling => Some(WizardStep::Diagnosis),
+            _ => None,
+        }
+    }
 }
 
 /// What a report is exported as.
@@ -166,6 +190,10 @@ command!(
         profile_steps: u32,
     }
 );
+command!(
+    /// The processes using the connected host's GPUs now, to pick the training from.
+    ListGpuProcesses = "list_gpu_processes" -> crate::GpuProcessList {}
+);
 command!(StopLive = "stop_live" -> () {});
 command!(
     /// Analyses a recording offline; answers the new checkup's id.
@@ -181,7 +209,7 @@ command!(
 );
 
 /// Every command's name: the shell registers each (its test checks).
-pub const COMMAND_NAMES: [&str; 19] = [
+pub const COMMAND_NAMES: [&str; 20] = [
     UiPainted::NAME,
     PickRecording::NAME,
     ListCheckups::NAME,
@@ -196,6 +224,7 @@ pub const COMMAND_NAMES: [&str; 19] = [
     RecheckEnvironment::NAME,
     StartSampling::NAME,
     StartProfiling::NAME,
+    ListGpuProcesses::NAME,
     StopLive::NAME,
     OpenRecording::NAME,
     AddNote::NAME,
@@ -233,5 +262,26 @@ mod tests {
             assert_eq!(WizardStep::from_key(s.key()), Some(s));
         }
         assert_eq!(WizardStep::from_key("nowhere"), None);
+    }
+
+    #[test]
+    fn every_step_but_the_report_offers_a_later_one_and_live_phases_end_at_the_diagnosis() {
+        for s in WizardStep::ALL {
+            let here = WizardStep::ALL.iter().position(|x| *x == s).unwrap();
+            for next in s.next_offered() {
+                let there = WizardStep::ALL.iter().position(|x| x == next).unwrap();
+                assert!(there > here, "{s:?} offers {next:?}, which comes before it");
+            }
+            assert_eq!(s.next_offered().is_empty(), s == WizardStep::Report);
+        }
+        assert_eq!(
+            WizardStep::Sampling.after_live_phase(),
+            Some(WizardStep::Diagnosis)
+        );
+        assert_eq!(
+            WizardStep::Profiling.after_live_phase(),
+            Some(WizardStep::Diagnosis)
+        );
+        assert_eq!(WizardStep::Environment.after_live_phase(), None);
     }
 }

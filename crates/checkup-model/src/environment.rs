@@ -97,6 +97,9 @@ pub struct GpuProcess {
     pub gpu: u32,
     pub pid: u32,
     pub used_mib: Option<u64>,
+    /// Its command line, as far as the host tells (`/proc/PID/cmdline`, shortened).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
 }
 
 /// What a check saw.

@@ -1,13 +1,13 @@
 //! The sample files of a run folder: `samples_nvml.csv`, `samples_gpm.csv`,
-//! `samples_host.csv`.
+//! `samples_host.csv`, `samples_gpu_processes.csv`.
 
 use std::path::Path;
 
-use checkup_model::{ClockEventReasons, GpmSample, HostSample, NvmlSample};
+use checkup_model::{ClockEventReasons, GpmSample, GpuProcessSample, HostSample, NvmlSample};
 
 use crate::csv_table::{cell, number, CsvTable};
 use crate::error::{RecordingError, Result};
-use crate::schema::{GPM_COLUMNS, HOST_COLUMNS, NVML_COLUMNS};
+use crate::schema::{GPM_COLUMNS, GPU_PROCESSES_COLUMNS, HOST_COLUMNS, NVML_COLUMNS};
 
 /// `samples_nvml.csv`: one row per GPU per tick.
 pub fn read_nvml_csv(path: &Path) -> Result<Vec<NvmlSample>> {
@@ -90,6 +90,42 @@ pub fn read_gpm_csv(path: &Path) -> Result<Vec<GpmSample>> {
             pcie_rx_mibs: v(13)?,
             nvlink_rx_mibs: v(14)?,
             nvlink_tx_mibs: v(15)?,
+        });
+    }
+    Ok(out)
+}
+
+/// `samples_gpu_processes.csv`: each GPU's compute processes at each reading.
+pub fn read_gpu_processes_csv(path: &Path) -> Result<Vec<GpuProcessSample>> {
+    let t = CsvTable::read(path, true)?;
+    let [ts_col, gpu_col, pid_col, used_col] = GPU_PROCESSES_COLUMNS;
+    let (ts, gpu, pid) = (
+        t.require(path, ts_col)?,
+        t.require(path, gpu_col)?,
+        t.require(path, pid_col)?,
+    );
+    let used = t.column(used_col);
+    let whole = |line: usize, name: &str, v: f64| {
+        if v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) {
+            Ok(v as u32)
+        } else {
+            Err(RecordingError::invalid(
+                path,
+                format!("line {line}: `{name}` = {v} is not a whole number"),
+            ))
+        }
+    };
+    let mut out = Vec::with_capacity(t.rows.len());
+    for (i, rec) in t.rows.iter().enumerate() {
+        let line = i + 2;
+        let need = |idx: usize, name: &str| {
+            crate::csv_table::required_number(path, line, name, rec.get(idx))
+        };
+        out.push(GpuProcessSample {
+            ts: need(ts, ts_col)?,
+            gpu: whole(line, gpu_col, need(gpu, gpu_col)?)?,
+            pid: whole(line, pid_col, need(pid, pid_col)?)?,
+            used_mib: number(path, line, used_col, cell(rec, used))?,
         });
     }
     Ok(out)
@@ -194,5 +230,19 @@ mod tests {
             (Some(40.0), Some(2))
         );
         assert_eq!(h.per_core_pct, vec![10.0, 90.0]);
+    }
+
+    #[test]
+    fn gpu_processes_read_back_and_a_broken_pid_names_its_line() {
+        let f = file("ts,gpu,pid,used_mib\n1.5,0,811,1672\n1.5,1,812,\n");
+        let p = read_gpu_processes_csv(f.path()).unwrap();
+        assert_eq!((p[0].pid, p[0].used_mib), (811, Some(1672.0)));
+        assert_eq!((p[1].gpu, p[1].used_mib), (1, None));
+        let bad = file("ts,gpu,pid,used_mib\n1.5,0,81.5,10\n");
+        let err = read_gpu_processes_csv(bad.path()).unwrap_err().to_string();
+        assert!(
+            err.ends_with("line 2: `pid` = 81.5 is not a whole number"),
+            "{err}"
+        );
     }
 }

@@ -16,6 +16,15 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("profiling", "3 Profiling", "3 性能分析"),
     ("diagnosis", "4 Diagnosis", "4 诊断"),
     ("report", "5 Report", "5 报告"),
+    ("job_help", "The job is the training to watch. Its PID (process ID) is the number the system gives a running program: pick the training from the processes on the GPUs below, or find it on the host with `nvidia-smi` or `ps aux | grep python`. `gpu 0` watches one GPU whatever runs on it; left empty, the whole host is watched.", "“任务”是要观察的训练。PID（进程号）是系统分配给正在运行的程序的编号：可以从下面正在使用 GPU 的进程中选出训练进程，也可以在主机上用 `nvidia-smi` 或 `ps aux | grep python` 查找。填 `gpu 0` 表示观察一块 GPU，不论上面运行什么；留空则观察整台主机。"),
+    ("find_processes", "Show the processes on the GPUs", "显示正在使用 GPU 的进程"),
+    ("no_gpu_processes", "No process is using a GPU right now: start the training first, then show the processes again (or watch by GPU, or the whole host).", "目前没有进程在使用 GPU：请先启动训练，然后再次显示进程（或者按 GPU 观察，或观察整台主机）。"),
+    ("use_this", "Use", "选用"),
+    ("gpu_memory", "GPU memory", "显存"),
+    ("processes_recorded", "These are the processes of the recording this agent plays back ({path}), not of this host.", "这些是该 agent 正在回放的记录（{path}）中的进程，而不是本主机的进程。"),
+    ("next_step", "Next: {step} →", "下一步：{step} →"),
+    ("arrived_after_sampling", "Sampling finished: {samples} samples over {seconds} s. Below is what they show; profiling a few steps (step 3) tells the cause when they cannot.", "采样完成：{seconds} 秒内共 {samples} 个样本。下面是它们显示的情况；如果看不出原因，请对几个训练步骤做性能分析（第 3 步）。"),
+    ("arrived_after_profiling", "Profiling finished: {steps} steps recorded. Below is the diagnosis.", "性能分析完成：共记录 {steps} 个训练步骤。下面是诊断。"),
     ("intro_environment", "Checks the GPU host before anything else: the driver and CUDA versions, whether torch in your training's environment sees the GPU and was built for it, persistence mode, the PCIe link, ECC errors, the power limit and how many CPU cores the DataLoader can use. A problem here slows every run whatever the model does, so fix failures first.", "在做任何其他事之前先检查 GPU 主机：驱动和 CUDA 版本、训练所用环境中的 torch 能否看到 GPU 并且是为它编译的、持久模式、PCIe 链路、ECC 错误、功率上限，以及 DataLoader 能用多少个 CPU 核心。这里的问题会拖慢每一次训练，与模型无关，所以请先修复失败项。"),
     ("intro_environment_next", "Takes a few seconds. Next: watch the running training (step 2), or run a few profiled steps of it (step 3).", "只需几秒。下一步：观察正在运行的训练（第 2 步），或对它的几个训练步骤做性能分析（第 3 步）。"),
     ("intro_sampling", "Watches the GPU and the host while your training runs, without touching it: GPU utilisation, power, clocks and the CPU of the training's processes, ten times a second. It shows whether the GPU is kept busy and when it idles. In Job, enter the PID of the training process (on the host, nvidia-smi lists the python process using the GPU), or gpu 0 to watch one GPU, or leave it empty.", "在训练运行时观察 GPU 和主机，不改动训练本身：每秒十次记录 GPU 利用率、功率、频率以及训练进程的 CPU。它说明 GPU 是否一直在忙、何时空闲。在“任务”中填写训练进程的 PID（在主机上运行 nvidia-smi，可以看到使用 GPU 的 python 进程），或填写 gpu 0 只观察一块 GPU，也可以留空。"),
@@ -68,18 +77,26 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("reconnects", "reconnects, no samples lost", "次重连，样本无丢失"),
     ("no_samples", "No samples yet.", "还没有样本。"),
     ("starting", "starting", "正在启动"),
-    ("err_unreachable", "Cannot reach {subject}: {detail}. Check the host name and that `ssh {subject}` works from a terminal.", "无法连接 {subject}：{detail}。请检查主机名，并确认在终端中可以执行 `ssh {subject}`。"),
-    ("err_auth_refused", "{subject} refused the login: {detail}. The app logs in with your SSH keys and ssh-agent (no password prompts): add a key with `ssh-copy-id {subject}` or load it with `ssh-add`.", "{subject} 拒绝登录：{detail}。本应用使用你的 SSH 密钥和 ssh-agent 登录（不会提示输入密码）：请用 `ssh-copy-id {subject}` 添加密钥，或用 `ssh-add` 加载密钥。"),
-    ("err_host_key", "{subject}'s host key is not known or has changed: {detail}. Connect once with `ssh {subject}` in a terminal to check and accept the key.", "{subject} 的主机密钥未知或已变更：{detail}。请先在终端中执行一次 `ssh {subject}`，核对并接受该密钥。"),
+    ("err_unreachable", "Cannot reach {subject}. Check the host name and that `ssh {subject}` works from a terminal.", "无法连接 {subject}。请检查主机名，并确认在终端中可以执行 `ssh {subject}`。"),
+    ("err_auth_refused", "{subject} refused the login. The app logs in with your SSH keys and ssh-agent (no password prompts): add a key with `ssh-copy-id {subject}` or load it with `ssh-add`.", "{subject} 拒绝登录。本应用使用你的 SSH 密钥和 ssh-agent 登录（不会提示输入密码）：请用 `ssh-copy-id {subject}` 添加密钥，或用 `ssh-add` 加载密钥。"),
+    ("err_host_key", "{subject}'s host key is not known or has changed. Connect once with `ssh {subject}` in a terminal to check and accept the key.", "{subject} 的主机密钥未知或已变更。请先在终端中执行一次 `ssh {subject}`，核对并接受该密钥。"),
     ("err_unsupported_host", "{subject} runs {detail}; the agent is built for Linux x86-64.", "{subject} 运行的是 {detail}；agent 只支持 Linux x86-64。"),
     ("err_no_agent_binary", "No agent binary at {subject}: build it with `cargo build -p checkup-agent` or set GPU_CHECKUP_AGENT.", "在 {subject} 找不到 agent 程序：请用 `cargo build -p checkup-agent` 构建，或设置 GPU_CHECKUP_AGENT。"),
-    ("err_agent_did_not_start", "The agent did not start: {detail}", "agent 未能启动：{detail}"),
-    ("err_agent_gone", "The agent stopped (it crashed or was killed){detail}; connect again to restart it.", "agent 已停止（崩溃或被终止）{detail}；请重新连接以重启它。"),
-    ("err_agent_unreachable", "The agent at {subject} is not answering ({detail}); if you forwarded it yourself, check the tunnel is still up.", "{subject} 上的 agent 没有响应（{detail}）；如果端口是你自己转发的，请检查隧道是否仍然连通。"),
+    ("err_agent_did_not_start", "The agent did not start on the host. Connect again; if it fails again, the details below say why (include them when you report it).", "agent 未能在主机上启动。请重新连接；如果仍然失败，下方的详情说明了原因（报告问题时请附上）。"),
+    ("err_agent_gone", "The agent stopped (it crashed or was killed); connect again to restart it.", "agent 已停止（崩溃或被终止）；请重新连接以重启它。"),
+    ("err_agent_unreachable", "The agent at {subject} is not answering; if you forwarded it yourself, check the tunnel is still up.", "{subject} 上的 agent 没有响应；如果端口是你自己转发的，请检查隧道是否仍然连通。"),
+    ("err_ssh_failed", "The SSH connection to {subject} failed. Check that `ssh {subject}` works from a terminal, then connect again.", "到 {subject} 的 SSH 连接失败。请确认在终端中可以执行 `ssh {subject}`，然后重新连接。"),
+    ("err_no_ssh_client", "The system's `ssh` program could not be started: install OpenSSH (Debian and Ubuntu: `apt install openssh-client`).", "无法启动系统的 `ssh` 程序：请安装 OpenSSH（Debian 和 Ubuntu：`apt install openssh-client`）。"),
+    ("err_protocol", "The agent's answer was not understood; the app and the agent may be different versions. Connect again: the app installs its own agent on SSH hosts.", "无法理解 agent 的回应；应用与 agent 的版本可能不一致。请重新连接：应用会在 SSH 主机上安装与自己配套的 agent。"),
+    ("err_file", "Cannot read or write {subject}: check that it exists and that you may use it.", "无法读写 {subject}：请确认它存在并且你有权限使用。"),
+    ("details", "Details", "详情"),
+    ("gpu_problem_no_driver", "No GPU readings: the NVIDIA driver is not installed or not loaded on this host. Host sampling still works; to check a GPU, install the driver or connect to a GPU host.", "没有 GPU 读数：这台主机没有安装或没有加载 NVIDIA 驱动。主机采样仍可使用；要检查 GPU，请安装驱动或连接一台 GPU 主机。"),
+    ("gpu_problem_nvml", "No GPU readings: the NVIDIA driver did not answer the agent. Run `nvidia-smi` on the host: if it fails too, the driver needs attention (often a reboot after an update).", "没有 GPU 读数：NVIDIA 驱动没有响应 agent。请在主机上运行 `nvidia-smi`：如果它也失败，说明驱动需要处理（更新后常需重启）。"),
+    ("gpu_problem_no_nvml_build", "No GPU readings: this agent was built without NVIDIA support. Use the agent the app installs.", "没有 GPU 读数：这个 agent 构建时未包含 NVIDIA 支持。请使用应用安装的 agent。"),
     ("err_unauthorized", "The agent refused the token: check you copied the token of this agent (its token file).", "agent 拒绝了令牌：请确认复制的是这个 agent 的令牌（它的令牌文件）。"),
     ("err_no_host", "No GPU host connected: pick this computer, an SSH host or a forwarded agent first.", "尚未连接 GPU 主机：请先选择本机、SSH 主机或已转发的 agent。"),
     ("err_stale_diagnosis", "This checkup was stored by an older version of GPU Checkup, and its recording {subject} is no longer there to analyse again. Open the recording again (Open a recording), or run the checkup again.", "这次体检由旧版 GPU 体检保存，而它的记录 {subject} 已不在原处，无法重新分析。请重新打开该记录（打开记录），或重新做一次体检。"),
-    ("err_no_gpu_data", "{subject}: only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose.", "{subject}：只有主机采样，没有记录到任何 GPU 数据（该主机没有 NVIDIA 驱动，或没有采样到 GPU），因此无法诊断。"),
+    ("err_no_gpu_data", "Only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose.", "只有主机采样：没有记录到任何 GPU 数据（主机没有 NVIDIA 驱动，或没有采样任何 GPU），因此无法诊断。"),
     ("status_sampling", "sampling", "正在采样"),
     ("reconnecting", "reconnecting", "正在重连"),
     ("why_stream_dropped", "the sample stream dropped", "样本流中断"),
@@ -143,15 +160,55 @@ pub fn lookup(l: Language, key: &str) -> Option<&'static str> {
         })
 }
 
+/// An error worded for a person: what happened and what to try, and apart from it what the
+/// system or a library said (`details`, for a "details" fold: never the message alone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorWords {
+    pub words: String,
+    pub details: Option<String>,
+}
+
 /// An error from the backend in `l`: its kind worded from the catalogue with the subject
-/// and detail filled in, or its English message when the kind has no wording.
-pub fn error_words(l: Language, e: &UiError) -> String {
+/// filled in; the detail in the sentence where the sentence names it (an operating system,
+/// the agent's own words), else kept for the details fold. Errors of no kind the catalogue
+/// words are shown as their message.
+pub fn error_words(l: Language, e: &UiError) -> ErrorWords {
     match e.code.as_deref().and_then(|c| lookup(l, c)) {
-        Some(words) => words
-            .replace("{subject}", &e.subject)
-            // The sentence puts its own full stop after the detail.
-            .replace("{detail}", e.detail.trim_end_matches(['.', '。'])),
-        None => e.message.clone(),
+        Some(words) => {
+            let detail = e.detail.trim().trim_end_matches(['.', '。']);
+            // What the sentence leaves out (a long path, a library's message) goes to the
+            // details, so that nothing the backend said is lost.
+            let apart: Vec<&str> = [("{subject}", e.subject.trim()), ("{detail}", detail)]
+                .into_iter()
+                .filter(|(slot, value)| !words.contains(slot) && !value.is_empty())
+                .map(|(_, value)| value)
+                .collect();
+            ErrorWords {
+                words: words
+                    .replace("{subject}", &e.subject)
+                    // The sentence puts its own full stop after the detail.
+                    .replace("{detail}", detail),
+                details: (!apart.is_empty()).then(|| apart.join(": ")),
+            }
+        }
+        None => ErrorWords {
+            words: e.message.clone(),
+            details: None,
+        },
+    }
+}
+
+/// Why an agent has no GPU readings, in `l`.
+pub fn gpu_problem_words(l: Language, p: &checkup_model::GpuProblem) -> ErrorWords {
+    use checkup_model::GpuProblem;
+    let (key, detail) = match p {
+        GpuProblem::NoDriver { detail } => ("gpu_problem_no_driver", detail),
+        GpuProblem::Nvml { detail } => ("gpu_problem_nvml", detail),
+        GpuProblem::NoNvmlInBuild => ("gpu_problem_no_nvml_build", &String::new()),
+    };
+    ErrorWords {
+        words: tr(l, key),
+        details: (!detail.is_empty()).then(|| detail.clone()),
     }
 }
 
@@ -226,21 +283,65 @@ mod tests {
     }
 
     #[test]
-    fn a_refused_login_is_worded_in_chinese_with_the_host_filled_in() {
+    fn a_refused_login_is_worded_in_chinese_with_the_host_filled_in_and_ssh_s_words_apart() {
         let e = UiError {
             code: Some("err_auth_refused".into()),
             subject: "gpu-box".into(),
-            detail: "Permission denied (publickey)".into(),
+            detail: "Permission denied (publickey).".into(),
             message: "gpu-box refused the login".into(),
         };
         let zh = error_words(Language::Zh, &e);
-        assert!(
-            zh.starts_with("gpu-box 拒绝登录：Permission denied (publickey)。"),
-            "{zh}"
-        );
-        assert!(zh.contains("`ssh-copy-id gpu-box`"), "{zh}");
+        assert!(zh.words.starts_with("gpu-box 拒绝登录。"), "{zh:?}");
+        assert!(zh.words.contains("`ssh-copy-id gpu-box`"), "{zh:?}");
+        assert!(!zh.words.contains("Permission denied"), "{zh:?}");
+        assert_eq!(zh.details.as_deref(), Some("Permission denied (publickey)"));
         let unknown = UiError::plain("disk full");
-        assert_eq!(error_words(Language::Zh, &unknown), "disk full");
+        assert_eq!(
+            error_words(Language::Zh, &unknown),
+            ErrorWords {
+                words: "disk full".into(),
+                details: None
+            }
+        );
+    }
+
+    #[test]
+    fn a_detail_the_sentence_names_stays_in_it() {
+        let e = UiError {
+            code: Some("err_unsupported_host".into()),
+            subject: "mac".into(),
+            detail: "Darwin arm64".into(),
+            message: String::new(),
+        };
+        let en = error_words(Language::En, &e);
+        assert_eq!(
+            en.words,
+            "mac runs Darwin arm64; the agent is built for Linux x86-64."
+        );
+        assert_eq!(en.details, None);
+    }
+
+    #[test]
+    fn no_host_error_shows_a_library_message_in_its_sentence() {
+        // Every error kind the connection names is worded without a library's message
+        // inline, but for those whose detail is part of what to say.
+        let inline = ["err_unsupported_host"];
+        for (key, en, zh) in CATALOGUE.iter().filter(|(k, _, _)| k.starts_with("err_")) {
+            if !inline.contains(key) {
+                assert!(
+                    !en.contains("{detail}") && !zh.contains("{detail}"),
+                    "{key}"
+                );
+            }
+        }
+        let no_driver = checkup_model::GpuProblem::NoDriver {
+            detail: "libnvidia-ml.so.1 could not be loaded (a libloading error occurred)".into(),
+        };
+        let w = gpu_problem_words(Language::En, &no_driver);
+        assert!(w
+            .words
+            .starts_with("No GPU readings: the NVIDIA driver is not installed"));
+        assert!(w.details.unwrap().contains("libloading"));
     }
 
     #[test]

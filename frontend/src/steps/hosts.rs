@@ -28,6 +28,26 @@ fn connect(ui: Ui, request: HostRequest) {
     });
 }
 
+/// Why the host has no GPU readings, in plain words, the driver library's message folded
+/// under "details" (an agent from before typed problems sends only its English line).
+fn gpu_problem(ui: Ui, health: &checkup_model::AgentHealth) -> Option<impl IntoView> {
+    let l = ui.l();
+    let words = match (&health.gpu_problem, &health.gpu_error) {
+        (Some(p), _) => checkup_text::ui::gpu_problem_words(crate::i18n::lang(&l), p),
+        (None, Some(line)) => checkup_text::ui::ErrorWords {
+            words: tr(&l, "no_gpu"),
+            details: Some(line.clone()),
+        },
+        (None, None) => return None,
+    };
+    Some(view! {
+        <div class="meta" id="gpu-problem">{words.words}</div>
+        {words.details.map(|d| view! {
+            <details class="error-details" id="gpu-problem-details"><summary>{tr(&l, "details")}</summary><pre>{d}</pre></details>
+        })}
+    })
+}
+
 pub fn panel(ui: Ui) -> impl IntoView {
     let ssh = RwSignal::new(String::new());
     let addr = RwSignal::new(String::new());
@@ -85,12 +105,10 @@ pub fn panel(ui: Ui) -> impl IntoView {
                     <div class="host-status" id="host-status">
                         <strong>{h.label.clone()}</strong>
                         <div class="meta">
-                            {format!("agent {} · ", h.health.agent)}
-                            {match &h.health.gpu_error {
-                                Some(e) => format!("{}: {e}", tr(&ui.l(), "no_gpu")),
-                                None => format!("{} GPU", h.health.gpus),
-                            }}
+                            {format!("agent {}", h.health.agent)}
+                            {(h.health.gpu_error.is_none()).then(|| format!(" · {} GPU", h.health.gpus))}
                         </div>
+                        {gpu_problem(ui, &h.health)}
                         {h.health.replaying.clone().map(|r| view! { <div class="meta" id="host-replaying">{format!("{}: {r}", tr(&ui.l(), "replaying"))}</div> })}
                         {h.log.iter().map(|l| view! { <div class="meta">{l.clone()}</div> }).collect_view()}
                         <button id="new-checkup" on:click=new_checkup>{tr(&ui.l(), "new_checkup")}</button>

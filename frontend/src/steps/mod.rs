@@ -3,6 +3,7 @@
 pub mod diagnosis;
 pub mod environment;
 pub mod hosts;
+pub mod next;
 pub mod profiling;
 pub mod report;
 pub mod sampling;
@@ -32,7 +33,7 @@ pub fn step_view(ui: Ui, step: WizardStep) -> AnyView {
         WizardStep::Diagnosis => diagnosis::view(ui).into_any(),
         WizardStep::Report => report::view(ui).into_any(),
     };
-    view! { {intro(ui, id, what, next)} {body} }.into_any()
+    view! { {intro(ui, id, what, next)} {body} {next::view(ui, step)} }.into_any()
 }
 
 /// What a step checks and why, then how long it takes and what comes next: the words at the

@@ -32,8 +32,10 @@ pub fn view(ui: Ui) -> impl IntoView {
                 <button id=format!("export-{ext}") on:click=move |_| {
                     let code = ui.lang.get_untracked();
                     spawn_local(async move {
-                        let result = call(cmd::ExportReport { id, format, lang: lang(&code) }).await;
-                        exported.set(Some(result.unwrap_or_else(|e| crate::i18n::error_words(&code, &e))));
+                        match call(cmd::ExportReport { id, format, lang: lang(&code) }).await {
+                            Ok(path) => exported.set(Some(path)),
+                            Err(e) => ui.fail(e),
+                        }
                     });
                 }>{ext.to_uppercase()}</button>
             }
@@ -65,7 +67,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         <h3>{move || tr(&ui.l(), "preview")}</h3>
         {move || match preview.get() {
             Some(Ok(html)) => view! { <div class="report-preview" id="report-preview" inner_html=html></div> }.into_any(),
-            Some(Err(e)) => view! { <p class="empty">{crate::i18n::error_words(&ui.l(), &e)}</p> }.into_any(),
+            Some(Err(e)) => view! { <div class="empty">{crate::error_view(&ui.l(), &e, "preview-error")}</div> }.into_any(),
             None => view! { <p class="meta">"…"</p> }.into_any(),
         }}
         <button id="set-baseline" on:click=baseline>{move || tr(&ui.l(), "set_baseline")}</button>

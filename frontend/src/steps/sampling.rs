@@ -1,8 +1,10 @@
-//! Step 2: live sampling of the connected host: choose the job (by PID or GPU, or none),
-//! then live curves with the steady window and stalls marked, progress and time left.
-//! A recording shows the curves it was sampled with.
+//! Step 2: live sampling of the connected host: choose the job (by PID, picked from the
+//! processes the agent sees on the GPUs, or by GPU, or none), then live curves with the
+//! steady window and stalls marked, progress and time left. A recording shows the curves it
+//! was sampled with.
 
 use checkup_model::commands as cmd;
+use checkup_model::{GpuProcessList, UiError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -47,6 +49,16 @@ pub fn view(ui: Ui) -> impl IntoView {
         })
     };
     let connected = move || ui.host.with(|h| h.is_some());
+    // The GPUs' processes, asked for when the step opens on a connected host and on demand.
+    let processes: RwSignal<Option<Result<GpuProcessList, UiError>>> = RwSignal::new(None);
+    let find = move || {
+        spawn_local(async move {
+            processes.set(Some(call(cmd::ListGpuProcesses {}).await));
+        })
+    };
+    if ui.host.with_untracked(|h| h.is_some()) && live_for(ui, "sampling").is_none() {
+        find();
+    }
     view! {
         <div class="live-controls">
             <Show when=connected fallback=move || view! { <p class="meta">{tr(&ui.l(), "connect_to_sample")}</p> }>
@@ -56,6 +68,13 @@ pub fn view(ui: Ui) -> impl IntoView {
                 <button id="stop-live" on:click=stop>{move || tr(&ui.l(), "stop")}</button>
             </Show>
         </div>
+        <Show when=connected>
+            <div class="job-help">
+                <p class="meta" id="job-help">{move || tr(&ui.l(), "job_help")}</p>
+                <button id="find-processes" on:click=move |_| find()>{move || tr(&ui.l(), "find_processes")}</button>
+                {move || processes.get().map(|found| picker(ui, found))}
+            </div>
+        </Show>
         {move || match live_for(ui, "sampling") {
             Some(p) if !p.done => {
                 let total = p.total_s.unwrap_or(0.0);
@@ -75,4 +94,50 @@ pub fn view(ui: Ui) -> impl IntoView {
             }),
         }}
     }
+}
+
+/// The processes on the host's GPUs as a table to pick the training from: "Use" puts its PID
+/// in the job field. An empty list or a host without GPU readings is said in words.
+fn picker(ui: Ui, found: Result<GpuProcessList, UiError>) -> AnyView {
+    let l = ui.l();
+    let list = match found {
+        Ok(list) => list,
+        Err(e) => return crate::error_view(&l, &e, "processes-error").into_any(),
+    };
+    if list.processes.is_empty() {
+        let words = match &list.gpu_problem {
+            Some(p) => checkup_text::ui::gpu_problem_words(crate::i18n::lang(&l), p).words,
+            None => tr(&l, "no_gpu_processes"),
+        };
+        let recorded = list
+            .recorded_in
+            .map(|r| tr(&l, "processes_recorded").replace("{path}", &r));
+        return view! { <p class="meta" id="gpu-processes-empty">{words}" "{recorded}</p> }
+            .into_any();
+    }
+    let rows = list
+        .processes
+        .into_iter()
+        .map(|p| {
+            let pid = p.pid;
+            let memory = p.used_mib.map(|m| format!("{:.1} GiB", m as f64 / 1024.0)).unwrap_or_default();
+            view! {
+                <tr>
+                    <td>{pid}</td>
+                    <td>{p.gpu}</td>
+                    <td>{memory}</td>
+                    <td><code>{p.command.unwrap_or_default()}</code></td>
+                    <td><button id=format!("use-pid-{pid}") on:click=move |_| ui.sample_job.set(format!("pid {pid}"))>{tr(&ui.l(), "use_this")}</button></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table id="gpu-processes">
+            <tr><th>"PID"</th><th>"GPU"</th><th>{tr(&l, "gpu_memory")}</th><th>{tr(&l, "command")}</th><th></th></tr>
+            {rows}
+        </table>
+        {list.recorded_in.map(|r| view! { <p class="meta" id="gpu-processes-recorded">{tr(&l, "processes_recorded").replace("{path}", &r)}</p> })}
+    }
+    .into_any()
 }

@@ -24,7 +24,18 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
     assert!(status.contains("agent 0.1.0"), "{status}");
     // No NVIDIA driver on a CI machine: said plainly, and the rest still works.
     let gpus = app.text("#host-status").await;
-    assert!(gpus.contains("no GPU") || gpus.contains(" GPU"), "{gpus}");
+    assert!(gpus.contains(" GPU"), "{gpus}");
+    // Without a driver the panel says so in plain words, with what to try; the driver
+    // library's own message is folded under "details".
+    if app.count("#gpu-problem").await > 0 {
+        let problem = app.text("#gpu-problem").await;
+        assert!(
+            problem.starts_with("No GPU readings: the NVIDIA driver is not installed"),
+            "{problem}"
+        );
+        assert!(!problem.contains("libloading"), "{problem}");
+        app.element("#gpu-problem-details").await;
+    }
     app.screenshot("1-host").await;
 
     app.click("#new-checkup").await;
@@ -67,6 +78,13 @@ async fn this_computer_runs_the_environment_check_and_streams_live_samples() {
     );
 
     app.click("#step-sampling").await;
+    // No driver here: the process list says so instead of listing nothing.
+    let empty = app
+        .wait_for_text("#gpu-processes-empty", Duration::from_secs(20), |t| {
+            !t.is_empty()
+        })
+        .await;
+    assert!(empty.starts_with("No GPU readings"), "{empty}");
     app.type_into("#sample-seconds", "6").await;
     app.click("#start-sampling").await;
     let early = app
@@ -217,8 +235,14 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     );
     app.click("#new-checkup").await;
     app.element("table.checks").await;
-
-    app.click("#step-sampling").await;
+    // The environment step offers watching the training next, then profiling it.
+    let offered = app.text("#next-step").await;
+    assert!(
+        offered.contains("Next: 2 Live sampling") && offered.contains("Next: 3 Profiling"),
+        "{offered}"
+    );
+    app.element("#next-sampling.primary").await;
+    app.click("#next-sampling").await;
     app.type_into("#sample-seconds", "8").await;
     app.click("#start-sampling").await;
     app.wait_for_text("#live-progress", Duration::from_secs(20), |t| {
@@ -233,17 +257,60 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
         .await;
     }
     app.screenshot("3-sampling-live").await;
-    app.wait_for_text("#live-progress", Duration::from_secs(40), str::is_empty)
+    // When sampling ends the wizard moves to what it found by itself, and says why.
+    let arrived = app
+        .wait_for_text("#arrived", Duration::from_secs(60), |t| !t.is_empty())
         .await;
-    app.settled().await;
-    app.screenshot("4-sampling-done").await;
-    app.click("#step-diagnosis").await;
+    assert!(arrived.starts_with("Sampling finished: "), "{arrived}");
+    app.element("#step-diagnosis.active").await;
     app.settled().await;
     let verdict = app
         .wait_for_text("#verdict", Duration::from_secs(30), |t| !t.is_empty())
         .await;
     assert!(verdict.contains("Memory-bandwidth bound"), "{verdict}");
     app.screenshot("5-diagnosis").await;
+    // Going elsewhere puts the note away; the diagnosis offers the report next.
+    app.click("#next-report").await;
+    app.element("#step-report.active").await;
+    assert_eq!(app.count("#arrived").await, 0);
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_training_is_picked_from_the_processes_the_agent_sees_on_the_gpus() {
+    // An agent playing back an H200 run recorded through the probe lists the processes that
+    // run had on its GPU (here the training, PID 473), and says they are the recording's.
+    let recording =
+        checkup_testkit::workspace_root().join("tests/corpus/probe_small_mlp_short_epochs");
+    let agent = UserAgent::start(&["--replay", recording.to_str().unwrap()], &[]);
+    let app = App::launch("pid-picker", &[]).await;
+    agent.connected(&app).await;
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+    app.click("#next-sampling").await;
+    // What a PID is and where to find one, then the list, asked for when the step opens.
+    let help = app.text("#job-help").await;
+    assert!(help.contains("PID (process ID)"), "{help}");
+    let table = app
+        .wait_for_text("#gpu-processes", Duration::from_secs(20), |t| {
+            t.contains("473")
+        })
+        .await;
+    assert!(table.contains("0.8 GiB"), "{table}");
+    let recorded = app.text("#gpu-processes-recorded").await;
+    assert!(
+        recorded.contains("probe_small_mlp_short_epochs"),
+        "{recorded}"
+    );
+    app.screenshot("en/2-sampling-pick-pid").await;
+    app.click("#use-pid-473").await;
+    assert_eq!(app.value("#sample-job").await, "pid 473");
+    app.click("#lang-zh").await;
+    app.settled().await;
+    app.element("#gpu-processes").await;
+    let help = app.text("#job-help").await;
+    assert!(help.contains("PID（进程号）"), "{help}");
+    app.screenshot("zh/2-sampling-pick-pid").await;
     app.quit().await;
 }
 
@@ -277,7 +344,9 @@ async fn profiling_a_command_without_torch_runs_it_and_says_why_there_is_no_trac
         error.contains("the profiling probe did not attach (torch could not be imported"),
         "{error}"
     );
-    // The command is still there to fix and run again.
+    // The command is still there to fix and run again (once the step is drawn anew with
+    // the finished run).
+    app.settled().await;
     let command = app.value("#profile-command").await;
     assert!(command.starts_with("python3 -c"), "{command}");
     app.screenshot("3-profiling-no-torch").await;

@@ -32,6 +32,9 @@ async fn an_ssh_alias_gets_the_agent_uploaded_forwarded_and_sampled_through_the_
         refused.contains("`ssh-copy-id wrong-key`"),
         "says what to try: {refused}"
     );
+    // What ssh itself said is kept, folded under "details", not in the sentence.
+    assert!(!refused.contains("Permission denied"), "{refused}");
+    app.element("#error-details").await;
     app.screenshot("1-key-refused-zh").await;
     app.click("#lang-en").await;
 
