@@ -277,13 +277,7 @@ pub async fn recheck_environment(
     args: cmd::RecheckEnvironment,
 ) -> Result<(), AppError> {
     let cmd::RecheckEnvironment { id, python } = args;
-    let client = state
-        .host
-        .lock()
-        .await
-        .as_ref()
-        .map(|h| h.client())
-        .ok_or(AppError::NoHost)?;
+    let client = state.client().await?;
     let query = checkup_model::CheckQuery {
         python: Some(python.trim().to_owned()).filter(|p| !p.is_empty()),
         cwd: None,
@@ -300,13 +294,7 @@ pub async fn list_gpu_processes(
     args: cmd::ListGpuProcesses,
 ) -> Result<checkup_model::GpuProcessList, AppError> {
     let cmd::ListGpuProcesses {} = args;
-    let client = state
-        .host
-        .lock()
-        .await
-        .as_ref()
-        .map(|h| h.client())
-        .ok_or(AppError::NoHost)?;
+    let client = state.client().await?;
     Ok(client.gpu_processes().await?)
 }
 

@@ -27,6 +27,14 @@ pub struct AppState {
     pub live: std::sync::Mutex<Option<live::LivePhase>>,
 }
 
+impl AppState {
+    /// A client of the connected host's agent.
+    pub async fn client(&self) -> Result<checkup_connect::AgentClient, AppError> {
+        let host = self.host.lock().await;
+        host.as_ref().map(|h| h.client()).ok_or(AppError::NoHost)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error(transparent)]

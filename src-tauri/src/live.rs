@@ -70,9 +70,7 @@ fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, ph
 }
 
 async fn current_client(app: &AppHandle) -> Result<AgentClient, AppError> {
-    let state = app.state::<AppState>();
-    let host = state.host.lock().await;
-    host.as_ref().map(|h| h.client()).ok_or(AppError::NoHost)
+    app.state::<AppState>().client().await
 }
 
 /// Reconnects the host (new SSH master and forward, or a check that the agent still runs);

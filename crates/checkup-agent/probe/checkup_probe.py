@@ -169,6 +169,14 @@ class MarkSchedule:
     def force(self, steps):
         self.forced = max(self.forced, steps)
 
+    def mark_if_due(self, now, make_mark):
+        """The mark ending a span at `now`, made by `make_mark`, when one is due; else None."""
+        if self.due(now):
+            self.marked(now)
+            return make_mark()
+        self.skipped()
+        return None
+
 
 class StepsFile:
     """steps.csv, appended in step order. Steps are timed on the GPU in spans: the CUDA
@@ -510,12 +518,7 @@ def install():
                 return
             row = tracker.end_step()
             now = tracker.t_start
-            if marks.due(now):
-                marks.marked(now)
-                steps_file.add(row, gpu_mark())
-            else:
-                marks.skipped()
-                steps_file.add(row, None)
+            steps_file.add(row, marks.mark_if_due(now, gpu_mark))
             training.after_step(optimizer)
             watch = tracker.watch_action()
             if watch == "start":

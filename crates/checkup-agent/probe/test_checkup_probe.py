@@ -163,13 +163,7 @@ class StepsFileTest(Training):
         for _ in range(steps):
             clock.t += step_ms / 1e3
             gpu += gpu_per_step_ms
-            row = tr.end_step()
-            if sched.due(clock.t):
-                sched.marked(clock.t)
-                f.add(row, FakeMark(gpu))
-            else:
-                sched.skipped()
-                f.add(row, None)
+            f.add(tr.end_step(), sched.mark_if_due(clock.t, lambda: FakeMark(gpu)))
         return tr
 
     def test_short_steps_are_timed_on_the_gpu_in_spans(self):
@@ -227,13 +221,7 @@ class StepsFileTest(Training):
             f.end_span(lambda: self.fail("no open steps: no mark"))
             for gpu in (60.0, 61.0, 62.0):
                 clock.t += 0.001
-                row = tr.end_step()
-                if sched.due(clock.t):
-                    sched.marked(clock.t)
-                    f.add(row, FakeMark(gpu))
-                else:
-                    sched.skipped()
-                    f.add(row, None)
+                f.add(tr.end_step(), sched.mark_if_due(clock.t, lambda: FakeMark(gpu)))
             f.pump(final=True)
             f.close()
             rows = read_csv(path)[1:]
@@ -257,12 +245,7 @@ class StepsFileTest(Training):
                 t0 = time.perf_counter()
                 for i in range(10_000):
                     row = tr.end_step()
-                    if sched.due(tr.t_start):
-                        sched.marked(tr.t_start)
-                        f.add(row, FakeMark(float(i)))
-                    else:
-                        sched.skipped()
-                        f.add(row, None)
+                    f.add(row, sched.mark_if_due(tr.t_start, lambda: FakeMark(float(i))))
                     tr.window_action()
                     if tr.step % 50 == 0:
                         f.pump()

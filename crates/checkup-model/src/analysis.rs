@@ -114,7 +114,11 @@ pub struct KernelStats {
     pub gemm_conv_time_share: f64,
     /// Share of kernel time in elementwise, normalisation and reduction kernels.
     pub elementwise_time_share: f64,
+    /// The kernels that took most time (ten), most first.
     pub top: Vec<KernelTime>,
+    /// All those kernels' time together (0 in diagnoses from before it was kept).
+    #[serde(default)]
+    pub kernel_time_us: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use checkup_text::report::text;
 pub use baseline::{compare, BaselineCard};
 pub use charts::{charts, Chart};
 pub use checkup_model::Language;
-pub use markdown::{escape, format_number};
+pub use markdown::{escape, format_number, short_kernel_name};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {

@@ -202,6 +202,123 @@ fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
     let _ = writeln!(s, "\n*{}*\n", escape(t.fixes_by_gain_note));
 }
 
+/// The kernels that took most GPU time in the first rank's profiled steps: what the GPU
+/// spends its time on, per step, for a reader to check a finding against.
+fn top_kernels(s: &mut String, d: &Diagnosis, l: Language) {
+    let t = report::text(l);
+    let Some(r) = d.ranks.first() else { return };
+    let k = &r.kernels;
+    if k.top.is_empty() || k.per_step <= 0.0 {
+        return;
+    }
+    let steps = k.kernels as f64 / k.per_step;
+    let _ = writeln!(s, "## {}\n", t.top_kernels);
+    let _ = writeln!(
+        s,
+        "{}\n",
+        escape(
+            &t.top_kernels_note
+                .replace("{rank}", &r.rank.to_string())
+                .replace("{steps}", &format!("{steps:.0}"))
+        )
+    );
+    table_head(s, &t.kernel_headers);
+    for kt in &k.top {
+        let share = if k.kernel_time_us > 0.0 {
+            format!(
+                "{}%",
+                checkup_text::fixed(kt.total_us / k.kernel_time_us * 100.0, 1)
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} |",
+            short_kernel_name(&kt.name)
+                .replace('`', "'")
+                .replace('|', "/"),
+            format_number(kt.count as f64 / steps),
+            duration(kt.total_us / kt.count.max(1) as f64),
+            duration(kt.total_us / steps),
+            share
+        );
+    }
+    let _ = writeln!(s);
+}
+
+/// A time in µs as people read it: µs below a millisecond, else ms.
+fn duration(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{} µs", checkup_text::fixed(us, 1))
+    } else {
+        format!("{} ms", checkup_text::fixed(us / 1e3, 2))
+    }
+}
+
+/// A kernel named for a reader: its function without namespaces, template arguments or
+/// parameters, and for PyTorch's generic elementwise launchers the operation they run
+/// (`void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, …>`
+/// → `vectorized_elementwise_kernel · CUDAFunctor_add`); at most 80 characters.
+pub fn short_kernel_name(name: &str) -> String {
+    let name = name.trim();
+    let body = name.strip_prefix("void ").unwrap_or(name);
+    let unnamed = body.replace("(anonymous namespace)::", "");
+    let head = &unnamed[..unnamed.find(['<', '(']).unwrap_or(unnamed.len())];
+    let function = head.rsplit("::").next().unwrap_or(head).trim();
+    let short = match (function.is_empty(), elementwise_op(function, body)) {
+        (true, _) => body.to_owned(),
+        (false, Some(op)) => format!("{function} · {op}"),
+        (false, None) => function.to_owned(),
+    };
+    if short.chars().count() > 80 {
+        let cut: String = short.chars().take(79).collect();
+        format!("{cut}…")
+    } else {
+        short
+    }
+}
+
+/// The operation one of PyTorch's TensorIterator kernels runs: the function whose lambda it
+/// is (`addcdiv_cuda_kernel(at::TensorIteratorBase&)::{lambda…}`), else its functor
+/// (`MulFunctor<float>`, `CUDAFunctor_add<float>`).
+fn elementwise_op<'a>(function: &str, body: &'a str) -> Option<&'a str> {
+    if !function.contains("elementwise_kernel") {
+        return None;
+    }
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if let Some(at) = body.find("(at::TensorIteratorBase") {
+        // Step back over the function's own template arguments, if any.
+        let mut end = at;
+        if body[..end].ends_with('>') {
+            let mut depth = 0i32;
+            for (i, c) in body[..end].char_indices().rev() {
+                match c {
+                    '>' => depth += 1,
+                    '<' => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    end = i;
+                    break;
+                }
+            }
+        }
+        let start = body[..end]
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !is_ident(*c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let owner = &body[start..end];
+        if !owner.is_empty() && owner != "gpu_kernel_impl_nocast" && owner != "gpu_kernel_impl" {
+            return Some(owner);
+        }
+    }
+    body.split(|c: char| !is_ident(c)).find(|t| {
+        (t.ends_with("Functor") && *t != "BinaryFunctor") || t.starts_with("CUDAFunctor_")
+    })
+}
+
 /// The report as Markdown. `chart_ref` writes the Markdown that shows one chart (an image
 /// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).
 pub fn render(
@@ -309,6 +426,7 @@ pub fn render(
         }
         let _ = writeln!(s);
     }
+    top_kernels(&mut s, d, l);
     let f = &d.facts;
     let _ = writeln!(s, "## {}\n", t.run);
     let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
@@ -404,4 +522,35 @@ pub fn render(
             .join(", ")
     );
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kernel_is_named_by_its_function_and_an_elementwise_one_by_its_operation() {
+        let names = [
+            ("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul>)", "vectorized_elementwise_kernel · CUDAFunctor_add"),
+            ("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, at::native:", "elementwise_kernel · MulFunctor"),
+            ("void at::native::vectorized_elementwise_kernel<4, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const", "vectorized_elementwise_kernel · GeluBackwardCUDAKernelImpl"),
+            ("void at::native::vectorized_elementwise_kernel<8, at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::(anonymous namespace)::threshold_kernel_impl<c10::BFloat16>(at::TensorIteratorBase&, c10::BFloat16, c10::BFloat16)::{lambda(c10", "vectorized_elementwise_kernel · threshold_kernel_impl"),
+            ("void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, false>(int, float, float const*)", "vectorized_layer_norm_kernel"),
+            ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"),
+            ("void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>(cutlass_80_simt_sgemm_64x64_8x5_tn_align1::Params)", "Kernel2"),
+            ("<lambda>", "<lambda>"),
+        ];
+        for (full, short) in names {
+            assert_eq!(short_kernel_name(full), short, "{full}");
+        }
+        let long = "k".repeat(200);
+        assert_eq!(short_kernel_name(&long).chars().count(), 80);
+    }
+
+    #[test]
+    fn kernel_durations_read_in_microseconds_below_a_millisecond() {
+        assert_eq!(duration(3.12), "3.1 µs");
+        assert_eq!(duration(999.9), "999.9 µs");
+        assert_eq!(duration(1234.0), "1.23 ms");
+    }
 }

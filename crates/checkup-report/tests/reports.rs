@@ -521,3 +521,63 @@ fn no_markdown_emphasis_marks_are_left_in_the_printed_text() {
         }
     }
 }
+
+#[test]
+fn the_kernel_table_lists_what_the_gpu_spent_its_profiled_steps_on() {
+    let d = diagnose("memory_bound");
+    let k = &d.ranks[0].kernels;
+    let steps = k.kernels as f64 / k.per_step;
+    for (l, heading) in [
+        (Language::En, "## Kernels by GPU time"),
+        (Language::Zh, "## 按 GPU 时间排列的 kernel"),
+    ] {
+        let (md, _) = checkup_report::markdown(
+            &d,
+            &ReportOptions {
+                language: l,
+                baseline: None,
+            },
+        );
+        let table: Vec<&str> = md
+            .split(heading)
+            .nth(1)
+            .unwrap_or_else(|| panic!("no kernel table in {l:?}"))
+            .lines()
+            .filter(|line| line.starts_with("| `"))
+            .collect();
+        assert_eq!(table.len(), k.top.len().min(10), "{table:?}");
+        // The first row is the kernel that took most time, named by its function, with its
+        // calls per step and its share of all kernel time as the diagnosis measured them.
+        let first = &k.top[0];
+        let cells: Vec<&str> = table[0].split('|').map(str::trim).collect();
+        assert_eq!(
+            cells[1].trim_matches('`'),
+            checkup_report::short_kernel_name(&first.name)
+        );
+        assert_eq!(cells[1], "`elementwise_kernel · MulFunctor`");
+        assert_eq!(
+            cells[2],
+            checkup_report::format_number(first.count as f64 / steps)
+        );
+        let share: f64 = cells[5].trim_end_matches('%').parse().unwrap();
+        assert!(
+            (share - first.total_us / k.kernel_time_us * 100.0).abs() < 0.05,
+            "{share}"
+        );
+        // Shares fall down the table and add up to no more than all the kernel time.
+        let shares: Vec<f64> = table
+            .iter()
+            .map(|row| {
+                row.split('|')
+                    .nth(5)
+                    .unwrap()
+                    .trim()
+                    .trim_end_matches('%')
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        assert!(shares.windows(2).all(|w| w[0] >= w[1]), "{shares:?}");
+        assert!(shares.iter().sum::<f64>() <= 100.05, "{shares:?}");
+    }
+}

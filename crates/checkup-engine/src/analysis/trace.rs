@@ -567,6 +567,7 @@ fn kernel_stats(
         gemm_conv_time_share: class_share(KernelClass::GemmConv),
         elementwise_time_share: class_share(KernelClass::Elementwise),
         top,
+        kernel_time_us: kernel_time,
     }
 }
 
