@@ -1,0 +1,178 @@
+//! The README and `docs/` stay true: every repository path they name exists, every local
+//! link points at a file, and every `checkup` / `checkup-agent` command they show uses a
+//! subcommand and options the binaries have.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The README, the changelog and every page of `docs/`, with their text.
+fn pages() -> Vec<(PathBuf, String)> {
+    let root = root();
+    let mut paths = vec![root.join("README.md"), root.join("CHANGELOG.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    paths.extend(docs);
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .collect()
+}
+
+const TOP: [&str; 12] = [
+    "crates/",
+    "docs/",
+    "lab/",
+    "bench/",
+    "scripts/",
+    "tests/",
+    "src-tauri/",
+    "frontend/",
+    "migrations/",
+    ".ci/",
+    "icons/",
+    "fuzz/",
+];
+
+/// Repository paths in inline code: `crates/checkup-model`, `lab/workloads/NAME.py`.
+fn code_paths(text: &str) -> Vec<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|code| {
+            let first = code.split_whitespace().next()?;
+            let path = first.trim_end_matches([',', ':', ')', '.']);
+            let repo_path = TOP.iter().any(|t| path.starts_with(t));
+            // Placeholders (NAME, N, rankN) and globs name no one file.
+            let placeholder = path.contains(['*', '<', '{'])
+                || path.split('/').any(|part| {
+                    part.chars().any(|c| c.is_ascii_uppercase())
+                        && part
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || !c.is_alphabetic())
+                })
+                || path.contains("rankN");
+            (repo_path && !placeholder).then(|| path.to_owned())
+        })
+        .collect()
+}
+
+/// Local link targets: `[docs/app.md](docs/app.md)`, `![shot](docs/images/x.png)`.
+fn links(text: &str) -> Vec<String> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .filter(|t| !t.starts_with("http") && !t.starts_with('#'))
+        .map(|t| t.split('#').next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_path_and_link_in_the_docs_exists() {
+    let root = root();
+    let mut missing = Vec::new();
+    for (page, text) in pages() {
+        let name = page.strip_prefix(&root).unwrap().display().to_string();
+        for p in code_paths(&text) {
+            // Build outputs are made by the build, not kept in the repository.
+            if p.starts_with("target/") || p.starts_with("frontend/dist") {
+                continue;
+            }
+            if !root.join(&p).exists() {
+                missing.push(format!("{name}: `{p}`"));
+            }
+        }
+        for l in links(&text) {
+            if !page.parent().unwrap().join(&l).exists() {
+                missing.push(format!("{name}: link {l}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "named but missing:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// `BIN SUB --opt …` lines of the pages' code blocks, as (subcommand, options).
+fn commands(bin: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut out = Vec::new();
+    for (page, text) in pages() {
+        let mut fenced = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            let Some(rest) = fenced
+                .then(|| line.trim().strip_prefix(&format!("{bin} ")))
+                .flatten()
+            else {
+                continue;
+            };
+            let command = rest.split('#').next().unwrap();
+            let mut words = command.split_whitespace();
+            let Some(sub) = words.next() else { continue };
+            let options = words
+                .take_while(|w| *w != "--")
+                .filter(|w| w.starts_with("--"))
+                .map(|w| w.split('=').next().unwrap().to_owned())
+                .collect();
+            out.push((page.display().to_string(), sub.to_owned(), options));
+        }
+    }
+    out
+}
+
+fn help(binary: &Path, sub: &str) -> String {
+    let out = Command::new(binary).args([sub, "--help"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "`{} {sub} --help` failed: {}",
+        binary.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn check_commands(bin: &str, binary: &Path) -> usize {
+    let shown = commands(bin);
+    let mut wrong = Vec::new();
+    for (page, sub, options) in &shown {
+        let text = help(binary, sub);
+        for o in options {
+            if !text.contains(o.as_str()) {
+                wrong.push(format!("{page}: `{bin} {sub}` has no {o}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    shown.len()
+}
+
+#[test]
+fn every_checkup_command_the_docs_show_has_its_subcommand_and_options() {
+    let n = check_commands("checkup", Path::new(env!("CARGO_BIN_EXE_checkup")));
+    assert!(n >= 10, "{n} commands found");
+}
+
+#[test]
+fn every_agent_command_the_docs_show_has_its_subcommand_and_options() {
+    let agent = checkup_testkit::workspace_binary("checkup-agent", "checkup-agent");
+    let n = check_commands("checkup-agent", &agent);
+    assert!(n >= 5, "{n} commands found");
+}
