@@ -39,6 +39,7 @@ mod tests {
         let sources = [
             include_str!("lib.rs"),
             include_str!("steps/mod.rs"),
+            include_str!("chart.rs"),
             include_str!("steps/next.rs"),
             include_str!("steps/hosts.rs"),
             include_str!("steps/environment.rs"),

@@ -3,6 +3,7 @@
 //! notes and side-by-side compare. Every value comes from the Rust backend through Tauri
 //! commands and events, as `checkup-model` types: the UI computes nothing itself.
 
+mod chart;
 mod i18n;
 mod ipc;
 mod steps;

@@ -287,6 +287,25 @@ pub async fn recheck_environment(
     Ok(())
 }
 
+/// A checkup's chart over time, drawn again for the seconds the user dragged across.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn zoom_chart(
+    state: State<'_, AppState>,
+    args: cmd::ZoomChart,
+) -> Result<Option<checkup_model::ChartSvg>, AppError> {
+    let cmd::ZoomChart {
+        id,
+        name,
+        from,
+        to,
+        lang,
+    } = args;
+    let diagnosis = crate::reanalyse::diagnosis(&state.store, id).await?;
+    Ok(diagnosis.and_then(|d| {
+        checkup_report::time_chart_window(&d, checkup_text::report::text(lang), &name, from, to)
+    }))
+}
+
 /// The processes using the connected host's GPUs now (the PID picker of the sampling step).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn list_gpu_processes(

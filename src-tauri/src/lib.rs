@@ -187,6 +187,7 @@ pub fn run() {
             commands::store_status,
             commands::open_checkup,
             commands::set_step,
+            commands::zoom_chart,
             commands::export_report,
             commands::report_preview,
             commands::connect_host,

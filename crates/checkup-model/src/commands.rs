@@ -152,6 +152,17 @@ command!(
 );
 command!(SetStep = "set_step" -> () { id: i64, step: WizardStep });
 command!(
+    /// One of a checkup's charts over time drawn again for its seconds `from`..`to` (a zoom);
+    /// `None` when the chart is not over time or has no data there.
+    ZoomChart = "zoom_chart" -> Option<crate::ChartSvg> {
+        id: i64,
+        name: String,
+        from: f64,
+        to: f64,
+        lang: Language,
+    }
+);
+command!(
     /// The report's content as an HTML fragment.
     ReportPreview = "report_preview" -> String { id: i64, lang: Language }
 );
@@ -209,13 +220,14 @@ command!(
 );
 
 /// Every command's name: the shell registers each (its test checks).
-pub const COMMAND_NAMES: [&str; 20] = [
+pub const COMMAND_NAMES: [&str; 21] = [
     UiPainted::NAME,
     PickRecording::NAME,
     ListCheckups::NAME,
     StoreStatus::NAME,
     OpenCheckup::NAME,
     SetStep::NAME,
+    ZoomChart::NAME,
     ReportPreview::NAME,
     ExportReport::NAME,
     ConnectHost::NAME,

@@ -73,6 +73,58 @@ pub struct ChartSvg {
     pub name: String,
     pub title: String,
     pub svg: String,
+    /// What a pointer over a time chart reads, where the chart has curves over time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hover: Option<ChartHover>,
+}
+
+/// The data behind a time chart, for showing the values under a pointer: where the plot lies
+/// in the SVG's own units, the time range its width spans, and each curve's points.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChartHover {
+    /// The plot's left and right edges, in the SVG's user units (its width is `width`).
+    pub left: f64,
+    pub right: f64,
+    pub width: f64,
+    /// Seconds at the left and right edges.
+    pub t0: f64,
+    pub t1: f64,
+    /// The y axis's unit, as the chart writes it ("%", "W", "MHz").
+    pub unit: String,
+    pub series: Vec<HoverSeries>,
+}
+
+/// One curve of a chart: its legend label and its points `(seconds, value)`, in time order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HoverSeries {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+impl ChartHover {
+    /// The time under a pointer `x` SVG units from the chart's left edge, if inside the plot.
+    pub fn time_at(&self, x: f64) -> Option<f64> {
+        let span = self.right - self.left;
+        (span > 0.0 && (self.left..=self.right).contains(&x))
+            .then(|| self.t0 + (x - self.left) / span * (self.t1 - self.t0))
+    }
+
+    /// Each curve's point nearest to time `t` (curves without points are left out).
+    pub fn values_at(&self, t: f64) -> Vec<(&str, f64, f64)> {
+        self.series
+            .iter()
+            .filter_map(|s| {
+                let i = s.points.partition_point(|(x, _)| *x < t);
+                let candidates = [i.checked_sub(1), Some(i)];
+                let (x, y) = candidates
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|j| s.points.get(j))
+                    .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))?;
+                Some((s.label.as_str(), *x, *y))
+            })
+            .collect()
+    }
 }
 
 /// The one downsampling of every curve: the indices of the points to keep so that a curve
@@ -165,5 +217,50 @@ mod downsampling_tests {
         let keep = min_max_indices_of(&t, &[&a, &b], 3_000);
         assert!(keep.len() <= 3_000, "{}", keep.len());
         assert!(keep.contains(&100) && keep.contains(&8_000));
+    }
+}
+
+#[cfg(test)]
+mod hover_tests {
+    use super::*;
+
+    fn chart() -> ChartHover {
+        ChartHover {
+            left: 60.0,
+            right: 860.0,
+            width: 900.0,
+            t0: 0.0,
+            t1: 80.0,
+            unit: "%".into(),
+            series: vec![
+                HoverSeries {
+                    label: "GPU-Util".into(),
+                    points: vec![(0.0, 10.0), (10.0, 95.0), (20.0, 97.0)],
+                },
+                HoverSeries {
+                    label: "empty".into(),
+                    points: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_pointer_inside_the_plot_reads_the_time_its_x_stands_for() {
+        let c = chart();
+        assert_eq!(c.time_at(60.0), Some(0.0));
+        assert_eq!(c.time_at(460.0), Some(40.0));
+        assert_eq!(c.time_at(860.0), Some(80.0));
+        assert_eq!(c.time_at(59.0), None);
+        assert_eq!(c.time_at(861.0), None);
+    }
+
+    #[test]
+    fn each_curve_gives_its_point_nearest_the_time() {
+        let c = chart();
+        assert_eq!(c.values_at(6.0), vec![("GPU-Util", 10.0, 95.0)]);
+        assert_eq!(c.values_at(4.0), vec![("GPU-Util", 0.0, 10.0)]);
+        // Past the last point: the last one.
+        assert_eq!(c.values_at(70.0), vec![("GPU-Util", 20.0, 97.0)]);
     }
 }

@@ -37,63 +37,136 @@ const GREY: RGBColor = RGBColor(120, 120, 120);
 const SHADE: RGBColor = RGBColor(238, 238, 238);
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+/// What a time chart is drawn over and records while it is drawn: the span of seconds it
+/// shows (the whole run unless zoomed) and, for the app, the data a pointer reads.
+#[derive(Default)]
+struct HoverLog {
+    window: Option<(f64, f64)>,
+    hover: std::cell::RefCell<Option<checkup_model::ChartHover>>,
+}
 type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// All charts the diagnosis has data for, in report order.
 pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {
+    drawn(d, t, None, None)
+}
+
+/// The time chart `name` over seconds `from..to` of the run only, its curves sampled anew for
+/// that span (a zoom in the app); `None` for a chart that is not over time, or no data there.
+pub fn time_chart_window(d: &Diagnosis, t: &Text, name: &str, from: f64, to: f64) -> Option<Chart> {
+    if !(from.is_finite() && to.is_finite() && to > from) {
+        return None;
+    }
+    let mut z = d.clone();
+    let keep = |ts: &[f64]| -> Vec<bool> { ts.iter().map(|x| (from..=to).contains(x)).collect() };
+    for g in &mut z.charts.gpus {
+        let k = keep(&g.t);
+        g.t = pick(&g.t, &k);
+        g.util_pct = pick(&g.util_pct, &k);
+        g.power_w = pick(&g.power_w, &k);
+        g.sm_clock_mhz = pick(&g.sm_clock_mhz, &k);
+        let k = keep(&g.gpm_t);
+        g.gpm_t = pick(&g.gpm_t, &k);
+        g.sm_active_pct = pick(&g.sm_active_pct, &k);
+        g.tensor_pct = pick(&g.tensor_pct, &k);
+        g.dram_pct = pick(&g.dram_pct, &k);
+    }
+    if let Some(h) = &mut z.charts.host {
+        let k = keep(&h.t);
+        h.t = pick(&h.t, &k);
+        h.cpu_total_pct = pick(&h.cpu_total_pct, &k);
+        h.proc_tree_pct = pick(&h.proc_tree_pct, &k);
+    }
+    z.charts.steady = d
+        .charts
+        .steady
+        .map(|(a, b)| (a.max(from), b.min(to)))
+        .filter(|(a, b)| b > a);
+    drawn(&z, t, Some((from, to)), Some(name))
+        .into_iter()
+        .find(|c| c.name == name && c.hover.is_some())
+}
+
+/// The values whose flag is set.
+fn pick<T: Clone>(values: &[T], keep: &[bool]) -> Vec<T> {
+    values
+        .iter()
+        .zip(keep)
+        .filter(|(_, k)| **k)
+        .map(|(v, _)| v.clone())
+        .collect()
+}
+
+/// The charts, over `window` seconds when given, only the one named `only` when given.
+fn drawn(d: &Diagnosis, t: &Text, window: Option<(f64, f64)>, only: Option<&str>) -> Vec<Chart> {
     register_font();
     let mut out = Vec::new();
-    let mut push = |name: &str, title: String, draw: &dyn Fn(&Area) -> Result<(), String>| {
-        let mut svg = String::new();
-        let ok = {
-            let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-            let r = root
-                .fill(&WHITE)
-                .map_err(|e| e.to_string())
-                .and_then(|_| draw(&root));
-            r.and_then(|_| root.present().map_err(|e| e.to_string()))
+    let mut push =
+        |name: &str, title: String, draw: &dyn Fn(&Area, &HoverLog) -> Result<(), String>| {
+            if only.is_some_and(|o| o != name) {
+                return;
+            }
+            let mut svg = String::new();
+            let hover = HoverLog {
+                window,
+                ..Default::default()
+            };
+            let ok = {
+                let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+                let r = root
+                    .fill(&WHITE)
+                    .map_err(|e| e.to_string())
+                    .and_then(|_| draw(&root, &hover));
+                r.and_then(|_| root.present().map_err(|e| e.to_string()))
+            };
+            if ok.is_ok() {
+                out.push(Chart {
+                    name: name.to_owned(),
+                    title,
+                    svg: dashes_as_dasharray(svg),
+                    hover: hover.hover.into_inner(),
+                });
+            }
         };
-        if ok.is_ok() {
-            out.push(Chart {
-                name: name.to_owned(),
-                title,
-                svg: dashes_as_dasharray(svg),
-            });
-        }
-    };
     if let Some(g) = d.charts.gpus.first().filter(|g| !g.t.is_empty()) {
-        push("utilisation", t.chart_util.into(), &|a| {
-            util_chart(a, d, g, t)
+        push("utilisation", t.chart_util.into(), &|a, h| {
+            util_chart(a, h, d, g, t)
         });
-        push("power", t.chart_power.into(), &|a| power_chart(a, d, g, t));
-        push("sm_clock", t.chart_clock.into(), &|a| {
-            clock_chart(a, d, g, t)
+        push("power", t.chart_power.into(), &|a, h| {
+            power_chart(a, h, d, g, t)
+        });
+        push("sm_clock", t.chart_clock.into(), &|a, h| {
+            clock_chart(a, h, d, g, t)
         });
     }
     if d.charts.host.as_ref().is_some_and(|h| !h.t.is_empty()) {
-        push("host_cpu", t.chart_host.into(), &|a| host_chart(a, d, t));
+        push("host_cpu", t.chart_host.into(), &|a, h| {
+            host_chart(a, h, d, t)
+        });
     }
     if d.charts.timelines.iter().any(|tl| tl.span_us > 0.0) {
-        push("gpu_timeline", t.chart_timeline.into(), &|a| {
+        push("gpu_timeline", t.chart_timeline.into(), &|a, _| {
             timeline_chart(a, d, t)
         });
     }
     if d.ranks.iter().any(|r| !r.steps.is_empty()) {
-        push("step_breakdown", t.chart_breakdown.into(), &|a| {
+        push("step_breakdown", t.chart_breakdown.into(), &|a, _| {
             breakdown_chart(a, d, t)
         });
-        push("idle_breakdown", t.chart_idle.into(), &|a| {
+        push("idle_breakdown", t.chart_idle.into(), &|a, _| {
             idle_chart(a, d, t)
         });
     }
     if d.charts.steps.iter().any(|s| s.duration_ms.len() > 1) {
-        push("step_times", t.chart_steps.into(), &|a| step_chart(a, d, t));
-        push("step_distribution", t.chart_distribution.into(), &|a| {
+        push("step_times", t.chart_steps.into(), &|a, _| {
+            step_chart(a, d, t)
+        });
+        push("step_distribution", t.chart_distribution.into(), &|a, _| {
             distribution_chart(a, d, t)
         });
     }
     if d.scaling.is_some() {
-        push("scaling", t.chart_scaling.into(), &|a| {
+        push("scaling", t.chart_scaling.into(), &|a, _| {
             scaling_chart(a, d, t)
         });
     }
@@ -187,14 +260,20 @@ fn shade_steady<'a, 'b: 'a>(
     Ok(())
 }
 
+/// A chart over time, its frame recorded in `hover` with the y axis's `unit`.
+#[allow(clippy::too_many_arguments)]
 fn time_chart<'a, 'b>(
     a: &'a Area<'b>,
+    hover: &HoverLog,
     caption: &str,
     x: std::ops::Range<f64>,
     y_max: f64,
     y_desc: &str,
+    unit: &str,
     t: &Text,
 ) -> Result<Plot<'a, 'b>, String> {
+    let x = hover.window.map_or(x, |(from, to)| from..to);
+    let (t0, t1) = (x.start, x.end);
     let mut chart = ChartBuilder::on(a)
         .caption(caption, style(18))
         .margin(10)
@@ -213,8 +292,21 @@ fn time_chart<'a, 'b>(
         .light_line_style(RGBColor(235, 235, 235))
         .draw()
         .map_err(e)?;
+    let (px, _) = chart.plotting_area().get_pixel_range();
+    *hover.hover.borrow_mut() = Some(checkup_model::ChartHover {
+        left: f64::from(px.start),
+        right: f64::from(px.end),
+        width: f64::from(WIDTH),
+        t0,
+        t1,
+        unit: unit.to_owned(),
+        series: Vec::new(),
+    });
     Ok(chart)
 }
+
+/// Points kept for reading values under a pointer: enough for one per few pixels.
+const HOVER_BUCKETS: usize = 300;
 
 fn legend<'a, 'b: 'a>(chart: &mut Plot<'a, 'b>) -> Result<(), String> {
     legend_sized(chart, 13, 0.85)
@@ -238,6 +330,7 @@ fn legend_sized<'a, 'b: 'a>(
 
 fn labelled<'a, 'b: 'a>(
     chart: &mut Plot<'a, 'b>,
+    hover: &HoverLog,
     pts: Vec<(f64, f64)>,
     color: RGBColor,
     dashed: bool,
@@ -245,6 +338,17 @@ fn labelled<'a, 'b: 'a>(
 ) -> Result<(), String> {
     if pts.is_empty() {
         return Ok(());
+    }
+    if let Some(h) = hover.hover.borrow_mut().as_mut() {
+        let (t, v): (Vec<f64>, Vec<Option<f32>>) =
+            pts.iter().map(|(x, y)| (*x, Some(*y as f32))).unzip();
+        h.series.push(checkup_model::HoverSeries {
+            label: label.to_owned(),
+            points: checkup_model::min_max_indices(&t, &v, HOVER_BUCKETS)
+                .into_iter()
+                .map(|i| pts[i])
+                .collect(),
+        });
     }
     let stroke = if dashed {
         dashed_style(color)
@@ -261,21 +365,25 @@ fn labelled<'a, 'b: 'a>(
 
 fn util_chart(
     a: &Area,
+    hover: &HoverLog,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     t: &Text,
 ) -> Result<(), String> {
     let mut chart = time_chart(
         a,
+        hover,
         &format!("{} (GPU {})", t.chart_util, g.gpu),
         x_range(d, &g.t),
         105.0,
         t.axis_percent,
+        "%",
         t,
     )?;
     shade_steady(&mut chart, d, 105.0)?;
     labelled(
         &mut chart,
+        hover,
         points(&g.t, &g.util_pct),
         INK,
         false,
@@ -283,6 +391,7 @@ fn util_chart(
     )?;
     labelled(
         &mut chart,
+        hover,
         points(&g.gpm_t, &g.sm_active_pct),
         BLUE,
         true,
@@ -290,6 +399,7 @@ fn util_chart(
     )?;
     labelled(
         &mut chart,
+        hover,
         points(&g.gpm_t, &g.tensor_pct),
         GREEN,
         false,
@@ -297,6 +407,7 @@ fn util_chart(
     )?;
     labelled(
         &mut chart,
+        hover,
         points(&g.gpm_t, &g.dram_pct),
         ORANGE,
         true,
@@ -309,12 +420,15 @@ fn util_chart(
 struct Ceiling<'a> {
     caption: &'a str,
     axis: &'a str,
+    unit: &'a str,
     series: &'a str,
     ceiling_label: &'a str,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn ceiling_chart(
     a: &Area,
+    hover: &HoverLog,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     values: &[Option<f32>],
@@ -325,20 +439,23 @@ fn ceiling_chart(
     let pts = points(&g.t, values);
     let ceiling = ceiling.unwrap_or(0.0);
     let y_max = pts.iter().map(|p| p.1).fold(ceiling, f64::max) * 1.1 + 1.0;
-    let x = x_range(d, &g.t);
+    let x = hover.window.map_or(x_range(d, &g.t), |(from, to)| from..to);
     let mut chart = time_chart(
         a,
+        hover,
         &format!("{} (GPU {})", c.caption, g.gpu),
         x.clone(),
         y_max,
         c.axis,
+        c.unit,
         t,
     )?;
     shade_steady(&mut chart, d, y_max)?;
-    labelled(&mut chart, pts, INK, false, c.series)?;
+    labelled(&mut chart, hover, pts, INK, false, c.series)?;
     if ceiling > 0.0 {
         labelled(
             &mut chart,
+            hover,
             vec![(x.start, ceiling), (x.end, ceiling)],
             ORANGE,
             true,
@@ -350,6 +467,7 @@ fn ceiling_chart(
 
 fn power_chart(
     a: &Area,
+    hover: &HoverLog,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     t: &Text,
@@ -357,14 +475,16 @@ fn power_chart(
     let c = Ceiling {
         caption: t.chart_power,
         axis: t.axis_watts,
+        unit: "W",
         series: t.series_power,
         ceiling_label: t.series_limit,
     };
-    ceiling_chart(a, d, g, &g.power_w, g.power_limit_w, c, t)
+    ceiling_chart(a, hover, d, g, &g.power_w, g.power_limit_w, c, t)
 }
 
 fn clock_chart(
     a: &Area,
+    hover: &HoverLog,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     t: &Text,
@@ -372,29 +492,40 @@ fn clock_chart(
     let c = Ceiling {
         caption: t.chart_clock,
         axis: t.axis_mhz,
+        unit: "MHz",
         series: t.series_sm_clock,
         ceiling_label: t.series_max,
     };
-    ceiling_chart(a, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
+    ceiling_chart(a, hover, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
 }
 
-fn host_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn host_chart(a: &Area, hover: &HoverLog, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(h) = &d.charts.host else {
         return Ok(());
     };
     let total = points(&h.t, &h.cpu_total_pct);
     let tree = points(&h.t, &h.proc_tree_pct);
     let y_max = tree.iter().map(|p| p.1).fold(100.0, f64::max) * 1.05;
-    let mut chart = time_chart(a, t.chart_host, x_range(d, &h.t), y_max, t.axis_percent, t)?;
+    let mut chart = time_chart(
+        a,
+        hover,
+        t.chart_host,
+        x_range(d, &h.t),
+        y_max,
+        t.axis_percent,
+        "%",
+        t,
+    )?;
     shade_steady(&mut chart, d, y_max)?;
     labelled(
         &mut chart,
+        hover,
         total,
         INK,
         false,
         &format!("{} ({} {})", t.series_host_total, h.cores, t.cores),
     )?;
-    labelled(&mut chart, tree, BLUE, true, t.series_proc_tree)?;
+    labelled(&mut chart, hover, tree, BLUE, true, t.series_proc_tree)?;
     legend(&mut chart)
 }
 

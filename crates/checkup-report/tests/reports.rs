@@ -581,3 +581,33 @@ fn the_kernel_table_lists_what_the_gpu_spent_its_profiled_steps_on() {
         assert!(shares.iter().sum::<f64>() <= 100.05, "{shares:?}");
     }
 }
+
+#[test]
+fn a_zoomed_time_chart_spans_its_window_with_the_points_inside_it() {
+    let d = diagnose("memory_bound");
+    let t = checkup_text::report::text(Language::En);
+    let whole = checkup_report::charts(&d, t)
+        .into_iter()
+        .find(|c| c.name == "utilisation")
+        .unwrap();
+    let h = whole.hover.unwrap();
+    assert_eq!(h.t0, 0.0);
+    let (from, to) = (h.t1 * 0.25, h.t1 * 0.5);
+    let z = checkup_report::time_chart_window(&d, t, "utilisation", from, to).unwrap();
+    let zh = z.hover.unwrap();
+    assert_eq!((zh.t0, zh.t1), (from, to));
+    assert_eq!(zh.left, h.left);
+    for s in &zh.series {
+        // The limit line spans the window; every sampled curve lies inside it.
+        assert!(
+            s.points.iter().all(|(x, _)| (from..=to).contains(x)),
+            "{}",
+            s.label
+        );
+    }
+    assert!(zh.series[0].points.len() > 10);
+    assert_ne!(z.svg, whole.svg);
+    // Not a chart over time, or an empty span: nothing to zoom.
+    assert!(checkup_report::time_chart_window(&d, t, "step_times", from, to).is_none());
+    assert!(checkup_report::time_chart_window(&d, t, "utilisation", to, from).is_none());
+}

@@ -47,13 +47,18 @@ pub fn intro(ui: Ui, id: &'static str, what: &'static str, next: &'static str) -
     }
 }
 
-/// The named charts, in the order given.
-pub fn charts_named(charts: &[ChartSvg], names: &[&str]) -> impl IntoView {
+/// The named charts, in the order given; a pointer over a time chart reads its values, and
+/// the charts of the stored checkup `checkup` zoom where dragged.
+pub fn charts_named(
+    ui: Ui,
+    charts: &[ChartSvg],
+    names: &[&str],
+    checkup: Option<i64>,
+) -> impl IntoView {
     names
         .iter()
         .filter_map(|n| charts.iter().find(|c| c.name == *n))
-        // The chart draws its own title; a caption would repeat it.
-        .map(|c| view! { <figure class="chart" data-chart=c.name.clone() aria-label=c.title.clone()><div inner_html=c.svg.clone()></div></figure> })
+        .map(|c| crate::chart::view(ui, c.clone(), checkup))
         .collect_view()
 }
 

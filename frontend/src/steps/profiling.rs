@@ -73,7 +73,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             }
         })}
         {move || ui.view.with(|v| match v {
-            Some(v) if v.charts.iter().any(|c| CHARTS.contains(&c.name.as_str())) => view! { <div>{charts_named(&v.charts, &CHARTS)}</div> }.into_any(),
+            Some(v) if v.charts.iter().any(|c| CHARTS.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CHARTS, Some(v.summary.id))}</div> }.into_any(),
             _ => view! { <p class="empty">{tr(&ui.l(), "no_trace")}</p> }.into_any(),
         })}
     }

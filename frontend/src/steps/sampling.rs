@@ -85,11 +85,11 @@ pub fn view(ui: Ui) -> impl IntoView {
                         <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", super::status_words(ui, &p), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
                         {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
                     </div>
-                    <div>{charts_named(&p.charts, &CURVES)}</div>
+                    <div>{charts_named(ui, &p.charts, &CURVES, None)}</div>
                 }.into_any()
             }
             _ => ui.view.with(|v| match v {
-                Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name.as_str())) => view! { <div>{charts_named(&v.charts, &CURVES)}</div> }.into_any(),
+                Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CURVES, Some(v.summary.id))}</div> }.into_any(),
                 _ => view! { <p class="empty">{tr(&ui.l(), "no_samples")}</p> }.into_any(),
             }),
         }}

@@ -223,6 +223,54 @@ impl App {
         self.element("main[aria-busy='false']").await;
     }
 
+    /// Moves the pointer over `css`, `dx` CSS pixels right of its centre (a person pointing
+    /// at a chart).
+    pub async fn point_at(&self, css: &str, dx: f64) {
+        use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+        let element = self.element(css).await;
+        let moves = MouseActions::new("pointer".into()).then(PointerAction::MoveToElement {
+            element,
+            duration: Some(Duration::from_millis(100)),
+            x: dx,
+            y: 0.0,
+        });
+        self.call(
+            &format!("point at {css}"),
+            self.client.perform_actions(moves),
+        )
+        .await;
+    }
+
+    /// Drags across `css` with the left button from `from_dx` to `to_dx` CSS pixels right of
+    /// its centre.
+    pub async fn drag_across(&self, css: &str, from_dx: f64, to_dx: f64) {
+        use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
+        let element = self.element(css).await;
+        let drag = MouseActions::new("pointer".into())
+            .then(PointerAction::MoveToElement {
+                element,
+                duration: Some(Duration::from_millis(100)),
+                x: from_dx,
+                y: 0.0,
+            })
+            .then(PointerAction::Down {
+                button: MOUSE_BUTTON_LEFT,
+            })
+            .then(PointerAction::MoveBy {
+                duration: Some(Duration::from_millis(300)),
+                x: to_dx - from_dx,
+                y: 0.0,
+            })
+            .then(PointerAction::Up {
+                button: MOUSE_BUTTON_LEFT,
+            });
+        self.call(
+            &format!("drag across {css}"),
+            self.client.perform_actions(drag),
+        )
+        .await;
+    }
+
     pub async fn click(&self, css: &str) {
         let e = self.element(css).await;
         self.call(&format!("click {css}"), e.click()).await;

@@ -27,6 +27,47 @@ async fn switch_language(app: &App, lang: &str) {
     app.settled().await;
 }
 
+const UTILISATION: &str = "figure.chart[data-chart='utilisation'] .chart-overlay";
+
+/// The seconds the utilisation chart's values read at `dx` pixels right of its centre.
+async fn seconds_at(app: &App, dx: f64) -> f64 {
+    app.point_at(UTILISATION, dx).await;
+    let tip = app
+        .wait_for_text("#chart-tip-utilisation", Duration::from_secs(10), |t| {
+            t.starts_with("t = ")
+        })
+        .await;
+    tip.strip_prefix("t = ")
+        .and_then(|t| t.split_once(" s"))
+        .unwrap_or_else(|| panic!("no time in {tip}"))
+        .0
+        .parse()
+        .unwrap()
+}
+
+/// Dragging across the chart draws it again for the seconds dragged over; *Whole run* goes
+/// back.
+async fn zoom_in_on_the_utilisation_chart(app: &App) {
+    let (a, b) = (seconds_at(app, -150.0).await, seconds_at(app, 150.0).await);
+    assert!(a < b, "{a} {b}");
+    app.drag_across(UTILISATION, -150.0, 150.0).await;
+    app.element("#zoom-reset-utilisation").await;
+    app.screenshot("en/2-sampling-zoomed").await;
+    // The chart's middle now reads a time inside the span dragged over, and its edges too.
+    let (left, middle, right) = (
+        seconds_at(app, -300.0).await,
+        seconds_at(app, 0.0).await,
+        seconds_at(app, 300.0).await,
+    );
+    for t in [left, middle, right] {
+        assert!(a - 0.2 <= t && t <= b + 0.2, "{t} outside {a}..{b}");
+    }
+    assert!(left < middle && middle < right);
+    app.click("#zoom-reset-utilisation").await;
+    assert_eq!(app.count("#zoom-reset-utilisation").await, 0);
+    assert!((seconds_at(app, -150.0).await - a).abs() < 0.2);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_and_a_comparison() {
     let app = App::launch("wizard", &[]).await;
@@ -82,6 +123,36 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
                 .chars()
                 .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
             assert_eq!(is_chinese, lang == "zh", "step button {button:?} in {lang}");
+            if step == WizardStep::Sampling {
+                // Pointing at a curve reads the time and every series' value there.
+                app.point_at(
+                    "figure.chart[data-chart='utilisation'] .chart-overlay",
+                    120.0,
+                )
+                .await;
+                let tip = app
+                    .wait_for_text("#chart-tip-utilisation", Duration::from_secs(10), |t| {
+                        !t.is_empty()
+                    })
+                    .await;
+                let (time, util) = match lang {
+                    "en" => ("t = ", "GPU-Util (NVML): "),
+                    _ => ("时间 ", "GPU 利用率（NVML）："),
+                };
+                assert!(tip.starts_with(time), "{tip}");
+                // Each series on its own line: its label, its value and the axis's unit.
+                let value: f64 = tip
+                    .split_once(util)
+                    .and_then(|(_, rest)| rest.split_once(" %"))
+                    .unwrap_or_else(|| panic!("no {util} value: {tip}"))
+                    .0
+                    .parse()
+                    .unwrap();
+                assert!((0.0..=100.0).contains(&value), "{tip}");
+                if lang == "en" {
+                    zoom_in_on_the_utilisation_chart(&app).await;
+                }
+            }
             app.screenshot(&format!("{lang}/{}-{key}", i + 1)).await;
         }
     }

@@ -1,0 +1,152 @@
+//! One chart as the backend drew it (the report's SVG), with what a pointer does on a time
+//! chart: hovering shows a cursor line and, beside it, the time and each curve's value there
+//! (from the chart's own data, `ChartHover`); dragging across a stored checkup's chart draws
+//! it again for the seconds dragged over, and *Whole run* goes back.
+
+use checkup_model::commands as cmd;
+use checkup_model::{format_number, ChartSvg};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::i18n::{lang, tr};
+use crate::ipc::call;
+use crate::Ui;
+
+/// A drag shorter than this (CSS pixels) is a click, not a zoom.
+const MIN_DRAG_PX: f64 = 6.0;
+
+/// `checkup`: the stored checkup the chart belongs to, which makes it zoomable (live curves
+/// are drawn anew every second and are not).
+pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
+    let name = chart.name.clone();
+    let title = chart.title.clone();
+    let readable = chart.hover.is_some();
+    let whole = chart.clone();
+    let shown = RwSignal::new(chart);
+    let zoomed = RwSignal::new(false);
+    // The pointer's x in CSS pixels from the chart's left edge, the overlay's width, and the
+    // lines to show there.
+    let at: RwSignal<Option<(f64, f64, Vec<String>)>> = RwSignal::new(None);
+    // Where a drag began, and where it is now (CSS pixels).
+    let drag: RwSignal<Option<(f64, f64)>> = RwSignal::new(None);
+    let overlay = NodeRef::<leptos::html::Div>::new();
+    let tip_id = format!("chart-tip-{name}");
+    let reset_id = format!("zoom-reset-{name}");
+    // Seconds at `x` CSS pixels from the left, if inside the plot.
+    let time_at = move |x: f64| -> Option<f64> {
+        let width = f64::from(overlay.get_untracked()?.client_width());
+        shown.with_untracked(|c| {
+            let h = c.hover.as_ref()?;
+            (width > 0.0)
+                .then(|| h.time_at(x / width * h.width))
+                .flatten()
+        })
+    };
+    let on_move = move |ev: leptos::ev::MouseEvent| {
+        let x = f64::from(ev.offset_x());
+        if let Some((from, _)) = drag.get_untracked() {
+            drag.set(Some((from, x)));
+        }
+        let Some(width) = overlay.get_untracked().map(|d| f64::from(d.client_width())) else {
+            return;
+        };
+        let Some(t) = time_at(x) else {
+            at.set(None);
+            return;
+        };
+        let l = ui.lang.get_untracked();
+        let lines = shown.with_untracked(|c| {
+            let Some(h) = c.hover.as_ref() else {
+                return Vec::new();
+            };
+            let mut lines = vec![tr(&l, "hover_time").replace("{t}", &format_number(t))];
+            lines.extend(h.values_at(t).into_iter().map(|(label, _, v)| {
+                tr(&l, "hover_value")
+                    .replace("{label}", label)
+                    .replace("{value}", &format_number(v))
+                    .replace("{unit}", &h.unit)
+            }));
+            lines
+        });
+        at.set(Some((x, width, lines)));
+    };
+    let on_down = move |ev: leptos::ev::MouseEvent| {
+        if checkup.is_some() {
+            let x = f64::from(ev.offset_x());
+            drag.set(Some((x, x)));
+        }
+    };
+    let name_for_zoom = name.clone();
+    let on_up = move |_: leptos::ev::MouseEvent| {
+        let Some((a, b)) = drag.get_untracked() else {
+            return;
+        };
+        drag.set(None);
+        let (Some(id), true) = (checkup, (a - b).abs() >= MIN_DRAG_PX) else {
+            return;
+        };
+        let (Some(ta), Some(tb)) = (time_at(a.min(b)), time_at(a.max(b))) else {
+            return;
+        };
+        let name = name_for_zoom.clone();
+        let code = ui.lang.get_untracked();
+        spawn_local(async move {
+            match call(cmd::ZoomChart {
+                id,
+                name,
+                from: ta,
+                to: tb,
+                lang: lang(&code),
+            })
+            .await
+            {
+                Ok(Some(c)) => {
+                    at.set(None);
+                    shown.set(c);
+                    zoomed.set(true);
+                }
+                Ok(None) => {}
+                Err(e) => ui.fail(e),
+            }
+        });
+    };
+    let reset = move |_| {
+        shown.set(whole.clone());
+        zoomed.set(false);
+        at.set(None);
+    };
+    view! {
+        // The chart draws its own title; a caption would repeat it.
+        <figure class="chart" data-chart=name aria-label=title>
+            <div class="chart-body">
+                <div inner_html=move || shown.with(|c| c.svg.clone())></div>
+                {readable.then(|| view! {
+                    <div class="chart-overlay" class:zoomable=checkup.is_some() node_ref=overlay
+                        on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up
+                        on:mouseleave=move |_| { at.set(None); drag.set(None); }></div>
+                })}
+                {move || drag.get().filter(|(a, b)| (a - b).abs() >= MIN_DRAG_PX).map(|(a, b)| view! {
+                    <div class="chart-drag" style=format!("left:{:.0}px;width:{:.0}px", a.min(b), (a - b).abs())></div>
+                })}
+                {move || at.get().map(|(x, width, lines)| {
+                    // The values sit on the side of the cursor with more room.
+                    let side = if x > width / 2.0 {
+                        format!("right:{:.0}px", width - x + 10.0)
+                    } else {
+                        format!("left:{:.0}px", x + 10.0)
+                    };
+                    view! {
+                        <div class="chart-cursor" style=format!("left:{x:.0}px")></div>
+                        <div class="chart-tip" id=tip_id.clone() style=side>
+                            {lines.into_iter().map(|line| view! { <div>{line}</div> }).collect_view()}
+                        </div>
+                    }
+                })}
+            </div>
+            <Show when=move || zoomed.get()>
+                <button class="zoom-reset" id=reset_id.clone() on:click=reset.clone()>{move || tr(&ui.l(), "zoom_reset")}</button>
+            </Show>
+            {(readable && checkup.is_some()).then(|| view! { <p class="meta chart-help">{move || tr(&ui.l(), "zoom_help")}</p> })}
+        </figure>
+    }
+}
