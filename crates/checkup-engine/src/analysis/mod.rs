@@ -1,4 +1,4 @@
-//! Analyses over a [`Recording`](crate::ingest::Recording). Each module measures one thing;
+//! Analyses over a [`crate::ingest::Recording`]. Each module measures one thing;
 //! the diagnosis reads their results.
 
 pub mod charts;

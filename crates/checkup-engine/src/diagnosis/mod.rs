@@ -38,7 +38,7 @@ pub struct Ctx<'a> {
     pub markers: &'a [checkup_model::RunMarker],
 }
 
-/// A trace's steps as stalls and the rest ([`Ctx::trace_stalls`]).
+/// A trace's steps as stalls and the rest (`Ctx::trace_stalls`).
 pub struct TraceStalls<'a> {
     /// Each stalled step with its excess over a normal traced step (µs).
     pub stalled: Vec<(f64, &'a StepSyncs)>,

@@ -2,7 +2,7 @@
 //! means (and from the prior art noted beside it), not fitted to a recording.
 
 /// The engine's thresholds. `Thresholds::default()` is what the CLI and app use;
-/// [`Thresholds::table`] documents them for docs/engine.md and reports.
+/// docs/engine.md lists them with their reasons.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Thresholds {
     /// A lost-time finding must explain at least this share of step time to be the primary
