@@ -111,8 +111,13 @@ fn drawn(d: &Diagnosis, t: &Text, window: Option<(f64, f64)>, only: Option<&str>
                 window,
                 ..Default::default()
             };
+            // The timeline is as tall as its lanes need, not a fixed box around one bar.
+            let height = match name {
+                "gpu_timeline" => timeline_height(d),
+                _ => HEIGHT,
+            };
             let ok = {
-                let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+                let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
                 let r = root
                     .fill(&WHITE)
                     .map_err(|e| e.to_string())
@@ -535,6 +540,17 @@ fn kind_color(k: SegmentKind) -> RGBColor {
         SegmentKind::Communication => ORANGE,
         SegmentKind::Memory => RGBColor(150, 150, 150),
     }
+}
+
+/// The timeline's height in pixels: room for its title, axis and legend, and a lane per rank.
+fn timeline_height(d: &Diagnosis) -> u32 {
+    let lanes = d
+        .charts
+        .timelines
+        .iter()
+        .filter(|tl| tl.span_us > 0.0)
+        .count() as u32;
+    (150 + 50 * lanes).clamp(200, 600)
 }
 
 fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
