@@ -32,9 +32,10 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
     let overlay = NodeRef::<leptos::html::Div>::new();
     let tip_id = format!("chart-tip-{name}");
     let reset_id = format!("zoom-reset-{name}");
-    // Seconds at `x` CSS pixels from the left, if inside the plot.
-    let time_at = move |x: f64| -> Option<f64> {
-        let width = f64::from(overlay.get_untracked()?.client_width());
+    // The overlay's width in CSS pixels, as drawn now.
+    let overlay_width = move || overlay.get_untracked().map(|d| f64::from(d.client_width()));
+    // Seconds at `x` CSS pixels from the left of a chart `width` pixels wide, if inside the plot.
+    let time_at = move |x: f64, width: f64| -> Option<f64> {
         shown.with_untracked(|c| {
             let h = c.hover.as_ref()?;
             (width > 0.0)
@@ -47,10 +48,10 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
         if let Some((from, _)) = drag.get_untracked() {
             drag.set(Some((from, x)));
         }
-        let Some(width) = overlay.get_untracked().map(|d| f64::from(d.client_width())) else {
+        let Some(width) = overlay_width() else {
             return;
         };
-        let Some(t) = time_at(x) else {
+        let Some(t) = time_at(x, width) else {
             at.set(None);
             return;
         };
@@ -85,7 +86,8 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
         let (Some(id), true) = (checkup, (a - b).abs() >= MIN_DRAG_PX) else {
             return;
         };
-        let (Some(ta), Some(tb)) = (time_at(a.min(b)), time_at(a.max(b))) else {
+        let Some(width) = overlay_width() else { return };
+        let (Some(ta), Some(tb)) = (time_at(a.min(b), width), time_at(a.max(b), width)) else {
             return;
         };
         let name = name_for_zoom.clone();

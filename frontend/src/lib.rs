@@ -201,12 +201,13 @@ fn App() -> impl IntoView {
         // A phase that ended with a result moves on to what it found; one that failed
         // stays where its error and its settings are.
         let moved_to = phase.after_live_phase().filter(|_| done && error.is_none());
-        let finished = p.clone();
+        // Kept for the note on the step it moved to; progress events mid-phase are not copied.
+        let finished = moved_to.map(|_| p.clone());
         ui.live.set(Some(p));
         if done {
             ui.refresh();
             if ui.current_id() == Some(id) {
-                ui.arrived.set(moved_to.map(|_| finished));
+                ui.arrived.set(finished);
                 ui.open(id, Some(moved_to.unwrap_or(phase)));
             }
         }

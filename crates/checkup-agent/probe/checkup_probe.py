@@ -153,29 +153,21 @@ class MarkSchedule:
         self.unmarked = 0
         self.forced = 0
 
-    def due(self, now):
-        return (self.forced > 0 or self.last_t is None or now - self.last_t >= self.span_s
-                or self.unmarked + 1 >= self.max_steps)
-
-    def marked(self, now):
-        self.last_t = now
-        self.unmarked = 0
-        if self.forced > 0:
-            self.forced -= 1
-
-    def skipped(self):
-        self.unmarked += 1
-
     def force(self, steps):
         self.forced = max(self.forced, steps)
 
     def mark_if_due(self, now, make_mark):
         """The mark ending a span at `now`, made by `make_mark`, when one is due; else None."""
-        if self.due(now):
-            self.marked(now)
-            return make_mark()
-        self.skipped()
-        return None
+        due = (self.forced > 0 or self.last_t is None or now - self.last_t >= self.span_s
+               or self.unmarked + 1 >= self.max_steps)
+        if not due:
+            self.unmarked += 1
+            return None
+        self.last_t = now
+        self.unmarked = 0
+        if self.forced > 0:
+            self.forced -= 1
+        return make_mark()
 
 
 class StepsFile:

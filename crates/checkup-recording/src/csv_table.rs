@@ -99,6 +99,12 @@ pub fn required_number(path: &Path, line: usize, column: &str, cell: Option<&str
     })
 }
 
+/// `v` as a whole number of at least `at_least` that fits a u32, if it is one (counts,
+/// ids and indices read from numeric cells).
+pub fn whole_number(v: f64, at_least: u32) -> Option<u32> {
+    (v >= f64::from(at_least) && v.fract() == 0.0 && v <= f64::from(u32::MAX)).then_some(v as u32)
+}
+
 /// The cell at column `idx` of a row, if the column exists.
 pub fn cell(rec: &csv::StringRecord, idx: Option<usize>) -> Option<&str> {
     idx.and_then(|i| rec.get(i))

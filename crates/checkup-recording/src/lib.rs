@@ -13,3 +13,16 @@ pub mod steps;
 pub mod training;
 
 pub use error::{RecordingError, Result};
+
+/// Files for the readers' tests.
+#[cfg(test)]
+mod test_files {
+    use std::io::Write;
+
+    /// A temporary file holding `text`.
+    pub fn file(text: &str) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+        f
+    }
+}

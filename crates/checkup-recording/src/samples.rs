@@ -5,7 +5,7 @@ use std::path::Path;
 
 use checkup_model::{ClockEventReasons, GpmSample, GpuProcessSample, HostSample, NvmlSample};
 
-use crate::csv_table::{cell, number, CsvTable};
+use crate::csv_table::{cell, number, whole_number, CsvTable};
 use crate::error::{RecordingError, Result};
 use crate::schema::{GPM_COLUMNS, GPU_PROCESSES_COLUMNS, HOST_COLUMNS, NVML_COLUMNS};
 
@@ -106,14 +106,12 @@ pub fn read_gpu_processes_csv(path: &Path) -> Result<Vec<GpuProcessSample>> {
     );
     let used = t.column(used_col);
     let whole = |line: usize, name: &str, v: f64| {
-        if v >= 0.0 && v.fract() == 0.0 && v <= f64::from(u32::MAX) {
-            Ok(v as u32)
-        } else {
-            Err(RecordingError::invalid(
+        whole_number(v, 0).ok_or_else(|| {
+            RecordingError::invalid(
                 path,
                 format!("line {line}: `{name}` = {v} is not a whole number"),
-            ))
-        }
+            )
+        })
     };
     let mut out = Vec::with_capacity(t.rows.len());
     for (i, rec) in t.rows.iter().enumerate() {
@@ -180,13 +178,7 @@ pub fn read_host_csv(path: &Path) -> Result<Vec<HostSample>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn file(text: &str) -> tempfile::NamedTempFile {
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        f
-    }
+    use crate::test_files::file;
 
     #[test]
     fn a_text_cell_in_a_numeric_column_names_line_and_column() {

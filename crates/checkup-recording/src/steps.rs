@@ -4,7 +4,7 @@ use std::path::Path;
 
 use checkup_model::StepRecord;
 
-use crate::csv_table::{number, required_number, CsvTable};
+use crate::csv_table::{number, required_number, whole_number, CsvTable};
 use crate::error::{RecordingError, Result};
 use crate::schema::STEPS_COLUMNS;
 
@@ -72,24 +72,19 @@ pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
 fn span_steps(path: &Path, line: usize, column: &str, cell: Option<&str>) -> Result<u32> {
     match number(path, line, column, cell)? {
         None => Ok(1),
-        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => Ok(n as u32),
-        Some(n) => Err(RecordingError::invalid(
-            path,
-            format!("line {line}: `{column}` = {n} is not a whole number of steps ≥ 1"),
-        )),
+        Some(n) => whole_number(n, 1).ok_or_else(|| {
+            RecordingError::invalid(
+                path,
+                format!("line {line}: `{column}` = {n} is not a whole number of steps ≥ 1"),
+            )
+        }),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
-
-    fn file(text: &str) -> tempfile::NamedTempFile {
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        f.write_all(text.as_bytes()).unwrap();
-        f
-    }
+    use crate::test_files::file;
 
     #[test]
     fn a_span_of_steps_timed_on_the_gpu_is_read_on_its_last_row() {

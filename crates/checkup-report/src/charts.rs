@@ -40,7 +40,7 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// What a time chart is drawn over and records while it is drawn: the span of seconds it
 /// shows (the whole run unless zoomed) and, for the app, the data a pointer reads.
 #[derive(Default)]
-struct HoverLog {
+struct TimeFrame {
     window: Option<(f64, f64)>,
     hover: std::cell::RefCell<Option<checkup_model::ChartHover>>,
 }
@@ -102,12 +102,12 @@ fn drawn(d: &Diagnosis, t: &Text, window: Option<(f64, f64)>, only: Option<&str>
     register_font();
     let mut out = Vec::new();
     let mut push =
-        |name: &str, title: String, draw: &dyn Fn(&Area, &HoverLog) -> Result<(), String>| {
+        |name: &str, title: String, draw: &dyn Fn(&Area, &TimeFrame) -> Result<(), String>| {
             if only.is_some_and(|o| o != name) {
                 return;
             }
             let mut svg = String::new();
-            let hover = HoverLog {
+            let hover = TimeFrame {
                 window,
                 ..Default::default()
             };
@@ -269,7 +269,7 @@ fn shade_steady<'a, 'b: 'a>(
 #[allow(clippy::too_many_arguments)]
 fn time_chart<'a, 'b>(
     a: &'a Area<'b>,
-    hover: &HoverLog,
+    hover: &TimeFrame,
     caption: &str,
     x: std::ops::Range<f64>,
     y_max: f64,
@@ -335,7 +335,7 @@ fn legend_sized<'a, 'b: 'a>(
 
 fn labelled<'a, 'b: 'a>(
     chart: &mut Plot<'a, 'b>,
-    hover: &HoverLog,
+    hover: &TimeFrame,
     pts: Vec<(f64, f64)>,
     color: RGBColor,
     dashed: bool,
@@ -370,7 +370,7 @@ fn labelled<'a, 'b: 'a>(
 
 fn util_chart(
     a: &Area,
-    hover: &HoverLog,
+    hover: &TimeFrame,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     t: &Text,
@@ -433,7 +433,7 @@ struct Ceiling<'a> {
 #[allow(clippy::too_many_arguments)]
 fn ceiling_chart(
     a: &Area,
-    hover: &HoverLog,
+    hover: &TimeFrame,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     values: &[Option<f32>],
@@ -472,7 +472,7 @@ fn ceiling_chart(
 
 fn power_chart(
     a: &Area,
-    hover: &HoverLog,
+    hover: &TimeFrame,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     t: &Text,
@@ -489,7 +489,7 @@ fn power_chart(
 
 fn clock_chart(
     a: &Area,
-    hover: &HoverLog,
+    hover: &TimeFrame,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
     t: &Text,
@@ -504,7 +504,7 @@ fn clock_chart(
     ceiling_chart(a, hover, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
 }
 
-fn host_chart(a: &Area, hover: &HoverLog, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn host_chart(a: &Area, hover: &TimeFrame, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(h) = &d.charts.host else {
         return Ok(());
     };
