@@ -1,0 +1,31 @@
+"""A ConvNet on GPU batches whose loop keeps every prediction on the host and recomputes
+the accuracy over all of them each step: host work that grows with every step, so the run
+slows down as it goes."""
+import torch
+import torch.nn as nn
+
+
+def main():
+    model = nn.Sequential(
+        nn.Conv2d(3, 64, 3, padding=1), nn.ReLU(), nn.Conv2d(64, 64, 3, padding=1), nn.ReLU(),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 100)).cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(256, 3, 64, 64, device="cuda")
+    y = torch.randint(0, 100, (256,), device="cuda")
+    seen_preds, seen_labels = [], []
+    for step in range(2400):
+        out = model(x)
+        loss = nn.functional.cross_entropy(out, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        # Every prediction so far, as Python ints, and the accuracy over all of them.
+        seen_preds.extend(out.argmax(1).tolist())
+        seen_labels.extend(y.tolist())
+        accuracy = sum(p == t for p, t in zip(seen_preds, seen_labels)) / len(seen_labels)
+        if step % 200 == 0:
+            print("step", step, "accuracy", round(accuracy, 4), flush=True)
+
+
+if __name__ == "__main__":
+    main()
