@@ -15,18 +15,44 @@ use crate::Ui;
 /// A drag shorter than this (CSS pixels) is a click, not a zoom.
 const MIN_DRAG_PX: f64 = 6.0;
 
-/// `checkup`: the stored checkup the chart belongs to, which makes it zoomable (live curves
-/// are drawn anew every second and are not).
+/// A stored checkup's chart (`checkup`: the checkup it belongs to, which makes it zoomable)
+/// or a recording's.
 pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
-    let name = chart.name.clone();
-    let title = chart.title.clone();
-    let readable = chart.hover.is_some();
-    let whole = chart.clone();
-    let shown = RwSignal::new(chart);
+    drawn(ui, RwSignal::new(chart), checkup)
+}
+
+/// The live chart `name` of the sampling in progress, redrawn with every frame the backend
+/// sends (ten a second) in place: the pointer's cursor and values stay and follow the curves.
+/// Not zoomable: it scrolls.
+pub fn live(ui: Ui, name: &'static str) -> impl IntoView {
+    let latest = move || {
+        ui.live
+            .with(|p| p.as_ref()?.charts.iter().find(|c| c.name == name).cloned())
+    };
+    // Untracked here: a tracked read would make the chart anew with every frame.
+    let shown = RwSignal::new(untrack(latest).unwrap_or_default());
+    Effect::new(move |_| {
+        if let Some(c) = latest() {
+            shown.set(c);
+        }
+    });
+    drawn(ui, shown, None)
+}
+
+/// The chart `shown` now, with the pointer's cursor and values and, for a stored checkup's
+/// chart, drag to zoom.
+fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoView {
+    let (name, title, readable, whole) = shown.with_untracked(|c| {
+        (
+            c.name.clone(),
+            c.title.clone(),
+            c.hover.is_some(),
+            c.clone(),
+        )
+    });
     let zoomed = RwSignal::new(false);
-    // The pointer's x in CSS pixels from the chart's left edge, the overlay's width, and the
-    // lines to show there.
-    let at: RwSignal<Option<(f64, f64, Vec<String>)>> = RwSignal::new(None);
+    // The pointer's x in CSS pixels from the chart's left edge and the overlay's width.
+    let pointer: RwSignal<Option<(f64, f64)>> = RwSignal::new(None);
     // Where a drag began, and where it is now (CSS pixels).
     let drag: RwSignal<Option<(f64, f64)>> = RwSignal::new(None);
     let overlay = NodeRef::<leptos::html::Div>::new();
@@ -48,18 +74,16 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
         if let Some((from, _)) = drag.get_untracked() {
             drag.set(Some((from, x)));
         }
-        let Some(width) = overlay_width() else {
-            return;
-        };
-        let Some(t) = time_at(x, width) else {
-            at.set(None);
-            return;
-        };
-        let l = ui.lang.get_untracked();
-        let lines = shown.with_untracked(|c| {
-            let Some(h) = c.hover.as_ref() else {
-                return Vec::new();
-            };
+        pointer.set(overlay_width().map(|width| (x, width)));
+    };
+    // The time and each curve's value under the pointer, in the chart as shown now (a live
+    // chart moves under a still pointer); none outside the plot.
+    let lines_at = move |x: f64, width: f64| -> Option<Vec<String>> {
+        shown.track();
+        let t = time_at(x, width)?;
+        let l = ui.l();
+        shown.with_untracked(|c| {
+            let h = c.hover.as_ref()?;
             let mut lines = vec![tr(&l, "hover_time").replace("{t}", &format_number(t))];
             lines.extend(h.values_at(t).into_iter().map(|(label, _, v)| {
                 tr(&l, "hover_value")
@@ -67,9 +91,8 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
                     .replace("{value}", &format_number(v))
                     .replace("{unit}", &h.unit)
             }));
-            lines
-        });
-        at.set(Some((x, width, lines)));
+            Some(lines)
+        })
     };
     let on_down = move |ev: leptos::ev::MouseEvent| {
         if checkup.is_some() {
@@ -103,7 +126,7 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
             .await
             {
                 Ok(Some(c)) => {
-                    at.set(None);
+                    pointer.set(None);
                     shown.set(c);
                     zoomed.set(true);
                 }
@@ -115,7 +138,7 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
     let reset = move |_| {
         shown.set(whole.clone());
         zoomed.set(false);
-        at.set(None);
+        pointer.set(None);
     };
     view! {
         // The chart draws its own title; a caption would repeat it.
@@ -125,12 +148,14 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
                 {readable.then(|| view! {
                     <div class="chart-overlay" class:zoomable=checkup.is_some() node_ref=overlay
                         on:mousemove=on_move on:mousedown=on_down on:mouseup=on_up
-                        on:mouseleave=move |_| { at.set(None); drag.set(None); }></div>
+                        on:mouseleave=move |_| { pointer.set(None); drag.set(None); }></div>
                 })}
                 {move || drag.get().filter(|(a, b)| (a - b).abs() >= MIN_DRAG_PX).map(|(a, b)| view! {
                     <div class="chart-drag" style=format!("left:{:.0}px;width:{:.0}px", a.min(b), (a - b).abs())></div>
                 })}
-                {move || at.get().map(|(x, width, lines)| {
+                // The cursor and its box are made when the pointer moves (inside the plot);
+                // the lines in the box follow the chart as it is drawn again.
+                {move || pointer.get().filter(|(x, width)| time_at(*x, *width).is_some()).map(|(x, width)| {
                     // The values sit on the side of the cursor with more room.
                     let side = if x > width / 2.0 {
                         format!("right:{:.0}px", width - x + 10.0)
@@ -140,7 +165,7 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
                     view! {
                         <div class="chart-cursor" style=format!("left:{x:.0}px")></div>
                         <div class="chart-tip" id=tip_id.clone() style=side>
-                            {lines.into_iter().map(|line| view! { <div>{line}</div> }).collect_view()}
+                            {move || lines_at(x, width).unwrap_or_default().into_iter().map(|line| view! { <div>{line}</div> }).collect_view()}
                         </div>
                     }
                 })}

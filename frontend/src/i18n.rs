@@ -47,6 +47,7 @@ mod tests {
             include_str!("steps/profiling.rs"),
             include_str!("steps/diagnosis.rs"),
             include_str!("steps/report.rs"),
+            include_str!("steps/rerun.rs"),
         ];
         let mut keys = Vec::new();
         for src in sources {
@@ -87,6 +88,9 @@ mod tests {
                 "major",
                 "minor",
                 "info",
+                // The re-run button's line, with a host and without (steps/rerun.rs).
+                "rerun_help",
+                "rerun_needs_host",
                 // Error kinds the backend names (ConnectError::parts, src-tauri/src/lib.rs).
                 "err_unreachable",
                 "err_auth_refused",

@@ -239,7 +239,7 @@ pub async fn new_checkup(
     state: State<'_, AppState>,
     args: cmd::NewCheckup,
 ) -> Result<i64, AppError> {
-    let cmd::NewCheckup { title } = args;
+    let cmd::NewCheckup { title, rerun_of } = args;
     let client = state
         .host
         .lock()
@@ -260,6 +260,7 @@ pub async fn new_checkup(
             host: client.1,
             source: None,
             is_demo: false,
+            rerun_of,
         })
         .await?;
     state.store.save_environment(id, &report).await?;

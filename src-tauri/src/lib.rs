@@ -122,6 +122,7 @@ pub(crate) async fn store_recording(
             host: checkup_model::RECORDING_HOST.into(),
             source: Some(path.display().to_string()),
             is_demo,
+            rerun_of: None,
         })
         .await?;
     store.save_diagnosis(id, diagnosis).await?;

@@ -112,14 +112,49 @@ fn recordings_dir(app: &AppHandle, id: i64) -> PathBuf {
         .join(id.to_string())
 }
 
-/// The live curves of what was sampled so far, steady window and stalls marked by the engine.
-fn live_charts(samples: SampleSet, lang: Language) -> Vec<checkup_model::ChartSvg> {
-    let rec = checkup_engine::ingest::Recording {
-        samples,
-        ..Default::default()
-    };
-    let d = checkup_engine::diagnose_recording(rec, None, &Default::default());
-    checkup_report::charts(&d, checkup_text::report::text(lang))
+/// How often the live curves are drawn again: the agent samples NVML ten times a second.
+const FRAME_EVERY: Duration = Duration::from_millis(100);
+/// How often the engine analyses everything sampled so far, for the steady window it marks.
+const REMARK_EVERY: Duration = Duration::from_secs(1);
+/// The seconds a live chart shows: its last minute, scrolling.
+const LIVE_SPAN_S: f64 = 60.0;
+
+/// The live curves: the engine's marks from its last full analysis, redone each second
+/// (`remark`), and a frame of the last minute's curves drawn each tenth of a second (`frame`).
+struct LiveCurves {
+    lang: Language,
+    marks: Option<checkup_model::Diagnosis>,
+}
+
+impl LiveCurves {
+    fn new(lang: Language) -> Self {
+        LiveCurves { lang, marks: None }
+    }
+
+    /// Analyses everything sampled so far.
+    fn remark(&mut self, samples: &SampleSet) {
+        let rec = checkup_engine::ingest::Recording {
+            samples: samples.clone(),
+            ..Default::default()
+        };
+        self.marks = Some(checkup_engine::diagnose_recording(
+            rec,
+            None,
+            &Default::default(),
+        ));
+    }
+
+    /// The charts of the last minute as sampled now (none before the first analysis).
+    fn frame(&self, samples: &SampleSet) -> Vec<checkup_model::ChartSvg> {
+        let Some(marks) = &self.marks else {
+            return Vec::new();
+        };
+        let mut d = marks.clone();
+        let c = &marks.charts;
+        let steady = c.steady.map(|(a, b)| (a + c.t0, b + c.t0));
+        d.charts = checkup_engine::analysis::charts::live_chart_data(samples, steady, LIVE_SPAN_S);
+        checkup_report::live_charts(&d, checkup_text::report::text(self.lang), LIVE_SPAN_S)
+    }
 }
 
 /// Downloads a run, analyses it and stores the diagnosis (keeping the environment check).
@@ -173,10 +208,13 @@ async fn sample_inner(
     let mut sub = client.samples(since).await?;
     let mut samples = SampleSet::default();
     let started = Instant::now();
-    let mut last_emit = Instant::now() - Duration::from_secs(1);
+    let mut curves = LiveCurves::new(lang);
+    let mut last_frame = Instant::now() - FRAME_EVERY;
+    let mut last_remark = Instant::now() - REMARK_EVERY;
     p.status = LiveStatus::Sampling;
     while started.elapsed().as_secs_f64() < seconds && !stop.load(Ordering::Relaxed) {
-        match tokio::time::timeout(Duration::from_millis(250), sub.next()).await {
+        let due = FRAME_EVERY.saturating_sub(last_frame.elapsed());
+        match tokio::time::timeout(due, sub.next()).await {
             Ok(Ok(Some(e))) => {
                 p.samples += 1;
                 match e.sample {
@@ -191,15 +229,39 @@ async fn sample_inner(
                 sub = client.samples(last).await?;
                 p.status = LiveStatus::Sampling;
             }
-            Err(_) => {} // no sample this quarter second
+            Err(_) => {} // the next frame is due
         }
-        if last_emit.elapsed() >= Duration::from_secs(1) {
-            last_emit = Instant::now();
+        if last_frame.elapsed() >= FRAME_EVERY {
+            last_frame = Instant::now();
             p.elapsed_s = started.elapsed().as_secs_f64();
-            let snapshot = samples.clone();
-            p.charts = tokio::task::spawn_blocking(move || live_charts(snapshot, lang))
-                .await
-                .unwrap_or_default();
+            p.frame += 1;
+            let remark = last_remark.elapsed() >= REMARK_EVERY;
+            if remark {
+                last_remark = Instant::now();
+            }
+            // Drawn off the async runtime: the curves and samples go there and come back. The
+            // run itself is the agent's; a drawing that failed only restarts the curves.
+            let job = (
+                std::mem::replace(&mut curves, LiveCurves::new(lang)),
+                std::mem::take(&mut samples),
+            );
+            let drawn = tokio::task::spawn_blocking(move || {
+                let (mut c, s) = job;
+                if remark {
+                    c.remark(&s);
+                }
+                let charts = c.frame(&s);
+                (c, s, charts)
+            })
+            .await;
+            let charts = match drawn {
+                Ok((c, s, charts)) => {
+                    (curves, samples) = (c, s);
+                    charts
+                }
+                Err(_) => Vec::new(),
+            };
+            p.charts = charts;
             emit(app, p);
         }
     }

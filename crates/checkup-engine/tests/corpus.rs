@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use checkup_engine::{analyze_paths, Options};
 use checkup_model::{
-    CheckId, CheckStatus, CheckValue, Diagnosis, EvidenceKey as K, Finding, Fix, Language,
+    Cause, CheckId, CheckStatus, CheckValue, Diagnosis, EvidenceKey as K, Finding, Fix, Language,
     WindowMethod,
 };
 use checkup_text::FixText;
@@ -1001,5 +1001,194 @@ fn fixes_that_find_where_the_time_goes_carry_no_gain() {
                 }
             }
         }
+    }
+}
+
+/// The operators' share of all kernel time, and calls per profiled step, as the report shows.
+fn operators(run: &str) -> Vec<(String, f64, f64)> {
+    let d = diagnose(run);
+    let k = &d.ranks[0].kernels;
+    let steps = k.kernels as f64 / k.per_step;
+    k.top_operators
+        .iter()
+        .map(|o| {
+            (
+                o.name.clone(),
+                o.total_us / k.kernel_time_us,
+                o.calls as f64 / steps,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn kernels_are_counted_under_the_operator_that_launched_them() {
+    // ResNet-50: batch norm forward and backward, then the convolutions' backward, take most
+    // GPU time (24 %, 19 % and 13 % of all kernel time over the whole trace, counted by hand
+    // from its launch calls' `External id`); 53 batch-norm layers, one call each per step.
+    let ops = operators("healthy");
+    let names: Vec<&str> = ops.iter().take(3).map(|o| o.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "aten::native_batch_norm",
+            "aten::native_batch_norm_backward",
+            "aten::convolution_backward"
+        ]
+    );
+    assert!((0.22..0.26).contains(&ops[0].1), "{ops:?}");
+    assert_eq!(ops[0].2, 53.0, "{ops:?}");
+    // The six transformer blocks: the elementwise multiplies lead (three a block, 20 % of
+    // the whole trace's kernel time by hand, more in the steady steps without the start's
+    // set-up kernels), then layer norm's backward, once a block.
+    let ops = operators("memory_bound");
+    assert_eq!(ops[0].0, "aten::mul");
+    assert_eq!(ops[1].0, "aten::native_layer_norm_backward");
+    assert!((0.20..0.30).contains(&ops[0].1), "{ops:?}");
+    assert_eq!((ops[0].2, ops[1].2), (18.0, 6.0), "{ops:?}");
+    // Never more time than the kernels had, most first.
+    for run in ["healthy", "memory_bound", "launch_bound", "ddp_comm_bound"] {
+        let ops = operators(run);
+        assert!(!ops.is_empty(), "{run}");
+        assert!(
+            ops.iter().map(|o| o.1).sum::<f64>() <= 1.0 + 1e-9,
+            "{run}: {ops:?}"
+        );
+        assert!(ops.windows(2).all(|w| w[0].1 >= w[1].1), "{run}: {ops:?}");
+    }
+}
+
+#[test]
+fn a_loop_that_rescans_every_prediction_slows_down_and_its_host_time_is_what_grew() {
+    let d = diagnose("probe_metrics_over_all_steps");
+    assert_eq!(d.primary, "slowdown");
+    let f = d.finding("slowdown").unwrap();
+    let Cause::Slowdown {
+        first_ms,
+        last_ms,
+        grew,
+        host_rss_mib,
+        ..
+    } = f.cause
+    else {
+        panic!("{:?}", f.cause)
+    };
+    // The steps' own medians, first and last tenth (6.1 and 23.2 ms by hand from steps.csv).
+    assert!((5.5..7.0).contains(&first_ms), "{first_ms}");
+    assert!((20.0..26.0).contains(&last_ms), "{last_ms}");
+    assert_eq!(grew, checkup_model::SlowdownPart::HostWork);
+    // The lists hold 1.2 million Python ints by the end: ~20 MiB on the process's 1.2 GiB
+    // (most of it CUDA's, from before the first step), too little to be said.
+    assert_eq!(host_rss_mib, None);
+    assert_eq!(f.fixes, [Fix::ConstantHostWork]);
+    // Its fix removes the time lost: back to the first tenth's pace.
+    let gain = d.fix_gain(f, &f.fixes[0]).unwrap();
+    assert!(gain.expected.step_ms_after < gain.expected.step_ms_now);
+}
+
+#[test]
+fn losses_kept_with_their_graphs_creep_to_out_of_memory_and_lead() {
+    let d = diagnose("probe_losses_kept_with_graph");
+    assert_eq!(d.primary, "memory/creep");
+    let f = &d.findings[0];
+    assert_eq!(f.severity, checkup_model::Severity::Critical);
+    let Cause::MemoryCreep {
+        from_gib,
+        to_gib,
+        capacity_gib,
+        full_in_min,
+        ..
+    } = f.cause
+    else {
+        panic!("{:?}", f.cause)
+    };
+    // memory.csv: live tensors from 6.9 GiB (step 207) to 45.9 GiB (step 1456) on a
+    // 140 GiB H200; the thirds' medians lie between.
+    assert!(
+        from_gib > 5.0 && to_gib > 35.0 && to_gib < 46.0,
+        "{from_gib} {to_gib}"
+    );
+    assert!((139.0..141.0).contains(&capacity_gib), "{capacity_gib}");
+    assert!(full_in_min.unwrap() < 1.0);
+    assert_eq!(f.fixes, [Fix::KeepValuesNotTensors]);
+}
+
+#[test]
+fn a_batch_sized_to_the_memory_left_is_near_the_limit_with_savers_in_order_of_cost() {
+    let d = diagnose("probe_batch_at_memory_limit");
+    assert_eq!(d.primary, "compute_bound");
+    let f = d.finding("memory/near_limit").unwrap();
+    let Cause::MemoryNearLimit {
+        peak_gib,
+        capacity_gib,
+        ..
+    } = f.cause
+    else {
+        panic!()
+    };
+    assert!(
+        peak_gib / capacity_gib > 0.88,
+        "{peak_gib} of {capacity_gib}"
+    );
+    let frees = |fix: &Fix| match fix {
+        Fix::Bf16Memory { frees_gib }
+        | Fix::ActivationCheckpointing { frees_gib }
+        | Fix::EightBitOptimizer { frees_gib }
+        | Fix::SmallerMicroBatch { frees_gib }
+        | Fix::OffloadOptimizer { frees_gib } => *frees_gib,
+        other => panic!("{other:?}"),
+    };
+    // 85 M fp32 parameters with AdamW: 16 bytes each (1.4 GiB) of the 121.1 GiB peak; the
+    // rest is activations, which bf16 and half micro-batches halve.
+    assert!(matches!(f.fixes[0], Fix::Bf16Memory { .. }));
+    assert!(matches!(f.fixes[1], Fix::ActivationCheckpointing { .. }));
+    assert!(matches!(f.fixes[2], Fix::EightBitOptimizer { .. }));
+    assert!(matches!(f.fixes[3], Fix::SmallerMicroBatch { .. }));
+    assert!(matches!(f.fixes[4], Fix::OffloadOptimizer { .. }));
+    let bf16 = frees(&f.fixes[0]).unwrap();
+    assert!((58.0..61.0).contains(&bf16), "{bf16}");
+    let states = frees(&f.fixes[4]).unwrap();
+    assert!((0.5..0.8).contains(&states), "{states}");
+}
+
+#[test]
+fn batches_of_changing_length_fragment_the_allocator() {
+    let d = diagnose("probe_variable_length_batches");
+    let f = d.finding("memory/fragmented").unwrap();
+    let Cause::MemoryFragmented {
+        reserved_gib,
+        peak_allocated_gib,
+        retries,
+    } = f.cause
+    else {
+        panic!()
+    };
+    // memory.csv's peaks: 34.8e9 bytes reserved, 25.8e9 allocated.
+    assert!((reserved_gib - 32.45).abs() < 0.05, "{reserved_gib}");
+    assert!(
+        (peak_allocated_gib - 24.04).abs() < 0.05,
+        "{peak_allocated_gib}"
+    );
+    assert_eq!(retries, 0);
+    assert_eq!(f.fixes, [Fix::ExpandableSegments]);
+}
+
+#[test]
+fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
+    let own = [
+        "probe_metrics_over_all_steps",
+        "probe_losses_kept_with_graph",
+        "probe_batch_at_memory_limit",
+        "probe_variable_length_batches",
+    ];
+    for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
+        let d = diagnose(run);
+        let flagged: Vec<String> = d
+            .findings
+            .iter()
+            .map(|f| f.id())
+            .filter(|id| id == "slowdown" || id.starts_with("memory/"))
+            .collect();
+        assert!(flagged.is_empty(), "{run}: {flagged:?}");
     }
 }

@@ -119,6 +119,19 @@ pub struct KernelStats {
     /// All those kernels' time together (0 in diagnoses from before it was kept).
     #[serde(default)]
     pub kernel_time_us: f64,
+    /// The CPU operators whose kernels took most time (ten), most first; empty when the
+    /// trace does not say which operator launched what (and in older diagnoses).
+    #[serde(default)]
+    pub top_operators: Vec<OperatorTime>,
+}
+
+/// A CPU operator (`aten::addmm`) and the GPU time of the kernels it launched itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OperatorTime {
+    pub name: String,
+    /// Its calls that launched GPU work.
+    pub calls: u64,
+    pub total_us: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -173,8 +173,9 @@ command!(
 command!(ConnectHost = "connect_host" -> HostInfo { request: HostRequest });
 command!(DisconnectHost = "disconnect_host" -> () {});
 command!(
-    /// A checkup on the connected host; answers its id.
-    NewCheckup = "new_checkup" -> i64 { title: String }
+    /// A checkup on the connected host; answers its id. `rerun_of`: the earlier checkup of
+    /// the same training it re-runs after a fix, to be compared with.
+    NewCheckup = "new_checkup" -> i64 { title: String, rerun_of: Option<i64> }
 );
 command!(
     /// Runs a checkup's environment check again in the training's interpreter `python`.

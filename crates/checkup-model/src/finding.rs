@@ -31,6 +31,10 @@ pub enum Family {
     /// The GPU waits most of the time and the recording cannot say for what.
     GpuIdle,
     Environment,
+    /// The run gets slower as it goes.
+    Slowdown,
+    /// GPU memory: creeping up, close to the card's capacity, or fragmented.
+    Memory,
 }
 
 impl Family {
@@ -48,6 +52,8 @@ impl Family {
             Family::Throttling => "throttling",
             Family::GpuIdle => "gpu_idle",
             Family::Environment => "environment",
+            Family::Slowdown => "slowdown",
+            Family::Memory => "memory",
         }
     }
 
@@ -55,7 +61,7 @@ impl Family {
     pub fn is_lost_time(self) -> bool {
         !matches!(
             self,
-            Family::ComputeBound | Family::MemoryBandwidth | Family::Environment
+            Family::ComputeBound | Family::MemoryBandwidth | Family::Environment | Family::Memory
         )
     }
 
@@ -90,6 +96,19 @@ pub enum IdleSuspect {
     /// While the GPU idled, the training process held about one core and no worker was busy:
     /// the Python loop itself. `main_cpu_pct`: its CPU, 100 = one core.
     PythonLoop { main_cpu_pct: f64 },
+}
+
+/// What grew with a run's step time, as its steps' own timings split it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowdownPart {
+    /// The wait for each batch.
+    DataWait,
+    /// The loop's own host time between batches (forward, backward and step calls, and
+    /// whatever else the loop does).
+    HostWork,
+    /// Neither: the GPU's work per step, or waits the step timings do not split.
+    Other,
 }
 
 /// Multi-GPU scaling against a 1-GPU run, as a communication finding quotes it.
@@ -205,6 +224,46 @@ pub enum Cause {
     /// An environment check that warned or failed.
     #[serde(rename = "environment")]
     Environment { check: EnvCheck },
+    /// Steps get slower as the run goes on: the median step at its start and at its end,
+    /// when the slowdown began (seconds from the run's start, and the step), what grew with
+    /// it, and the training processes' host memory at the start and end when it grew too.
+    #[serde(rename = "slowdown")]
+    Slowdown {
+        first_ms: f64,
+        last_ms: f64,
+        began_at_s: f64,
+        began_at_step: u64,
+        grew: SlowdownPart,
+        #[serde(default)]
+        host_rss_mib: Option<[f64; 2]>,
+    },
+    /// Memory in live tensors keeps growing step after step: from and to (GiB), how fast,
+    /// and when the card would be full at that pace (minutes from the recording's end).
+    #[serde(rename = "memory/creep")]
+    MemoryCreep {
+        from_gib: f64,
+        to_gib: f64,
+        gib_per_min: f64,
+        capacity_gib: f64,
+        full_in_min: Option<f64>,
+    },
+    /// The GPU's memory at its peak was close to its capacity: the batch size is set by
+    /// memory. `others_gib`: what other processes held on the same GPU then.
+    #[serde(rename = "memory/near_limit")]
+    MemoryNearLimit {
+        peak_gib: f64,
+        capacity_gib: f64,
+        others_gib: f64,
+    },
+    /// The caching allocator holds far more than the tensors ever needed at once: memory
+    /// split into blocks of the wrong sizes. `retries`: cache flushes after a failed
+    /// allocation.
+    #[serde(rename = "memory/fragmented")]
+    MemoryFragmented {
+        reserved_gib: f64,
+        peak_allocated_gib: f64,
+        retries: u64,
+    },
 }
 
 impl Cause {
@@ -227,6 +286,10 @@ impl Cause {
             Cause::ThrottlingPower { .. } | Cause::ThrottlingThermal { .. } => Family::Throttling,
             Cause::GpuIdle { .. } => Family::GpuIdle,
             Cause::Environment { .. } => Family::Environment,
+            Cause::Slowdown { .. } => Family::Slowdown,
+            Cause::MemoryCreep { .. }
+            | Cause::MemoryNearLimit { .. }
+            | Cause::MemoryFragmented { .. } => Family::Memory,
         }
     }
 
@@ -243,6 +306,9 @@ impl Cause {
             Cause::ThrottlingPower { .. } => "power",
             Cause::ThrottlingThermal { .. } => "thermal",
             Cause::Environment { check } => check.id.as_str(),
+            Cause::MemoryCreep { .. } => "creep",
+            Cause::MemoryNearLimit { .. } => "near_limit",
+            Cause::MemoryFragmented { .. } => "fragmented",
             _ => return None,
         })
     }
@@ -452,6 +518,20 @@ pub enum EvidenceKey {
     TensorActive,
     GemmShare,
     ElementwiseShare,
+    // Over the whole run.
+    FirstStepMedian,
+    LastStepMedian,
+    StepTimeGrowth,
+    DataWaitGrowth,
+    HostWorkGrowth,
+    HostRssGrowth,
+    // Memory.
+    AllocatedGrowth,
+    AllocatedGrowthRate,
+    PeakMemoryShareOfCapacity,
+    OtherProcessesMemory,
+    ReservedUnusedShare,
+    AllocRetries,
     /// An environment check's status (1 warn, 2 fail).
     EnvStatus {
         check: CheckId,
@@ -477,6 +557,9 @@ pub enum Unit {
     Mb,
     Times,
     Celsius,
+    Gib,
+    GibPerMin,
+    Mib,
     Flag,
     /// 1 warn, 2 fail.
     Status,
@@ -667,6 +750,29 @@ pub enum Fix {
         checkpoint_seen: bool,
     },
     LessPeriodicWork,
+    /// Per-step host work that grows with the steps done (a list re-scanned every step).
+    ConstantHostWork,
+    /// Kept loss tensors hold their graphs: keep their values.
+    KeepValuesNotTensors,
+    /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
+    ExpandableSegments,
+    /// The memory savers, in order of cost, each with what it would free (GiB), estimated
+    /// from the recording where it can be.
+    Bf16Memory {
+        frees_gib: Option<f64>,
+    },
+    ActivationCheckpointing {
+        frees_gib: Option<f64>,
+    },
+    EightBitOptimizer {
+        frees_gib: Option<f64>,
+    },
+    SmallerMicroBatch {
+        frees_gib: Option<f64>,
+    },
+    OffloadOptimizer {
+        frees_gib: Option<f64>,
+    },
     ProfileSteps,
     MainThreadCpu,
     CoolGpu,
@@ -709,7 +815,8 @@ pub struct Diagnosis {
     /// [`DIAGNOSIS_FORMAT`] when written.
     #[serde(default = "format_1")]
     pub format: u32,
-    /// Id of the finding that explains the most lost time.
+    /// Id of the finding that explains the most lost time; [`Diagnosis::UNDETERMINED`] when
+    /// the recording supports no finding at all.
     pub primary: String,
     /// Ranked, primary first.
     pub findings: Vec<Finding>,
@@ -739,6 +846,10 @@ fn format_1() -> u32 {
 }
 
 impl Diagnosis {
+    /// The primary of a diagnosis without findings: the recording is too short or too idle
+    /// to support any (naming a bottleneck there would be a guess).
+    pub const UNDETERMINED: &'static str = "undetermined";
+
     /// The finding with `id`, or the first of the family `id`.
     pub fn finding(&self, id: &str) -> Option<&Finding> {
         self.findings
@@ -934,6 +1045,12 @@ pub enum FixReach {
 }
 
 impl Fix {
+    /// Whether this fix measures more rather than changes the training (profile some steps,
+    /// make syncs warn): there is nothing to re-run and compare after it.
+    pub fn is_investigation(&self) -> bool {
+        matches!(self, Fix::ProfileSteps | Fix::FindHiddenSyncs)
+    }
+
     /// What part of `finding`'s lost time this fix removes. Most fixes mean one thing
     /// wherever they appear; persistent workers remove the epoch-start waits they are
     /// offered for, but only support more workers against a slow loader.
@@ -974,6 +1091,8 @@ impl Fix {
                 _ => Whole,
             },
             Fix::FewerReadbacks { .. } => Whole,
+            // The slowdown is the per-step work that grows: constant work removes it.
+            Fix::ConstantHostWork => Whole,
             // Exhaustive, so a new fix is placed here on purpose.
             Fix::LeaveCoresToLoop { .. }
             | Fix::PinMemory
@@ -1000,7 +1119,14 @@ impl Fix {
             | Fix::FuseElementwise
             | Fix::Bf16Activations
             | Fix::FusedKernels
-            | Fix::Environment { .. } => Supporting,
+            | Fix::Environment { .. }
+            | Fix::KeepValuesNotTensors
+            | Fix::ExpandableSegments
+            | Fix::Bf16Memory { .. }
+            | Fix::ActivationCheckpointing { .. }
+            | Fix::EightBitOptimizer { .. }
+            | Fix::SmallerMicroBatch { .. }
+            | Fix::OffloadOptimizer { .. } => Supporting,
         }
     }
 }
@@ -1201,5 +1327,21 @@ mod tests {
         assert_eq!(format_number(-0.0), "0");
         assert_eq!(format_number(-12.34), "-12.3");
         assert_eq!(format_number(2000.0), "2000");
+    }
+
+    #[test]
+    fn profiling_and_sync_warnings_measure_more_and_change_nothing_to_compare() {
+        assert!(Fix::ProfileSteps.is_investigation());
+        assert!(Fix::FindHiddenSyncs.is_investigation());
+        let changes = [
+            Fix::MoreWorkers {
+                suggested: 14,
+                current: Some(2),
+            },
+            Fix::PinMemory,
+            Fix::GpuMetrics,
+            Fix::Compile,
+        ];
+        assert!(changes.iter().all(|f| !f.is_investigation()));
     }
 }

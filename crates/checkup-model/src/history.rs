@@ -19,6 +19,10 @@ pub struct CheckupSummary {
     /// The leading finding, for the list's one-line verdict (worded by the UI).
     pub lead: Option<crate::Finding>,
     pub is_baseline: bool,
+    /// The earlier checkup of the same training this one re-runs to check a fix: its
+    /// diagnosis is compared with that one's.
+    #[serde(default)]
+    pub rerun_of: Option<i64>,
 }
 
 /// A review note a team attached to a finding.
@@ -137,8 +141,11 @@ pub struct LiveProgress {
     pub samples: u64,
     /// Reconnects so far (each resumed without losing samples).
     pub reconnects: u32,
-    /// Live curves with the steady window and stalls marked (sampling).
+    /// Live curves with the steady window and stalls marked (sampling): the last minute,
+    /// drawn again ten times a second.
     pub charts: Vec<crate::ChartSvg>,
+    /// How many times the live curves have been drawn in this phase.
+    pub frame: u64,
     pub status: LiveStatus,
     /// While reconnecting: this attempt (of `reconnect_tries`) and why (a message-catalogue
     /// key, worded by the UI).

@@ -13,6 +13,9 @@ pub struct ChartData {
     pub host: Option<HostSeries>,
     pub steps: Vec<StepSeries>,
     pub timelines: Vec<RankTimeline>,
+    /// The first rank's live tensors over the run, when the probe recorded them.
+    #[serde(default)]
+    pub live_tensors: Option<LiveTensorSeries>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +31,20 @@ pub struct GpuSeries {
     pub sm_active_pct: Vec<Option<f32>>,
     pub tensor_pct: Vec<Option<f32>>,
     pub dram_pct: Vec<Option<f32>>,
+    /// GPU memory in use (all processes), GiB, at `t`; and the card's.
+    #[serde(default)]
+    pub mem_used_gib: Vec<Option<f32>>,
+    #[serde(default)]
+    pub mem_total_gib: Option<f64>,
+}
+
+/// The training's live tensors and what its allocator reserved, from the probe's
+/// `memory.csv` (GiB, seconds on the charts' axis).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveTensorSeries {
+    pub t: Vec<f64>,
+    pub allocated_gib: Vec<Option<f32>>,
+    pub reserved_gib: Vec<Option<f32>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -68,7 +85,7 @@ pub struct RankTimeline {
 }
 
 /// One drawn chart: a stable name, a caption and the SVG (shared by reports and the app).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChartSvg {
     pub name: String,
     pub title: String,
@@ -109,11 +126,18 @@ impl ChartHover {
             .then(|| self.t0 + (x - self.left) / span * (self.t1 - self.t0))
     }
 
-    /// Each curve's point nearest to time `t` (curves without points are left out).
+    /// Each curve's point nearest to time `t`. Curves without points there are left out: no
+    /// points at all, or `t` more than a point's spacing before its first or after its last
+    /// (a live curve that has not reached `t` yet has no value there).
     pub fn values_at(&self, t: f64) -> Vec<(&str, f64, f64)> {
         self.series
             .iter()
             .filter_map(|s| {
+                let (first, last) = (s.points.first()?.0, s.points.last()?.0);
+                let spacing = (last - first) / (s.points.len().max(2) - 1) as f64;
+                if t < first - spacing || t > last + spacing {
+                    return None;
+                }
                 let i = s.points.partition_point(|(x, _)| *x < t);
                 let candidates = [i.checked_sub(1), Some(i)];
                 let (x, y) = candidates
@@ -260,7 +284,16 @@ mod hover_tests {
         let c = chart();
         assert_eq!(c.values_at(6.0), vec![("GPU-Util", 10.0, 95.0)]);
         assert_eq!(c.values_at(4.0), vec![("GPU-Util", 0.0, 10.0)]);
-        // Past the last point: the last one.
-        assert_eq!(c.values_at(70.0), vec![("GPU-Util", 20.0, 97.0)]);
+        // Within a spacing (10 s) past the last point: the last one.
+        assert_eq!(c.values_at(30.0), vec![("GPU-Util", 20.0, 97.0)]);
+    }
+
+    #[test]
+    fn a_time_the_curve_has_not_reached_has_no_value() {
+        let c = chart();
+        // A live chart's axis runs ahead of its curve: nothing is read there.
+        assert!(c.values_at(30.1).is_empty());
+        assert!(c.values_at(70.0).is_empty());
+        assert!(c.values_at(-10.1).is_empty());
     }
 }

@@ -243,6 +243,26 @@ pub fn optimizer_supports_fused(class: &str) -> bool {
     matches!(class, "Adam" | "AdamW" | "SGD" | "Adagrad")
 }
 
+/// One row of `memory.csv`: the training process's CUDA caching allocator at a step, read
+/// about twice a second. Peaks are since the process started (the probe never resets them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemorySample {
+    pub step: u64,
+    /// Epoch seconds.
+    pub t: f64,
+    /// Bytes in live tensors now.
+    pub allocated_bytes: u64,
+    /// Bytes the allocator holds from the driver now (live tensors and its cache).
+    pub reserved_bytes: u64,
+    pub peak_allocated_bytes: u64,
+    pub peak_reserved_bytes: u64,
+    /// Free pieces of split blocks: cached memory too fragmented for larger requests.
+    pub inactive_split_bytes: u64,
+    /// Times the allocator freed its cache and tried again after a failed `cudaMalloc`.
+    pub alloc_retries: u64,
+    pub ooms: u64,
+}
+
 /// One marker of `events.csv`: something periodic that happened during a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunMarker {

@@ -57,6 +57,33 @@ pub fn time_chart_window(d: &Diagnosis, t: &Text, name: &str, from: f64, to: f64
     if !(from.is_finite() && to.is_finite() && to > from) {
         return None;
     }
+    drawn(&windowed(d, from, to), t, Some((from, to)), Some(name))
+        .into_iter()
+        .find(|c| c.name == name && c.hover.is_some())
+}
+
+/// The time charts of a sampling in progress over its last `span_s` seconds, so they scroll
+/// as samples arrive (the first `span_s` seconds fill the axis from zero): what the app draws
+/// ten times a second. `d` holds the curves (`checkup_engine`'s live chart data) and the
+/// engine's steady window from its last full analysis.
+pub fn live_charts(d: &Diagnosis, t: &Text, span_s: f64) -> Vec<Chart> {
+    let end = d
+        .charts
+        .gpus
+        .iter()
+        .filter_map(|g| g.t.last())
+        .chain(d.charts.host.iter().filter_map(|h| h.t.last()))
+        .copied()
+        .fold(0.0, f64::max);
+    let (from, to) = ((end - span_s).max(0.0), end.max(span_s));
+    drawn(&windowed(d, from, to), t, Some((from, to)), None)
+        .into_iter()
+        .filter(|c| c.hover.is_some())
+        .collect()
+}
+
+/// `d` with its time curves cut to seconds `from..=to`.
+fn windowed(d: &Diagnosis, from: f64, to: f64) -> Diagnosis {
     let mut z = d.clone();
     let keep = |ts: &[f64]| -> Vec<bool> { ts.iter().map(|x| (from..=to).contains(x)).collect() };
     for g in &mut z.charts.gpus {
@@ -65,11 +92,18 @@ pub fn time_chart_window(d: &Diagnosis, t: &Text, name: &str, from: f64, to: f64
         g.util_pct = pick(&g.util_pct, &k);
         g.power_w = pick(&g.power_w, &k);
         g.sm_clock_mhz = pick(&g.sm_clock_mhz, &k);
+        g.mem_used_gib = pick(&g.mem_used_gib, &k);
         let k = keep(&g.gpm_t);
         g.gpm_t = pick(&g.gpm_t, &k);
         g.sm_active_pct = pick(&g.sm_active_pct, &k);
         g.tensor_pct = pick(&g.tensor_pct, &k);
         g.dram_pct = pick(&g.dram_pct, &k);
+    }
+    if let Some(m) = &mut z.charts.live_tensors {
+        let k = keep(&m.t);
+        m.t = pick(&m.t, &k);
+        m.allocated_gib = pick(&m.allocated_gib, &k);
+        m.reserved_gib = pick(&m.reserved_gib, &k);
     }
     if let Some(h) = &mut z.charts.host {
         let k = keep(&h.t);
@@ -82,9 +116,7 @@ pub fn time_chart_window(d: &Diagnosis, t: &Text, name: &str, from: f64, to: f64
         .steady
         .map(|(a, b)| (a.max(from), b.min(to)))
         .filter(|(a, b)| b > a);
-    drawn(&z, t, Some((from, to)), Some(name))
-        .into_iter()
-        .find(|c| c.name == name && c.hover.is_some())
+    z
 }
 
 /// The values whose flag is set.
@@ -143,6 +175,11 @@ fn drawn(d: &Diagnosis, t: &Text, window: Option<(f64, f64)>, only: Option<&str>
         push("sm_clock", t.chart_clock.into(), &|a, h| {
             clock_chart(a, h, d, g, t)
         });
+        if g.mem_used_gib.iter().any(Option::is_some) {
+            push("gpu_memory", t.chart_memory.into(), &|a, h| {
+                memory_chart(a, h, d, g, t)
+            });
+        }
     }
     if d.charts.host.as_ref().is_some_and(|h| !h.t.is_empty()) {
         push("host_cpu", t.chart_host.into(), &|a, h| {
@@ -502,6 +539,58 @@ fn clock_chart(
         ceiling_label: t.series_max,
     };
     ceiling_chart(a, hover, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
+}
+
+/// GPU memory in use against the card's, with the training's live tensors and what its
+/// allocator reserved when the probe recorded them: a creep, a peak near the card's
+/// capacity and a reserve far above the tensors are each seen here.
+fn memory_chart(
+    a: &Area,
+    hover: &TimeFrame,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    t: &Text,
+) -> Result<(), String> {
+    let used = points(&g.t, &g.mem_used_gib);
+    let total = g.mem_total_gib.unwrap_or(0.0);
+    let y_max = used.iter().map(|p| p.1).fold(total, f64::max) * 1.08 + 1.0;
+    let x = hover.window.map_or(x_range(d, &g.t), |(from, to)| from..to);
+    let mut chart = time_chart(
+        a,
+        hover,
+        &format!("{} (GPU {})", t.chart_memory, g.gpu),
+        x.clone(),
+        y_max,
+        t.axis_gib,
+        "GiB",
+        t,
+    )?;
+    shade_steady(&mut chart, d, y_max)?;
+    labelled(&mut chart, hover, used, INK, false, t.series_mem_used)?;
+    if let Some(m) = &d.charts.live_tensors {
+        let reserved = points(&m.t, &m.reserved_gib);
+        labelled(&mut chart, hover, reserved, GREEN, true, t.series_reserved)?;
+        let allocated = points(&m.t, &m.allocated_gib);
+        labelled(
+            &mut chart,
+            hover,
+            allocated,
+            BLUE,
+            false,
+            t.series_allocated,
+        )?;
+    }
+    if total > 0.0 {
+        labelled(
+            &mut chart,
+            hover,
+            vec![(x.start, total), (x.end, total)],
+            ORANGE,
+            true,
+            t.series_mem_total,
+        )?;
+    }
+    legend(&mut chart)
 }
 
 fn host_chart(a: &Area, hover: &TimeFrame, d: &Diagnosis, t: &Text) -> Result<(), String> {

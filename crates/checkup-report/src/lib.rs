@@ -11,7 +11,7 @@ use checkup_model::{Diagnosis, RunComparison};
 use checkup_text::report::text;
 
 pub use baseline::{compare, BaselineCard};
-pub use charts::{charts, time_chart_window, Chart};
+pub use charts::{charts, live_charts, time_chart_window, Chart};
 pub use checkup_model::Language;
 pub use markdown::{escape, format_number, short_kernel_name};
 

@@ -202,8 +202,9 @@ fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
     let _ = writeln!(s, "\n*{}*\n", escape(t.fixes_by_gain_note));
 }
 
-/// The kernels that took most GPU time in the first rank's profiled steps: what the GPU
-/// spends its time on, per step, for a reader to check a finding against.
+/// The kernels that took most GPU time in the first rank's profiled steps, then the operators
+/// that launched them: what the GPU spends its time on, per step, for a reader to check a
+/// finding against and to find in the model's code.
 fn top_kernels(s: &mut String, d: &Diagnosis, l: Language) {
     let t = report::text(l);
     let Some(r) = d.ranks.first() else { return };
@@ -223,25 +224,49 @@ fn top_kernels(s: &mut String, d: &Diagnosis, l: Language) {
         )
     );
     table_head(s, &t.kernel_headers);
-    for kt in &k.top {
-        let share = if k.kernel_time_us > 0.0 {
-            format!(
-                "{}%",
-                checkup_text::fixed(kt.total_us / k.kernel_time_us * 100.0, 1)
-            )
+    let share = |us: f64| {
+        if k.kernel_time_us > 0.0 {
+            format!("{}%", checkup_text::fixed(us / k.kernel_time_us * 100.0, 1))
         } else {
             String::new()
-        };
+        }
+    };
+    let code = |name: &str| name.replace('`', "'").replace('|', "/");
+    for kt in &k.top {
         let _ = writeln!(
             s,
             "| `{}` | {} | {} | {} | {} |",
-            short_kernel_name(&kt.name)
-                .replace('`', "'")
-                .replace('|', "/"),
+            code(&short_kernel_name(&kt.name)),
             format_number(kt.count as f64 / steps),
             duration(kt.total_us / kt.count.max(1) as f64),
             duration(kt.total_us / steps),
-            share
+            share(kt.total_us)
+        );
+    }
+    let _ = writeln!(s);
+    if k.top_operators.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "## {}\n", t.top_operators);
+    let _ = writeln!(
+        s,
+        "{}\n",
+        escape(
+            &t.top_operators_note
+                .replace("{rank}", &r.rank.to_string())
+                .replace("{steps}", &format!("{steps:.0}"))
+        )
+    );
+    table_head(s, &t.operator_headers);
+    for op in &k.top_operators {
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} | {} |",
+            code(&op.name),
+            format_number(op.calls as f64 / steps),
+            duration(op.total_us / op.calls.max(1) as f64),
+            duration(op.total_us / steps),
+            share(op.total_us)
         );
     }
     let _ = writeln!(s);

@@ -522,14 +522,50 @@ fn no_markdown_emphasis_marks_are_left_in_the_printed_text() {
     }
 }
 
+/// The table rows (`| \`name\` | …`) under `heading`, up to the next heading.
+fn rows_under<'a>(md: &'a str, heading: &str) -> Vec<&'a str> {
+    md.split(heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {heading:?}"))
+        .split("\n## ")
+        .next()
+        .unwrap()
+        .lines()
+        .filter(|line| line.starts_with("| `"))
+        .collect()
+}
+
+/// The share-of-kernel-time column of `rows`, in percent.
+fn shares(rows: &[&str]) -> Vec<f64> {
+    rows.iter()
+        .map(|row| {
+            row.split('|')
+                .nth(5)
+                .unwrap()
+                .trim()
+                .trim_end_matches('%')
+                .parse()
+                .unwrap()
+        })
+        .collect()
+}
+
 #[test]
-fn the_kernel_table_lists_what_the_gpu_spent_its_profiled_steps_on() {
+fn the_kernel_and_operator_tables_list_what_the_gpu_spent_its_profiled_steps_on() {
     let d = diagnose("memory_bound");
     let k = &d.ranks[0].kernels;
     let steps = k.kernels as f64 / k.per_step;
-    for (l, heading) in [
-        (Language::En, "## Kernels by GPU time"),
-        (Language::Zh, "## 按 GPU 时间排列的 kernel"),
+    for (l, kernels, operators) in [
+        (
+            Language::En,
+            "## Kernels by GPU time",
+            "## Operators by GPU time",
+        ),
+        (
+            Language::Zh,
+            "## 按 GPU 时间排列的 kernel",
+            "## 按 GPU 时间排列的算子",
+        ),
     ] {
         let (md, _) = checkup_report::markdown(
             &d,
@@ -538,13 +574,7 @@ fn the_kernel_table_lists_what_the_gpu_spent_its_profiled_steps_on() {
                 baseline: None,
             },
         );
-        let table: Vec<&str> = md
-            .split(heading)
-            .nth(1)
-            .unwrap_or_else(|| panic!("no kernel table in {l:?}"))
-            .lines()
-            .filter(|line| line.starts_with("| `"))
-            .collect();
+        let table = rows_under(&md, kernels);
         assert_eq!(table.len(), k.top.len().min(10), "{table:?}");
         // The first row is the kernel that took most time, named by its function, with its
         // calls per step and its share of all kernel time as the diagnosis measured them.
@@ -565,20 +595,25 @@ fn the_kernel_table_lists_what_the_gpu_spent_its_profiled_steps_on() {
             "{share}"
         );
         // Shares fall down the table and add up to no more than all the kernel time.
-        let shares: Vec<f64> = table
-            .iter()
-            .map(|row| {
-                row.split('|')
-                    .nth(5)
-                    .unwrap()
-                    .trim()
-                    .trim_end_matches('%')
-                    .parse()
-                    .unwrap()
-            })
-            .collect();
-        assert!(shares.windows(2).all(|w| w[0] >= w[1]), "{shares:?}");
-        assert!(shares.iter().sum::<f64>() <= 100.05, "{shares:?}");
+        let s = shares(&table);
+        assert!(s.windows(2).all(|w| w[0] >= w[1]), "{s:?}");
+        assert!(s.iter().sum::<f64>() <= 100.05, "{s:?}");
+
+        // The operators: aten::mul launched both multiply kernels above (12 + 6 a step), so
+        // it leads with their time together, 18 calls a step.
+        let table = rows_under(&md, operators);
+        assert_eq!(table.len(), k.top_operators.len(), "{table:?}");
+        let cells: Vec<&str> = table[0].split('|').map(str::trim).collect();
+        assert_eq!((cells[1], cells[2]), ("`aten::mul`", "18"), "{table:?}");
+        let mul = &k.top_operators[0];
+        let share: f64 = cells[5].trim_end_matches('%').parse().unwrap();
+        assert!(
+            (share - mul.total_us / k.kernel_time_us * 100.0).abs() < 0.05,
+            "{share}"
+        );
+        let s = shares(&table);
+        assert!(s.windows(2).all(|w| w[0] >= w[1]), "{s:?}");
+        assert!(s.iter().sum::<f64>() <= 100.05, "{s:?}");
     }
 }
 
@@ -610,4 +645,63 @@ fn a_zoomed_time_chart_spans_its_window_with_the_points_inside_it() {
     // Not a chart over time, or an empty span: nothing to zoom.
     assert!(checkup_report::time_chart_window(&d, t, "step_times", from, to).is_none());
     assert!(checkup_report::time_chart_window(&d, t, "utilisation", to, from).is_none());
+}
+
+/// The samples of `run` up to `seconds` after its first, as a sampling in progress has them.
+fn samples_until(run: &str, seconds: f64) -> checkup_model::SampleSet {
+    let rec = checkup_engine::ingest::load(&[corpus(run)]).unwrap();
+    let s = rec.samples;
+    let t0 = s.nvml.iter().map(|x| x.ts).fold(f64::INFINITY, f64::min);
+    let end = t0 + seconds;
+    checkup_model::SampleSet {
+        nvml: s.nvml.into_iter().filter(|x| x.ts <= end).collect(),
+        gpm: s.gpm.into_iter().filter(|x| x.ts <= end).collect(),
+        host: s.host.into_iter().filter(|x| x.ts <= end).collect(),
+    }
+}
+
+/// A live frame as the app draws one: the curves of the last minute, marks from a full analysis.
+fn live_frame(samples: &checkup_model::SampleSet) -> (Vec<checkup_report::Chart>, usize) {
+    let rec = checkup_engine::ingest::Recording {
+        samples: samples.clone(),
+        ..Default::default()
+    };
+    let mut d = checkup_engine::diagnose_recording(rec, None, &Default::default());
+    let steady = d
+        .charts
+        .steady
+        .map(|(a, b)| (a + d.charts.t0, b + d.charts.t0));
+    d.charts = checkup_engine::analysis::charts::live_chart_data(samples, steady, 60.0);
+    let kept = d.charts.gpus[0].t.len();
+    (
+        checkup_report::live_charts(&d, checkup_text::report::text(Language::En), 60.0),
+        kept,
+    )
+}
+
+#[test]
+fn live_curves_fill_the_first_minute_then_scroll_with_the_last_one() {
+    let (early, _) = live_frame(&samples_until("agent_dataloader_starved", 30.0));
+    let names: Vec<&str> = early.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["utilisation", "power", "sm_clock", "gpu_memory", "host_cpu"]
+    );
+    let h = early[0].hover.as_ref().unwrap();
+    assert_eq!((h.t0, h.t1), (0.0, 60.0));
+    let last = h.series[0].points.last().unwrap().0;
+    assert!((29.0..=30.0).contains(&last), "{last}");
+
+    let (later, kept) = live_frame(&samples_until("agent_dataloader_starved", 75.0));
+    let h = later[0].hover.as_ref().unwrap();
+    assert!(
+        (h.t1 - h.t0 - 60.0).abs() < 1e-9 && (74.0..=75.0).contains(&h.t1),
+        "{h:?}"
+    );
+    assert!(h.series[0]
+        .points
+        .iter()
+        .all(|(x, _)| (h.t0..=h.t1).contains(x)));
+    // The minute shown keeps every one of its 10 Hz samples, not a share of the whole run's.
+    assert!((595..=601).contains(&kept), "{kept}");
 }

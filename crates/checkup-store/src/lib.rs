@@ -153,6 +153,8 @@ pub struct NewCheckup {
     pub host: String,
     pub source: Option<String>,
     pub is_demo: bool,
+    /// The earlier checkup this one re-runs to check a fix.
+    pub rerun_of: Option<i64>,
 }
 
 /// The history row's columns, for the list and for one checkup (a macro: sqlx takes only
@@ -160,7 +162,7 @@ pub struct NewCheckup {
 macro_rules! summary_select {
     () => {
         "SELECT c.id, c.created_at, c.title, c.host, c.source, c.is_demo, c.wizard_step, c.primary_id, c.lead_finding,
-                EXISTS (SELECT 1 FROM baseline b WHERE b.checkup_id = c.id) AS is_baseline
+                EXISTS (SELECT 1 FROM baseline b WHERE b.checkup_id = c.id) AS is_baseline, c.rerun_of
          FROM checkups c"
     };
 }
@@ -182,6 +184,7 @@ fn summary_from_row(r: &SqliteRow) -> CheckupSummary {
             .get::<Option<String>, _>(8)
             .and_then(|j| serde_json::from_str::<Finding>(&j).ok()),
         is_baseline: r.get(9),
+        rerun_of: r.get(10),
     }
 }
 
@@ -358,12 +361,13 @@ impl Store {
     }
 
     pub async fn create(&self, new: &NewCheckup) -> Result<i64> {
-        let id = sqlx::query("INSERT INTO checkups (created_at, title, host, source, is_demo) VALUES (?, ?, ?, ?, ?)")
+        let id = sqlx::query("INSERT INTO checkups (created_at, title, host, source, is_demo, rerun_of) VALUES (?, ?, ?, ?, ?, ?)")
             .bind(now())
             .bind(&new.title)
             .bind(&new.host)
             .bind(&new.source)
             .bind(new.is_demo)
+            .bind(new.rerun_of)
             .execute(&self.pool)
             .await?
             .last_insert_rowid();

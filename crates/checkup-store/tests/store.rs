@@ -29,6 +29,7 @@ async fn a_checkup_survives_closing_and_reopening_the_database() {
             host: "recording".into(),
             source: Some("tests/corpus/h2d_pageable".into()),
             is_demo: true,
+            rerun_of: None,
         })
         .await
         .unwrap();
@@ -225,6 +226,7 @@ async fn a_live_hosts_environment_check_is_kept_beside_its_checkup() {
             host: "alice@gpu-box".into(),
             source: None,
             is_demo: false,
+            rerun_of: None,
         })
         .await
         .unwrap();
@@ -494,4 +496,41 @@ async fn every_earlier_schema_is_brought_up_to_date_with_its_checkups_notes_and_
         assert_eq!(notes.len(), 1, "from {names:?}");
         assert_eq!(notes[0].body, "seen in review");
     }
+}
+
+#[tokio::test]
+async fn a_rerun_remembers_the_checkup_it_checks_a_fix_against_until_that_one_is_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.db");
+    let store = Store::open(&path).await.unwrap();
+    let before = store
+        .create(&NewCheckup {
+            title: "gpu-box checkup".into(),
+            host: "gpu-box".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let after = store
+        .create(&NewCheckup {
+            title: "gpu-box checkup, after a fix".into(),
+            host: "gpu-box".into(),
+            rerun_of: Some(before),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.summary(after).await.unwrap().rerun_of, Some(before));
+    assert_eq!(store.summary(before).await.unwrap().rerun_of, None);
+    // Kept in the file: a new session reads it back.
+    store.close().await;
+    let store = Store::open(&path).await.unwrap();
+    assert_eq!(store.summary(after).await.unwrap().rerun_of, Some(before));
+    // The earlier checkup deleted, the re-run stays, standing alone.
+    store.delete(before).await.unwrap();
+    let rerun = store.summary(after).await.unwrap();
+    assert_eq!(
+        (rerun.title.as_str(), rerun.rerun_of),
+        ("gpu-box checkup, after a fix", None)
+    );
 }

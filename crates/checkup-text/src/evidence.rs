@@ -194,6 +194,48 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "elementwise/normalisation share of kernel time",
             "逐元素/归一化内核占内核时间比例",
         ),
+        K::FirstStepMedian => (
+            "median step, first tenth of the run",
+            "运行前十分之一的步骤中位耗时",
+        ),
+        K::LastStepMedian => (
+            "median step, last tenth of the run",
+            "运行最后十分之一的步骤中位耗时",
+        ),
+        K::StepTimeGrowth => ("step time growth over the run", "运行期间步骤耗时的增长"),
+        K::DataWaitGrowth => (
+            "growth of the wait for data per step",
+            "每步等待数据时间的增长",
+        ),
+        K::HostWorkGrowth => (
+            "growth of the loop's host time per step",
+            "每步循环主机时间的增长",
+        ),
+        K::HostRssGrowth => (
+            "growth of the training processes' host memory",
+            "训练进程主机内存的增长",
+        ),
+        K::AllocatedGrowth => ("growth of memory in live tensors", "活动张量占用显存的增长"),
+        K::AllocatedGrowthRate => (
+            "growth of memory in live tensors, per minute",
+            "活动张量显存每分钟的增长",
+        ),
+        K::PeakMemoryShareOfCapacity => (
+            "peak GPU memory used, share of the card's",
+            "GPU 显存峰值占用占显卡容量比例",
+        ),
+        K::OtherProcessesMemory => (
+            "other processes' memory on this GPU",
+            "本 GPU 上其他进程占用的显存",
+        ),
+        K::ReservedUnusedShare => (
+            "reserved memory never used at once, share of reserved",
+            "从未同时使用的预留显存占预留比例",
+        ),
+        K::AllocRetries => (
+            "allocation retries after a failed cudaMalloc",
+            "cudaMalloc 失败后的分配重试",
+        ),
         K::EnvStatus { check } => return checks::title(*check, None, l),
     };
     match l {
@@ -225,6 +267,10 @@ pub fn unit(u: Unit, l: Language) -> &'static str {
         (Unit::Mb, _) => "MB",
         (Unit::Times, _) => "×",
         (Unit::Celsius, _) => "°C",
+        (Unit::Gib, _) => "GiB",
+        (Unit::GibPerMin, En) => "GiB/min",
+        (Unit::GibPerMin, Zh) => "GiB/分钟",
+        (Unit::Mib, _) => "MiB",
         (Unit::Flag, En) => "flag",
         (Unit::Flag, Zh) => "标志",
         (Unit::Status, En) => "status (1 warn, 2 fail)",

@@ -2,7 +2,7 @@
 
 use checkup_model::{
     Cause, Diagnosis, ExpectedGain, Family, Finding, FixGain, FixReach, IdleSuspect, Language,
-    PeriodicWork, Recorded, StepBasis,
+    PeriodicWork, Recorded, SlowdownPart, StepBasis,
 };
 
 use crate::{checks, fixed, fixes, pct, Language::*};
@@ -64,6 +64,13 @@ pub fn title(c: &Cause, l: Language) -> String {
             "GPU 大部分时间在等待，而这份记录看不出原因",
         ),
         Cause::Environment { check } => return checks::text(check, l).title,
+        Cause::Slowdown { .. } => ("The run gets slower as it goes", "训练越跑越慢"),
+        Cause::MemoryCreep { .. } => ("GPU memory creeps up step after step", "GPU 显存逐步上涨"),
+        Cause::MemoryNearLimit { .. } => (
+            "GPU memory is close to full: the batch size is set by memory",
+            "GPU 显存接近用满：批大小受显存限制",
+        ),
+        Cause::MemoryFragmented { .. } => ("GPU memory is fragmented", "GPU 显存碎片化"),
     };
     match l {
         En => en.into(),
@@ -210,6 +217,88 @@ pub fn summary(f: &Finding, l: Language) -> String {
             pct(*clock_ratio),
             if reasons.is_empty() { String::new() } else { format!("（{}）", reasons.join("，")) }
         ),
+        (Cause::Slowdown { first_ms, last_ms, began_at_s, began_at_step, grew, host_rss_mib }, En) => format!(
+            "The median step took {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}",
+            crate::fixed(*first_ms, 1),
+            crate::fixed(*last_ms, 1),
+            crate::fixed(*began_at_s, 0),
+            match grew {
+                SlowdownPart::DataWait => "The wait for each batch grew with it: the input pipeline gets slower.",
+                SlowdownPart::HostWork => "The loop's own host time grew with it, not the wait for data: the loop does more work each step than the step before (a list re-scanned, a history kept and summed).",
+                SlowdownPart::Other => "Neither the wait for data nor the loop's host time grew as much: the GPU's work per step or waits the step timings do not split grew.",
+            },
+            match host_rss_mib {
+                Some([a, b]) => format!(" The training processes' host memory grew from {a:.0} to {b:.0} MiB meanwhile."),
+                None => String::new(),
+            }
+        ),
+        (Cause::Slowdown { first_ms, last_ms, began_at_s, began_at_step, grew, host_rss_mib }, Zh) => format!(
+            "运行开始时步骤中位耗时 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}",
+            crate::fixed(*first_ms, 1),
+            crate::fixed(*last_ms, 1),
+            crate::fixed(*began_at_s, 0),
+            match grew {
+                SlowdownPart::DataWait => "每个批次的等待时间随之增长：输入管道越来越慢。",
+                SlowdownPart::HostWork => "随之增长的是循环自身的主机时间，而不是等待数据：循环每一步都比上一步做更多的工作（反复扫描的列表、保留并求和的历史记录）。",
+                SlowdownPart::Other => "等待数据和循环的主机时间都没有相应增长：增长的是 GPU 每步的工作，或步骤计时无法拆分的等待。",
+            },
+            match host_rss_mib {
+                Some([a, b]) => format!("同期训练进程的主机内存从 {a:.0} MiB 增长到 {b:.0} MiB。"),
+                None => String::new(),
+            }
+        ),
+        (Cause::MemoryCreep { from_gib, to_gib, gib_per_min, capacity_gib, full_in_min }, En) => format!(
+            "Memory in live tensors grew from {} to {} GiB while the run went on ({} GiB a minute) on a {} GiB card{}. Something keeps tensors from every step alive.",
+            crate::fixed(*from_gib, 1),
+            crate::fixed(*to_gib, 1),
+            crate::fixed(*gib_per_min, 1),
+            crate::fixed(*capacity_gib, 0),
+            match full_in_min {
+                Some(m) if *m < 1.0 => ": at that pace it is full within a minute of the recording's end, and the run stops with an out-of-memory error".into(),
+                Some(m) => format!(": at that pace it is full about {} minutes after the recording ends, and the run stops with an out-of-memory error", crate::fixed(*m, 0)),
+                None => String::new(),
+            }
+        ),
+        (Cause::MemoryCreep { from_gib, to_gib, gib_per_min, capacity_gib, full_in_min }, Zh) => format!(
+            "运行过程中活动张量占用的显存从 {} GiB 增长到 {} GiB（每分钟 {} GiB），显卡容量 {} GiB{}。有东西让每一步的张量一直存活。",
+            crate::fixed(*from_gib, 1),
+            crate::fixed(*to_gib, 1),
+            crate::fixed(*gib_per_min, 1),
+            crate::fixed(*capacity_gib, 0),
+            match full_in_min {
+                Some(m) if *m < 1.0 => "：照此速度，记录结束后一分钟内显存就会用满，训练将因显存不足（OOM）而中止".into(),
+                Some(m) => format!("：照此速度，记录结束后约 {} 分钟显存就会用满，训练将因显存不足（OOM）而中止", crate::fixed(*m, 0)),
+                None => String::new(),
+            }
+        ),
+        (Cause::MemoryNearLimit { peak_gib, capacity_gib, others_gib }, En) => format!(
+            "At its peak the GPU had {} of its {} GiB in use ({}%){}. There is no room for a larger batch, and a longer sequence or a bigger layer runs out of memory. The fixes below free memory, cheapest first, each with what it would free in this run.",
+            crate::fixed(*peak_gib, 1),
+            crate::fixed(*capacity_gib, 0),
+            crate::pct(peak_gib / capacity_gib),
+            if *others_gib >= 1.0 { format!(", {} GiB of it held by other processes", crate::fixed(*others_gib, 1)) } else { String::new() }
+        ),
+        (Cause::MemoryNearLimit { peak_gib, capacity_gib, others_gib }, Zh) => format!(
+            "峰值时 GPU 的 {} GiB 显存中已用 {} GiB（{}%）{}。已经没有空间增大批大小，更长的序列或更大的层都会显存不足。下面的修复按代价从低到高释放显存，并给出各自在本次运行中能释放的量。",
+            crate::fixed(*capacity_gib, 0),
+            crate::fixed(*peak_gib, 1),
+            crate::pct(peak_gib / capacity_gib),
+            if *others_gib >= 1.0 { format!("，其中 {} GiB 被其他进程占用", crate::fixed(*others_gib, 1)) } else { String::new() }
+        ),
+        (Cause::MemoryFragmented { reserved_gib, peak_allocated_gib, retries }, En) => format!(
+            "PyTorch's allocator reserved {} GiB, but the tensors never needed more than {} GiB at once: {} GiB sit in cached blocks of the wrong sizes (tensors of changing shapes){}.",
+            crate::fixed(*reserved_gib, 1),
+            crate::fixed(*peak_allocated_gib, 1),
+            crate::fixed(reserved_gib - peak_allocated_gib, 1),
+            if *retries > 0 { format!(", and {retries} allocations failed until it emptied its cache, a slow step each") } else { String::new() }
+        ),
+        (Cause::MemoryFragmented { reserved_gib, peak_allocated_gib, retries }, Zh) => format!(
+            "PyTorch 的分配器预留了 {} GiB，但张量同时所需从未超过 {} GiB：有 {} GiB 停留在尺寸不合用的缓存块中（张量形状不断变化）{}。",
+            crate::fixed(*reserved_gib, 1),
+            crate::fixed(*peak_allocated_gib, 1),
+            crate::fixed(reserved_gib - peak_allocated_gib, 1),
+            if *retries > 0 { format!("，并有 {retries} 次分配失败后才清空缓存重试，每次都是一个慢步骤") } else { String::new() }
+        ),
         (Cause::GpuIdle { busy_share, recorded, suspect: Some(suspect) }, En) => format!(
             "The GPU is busy {}% of the time; {}. {} A short profile (checkup-agent run --profile-steps 8) would confirm it.",
             pct(*busy_share),
@@ -295,7 +384,8 @@ pub fn lead(f: &Finding, l: Language) -> String {
     let title = title(&f.cause, l);
     let summary = summary(f, l);
     let fix = f.fixes.first().map(|x| fixes::text(x, l).title);
-    let busy = f.family() == Family::ComputeBound;
+    // A verdict, or a finding about memory rather than time: no share of step time to say.
+    let busy = matches!(f.family(), Family::ComputeBound | Family::Memory);
     match l {
         En => {
             let first_fix = fix

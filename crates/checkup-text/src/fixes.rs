@@ -303,6 +303,62 @@ gc.set_threshold(50_000, 50, 1000)",
             Some("DataLoader(..., persistent_workers=True)\nif step % 1000 == 0: evaluate()"),
             pick(l, "Fewer stalls, each shorter.", "停顿更少、更短。"),
         ),
+        (Fix::ConstantHostWork, _) => t(
+            pick(l, "Keep each step's host work constant", "让每一步的主机工作量保持不变"),
+            pick(l, "Work that grows with the steps done (appending every prediction to a list and scanning the whole list again, summing a kept history) makes each step slower than the one before. Keep running totals instead: count correct predictions on the GPU into one tensor and read it when you log.", "随步数增长的工作（把每个预测追加到列表再整体扫描、对保留的历史求和）会让每一步都比上一步更慢。改为维护累计值：在 GPU 上把预测正确数累加到一个张量里，记录日志时再读出。"),
+            Some(&format!(
+                "correct = torch.zeros((), device=\"cuda\", dtype=torch.long)\nseen = 0\n# {}\ncorrect += (out.argmax(1) == y).sum()\nseen += y.numel()\nif step % 100 == 0:\n    print(\"accuracy\", correct.item() / seen)",
+                pick(l, "each step: constant work, no read-back", "每一步：工作量不变，不读回主机")
+            )),
+            pick(l, "Every step as fast as the first ones.", "每一步都和最初的步骤一样快。"),
+        ),
+        (Fix::KeepValuesNotTensors, _) => t(
+            pick(l, "Keep values, not loss tensors", "保存数值，而不是损失张量"),
+            pick(l, "A loss tensor kept in a list (or summed into a running total) keeps its whole autograd graph and the activations it saved alive, step after step; retain_graph=True does the same. Keep loss.item() when you log, or loss.detach() to sum on the GPU, and drop retain_graph unless you really call backward twice.", "保存在列表里（或累加到总和中）的损失张量会让它整个 autograd 图及其保存的激活一步接一步地存活；retain_graph=True 也是如此。记录日志时保存 loss.item()，或用 loss.detach() 在 GPU 上累加，并去掉 retain_graph，除非确实要调用两次 backward。"),
+            Some("loss.backward()                 # no retain_graph\nlosses.append(loss.detach())    # or loss.item() when you log"),
+            pick(l, "Memory stays flat from step to step.", "显存在各步之间保持平稳。"),
+        ),
+        (Fix::ExpandableSegments, _) => t(
+            pick(l, "Let the allocator grow segments instead of splitting blocks", "让分配器扩展段而不是拆分块"),
+            pick(l, "With expandable segments, PyTorch maps more memory into the same segment when a tensor needs it, so tensors of changing sizes reuse memory instead of leaving blocks of the wrong size behind. Set it before the training starts.", "启用可扩展段后，PyTorch 在张量需要时向同一段映射更多显存，尺寸变化的张量因此能复用显存，而不会留下尺寸不合用的块。请在训练启动前设置。"),
+            Some("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python train.py"),
+            pick(l, "Reserved memory close to what the tensors need.", "预留显存接近张量的实际需要。"),
+        ),
+        (Fix::Bf16Memory { frees_gib }, _) => memory_fix(
+            l,
+            pick(l, "Store activations in bf16 (autocast)", "用 bf16 存储激活（autocast）"),
+            pick(l, "Under autocast, the activations saved for backward are bf16: half the bytes of fp32. The weights and optimizer stay in fp32.", "在 autocast 下，为反向保存的激活是 bf16：字节数是 fp32 的一半。权重和优化器仍为 fp32。"),
+            "with torch.autocast(\"cuda\", dtype=torch.bfloat16):\n    loss = loss_fn(model(x), y)",
+            *frees_gib,
+        ),
+        (Fix::ActivationCheckpointing { frees_gib }, _) => memory_fix(
+            l,
+            pick(l, "Recompute activations in backward (activation checkpointing)", "在反向时重算激活（激活检查点）"),
+            pick(l, "Each checkpointed block keeps only its input and runs its forward again during backward: most of the activation memory, for about a third more compute.", "每个做了检查点的模块只保留输入，在反向时重新执行前向：省下大部分激活显存，代价约为多三分之一的计算。"),
+            "from torch.utils.checkpoint import checkpoint\nfor block in model.blocks:\n    x = checkpoint(block, x, use_reentrant=False)",
+            *frees_gib,
+        ),
+        (Fix::EightBitOptimizer { frees_gib }, _) => memory_fix(
+            l,
+            pick(l, "Keep the optimizer's states in 8 bits", "用 8 位保存优化器状态"),
+            pick(l, "Adam keeps two fp32 states per parameter (8 bytes); 8-bit Adam (bitsandbytes) keeps them in 2 bytes with the same updates in practice.", "Adam 为每个参数保存两个 fp32 状态（8 字节）；8 位 Adam（bitsandbytes）只用 2 字节，实际更新效果相同。"),
+            "import bitsandbytes as bnb\nopt = bnb.optim.AdamW8bit(model.parameters(), lr=lr)",
+            *frees_gib,
+        ),
+        (Fix::SmallerMicroBatch { frees_gib }, _) => memory_fix(
+            l,
+            pick(l, "Halve the micro-batch and accumulate two", "微批减半并累积两次"),
+            pick(l, "Two half batches with the gradients accumulated give the same update as one full batch, with half the activations in memory at a time; each step then takes two passes.", "两个半批并累积梯度，与一个完整批次的更新相同，同一时间只有一半激活在显存中；每一步则需要两次前反向。"),
+            "for i, (x, y) in enumerate(loader):          # batches of half the size\n    (loss_fn(model(x), y) / 2).backward()\n    if i % 2 == 1:\n        opt.step(); opt.zero_grad(set_to_none=True)",
+            *frees_gib,
+        ),
+        (Fix::OffloadOptimizer { frees_gib }, _) => memory_fix(
+            l,
+            pick(l, "Move the optimizer's states to the CPU", "把优化器状态移到 CPU"),
+            pick(l, "FSDP or DeepSpeed can keep the optimizer's states (and the update) in host memory: the most memory freed, and the slowest, since the states cross PCIe every step.", "FSDP 或 DeepSpeed 可以把优化器状态（及更新计算）放在主机内存：释放的显存最多，也最慢，因为每步状态都要经过 PCIe。"),
+            "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP, CPUOffload\nmodel = FSDP(model, cpu_offload=CPUOffload(offload_params=True))",
+            *frees_gib,
+        ),
         (Fix::ProfileSteps, _) => t(
             pick(l, "Profile a few training steps", "分析几个训练步骤"),
             pick(l, "A trace and step timings tell waiting for data, launch overhead and synchronisation apart. The agent records both without code changes.", "trace 和步骤计时可以区分等待数据、发射开销和同步。agent 无需改代码即可记录两者。"),
@@ -386,5 +442,28 @@ gc.set_threshold(50_000, 50, 1000)",
             None,
             pick(l, "Removes a slowdown that no code change can fix.", "消除任何代码修改都无法解决的减速。"),
         ),
+    }
+}
+
+/// A memory-saving fix: its effect is the memory it frees in this run, when the recording
+/// says how much.
+fn memory_fix(
+    l: Language,
+    title: &str,
+    detail: &str,
+    snippet: &str,
+    frees_gib: Option<f64>,
+) -> FixText {
+    let effect = match (frees_gib, l) {
+        (Some(g), En) => format!("Frees about {} GiB in this run.", crate::fixed(g, 1)),
+        (Some(g), Zh) => format!("在本次运行中约释放 {} GiB。", crate::fixed(g, 1)),
+        (None, En) => "Frees memory; how much, this recording cannot say.".into(),
+        (None, Zh) => "可释放显存；释放多少，这份记录无法给出。".into(),
+    };
+    FixText {
+        title: title.into(),
+        detail: detail.into(),
+        snippet: Some(snippet.into()),
+        effect,
     }
 }

@@ -123,6 +123,47 @@ fn all_causes() -> Vec<Cause> {
             recorded: Recorded::SamplesOnly,
             suspect: None,
         },
+        Cause::Slowdown {
+            first_ms: 6.1,
+            last_ms: 23.2,
+            began_at_s: 4.0,
+            began_at_step: 240,
+            grew: SlowdownPart::HostWork,
+            host_rss_mib: Some([427.0, 1209.0]),
+        },
+        Cause::Slowdown {
+            first_ms: 6.1,
+            last_ms: 23.2,
+            began_at_s: 4.0,
+            began_at_step: 240,
+            grew: SlowdownPart::DataWait,
+            host_rss_mib: None,
+        },
+        Cause::Slowdown {
+            first_ms: 6.1,
+            last_ms: 23.2,
+            began_at_s: 4.0,
+            began_at_step: 240,
+            grew: SlowdownPart::Other,
+            host_rss_mib: None,
+        },
+        Cause::MemoryCreep {
+            from_gib: 0.5,
+            to_gib: 44.2,
+            gib_per_min: 800.0,
+            capacity_gib: 140.0,
+            full_in_min: Some(0.1),
+        },
+        Cause::MemoryNearLimit {
+            peak_gib: 127.0,
+            capacity_gib: 140.4,
+            others_gib: 1.5,
+        },
+        Cause::MemoryFragmented {
+            reserved_gib: 32.4,
+            peak_allocated_gib: 24.0,
+            retries: 3,
+        },
         Cause::GpuIdle {
             busy_share: 0.1,
             recorded: Recorded::StepsNoTrace,
@@ -226,6 +267,18 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::TensorActive,
         K::GemmShare,
         K::ElementwiseShare,
+        K::FirstStepMedian,
+        K::LastStepMedian,
+        K::StepTimeGrowth,
+        K::DataWaitGrowth,
+        K::HostWorkGrowth,
+        K::HostRssGrowth,
+        K::AllocatedGrowth,
+        K::AllocatedGrowthRate,
+        K::PeakMemoryShareOfCapacity,
+        K::OtherProcessesMemory,
+        K::ReservedUnusedShare,
+        K::AllocRetries,
         K::EnvStatus {
             check: CheckId::Mig,
         },
@@ -312,6 +365,22 @@ fn all_fixes() -> Vec<Fix> {
         Fix::FuseElementwise,
         Fix::Bf16Activations,
         Fix::FusedKernels,
+        Fix::ConstantHostWork,
+        Fix::KeepValuesNotTensors,
+        Fix::ExpandableSegments,
+        Fix::Bf16Memory {
+            frees_gib: Some(40.0),
+        },
+        Fix::ActivationCheckpointing {
+            frees_gib: Some(60.0),
+        },
+        Fix::EightBitOptimizer { frees_gib: None },
+        Fix::SmallerMicroBatch {
+            frees_gib: Some(50.0),
+        },
+        Fix::OffloadOptimizer {
+            frees_gib: Some(0.7),
+        },
         Fix::Environment {
             check: CheckId::PcieLink,
         },
@@ -340,7 +409,11 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::ThrottlingPower { .. }
         | Cause::ThrottlingThermal { .. }
         | Cause::GpuIdle { .. }
-        | Cause::Environment { .. } => {}
+        | Cause::Environment { .. }
+        | Cause::Slowdown { .. }
+        | Cause::MemoryCreep { .. }
+        | Cause::MemoryNearLimit { .. }
+        | Cause::MemoryFragmented { .. } => {}
     }
     use EvidenceKey as K;
     match k {
@@ -412,6 +485,18 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::TensorActive
         | K::GemmShare
         | K::ElementwiseShare
+        | K::FirstStepMedian
+        | K::LastStepMedian
+        | K::StepTimeGrowth
+        | K::DataWaitGrowth
+        | K::HostWorkGrowth
+        | K::HostRssGrowth
+        | K::AllocatedGrowth
+        | K::AllocatedGrowthRate
+        | K::PeakMemoryShareOfCapacity
+        | K::OtherProcessesMemory
+        | K::ReservedUnusedShare
+        | K::AllocRetries
         | K::EnvStatus { .. } => {}
     }
     match f {
@@ -453,7 +538,15 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::FuseElementwise
         | Fix::Bf16Activations
         | Fix::FusedKernels
-        | Fix::Environment { .. } => {}
+        | Fix::Environment { .. }
+        | Fix::ConstantHostWork
+        | Fix::KeepValuesNotTensors
+        | Fix::ExpandableSegments
+        | Fix::Bf16Memory { .. }
+        | Fix::ActivationCheckpointing { .. }
+        | Fix::EightBitOptimizer { .. }
+        | Fix::SmallerMicroBatch { .. }
+        | Fix::OffloadOptimizer { .. } => {}
     }
 }
 

@@ -1,5 +1,6 @@
 //! Step 4: the diagnosis: findings ranked by the time they explain, each with its evidence,
-//! fixes with copyable code, and the team's review notes.
+//! fixes with copyable code and a button to re-run the checkup and compare once applied, and
+//! the team's review notes. A re-run opens with its comparison to the checkup it re-runs.
 
 use checkup_model::{format_number, ExpectedGain, Finding, FindingNote, FixGain};
 use checkup_text::{evidence, findings, fixes};
@@ -63,13 +64,15 @@ pub fn view(ui: Ui) -> impl IntoView {
         let words = checkup_text::report::text(language);
         let items = plan
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(n, r)| {
                 let f = &d.findings[r.finding];
                 view! {
                     <li>
                         <strong>{fixes::text(r.fix, language).title}{words.full_stop}</strong>
                         {words.sentence_gap}{findings::fix_gain(&r.gain, language)}{words.sentence_gap}
                         <span class="meta">{words.for_finding}{words.colon}{findings::title(&f.cause, language)}</span>
+                        {after_fix(ui, r.fix, Some(format!("rerun-{}", n + 1)))}
                     </li>
                 }
             })
@@ -87,6 +90,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             <strong>{tr(&l, "primary")}{colon}<code>{d.primary.clone()}</code></strong>
             <p>{findings::verdict(&d, language)}</p>
         </div>
+        {super::rerun::comparison(ui)}
         {glance}
         {plan}
         {findings}
@@ -118,8 +122,8 @@ fn finding_view(
         .fixes
         .iter()
         .zip(fix_gains)
-        .map(|(x, gain)| {
-            let x = fixes::text(x, language);
+        .map(|(fix, gain)| {
+            let x = fixes::text(fix, language);
             let gain =
                 gain.map(|g| view! { <p class="gain">{findings::fix_gain(&g, language)}</p> });
             let snippet = x.snippet.clone().map(|s| {
@@ -129,7 +133,12 @@ fn finding_view(
                     <button class="copy" on:click=move |_| copy_text(&copy)>{tr(&ui.l(), "copy")}</button>
                 }
             });
-            view! { <div class="fix"><strong>{x.title}</strong>" — "{x.detail}{snippet}<em>{x.effect}</em>{gain}</div> }
+            view! {
+                <div class="fix">
+                    <strong>{x.title}</strong>" — "{x.detail}{snippet}<em>{x.effect}</em>{gain}
+                    {after_fix(ui, fix, None)}
+                </div>
+            }
         })
         .collect_view();
     let id = f.id();
@@ -174,6 +183,23 @@ fn finding_view(
                 <button class="add-note" on:click=add>{tr(&l, "add_note")}</button>
             </div>
         </div>
+    }
+}
+
+/// What to do once a fix is applied: re-run and compare; for profiling some steps, the
+/// profiling step of this checkup; nothing for a fix that only makes syncs warn.
+fn after_fix(ui: Ui, fix: &checkup_model::Fix, id: Option<String>) -> AnyView {
+    match fix {
+        checkup_model::Fix::ProfileSteps => view! {
+            <div class="rerun">
+                <button class="primary" id=id on:click=move |_| ui.go_by_user(checkup_model::WizardStep::Profiling)>
+                    {move || tr(&ui.l(), "next_step").replace("{step}", &tr(&ui.l(), "profiling"))}
+                </button>
+            </div>
+        }
+        .into_any(),
+        f if f.is_investigation() => ().into_any(),
+        _ => super::rerun::button(ui, id).into_any(),
     }
 }
 

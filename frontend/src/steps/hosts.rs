@@ -58,6 +58,7 @@ pub fn panel(ui: Ui) -> impl IntoView {
         spawn_local(async move {
             match call(cmd::NewCheckup {
                 title: String::new(),
+                rerun_of: None,
             })
             .await
             {

@@ -6,6 +6,7 @@ pub mod hosts;
 pub mod next;
 pub mod profiling;
 pub mod report;
+pub mod rerun;
 pub mod sampling;
 
 use checkup_model::{ChartSvg, WizardStep};
@@ -33,7 +34,8 @@ pub fn step_view(ui: Ui, step: WizardStep) -> AnyView {
         WizardStep::Diagnosis => diagnosis::view(ui).into_any(),
         WizardStep::Report => report::view(ui).into_any(),
     };
-    view! { {intro(ui, id, what, next)} {body} {next::view(ui, step)} }.into_any()
+    view! { {rerun::notice(ui)} {intro(ui, id, what, next)} {body} {next::view(ui, step)} }
+        .into_any()
 }
 
 /// What a step checks and why, then how long it takes and what comes next: the words at the

@@ -80,26 +80,37 @@ pub fn view(ui: Ui) -> impl IntoView {
             }).collect_view()}
         </select>
         <button id="compare" on:click=compare>{move || tr(&ui.l(), "compare_go")}</button>
-        {move || compared.get().map(|c: CompareView| {
-            let l = lang(&ui.l());
-            let lead = |s: &checkup_model::CheckupSummary| s.lead.as_ref().map(|f| findings::lead(f, l)).unwrap_or_default();
-            view! {
-                <div class="compare" id="comparison">
-                    <p><strong>{comparison::summary(&c.comparison, l)}</strong></p>
-                    <table>
-                        <tr><th></th><th>{format!("{}: {}", tr(&ui.l(), "before"), c.before.title)}</th><th>{format!("{}: {}", tr(&ui.l(), "after"), c.after.title)}</th><th>{tr(&ui.l(), "change")}</th></tr>
-                        {c.comparison.changes.iter().map(|r| {
-                            let [before, after, change] = comparison::row(r, l);
-                            view! { <tr class:changed=r.differs()><td>{comparison::figure(r.figure, l)}</td><td>{before}</td><td>{after}</td><td>{change}</td></tr> }
-                        }).collect_view()}
-                    </table>
-                    <div class="side-by-side">
-                        <div><h4>{c.before.title.clone()}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{lead(&c.before)}</p></div>
-                        <div><h4>{c.after.title.clone()}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{lead(&c.after)}</p></div>
-                    </div>
-                </div>
-            }
-        })}
+        {move || compared.get().map(|c| comparison_view(ui, c, "comparison"))}
     }
     .into_any()
+}
+
+/// Two checkups side by side: what moved, each figure before and after, and each one's
+/// verdict (`id` names the block).
+pub fn comparison_view(ui: Ui, c: CompareView, id: &'static str) -> impl IntoView {
+    let l = lang(&ui.l());
+    // The language's own colon (full-width in Chinese).
+    let colon = checkup_text::report::text(l).colon;
+    let lead = |s: &checkup_model::CheckupSummary| {
+        s.lead
+            .as_ref()
+            .map(|f| findings::lead(f, l))
+            .unwrap_or_default()
+    };
+    view! {
+        <div class="compare" id=id>
+            <p><strong>{comparison::summary(&c.comparison, l)}</strong></p>
+            <table>
+                <tr><th></th><th>{format!("{}{colon}{}", tr(&ui.l(), "before"), c.before.title)}</th><th>{format!("{}{colon}{}", tr(&ui.l(), "after"), c.after.title)}</th><th>{tr(&ui.l(), "change")}</th></tr>
+                {c.comparison.changes.iter().map(|r| {
+                    let [before, after, change] = comparison::row(r, l);
+                    view! { <tr class:changed=r.differs()><td>{comparison::figure(r.figure, l)}</td><td>{before}</td><td>{after}</td><td>{change}</td></tr> }
+                }).collect_view()}
+            </table>
+            <div class="side-by-side">
+                <div><h4>{c.before.title.clone()}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{lead(&c.before)}</p></div>
+                <div><h4>{c.after.title.clone()}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{lead(&c.after)}</p></div>
+            </div>
+        </div>
+    }
 }

@@ -13,7 +13,7 @@ use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
-const CURVES: [&str; 4] = ["utilisation", "power", "sm_clock", "host_cpu"];
+const CURVES: [&str; 5] = ["utilisation", "power", "sm_clock", "gpu_memory", "host_cpu"];
 
 pub fn view(ui: Ui) -> impl IntoView {
     let (seconds, job) = (ui.sample_seconds, ui.sample_job);
@@ -49,6 +49,14 @@ pub fn view(ui: Ui) -> impl IntoView {
         })
     };
     let connected = move || ui.host.with(|h| h.is_some());
+    // Whether this checkup's sampling runs: changes twice a phase, not with every frame.
+    let running = Memo::new(move |_| {
+        let id = ui.current_id();
+        ui.live.with(|p| {
+            p.as_ref()
+                .is_some_and(|p| Some(p.checkup_id) == id && p.phase == "sampling" && !p.done)
+        })
+    });
     // The GPUs' processes, asked for when the step opens on a connected host and on demand.
     let processes: RwSignal<Option<Result<GpuProcessList, UiError>>> = RwSignal::new(None);
     let find = move || {
@@ -56,7 +64,9 @@ pub fn view(ui: Ui) -> impl IntoView {
             processes.set(Some(call(cmd::ListGpuProcesses {}).await));
         })
     };
-    if ui.host.with_untracked(|h| h.is_some()) && live_for(ui, "sampling").is_none() {
+    // Read untracked: this runs while the step is made, and a tracked read would make the
+    // whole step again with every live frame.
+    if ui.host.with_untracked(|h| h.is_some()) && !running.get_untracked() {
         find();
     }
     view! {
@@ -75,25 +85,45 @@ pub fn view(ui: Ui) -> impl IntoView {
                 {move || processes.get().map(|found| picker(ui, found))}
             </div>
         </Show>
-        {move || match live_for(ui, "sampling") {
-            Some(p) if !p.done => {
-                let total = p.total_s.unwrap_or(0.0);
-                let pct = if total > 0.0 { p.elapsed_s / total * 100.0 } else { 0.0 };
-                view! {
-                    <div class="progress" id="live-progress">
-                        {progress_bar(pct)}
-                        <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", super::status_words(ui, &p), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
-                        {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
-                    </div>
-                    <div>{charts_named(ui, &p.charts, &CURVES, None)}</div>
-                }.into_any()
-            }
-            _ => ui.view.with(|v| match v {
+        {move || if running.get() {
+            view! {
+                <div class="progress" id="live-progress" data-frame=move || ui.live.with(|p| p.as_ref().map_or(0, |p| p.frame))>
+                    {move || live_for(ui, "sampling").map(|p| {
+                        let total = p.total_s.unwrap_or(0.0);
+                        let pct = if total > 0.0 { p.elapsed_s / total * 100.0 } else { 0.0 };
+                        view! {
+                            {progress_bar(pct)}
+                            <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", super::status_words(ui, &p), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
+                            {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
+                        }
+                    })}
+                </div>
+                <div>{live_charts(ui)}</div>
+            }.into_any()
+        } else {
+            ui.view.with(|v| match v {
                 Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CURVES, Some(v.summary.id))}</div> }.into_any(),
                 _ => view! { <p class="empty">{tr(&ui.l(), "no_samples")}</p> }.into_any(),
-            }),
+            })
         }}
     }
+}
+
+/// The live curves, each made once when its first frame arrives and redrawn in place with
+/// every later one.
+fn live_charts(ui: Ui) -> impl IntoView {
+    CURVES
+        .into_iter()
+        .map(|name| {
+            let drawn = Memo::new(move |_| {
+                ui.live.with(|p| {
+                    p.as_ref()
+                        .is_some_and(|p| p.charts.iter().any(|c| c.name == name))
+                })
+            });
+            move || drawn.get().then(|| crate::chart::live(ui, name))
+        })
+        .collect_view()
 }
 
 /// The processes on the host's GPUs as a table to pick the training from: "Use" puts its PID

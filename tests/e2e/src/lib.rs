@@ -289,6 +289,14 @@ impl App {
         self.call(&format!("text of {css}"), e.text()).await
     }
 
+    /// An attribute of `css` now (empty when it has none).
+    pub async fn attribute(&self, css: &str, name: &str) -> String {
+        let e = self.element(css).await;
+        self.call(&format!("{name} of {css}"), e.attr(name))
+            .await
+            .unwrap_or_default()
+    }
+
     /// What an input holds now.
     pub async fn value(&self, css: &str) -> String {
         let e = self.element(css).await;

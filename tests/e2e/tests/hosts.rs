@@ -243,7 +243,7 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     );
     app.element("#next-sampling.primary").await;
     app.click("#next-sampling").await;
-    app.type_into("#sample-seconds", "8").await;
+    app.type_into("#sample-seconds", "12").await;
     app.click("#start-sampling").await;
     app.wait_for_text("#live-progress", Duration::from_secs(20), |t| {
         samples_in(t) > 20
@@ -256,6 +256,45 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
         ))
         .await;
     }
+    // The curves are drawn again ten times a second, in place: counted over two seconds.
+    let frame = || async {
+        app.attribute("#live-progress", "data-frame")
+            .await
+            .parse::<u64>()
+            .unwrap()
+    };
+    // The element holding the drawing stays; the SVG in it is replaced with each frame.
+    let drawing = "#live-progress ~ div figure[data-chart='utilisation'] .chart-body > div";
+    let (f0, svg0, t0) = (
+        frame().await,
+        app.element(drawing).await.html(true).await.unwrap(),
+        std::time::Instant::now(),
+    );
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (f1, svg1) = (
+        frame().await,
+        app.element(drawing).await.html(true).await.unwrap(),
+    );
+    let per_s = (f1 - f0) as f64 / t0.elapsed().as_secs_f64();
+    eprintln!("live frames: {per_s:.1} per second");
+    assert!(per_s >= 5.0, "{per_s:.1} frames per second");
+    assert_ne!(svg0, svg1, "the curve moved on");
+    // Pointing at a live chart reads its values, as on a stored one.
+    // Near the axis's start, where the curve already is (the axis runs a minute ahead).
+    app.point_at(
+        "#live-progress ~ div figure[data-chart='utilisation'] .chart-overlay",
+        -380.0,
+    )
+    .await;
+    let tip = app
+        .wait_for_text("#chart-tip-utilisation", Duration::from_secs(10), |t| {
+            !t.is_empty()
+        })
+        .await;
+    assert!(
+        tip.starts_with("t = ") && tip.contains("GPU-Util (NVML): "),
+        "{tip}"
+    );
     app.screenshot("3-sampling-live").await;
     // When sampling ends the wizard moves to what it found by itself, and says why.
     let arrived = app
@@ -273,6 +312,185 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     app.click("#next-report").await;
     app.element("#step-report.active").await;
     assert_eq!(app.count("#arrived").await, 0);
+    app.quit().await;
+}
+
+/// Samples the checkup shown for `seconds` and waits until the wizard has moved to its
+/// diagnosis.
+async fn sample_until_diagnosed(app: &App, seconds: &str) {
+    app.type_into("#sample-seconds", seconds).await;
+    app.click("#start-sampling").await;
+    app.wait_for_text("#arrived", Duration::from_secs(60), |t| !t.is_empty())
+        .await;
+    app.element("#step-diagnosis.active").await;
+    app.settled().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fix_is_checked_by_a_rerun_compared_with_the_checkup_before_it() {
+    let app = App::launch("rerun", &[]).await;
+    app.wait_for_count("ul.checkups li", 1, Duration::from_secs(120))
+        .await;
+    // A demo checkup's fix cannot be re-run without a host, and the button says why.
+    app.click_titled("ul.checkups li", "dataloader_starved (demo)")
+        .await;
+    app.settled().await;
+    app.click("#step-diagnosis").await;
+    app.element("#rerun-1[disabled]").await;
+    let why = app.text("#rerun-1 + .meta").await;
+    assert!(why.starts_with("Connect to the host"), "{why}");
+
+    // The memory_bound H200 recording played back stands for the training, before and after.
+    let recording = checkup_testkit::workspace_root().join("tests/corpus/memory_bound");
+    let agent = UserAgent::start(&["--replay", recording.to_str().unwrap()], &[]);
+    agent.connected(&app).await;
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+    app.click("#next-sampling").await;
+    sample_until_diagnosed(&app, "6").await;
+    let first_title = app.text("#checkup-title").await;
+    // Sampled only, the diagnosis ranks no fix by gain: each fix carries the button too.
+    let help = app.text(".fix .rerun .meta").await;
+    assert!(help.starts_with("After applying the fix"), "{help}");
+
+    // Re-run: a new checkup of the same training, at the step that measured the first.
+    app.click(".fix .rerun-button").await;
+    app.wait_for_text("#checkup-title", Duration::from_secs(30), |t| {
+        t == format!("{first_title}, after a fix")
+    })
+    .await;
+    app.element("#step-sampling.active").await;
+    let notice = app.text("#rerun-of").await;
+    assert!(
+        notice.starts_with(&format!(
+            "This checkup re-runs “{first_title}” to check a fix"
+        )),
+        "{notice}"
+    );
+    let (store, rerun) = app.stored(&format!("{first_title}, after a fix")).await;
+    let (_, first) = app.stored(&first_title).await;
+    assert_eq!(rerun.rerun_of, Some(first.id));
+    assert!(store.environment(rerun.id).await.unwrap().is_some());
+    app.screenshot("1-rerun-sampling").await;
+
+    // Its diagnosis opens with the comparison to the checkup before the fix.
+    sample_until_diagnosed(&app, "6").await;
+    let compared = app
+        .wait_for_text("#rerun-comparison", Duration::from_secs(30), |t| {
+            !t.is_empty()
+        })
+        .await;
+    assert!(
+        compared.contains(&format!("before: {first_title}")),
+        "{compared}"
+    );
+    app.screenshot("2-rerun-compared").await;
+    app.click("#lang-zh").await;
+    app.settled().await;
+    let notice = app
+        .wait_for_text("#rerun-of", Duration::from_secs(10), |t| t.contains("复查"))
+        .await;
+    assert!(notice.contains(&first_title), "{notice}");
+    app.wait_for_text("#rerun-comparison", Duration::from_secs(30), |t| {
+        t.contains(&format!("之前：{first_title}"))
+    })
+    .await;
+    app.screenshot("3-rerun-compared-zh").await;
+    app.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newcomer_follows_a_live_checkup_from_the_host_to_the_report_in_both_languages() {
+    // Only what the screens offer is clicked: connect, the new checkup, each step's primary
+    // next button, the step's own action. The agent plays back a real H200 agent run.
+    let recording = checkup_testkit::workspace_root().join("tests/corpus/agent_dataloader_starved");
+    let agent = UserAgent::start(&["--replay", recording.to_str().unwrap()], &[]);
+    let app = App::launch("walkthrough", &[]).await;
+    app.wait_for_count("ul.checkups li", 1, Duration::from_secs(120))
+        .await;
+    app.screenshot("en/0-start").await;
+    agent.connected(&app).await;
+    app.screenshot("en/1-host").await;
+    app.click("#new-checkup").await;
+    app.element("table.checks").await;
+    app.element("#intro-environment").await;
+    app.screenshot("en/2-environment").await;
+    app.click("#next-step .primary").await;
+    app.element("#step-sampling.active").await;
+    app.element("#intro-sampling").await;
+    app.screenshot("en/3-sampling").await;
+    // Long enough to get past the training's start-up, as the step advises.
+    app.type_into("#sample-seconds", "40").await;
+    app.click("#start-sampling").await;
+    app.wait_for_text("#live-progress", Duration::from_secs(40), |t| {
+        samples_in(t) > 150
+    })
+    .await;
+    app.element("#live-progress ~ div figure[data-chart='utilisation'] svg")
+        .await;
+    app.screenshot("en/4-sampling-live").await;
+    app.wait_for_text("#arrived", Duration::from_secs(60), |t| !t.is_empty())
+        .await;
+    app.element("#step-diagnosis.active").await;
+    app.settled().await;
+    let verdict = app
+        .wait_for_text("#verdict", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    // Samples alone cannot say what the GPU waits for, and the diagnosis says how to find out.
+    assert!(verdict.contains("gpu_idle"), "{verdict}");
+    assert!(
+        verdict.contains("profile a few training steps"),
+        "{verdict}"
+    );
+    app.screenshot("en/5-diagnosis").await;
+    app.click("#next-step .primary").await;
+    app.element("#step-report.active").await;
+    app.wait_for_text("#report-preview", Duration::from_secs(60), |t| {
+        !t.is_empty()
+    })
+    .await;
+    app.click("#export-pdf").await;
+    let written = app
+        .wait_for_text("#exported", Duration::from_secs(60), |t| t.contains(".pdf"))
+        .await;
+    let pdf = std::path::PathBuf::from(written.split_whitespace().last().unwrap());
+    assert!(checkup_e2e::is_pdf(&pdf), "{} is a PDF", pdf.display());
+    app.screenshot("en/6-report").await;
+    // The profiling step, which this walk did not need, says what it would ask for.
+    app.click("#step-profiling").await;
+    app.element("#intro-profiling").await;
+    app.screenshot("en/7-profiling").await;
+
+    // Every step again in Chinese.
+    app.click("#lang-zh").await;
+    app.settled().await;
+    for (n, step) in [
+        "environment",
+        "sampling",
+        "profiling",
+        "diagnosis",
+        "report",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        app.click(&format!("#step-{step}")).await;
+        app.settled().await;
+        let intro = app.text(&format!("#intro-{step}")).await;
+        assert!(
+            intro
+                .chars()
+                .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+            "{step}: {intro}"
+        );
+        if step == "report" {
+            app.wait_for_text("#report-preview", Duration::from_secs(60), |t| {
+                t.contains("诊断") || t.contains("瓶颈")
+            })
+            .await;
+        }
+        app.screenshot(&format!("zh/{}-{step}", n + 2)).await;
+    }
     app.quit().await;
 }
 

@@ -1,8 +1,8 @@
 //! Chart data: the recording's curves on one time axis, thinned to what a chart can show.
 
 use checkup_model::{
-    min_max_indices_of, ChartData, GpuSeries, HostSeries, SampleSet, StepRecord, StepSeries,
-    StepTiming,
+    min_max_indices_of, ChartData, GpuSeries, HostSeries, LiveTensorSeries, MemorySample,
+    SampleSet, StepRecord, StepSeries, StepTiming,
 };
 
 /// Most points a series keeps: each of its curves keeps its lowest and highest sample per
@@ -26,13 +26,8 @@ fn thin<T: Clone>(rows: &[T], ts: impl Fn(&T) -> f64, curves: &[Curve<T>]) -> Ve
         .collect()
 }
 
-pub fn chart_data(
-    samples: &SampleSet,
-    steps: &std::collections::BTreeMap<u32, Vec<StepRecord>>,
-    timing: &[StepTiming],
-    steady: Option<(f64, f64)>,
-    ranks: &[checkup_model::RankSummary],
-) -> ChartData {
+/// The first sample's time (or step start's), the charts' time zero.
+fn start_of(samples: &SampleSet, steps: &std::collections::BTreeMap<u32, Vec<StepRecord>>) -> f64 {
     let t0 = samples
         .nvml
         .iter()
@@ -40,7 +35,80 @@ pub fn chart_data(
         .chain(samples.host.iter().map(|s| s.ts))
         .chain(steps.values().filter_map(|s| s.first().map(|r| r.t_start)))
         .fold(f64::INFINITY, f64::min);
-    let t0 = if t0.is_finite() { t0 } else { 0.0 };
+    if t0.is_finite() {
+        t0
+    } else {
+        0.0
+    }
+}
+
+pub fn chart_data(
+    samples: &SampleSet,
+    steps: &std::collections::BTreeMap<u32, Vec<StepRecord>>,
+    timing: &[StepTiming],
+    steady: Option<(f64, f64)>,
+    ranks: &[checkup_model::RankSummary],
+    memory: Option<&[MemorySample]>,
+) -> ChartData {
+    let t0 = start_of(samples, steps);
+    let mut c = chart_data_from(t0, samples, steps, timing, steady, ranks);
+    c.live_tensors = memory.filter(|m| !m.is_empty()).map(|rows| {
+        const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+        let gib = |b: u64| Some((b as f64 / GIB) as f32);
+        LiveTensorSeries {
+            t: rows.iter().map(|r| r.t - t0).collect(),
+            allocated_gib: rows.iter().map(|r| gib(r.allocated_bytes)).collect(),
+            reserved_gib: rows.iter().map(|r| gib(r.reserved_bytes)).collect(),
+        }
+    });
+    c
+}
+
+/// The curves of a sampling in progress, over its last `last_s` seconds only but on the
+/// run's time axis (zero at its first sample): a live chart shows that span, and thinning
+/// the whole run instead would leave a long run's last minute a few points. `steady` is the
+/// engine's steady window in sample time, as the last full analysis found it.
+pub fn live_chart_data(samples: &SampleSet, steady: Option<(f64, f64)>, last_s: f64) -> ChartData {
+    let none = std::collections::BTreeMap::new();
+    let t0 = start_of(samples, &none);
+    let end = samples
+        .nvml
+        .iter()
+        .map(|s| s.ts)
+        .chain(samples.host.iter().map(|s| s.ts))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let from = end - last_s;
+    let recent = SampleSet {
+        nvml: samples
+            .nvml
+            .iter()
+            .filter(|s| s.ts >= from)
+            .cloned()
+            .collect(),
+        gpm: samples
+            .gpm
+            .iter()
+            .filter(|s| s.ts >= from)
+            .cloned()
+            .collect(),
+        host: samples
+            .host
+            .iter()
+            .filter(|s| s.ts >= from)
+            .cloned()
+            .collect(),
+    };
+    chart_data_from(t0, &recent, &none, &[], steady, &[])
+}
+
+fn chart_data_from(
+    t0: f64,
+    samples: &SampleSet,
+    steps: &std::collections::BTreeMap<u32, Vec<StepRecord>>,
+    timing: &[StepTiming],
+    steady: Option<(f64, f64)>,
+    ranks: &[checkup_model::RankSummary],
+) -> ChartData {
     let mut gpus: Vec<u32> = samples.nvml.iter().map(|s| s.gpu).collect();
     gpus.sort_unstable();
     gpus.dedup();
@@ -55,7 +123,9 @@ pub fn chart_data(
                     .filter(|s| s.gpu == gpu)
                     .collect::<Vec<_>>(),
                 |s| s.ts,
-                &[&|s| s.util_gpu, &|s| s.power_w, &|s| s.sm_clock_mhz],
+                &[&|s| s.util_gpu, &|s| s.power_w, &|s| s.sm_clock_mhz, &|s| {
+                    s.mem_used_mib
+                }],
             );
             let gpm: Vec<_> = thin(
                 &samples
@@ -81,6 +151,15 @@ pub fn chart_data(
                 sm_active_pct: gpm.iter().map(|s| f(s.sm_util)).collect(),
                 tensor_pct: gpm.iter().map(|s| f(s.any_tensor_util)).collect(),
                 dram_pct: gpm.iter().map(|s| f(s.dram_bw_util)).collect(),
+                mem_used_gib: nvml
+                    .iter()
+                    .map(|s| f(s.mem_used_mib.map(|m| m / 1024.0)))
+                    .collect(),
+                mem_total_gib: nvml
+                    .iter()
+                    .filter_map(|s| s.mem_total_mib)
+                    .reduce(f64::max)
+                    .map(|m| m / 1024.0),
             }
         })
         .collect();
@@ -122,5 +201,6 @@ pub fn chart_data(
         host,
         steps: step_series,
         timelines: ranks.iter().map(|r| r.timeline.clone()).collect(),
+        live_tensors: None,
     }
 }

@@ -7,6 +7,7 @@ pub mod samples;
 pub mod stats;
 pub mod step_timing;
 pub mod trace;
+pub mod trends;
 
 use checkup_model::{
     ChartData, HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming, WindowMethod,
@@ -28,6 +29,11 @@ pub struct Analysis {
     pub training: std::collections::BTreeMap<u32, checkup_model::TrainingContext>,
     /// Markers of periodic work, per rank.
     pub markers: std::collections::BTreeMap<u32, Vec<checkup_model::RunMarker>>,
+    /// Step time over the whole run, per rank with step timings.
+    pub step_trends: std::collections::BTreeMap<u32, trends::StepTrend>,
+    /// GPU memory over the run, per rank with the probe's memory rows (rank 0 from NVML
+    /// alone when there are none).
+    pub memory: std::collections::BTreeMap<u32, trends::MemoryTrend>,
 }
 
 pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
@@ -53,8 +59,37 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         .iter()
         .map(|t| trace::analyze_trace(t, th).summary)
         .collect();
-    let charts = charts::chart_data(&rec.samples, &rec.steps, &step_timing, span, &ranks);
+    let charts = charts::chart_data(
+        &rec.samples,
+        &rec.steps,
+        &step_timing,
+        span,
+        &ranks,
+        rec.memory.values().next().map(Vec::as_slice),
+    );
+    let step_trends = rec
+        .steps
+        .iter()
+        .map(|(rank, rows)| {
+            let warmup = step_timing
+                .iter()
+                .find(|t| t.rank == *rank)
+                .map_or(0, |t| t.warmup_steps);
+            let trend = trends::step_trend(
+                rows,
+                warmup,
+                rec.profile_steps,
+                &rec.samples.host,
+                charts.t0,
+                th,
+            );
+            (*rank, trend)
+        })
+        .collect();
+    let memory = memory_trends(rec, &window, charts.t0);
     Analysis {
+        step_trends,
+        memory,
         charts,
         samples: samples::analyze_gpu_samples(&rec.samples, span, th),
         host: samples::analyze_host_samples(&rec.samples, span, th),
@@ -64,6 +99,39 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         training: rec.training.clone(),
         markers: rec.markers.clone(),
     }
+}
+
+/// GPU memory per rank with memory rows, or for rank 0 from NVML alone: over the steady
+/// window up to the rank's last step's start (a row after it is the exit's, tensors freed).
+fn memory_trends(
+    rec: &Recording,
+    window: &SteadyWindow,
+    t0: f64,
+) -> std::collections::BTreeMap<u32, trends::MemoryTrend> {
+    let no_rows = std::collections::BTreeMap::from([(0, Vec::new())]);
+    let ranks = if rec.memory.is_empty() {
+        &no_rows
+    } else {
+        &rec.memory
+    };
+    ranks
+        .iter()
+        .map(|(rank, rows)| {
+            let last_step = rec
+                .steps
+                .get(rank)
+                .and_then(|s| s.last())
+                .map(|s| s.t_start);
+            let span = match (window.start_s, last_step.or(window.end_s)) {
+                (Some(a), Some(b)) => Some((a, b)),
+                _ => None,
+            };
+            (
+                *rank,
+                trends::memory_trend(rows, &rec.samples.nvml, span, t0),
+            )
+        })
+        .collect()
 }
 
 /// The steady window in wall time: from the first steady step to the last step of rank 0's

@@ -10,14 +10,14 @@
 use std::collections::HashMap;
 
 use checkup_model::{
-    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, RankSummary,
-    RankTimeline, SegmentKind, StepBreakdown, StepSyncs,
+    CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, OperatorTime,
+    RankSummary, RankTimeline, SegmentKind, StepBreakdown, StepSyncs,
 };
 
 use super::intervals::{clip, gaps, merge, overlap, total, Interval};
 use super::stats::{median, percentile};
 use crate::diagnosis::thresholds::Thresholds;
-use crate::ingest::kineto::{CopyKind, CpuKind, GpuKind, GpuOp, RuntimeKind, Trace};
+use crate::ingest::kineto::{CopyKind, CpuKind, GpuKind, GpuOp, RuntimeCall, RuntimeKind, Trace};
 
 /// Analysis of one trace plus the intermediate facts other analyses reuse.
 pub struct TraceAnalysis {
@@ -557,6 +557,7 @@ fn kernel_stats(
     top.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
     top.truncate(10);
     KernelStats {
+        top_operators: top_operators(t, &kernels),
         kernels: kernels.len() as u64,
         per_step: kernels.len() as f64 / periods as f64,
         median_us: median(&durations),
@@ -569,6 +570,43 @@ fn kernel_stats(
         top,
         kernel_time_us: kernel_time,
     }
+}
+
+/// The CPU operators whose kernels took most GPU time (ten), most first: each kernel counted
+/// under the operator that made its launch call (the innermost one, as PyTorch's "self CUDA
+/// time" counts), each operator call once however many kernels it launched. Empty when the
+/// trace names no operators for its launches.
+fn top_operators(t: &Trace, kernels: &[&GpuOp]) -> Vec<OperatorTime> {
+    let launched_by: HashMap<i64, &RuntimeCall> = t
+        .runtime
+        .iter()
+        .filter(|r| r.correlation >= 0 && r.external.is_some())
+        .map(|r| (r.correlation, r))
+        .collect();
+    // Per operator name: the calls seen (by `External id`) and their kernels' time.
+    let mut per_op: HashMap<&str, (std::collections::HashSet<u32>, f64)> = HashMap::new();
+    for k in kernels {
+        let Some(r) = launched_by.get(&k.correlation) else {
+            continue;
+        };
+        let (Some(name), Some(call)) = (t.operator_of(r), r.external) else {
+            continue;
+        };
+        let e = per_op.entry(name).or_default();
+        e.0.insert(call);
+        e.1 += k.dur();
+    }
+    let mut top: Vec<OperatorTime> = per_op
+        .into_iter()
+        .map(|(name, (calls, us))| OperatorTime {
+            name: name.to_owned(),
+            calls: calls.len() as u64,
+            total_us: us,
+        })
+        .collect();
+    top.sort_by(|a, b| b.total_us.total_cmp(&a.total_us).then(a.name.cmp(&b.name)));
+    top.truncate(10);
+    top
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -229,8 +229,8 @@ fn share_ev(key: EvidenceKey, share: f64, at_least: Option<f64>, source: Source)
 }
 
 /// The rules, in the order they run: `idle` reads the lost-time findings before it,
-/// `busy` comes after them, `environment` last.
-const RULES: [Rule; 10] = [
+/// `busy` comes after them, then memory, `environment` last.
+const RULES: [Rule; 12] = [
     rules::data_loading::rule,
     rules::copies::rule,
     rules::sync::rule,
@@ -238,8 +238,11 @@ const RULES: [Rule; 10] = [
     rules::communication::rule,
     rules::stalls::rule,
     rules::throttling::rule,
+    // Before `idle`: the steps a slowdown lengthens are GPU idle it explains.
+    rules::slowdown::rule,
     rules::idle::rule,
     rules::busy::rule,
+    rules::memory::rule,
     rules::environment::rule,
 ];
 
@@ -311,10 +314,9 @@ pub fn diagnose(
     }
     let training = cx.training.cloned();
     let findings = rank::rank_findings(findings, th);
-    let primary = findings.first().map_or_else(
-        || checkup_model::Family::ComputeBound.id().to_owned(),
-        Finding::id,
-    );
+    let primary = findings
+        .first()
+        .map_or_else(|| Diagnosis::UNDETERMINED.to_owned(), Finding::id);
     Diagnosis {
         format: DIAGNOSIS_FORMAT,
         primary,

@@ -23,7 +23,12 @@ pub fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding
             && !matches!(f.cause, Cause::CommunicationStraggler { .. })
     });
     let busy = findings.iter().position(|f| f.family().is_busy_verdict());
-    if let Some(i) = lost.or(busy) {
+    // A run that memory will stop (a creep filling the card within the hour) leads: nothing
+    // it loses per step matters once it dies.
+    let dies = findings
+        .iter()
+        .position(|f| f.family() == Family::Memory && f.severity == Severity::Critical);
+    if let Some(i) = dies.or(lost).or(busy) {
         let lead = findings.remove(i);
         findings.insert(0, lead);
     }

@@ -101,6 +101,35 @@ pub struct Thresholds {
     /// The training's processes using about one core (100 = one core) of CPU, within this
     /// range, is the Python main thread running flat out.
     pub main_thread_cpu_pct: (f64, f64),
+    /// The median step of the run's last tenth at least this much longer than its first
+    /// tenth's is a slowdown: 20 % is a change a user notices in epoch times, and far beyond
+    /// the few percent steady steps vary by.
+    pub slowdown_growth: f64,
+    /// ... and it lasts: every one of the last three tenths at least this much slower than
+    /// the first (one bad tenth is a stall, not a trend).
+    pub slowdown_sustained: f64,
+    /// ... and it is a trend, not a level the run settles at after its first tenth (the
+    /// loader's prefetched batches used up, caches warm): Kendall's tau of the tenths' medians
+    /// against their order at least this, i.e. at least 80 % of the pairs of tenths have the
+    /// later one slower.
+    pub slowdown_consistency: f64,
+    /// Fewest steady steps whose tenths can show a trend (ten steps a tenth).
+    pub trend_min_steps: usize,
+    /// The part of a slowdown a step timing part must carry to be named as what grew.
+    pub slowdown_part_share: f64,
+    /// Host memory that grew by this share and `host_rss_growth_mib` is said with a slowdown.
+    pub host_rss_growth_share: f64,
+    pub host_rss_growth_mib: f64,
+    /// GPU memory in use at its peak at least this share of the card's: no room left for a
+    /// larger batch (a batch 18 % larger no longer fits).
+    pub memory_near_limit_share: f64,
+    /// Live-tensor memory that grows through the run by at least this share of the card's
+    /// capacity, tenth after tenth, is a creep (a leak of a step's tensors per step).
+    pub memory_creep_capacity_share: f64,
+    /// Reserved memory never in use at once, at least this share of what is reserved and
+    /// `fragmented_capacity_share` of the card, is fragmentation worth fixing.
+    pub fragmented_unused_share: f64,
+    pub fragmented_capacity_share: f64,
 }
 
 /// How sure a finding is, by what backs it. Each is a judgement of the signals' agreement,
@@ -172,6 +201,17 @@ impl Default for Thresholds {
             workers_cpu_while_idle_pct: 90.0,
             min_idle_host_samples: 5,
             main_thread_cpu_pct: (80.0, 150.0),
+            slowdown_growth: 0.2,
+            slowdown_sustained: 0.1,
+            slowdown_consistency: 0.6,
+            trend_min_steps: 100,
+            slowdown_part_share: 0.5,
+            host_rss_growth_share: 0.2,
+            host_rss_growth_mib: 200.0,
+            memory_near_limit_share: 0.85,
+            memory_creep_capacity_share: 0.05,
+            fragmented_unused_share: 0.2,
+            fragmented_capacity_share: 0.05,
         }
     }
 }

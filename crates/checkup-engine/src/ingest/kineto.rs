@@ -37,6 +37,19 @@ pub struct Trace {
     pub runtime: Vec<RuntimeCall>,
     /// Kernels, copies and sets, sorted by start.
     pub gpu: Vec<GpuOp>,
+    /// CPU operators' names by `External id` (an index into `operator_names`, `u32::MAX`
+    /// where no operator had the id): a launch call's `External id` names the operator that
+    /// launched it. Kineto numbers operators one after another, so the ids are dense.
+    pub operators: Vec<u32>,
+    pub operator_names: Vec<String>,
+}
+
+impl Trace {
+    /// The operator that made the launch call `r`, by name.
+    pub fn operator_of(&self, r: &RuntimeCall) -> Option<&str> {
+        let name = *self.operators.get(r.external? as usize)?;
+        self.operator_names.get(name as usize).map(String::as_str)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,6 +92,8 @@ pub struct RuntimeCall {
     pub start: f64,
     pub end: f64,
     pub correlation: i64,
+    /// The `External id` of the CPU operator that made the call.
+    pub external: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,7 +345,15 @@ fn scan_events<R: BufRead>(
         s.capture_value(buf)?;
         // Only complete ("X") events are kept: skip flows, instants and metadata before
         // paying for a full parse.
-        if !worth_parsing(buf) {
+        let skip = match triage(buf) {
+            Triage::Parse => false,
+            Triage::Skip => true,
+            Triage::Operator(name, external) => {
+                builder.operator(name, external);
+                true
+            }
+        };
+        if skip {
             match s.peek_nonws()? {
                 Some(b',') => {
                     s.bump();
@@ -378,11 +401,22 @@ fn raw_string_field<'a>(raw: &'a [u8], key: &memchr::memmem::Finder<'static>) ->
     Some(&value[..close])
 }
 
-/// Whether a raw event may be kept. CPU-side events are only kept for the few names the
-/// analysis reads, so the rest (most of a trace) skip the full parse.
-fn worth_parsing(raw: &[u8]) -> bool {
+/// What to do with a raw event, decided from a few byte searches before any parsing.
+enum Triage<'a> {
+    /// Not a complete event, or a CPU-side one the analysis does not read.
+    Skip,
+    /// Parse it in full.
+    Parse,
+    /// A CPU operator: only its name and `External id` are kept (operators are most of a
+    /// trace's events), for the kernels it launched to be counted under it.
+    Operator(&'a str, u32),
+}
+
+/// CPU-side events are parsed in full only for the few names the analysis reads; of the
+/// rest, operators keep their name and id, read off the raw bytes.
+fn triage(raw: &[u8]) -> Triage<'_> {
     if !is_complete_event(raw) {
-        return false;
+        return Triage::Skip;
     }
     use std::sync::LazyLock;
     static CAT: LazyLock<memchr::memmem::Finder<'static>> =
@@ -392,19 +426,57 @@ fn worth_parsing(raw: &[u8]) -> bool {
     static SAVE: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
     match raw_string_field(raw, &CAT) {
-        Some(b"cpu_op" | b"user_annotation" | b"python_function" | b"Operator") => {
+        Some(cat @ (b"cpu_op" | b"user_annotation" | b"python_function" | b"Operator")) => {
             let Some(name) = raw_string_field(raw, &NAME) else {
-                return true;
+                return Triage::Parse;
             };
-            name.starts_with(b"ProfilerStep#")
+            if name.starts_with(b"ProfilerStep#")
                 || name.starts_with(b"Optimizer.step#")
                 || name.starts_with(b"enumerate(DataLoader)")
                 || name.starts_with(b"aten::item")
                 || name.starts_with(b"aten::_local_scalar_dense")
                 || SAVE.find(name).is_some()
+            {
+                return Triage::Parse;
+            }
+            match (cat == b"cpu_op")
+                .then(|| operator_ref(raw, name))
+                .flatten()
+            {
+                Some((name, id)) => Triage::Operator(name, id),
+                None => Triage::Skip,
+            }
         }
-        _ => true,
+        _ => Triage::Parse,
     }
+}
+
+/// An operator's name (already cut out of `raw`) and its `External id`. A name with escapes
+/// in it is left out, as is an id that is not a plain number.
+fn operator_ref<'a>(raw: &[u8], name: &'a [u8]) -> Option<(&'a str, u32)> {
+    static EXTERNAL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"External id\""));
+    if name.contains(&b'\\') {
+        return None;
+    }
+    let at = EXTERNAL.find(raw)? + EXTERNAL.needle().len();
+    let rest = &raw[at..];
+    let start = rest.iter().position(|b| b.is_ascii_digit())?;
+    if rest[..start]
+        .iter()
+        .any(|b| !matches!(b, b' ' | b':' | b'\t' | b'\n' | b'\r' | b'"'))
+    {
+        return None;
+    }
+    let len = rest[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    let external = std::str::from_utf8(&rest[start..start + len])
+        .ok()?
+        .parse()
+        .ok()?;
+    Some((std::str::from_utf8(name).ok()?, external))
 }
 
 /// Whether a raw event's `ph` is `"X"` (a cheap byte search; a full parse decides the rest).
@@ -680,6 +752,8 @@ struct RawArgs {
     correlation: Option<i64>,
     #[serde(default, deserialize_with = "lenient_i64")]
     bytes: Option<i64>,
+    #[serde(default, rename = "External id", deserialize_with = "lenient_i64")]
+    external: Option<i64>,
 }
 
 /// Kineto writes ids as numbers, some tools as strings; either is accepted.
@@ -712,6 +786,9 @@ fn lenient_i64<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<Option<i6
 struct TraceBuilder {
     trace: Trace,
     names: HashMap<String, u32>,
+    /// Operator names are looked up once per operator event: a fast hash, not SipHash.
+    operator_names: HashMap<String, u32, foldhash::fast::RandomState>,
+    operators_seen: usize,
     /// Device events the checkup does not time, to say what a trace without GPU work holds.
     range_profiler_events: u64,
     mtia_events: u64,
@@ -725,6 +802,8 @@ impl TraceBuilder {
                 ..Trace::default()
             },
             names: HashMap::new(),
+            operator_names: HashMap::default(),
+            operators_seen: 0,
             range_profiler_events: 0,
             mtia_events: 0,
         }
@@ -759,6 +838,30 @@ impl TraceBuilder {
         self.trace.kernel_names.push(name.to_owned());
         self.names.insert(name.to_owned(), id);
         id
+    }
+
+    /// A CPU operator, kept as its `External id` and name only. An id far beyond the
+    /// operators seen (not Kineto's numbering) is left out rather than given a huge table.
+    fn operator(&mut self, name: &str, external: u32) {
+        let at = external as usize;
+        if at > 16 * self.operators_seen + (1 << 20) {
+            return;
+        }
+        self.operators_seen += 1;
+        let id = match self.operator_names.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.trace.operator_names.len() as u32;
+                self.trace.operator_names.push(name.to_owned());
+                self.operator_names.insert(name.to_owned(), id);
+                id
+            }
+        };
+        let table = &mut self.trace.operators;
+        if at >= table.len() {
+            table.resize(at + 1, u32::MAX);
+        }
+        table[at] = id;
     }
 
     fn push(&mut self, e: RawEvent<'_>) {
@@ -811,6 +914,7 @@ impl TraceBuilder {
                     start,
                     end,
                     correlation,
+                    external: args.external.and_then(|x| u32::try_from(x).ok()),
                 })
             }
             "user_annotation" | "cpu_op" | "operator" | "python_function" => {

@@ -29,6 +29,8 @@ pub struct Recording {
     pub training: BTreeMap<u32, TrainingContext>,
     /// `events.csv` per rank: markers of periodic work.
     pub markers: BTreeMap<u32, Vec<RunMarker>>,
+    /// `memory.csv` per rank: the CUDA caching allocator over the run.
+    pub memory: BTreeMap<u32, Vec<checkup_model::MemorySample>>,
     /// One trace per rank, sorted by rank.
     pub traces: Vec<Trace>,
     /// Steps of `steps.csv` the profiler was active for, inclusive.
@@ -215,6 +217,9 @@ fn load_run_folder(
         }
         if let Some(p) = first_existing(unit, &[layout::EVENTS_CSV]) {
             rec.markers.insert(r, training::read_events_csv(&p)?);
+        }
+        if let Some(p) = first_existing(unit, &[layout::MEMORY_CSV]) {
+            rec.memory.insert(r, training::read_memory_csv(&p)?);
         }
         if let Some(t) = first_existing(unit, &[layout::TRACE, "trace.json"]) {
             traces.push((*rank, t));

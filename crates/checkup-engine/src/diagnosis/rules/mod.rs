@@ -7,6 +7,8 @@ pub mod data_loading;
 pub mod environment;
 pub mod idle;
 pub mod launches;
+pub mod memory;
+pub mod slowdown;
 pub mod stalls;
 pub mod sync;
 pub mod throttling;

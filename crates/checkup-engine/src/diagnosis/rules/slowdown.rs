@@ -1,0 +1,215 @@
+//! A run that gets slower as it goes: the median step of its last tenth well above its first
+//! tenth's, and staying there, with what grew with it (the wait for data, the loop's own
+//! host time, or neither) and the training processes' host memory when it grew too.
+
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, SlowdownPart, Source, Unit,
+};
+
+use crate::analysis::trends::StepTrend;
+use crate::diagnosis::thresholds::confidence;
+use crate::diagnosis::{ev, Ctx, Outcome};
+
+pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
+    cx.a.step_trends
+        .get(&rank)
+        .and_then(|t| finding(cx, t))
+        .into()
+}
+
+fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
+    let th = cx.th;
+    let [first, .., last] = trend.tenths.as_slice() else {
+        return None;
+    };
+    let slower = |ms: f64| ms >= first.step_ms * (1.0 + th.slowdown_sustained);
+    let t = &trend.tenths;
+    let consistency = kendall_tau(&t.iter().map(|x| x.step_ms).collect::<Vec<_>>());
+    if first.step_ms <= 0.0
+        || last.step_ms < first.step_ms * (1.0 + th.slowdown_growth)
+        || !t[t.len() - 3..].iter().all(|x| slower(x.step_ms))
+        || consistency < th.slowdown_consistency
+    {
+        return None;
+    }
+    // It began with the first tenth from which every later one stays slower.
+    let began = (1..t.len())
+        .find(|&k| t[k..].iter().all(|x| slower(x.step_ms)))
+        .map_or(last, |k| &t[k]);
+    let growth = last.step_ms - first.step_ms;
+    let data = last.data_wait_ms - first.data_wait_ms;
+    let host = last.host_ms - first.host_ms;
+    let grew = if data >= th.slowdown_part_share * growth && data >= host {
+        SlowdownPart::DataWait
+    } else if host >= th.slowdown_part_share * growth {
+        SlowdownPart::HostWork
+    } else {
+        SlowdownPart::Other
+    };
+    // The time lost: every step beyond the pace of the first tenth.
+    let mean = t.iter().map(|x| x.step_ms).sum::<f64>() / t.len() as f64;
+    let share = (1.0 - first.step_ms / mean).clamp(0.0, 1.0);
+    let host_rss_mib = trend.host_rss_mib.filter(|[a, b]| {
+        b - a >= th.host_rss_growth_mib && *b >= a * (1.0 + th.host_rss_growth_share)
+    });
+    let mut evidence = vec![
+        ev(
+            K::FirstStepMedian,
+            first.step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::LastStepMedian,
+            last.step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::StepTimeGrowth,
+            growth / first.step_ms * 100.0,
+            Unit::Percent,
+            Some((Comparison::AtLeast, th.slowdown_growth * 100.0)),
+            Source::StepsCsv,
+        ),
+        ev(K::DataWaitGrowth, data, Unit::Ms, None, Source::StepsCsv),
+        ev(K::HostWorkGrowth, host, Unit::Ms, None, Source::StepsCsv),
+    ];
+    if let Some([a, b]) = host_rss_mib {
+        evidence.push(ev(
+            K::HostRssGrowth,
+            b - a,
+            Unit::Mib,
+            None,
+            Source::HostSamples,
+        ));
+    }
+    let fixes = match grew {
+        SlowdownPart::HostWork => vec![Fix::ConstantHostWork],
+        // Which part of the input pipeline or the GPU's work grows, a profile of a late
+        // step beside an early one shows; no change can be named from the timings alone.
+        SlowdownPart::DataWait | SlowdownPart::Other => vec![Fix::ProfileSteps],
+    };
+    Some(Finding {
+        cause: Cause::Slowdown {
+            first_ms: first.step_ms,
+            last_ms: last.step_ms,
+            began_at_s: began.start_s,
+            began_at_step: began.first_step,
+            grew,
+            host_rss_mib,
+        },
+        severity: cx.severity(share),
+        confidence: confidence::INDIRECT,
+        share,
+        evidence,
+        fixes,
+    })
+}
+
+/// Kendall's tau of `v` against its order: 1 when every later value is larger, -1 when
+/// every one is smaller.
+fn kendall_tau(v: &[f64]) -> f64 {
+    let pairs = v.len() * v.len().saturating_sub(1) / 2;
+    if pairs == 0 {
+        return 0.0;
+    }
+    let mut score = 0i64;
+    for (i, a) in v.iter().enumerate() {
+        for b in &v[i + 1..] {
+            score += match b.total_cmp(a) {
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+            };
+        }
+    }
+    score as f64 / pairs as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::trends::Tenth;
+    use crate::diagnosis::rules::test_cx::Fixture;
+
+    /// Tenths whose median step and host time are `ms[k]`, data wait `wait[k]`.
+    fn trend(ms: [f64; 10], wait: [f64; 10]) -> StepTrend {
+        StepTrend {
+            tenths: (0..10)
+                .map(|k| Tenth {
+                    first_step: 100 * k as u64,
+                    start_s: 10.0 * k as f64,
+                    end_s: 10.0 * (k + 1) as f64,
+                    step_ms: ms[k],
+                    data_wait_ms: wait[k],
+                    host_ms: ms[k] - wait[k],
+                })
+                .collect(),
+            host_rss_mib: Some([400.0, 1200.0]),
+        }
+    }
+
+    #[test]
+    fn a_last_tenth_a_fifth_slower_and_staying_so_is_a_slowdown() {
+        let cx = Fixture::default();
+        let cx = cx.cx();
+        let mut ms = [10.0, 10.2, 10.4, 10.6, 10.8, 11.0, 11.2, 11.5, 11.6, 11.9];
+        assert!(finding(&cx, &trend(ms, [0.0; 10])).is_none());
+        ms[9] = 12.0;
+        let f = finding(&cx, &trend(ms, [0.0; 10])).unwrap();
+        let Cause::Slowdown {
+            began_at_step,
+            grew,
+            host_rss_mib,
+            ..
+        } = f.cause
+        else {
+            panic!("{:?}", f.cause)
+        };
+        assert_eq!((began_at_step, grew), (500, SlowdownPart::HostWork));
+        assert_eq!(host_rss_mib, Some([400.0, 1200.0]));
+        assert_eq!(f.fixes, [Fix::ConstantHostWork]);
+    }
+
+    #[test]
+    fn a_run_that_settles_slower_after_its_first_tenth_is_not_slowing_down() {
+        let cx = Fixture::default();
+        // The loader's prefetched batches carry the first tenth; then a level, up and down.
+        let ms = [5.3, 6.1, 8.8, 14.4, 8.8, 7.9, 17.6, 10.6, 10.7, 9.9];
+        assert!(kendall_tau(&ms) < 0.6, "{}", kendall_tau(&ms));
+        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10])).is_none());
+        // A run that keeps slowing down: 80 % of its pairs of tenths in order.
+        let ms = [6.1, 10.1, 13.6, 17.3, 19.1, 15.4, 18.4, 20.0, 34.2, 23.2];
+        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10])).is_some());
+    }
+
+    #[test]
+    fn one_slow_tenth_at_the_end_is_not_a_trend() {
+        let cx = Fixture::default();
+        let mut ms = [10.0; 10];
+        ms[9] = 20.0;
+        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10])).is_none());
+    }
+
+    #[test]
+    fn a_wait_for_data_that_grows_with_the_step_is_named() {
+        let cx = Fixture::default();
+        let ms = [10.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
+        let wait = [1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 8.5];
+        let f = finding(&cx.cx(), &trend(ms, wait)).unwrap();
+        assert!(matches!(
+            f.cause,
+            Cause::Slowdown {
+                grew: SlowdownPart::DataWait,
+                ..
+            }
+        ));
+        assert_eq!(f.fixes, [Fix::ProfileSteps]);
+        // Every step beyond the first tenth's pace: 1 - 10 / 13.6.
+        assert!((f.share - (1.0 - 10.0 / 13.6)).abs() < 1e-9, "{}", f.share);
+    }
+}
