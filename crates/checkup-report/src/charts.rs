@@ -465,7 +465,12 @@ struct Ceiling<'a> {
     unit: &'a str,
     series: &'a str,
     ceiling_label: &'a str,
+    /// More curves under the ceiling.
+    more: Vec<Curve<'a>>,
 }
+
+/// A curve's points, colour, whether it is dashed, and its label.
+type Curve<'a> = (Vec<(f64, f64)>, RGBColor, bool, &'a str);
 
 #[allow(clippy::too_many_arguments)]
 fn ceiling_chart(
@@ -480,7 +485,13 @@ fn ceiling_chart(
 ) -> Result<(), String> {
     let pts = points(&g.t, values);
     let ceiling = ceiling.unwrap_or(0.0);
-    let y_max = pts.iter().map(|p| p.1).fold(ceiling, f64::max) * 1.1 + 1.0;
+    let y_max = pts
+        .iter()
+        .chain(c.more.iter().flat_map(|m| m.0.iter()))
+        .map(|p| p.1)
+        .fold(ceiling, f64::max)
+        * 1.1
+        + 1.0;
     let x = hover.window.map_or(x_range(d, &g.t), |(from, to)| from..to);
     let mut chart = time_chart(
         a,
@@ -494,6 +505,9 @@ fn ceiling_chart(
     )?;
     shade_steady(&mut chart, d, y_max)?;
     labelled(&mut chart, hover, pts, INK, false, c.series)?;
+    for (pts, colour, dashed, label) in c.more {
+        labelled(&mut chart, hover, pts, colour, dashed, label)?;
+    }
     if ceiling > 0.0 {
         labelled(
             &mut chart,
@@ -520,6 +534,7 @@ fn power_chart(
         unit: "W",
         series: t.series_power,
         ceiling_label: t.series_limit,
+        more: Vec::new(),
     };
     ceiling_chart(a, hover, d, g, &g.power_w, g.power_limit_w, c, t)
 }
@@ -537,6 +552,7 @@ fn clock_chart(
         unit: "MHz",
         series: t.series_sm_clock,
         ceiling_label: t.series_max,
+        more: Vec::new(),
     };
     ceiling_chart(a, hover, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
 }
@@ -551,46 +567,31 @@ fn memory_chart(
     g: &checkup_model::GpuSeries,
     t: &Text,
 ) -> Result<(), String> {
-    let used = points(&g.t, &g.mem_used_gib);
-    let total = g.mem_total_gib.unwrap_or(0.0);
-    let y_max = used.iter().map(|p| p.1).fold(total, f64::max) * 1.08 + 1.0;
-    let x = hover.window.map_or(x_range(d, &g.t), |(from, to)| from..to);
-    let mut chart = time_chart(
-        a,
-        hover,
-        &format!("{} (GPU {})", t.chart_memory, g.gpu),
-        x.clone(),
-        y_max,
-        t.axis_gib,
-        "GiB",
-        t,
-    )?;
-    shade_steady(&mut chart, d, y_max)?;
-    labelled(&mut chart, hover, used, INK, false, t.series_mem_used)?;
-    if let Some(m) = &d.charts.live_tensors {
-        let reserved = points(&m.t, &m.reserved_gib);
-        labelled(&mut chart, hover, reserved, GREEN, true, t.series_reserved)?;
-        let allocated = points(&m.t, &m.allocated_gib);
-        labelled(
-            &mut chart,
-            hover,
-            allocated,
-            BLUE,
-            false,
-            t.series_allocated,
-        )?;
-    }
-    if total > 0.0 {
-        labelled(
-            &mut chart,
-            hover,
-            vec![(x.start, total), (x.end, total)],
-            ORANGE,
-            true,
-            t.series_mem_total,
-        )?;
-    }
-    legend(&mut chart)
+    let more = d.charts.live_tensors.as_ref().map_or_else(Vec::new, |m| {
+        vec![
+            (
+                points(&m.t, &m.reserved_gib),
+                GREEN,
+                true,
+                t.series_reserved,
+            ),
+            (
+                points(&m.t, &m.allocated_gib),
+                BLUE,
+                false,
+                t.series_allocated,
+            ),
+        ]
+    });
+    let c = Ceiling {
+        caption: t.chart_memory,
+        axis: t.axis_gib,
+        unit: "GiB",
+        series: t.series_mem_used,
+        ceiling_label: t.series_mem_total,
+        more,
+    };
+    ceiling_chart(a, hover, d, g, &g.mem_used_gib, g.mem_total_gib, c, t)
 }
 
 fn host_chart(a: &Area, hover: &TimeFrame, d: &Diagnosis, t: &Text) -> Result<(), String> {
