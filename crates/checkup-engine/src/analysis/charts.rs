@@ -53,8 +53,7 @@ pub fn chart_data(
     let t0 = start_of(samples, steps);
     let mut c = chart_data_from(t0, samples, steps, timing, steady, ranks);
     c.live_tensors = memory.filter(|m| !m.is_empty()).map(|rows| {
-        const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-        let gib = |b: u64| Some((b as f64 / GIB) as f32);
+        let gib = |b: u64| Some((b as f64 / super::trends::GIB) as f32);
         LiveTensorSeries {
             t: rows.iter().map(|r| r.t - t0).collect(),
             allocated_gib: rows.iter().map(|r| gib(r.allocated_bytes)).collect(),

@@ -125,7 +125,8 @@ pub struct MemoryTrend {
     pub live_tensors: bool,
 }
 
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+/// Bytes in a GiB, for every memory figure the engine gives in GiB.
+pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// Rows of `memory.csv` a creep can be read from (fewer and it is read from NVML).
 const MIN_MEMORY_ROWS: usize = 5;

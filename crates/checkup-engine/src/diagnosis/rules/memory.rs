@@ -5,7 +5,7 @@
 use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, Severity, Source, Unit};
 
 use crate::analysis::stats::median;
-use crate::analysis::trends::MemoryTrend;
+use crate::analysis::trends::{MemoryTrend, GIB};
 use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
 
@@ -157,7 +157,6 @@ const CUDA_CONTEXT_GIB: f64 = 0.6;
 /// activations are the peak in live tensors less the weights, gradients and optimizer
 /// states the probe counted.
 fn memory_savers(cx: &Ctx, m: &MemoryTrend) -> Vec<Fix> {
-    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
     let training = cx.training;
     let opt = training.and_then(|t| t.optimizers.first());
     let params = opt
