@@ -66,13 +66,20 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Compare a run with a baseline (a card written by `checkup baseline`, or a run) and say
-    /// what changed.
+    /// what changed and why. Exit status for CI: 0 when the time per step is within
+    /// --fail-over of the baseline's, 3 when it is slower by more, 4 when the two runs are
+    /// different workloads (another model, size, batch, precision or rank count), 1 on an
+    /// error.
     Compare {
         current: PathBuf,
         baseline: PathBuf,
         /// Language of the text: en or zh (Simplified Chinese).
         #[arg(long, default_value = "en")]
         lang: checkup_model::Language,
+        /// The slowdown, in percent of the baseline's time per step, beyond which the exit
+        /// status is 3.
+        #[arg(long, value_name = "PERCENT", default_value_t = 10.0, value_parser = regression_percent)]
+        fail_over: f64,
     },
 }
 
@@ -152,14 +159,37 @@ enum CliError {
     },
 }
 
+/// Exit statuses of `checkup compare` beyond success (0) and an error (1).
+const EXIT_REGRESSED: u8 = 3;
+const EXIT_DIFFERENT_WORKLOADS: u8 = 4;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Verdict::Done) => ExitCode::SUCCESS,
+        Ok(Verdict::Regressed) => ExitCode::from(EXIT_REGRESSED),
+        Ok(Verdict::DifferentWorkloads) => ExitCode::from(EXIT_DIFFERENT_WORKLOADS),
         Err(e) => {
             eprintln!("checkup: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// How a command that ran ends: a comparison may end in a verdict a CI job gates on.
+enum Verdict {
+    Done,
+    Regressed,
+    DifferentWorkloads,
+}
+
+/// `--fail-over`: a percentage of at least 0.
+fn regression_percent(v: &str) -> Result<f64, String> {
+    match v.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!(
+            "`{v}` is not a percentage of at least 0 (10 means 10 % slower)"
+        )),
     }
 }
 
@@ -170,7 +200,28 @@ fn options(partner: Option<PathBuf>) -> checkup_engine::Options {
     }
 }
 
-fn run(cli: Cli) -> Result<(), CliError> {
+/// Compares and says how it ends for a CI gate: a different workload before a regression,
+/// since its step time says nothing about this one's.
+fn compare(
+    current: PathBuf,
+    baseline: &std::path::Path,
+    lang: checkup_model::Language,
+    fail_over_pct: f64,
+) -> Result<Verdict, CliError> {
+    let now = checkup_engine::analyze_paths(&[current], &options(None))?;
+    let base = load_card(baseline)?;
+    let cmp = checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
+    write_out(None, text::comparison(&cmp, lang).as_bytes())?;
+    Ok(if cmp.different_workloads() {
+        Verdict::DifferentWorkloads
+    } else if cmp.regression_beyond(fail_over_pct / 100.0).is_some() {
+        Verdict::Regressed
+    } else {
+        Verdict::Done
+    })
+}
+
+fn run(cli: Cli) -> Result<Verdict, CliError> {
     match cli.command {
         Command::Analyze {
             paths,
@@ -240,14 +291,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             current,
             baseline,
             lang,
-        } => {
-            let now = checkup_engine::analyze_paths(&[current], &options(None))?;
-            let base = load_card(&baseline)?;
-            let cmp =
-                checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
-            write_out(None, text::comparison(&cmp, lang).as_bytes())
-        }
-    }
+            fail_over,
+        } => return compare(current, &baseline, lang, fail_over),
+    }?;
+    Ok(Verdict::Done)
 }
 
 /// A baseline is a card file, or a run to compute the card from.

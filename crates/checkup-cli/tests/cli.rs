@@ -173,7 +173,7 @@ fn report_pdf_needs_an_output_path_and_writes_a_pdf() {
 }
 
 #[test]
-fn baseline_card_then_compare_tells_the_input_pipeline_regressed() {
+fn a_ci_job_gates_on_compare_regressed_within_threshold_or_another_workload() {
     let dir = tempfile::tempdir().unwrap();
     let card = dir.path().join("gpu-checkup-baseline.txt");
     let (code, _, err) = checkup(&[
@@ -185,19 +185,56 @@ fn baseline_card_then_compare_tells_the_input_pipeline_regressed() {
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(&card).unwrap();
     assert!(text.starts_with("# GPU Checkup baseline card"), "{text}");
-    assert!(text.contains("gpu = NVIDIA H200"), "{text}");
-    let (code, out, err) = checkup(&[
-        "compare",
-        corpus("dataloader_starved").to_str().unwrap(),
-        card.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    for line in [
+        "gpu = NVIDIA H200",
+        "model = resnet50",
+        "batch_size = 192",
+        "stall_share = 0.0000",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+    let card = card.to_str().unwrap();
+    let stalled = corpus("checkpoint_stall");
+    let stalled = stalled.to_str().unwrap();
+
+    // The same ResNet-50 saving a checkpoint every 25 steps: 23 % slower over the run.
+    let (code, out, err) = checkup(&["compare", stalled, card]);
+    assert_eq!(code, 3, "beyond the default 10 %: {out}{err}");
     let first = out.lines().next().unwrap();
     assert!(
-        first.starts_with("step time +") && first.contains("data-loading share 0% → 9"),
+        first.starts_with("time per step +23%, time lost to stalls 0% → 22% of the run"),
         "{first}"
     );
-    assert!(first.ends_with("the input pipeline regressed"), "{first}");
+    assert_eq!(
+        checkup(&["compare", stalled, card, "--fail-over", "25"]).0,
+        0
+    );
+    assert_eq!(
+        checkup(&["compare", stalled, card, "--fail-over", "20%"]).0,
+        3
+    );
+    let (code, _, err) = checkup(&["compare", stalled, card, "--fail-over=-5"]);
+    assert_eq!(code, 2, "clap's usage error");
+    assert!(
+        err.contains("`-5` is not a percentage of at least 0"),
+        "{err}"
+    );
+
+    // Another model: no verdict on its step time, and a status of its own.
+    let (code, out, _) = checkup(&["compare", corpus("gpt_healthy").to_str().unwrap(), card]);
+    assert_eq!(code, 4, "{out}");
+    assert!(
+        out.starts_with("different workloads (model resnet50 → "),
+        "{out}"
+    );
+
+    // The run against itself.
+    let (code, out, _) = checkup(&["compare", corpus("healthy").to_str().unwrap(), card]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.starts_with("time per step unchanged (within 5%); no figure regressed"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -287,6 +287,61 @@ pub struct Stall {
     pub excess_ms: f64,
 }
 
+/// One rank's whole recorded run, stalls and slow stretches included: the figures a baseline
+/// card keeps. The steady window's figures ([`StepTiming`], [`SampleStats`]) describe the
+/// run's typical step; these say what the run cost as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WholeRun {
+    pub rank: u32,
+    /// From `steps.csv`; None without step timings.
+    pub steps: Option<WholeRunSteps>,
+    /// The rank's GPU while it was busy; None without NVML samples.
+    pub gpu: Option<BusyGpu>,
+    /// The most GPU memory the training held (the allocator's peak reserve from the probe,
+    /// else what NVML saw in use on its GPU), and the card's; GiB.
+    pub memory_peak_gib: Option<f64>,
+    pub memory_total_gib: Option<f64>,
+}
+
+/// The timed steps of a whole run: after warm-up, without the profiled ones (the profiler
+/// slows them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WholeRunSteps {
+    pub steps: u64,
+    /// Their time together.
+    pub seconds: f64,
+    pub median_step_ms: f64,
+    pub p95_step_ms: f64,
+    /// Time per step over them: what the run's throughput comes from.
+    pub mean_step_ms: f64,
+    /// Share of their time lost to stalls: each step of at least the stall factor times the
+    /// median counts beyond the median.
+    pub stall_share: f64,
+    pub stalls: u64,
+    /// Share of their time the loop waited for batches.
+    pub data_wait_share: f64,
+}
+
+/// A GPU over the whole run, while busy (GPU-Util at or above the busy mark): what the card
+/// ran at when it had work, apart from how often it had work.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BusyGpu {
+    pub gpu: u32,
+    /// Readings while busy, of all readings.
+    pub busy_samples: u64,
+    pub samples: u64,
+    /// Medians while busy.
+    pub power_w: Option<f64>,
+    pub sm_clock_mhz: Option<f64>,
+    pub power_limit_w: Option<f64>,
+    pub sm_clock_max_mhz: Option<f64>,
+    /// Over all readings.
+    pub temp_max_c: Option<f64>,
+    /// Share of the busy readings with a throttling clock-event reason, and those reasons.
+    pub throttled_share: f64,
+    pub throttle_reasons: Vec<String>,
+}
+
 /// Mean readings over the steady window.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleStats {

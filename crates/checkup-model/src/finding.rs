@@ -839,6 +839,9 @@ pub struct Diagnosis {
     /// (an attached job, a trace, a run folder from before the probe wrote it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<crate::TrainingContext>,
+    /// Each rank's whole run (stalls included), for baseline cards and comparisons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_run: Vec<crate::WholeRun>,
 }
 
 fn format_1() -> u32 {
@@ -881,6 +884,14 @@ impl Diagnosis {
             .iter()
             .find(|s| Some(s.rank) == self.diagnosed_rank)
             .or(self.charts.steps.first())
+    }
+
+    /// The diagnosed rank's whole run.
+    pub fn diagnosed_whole_run(&self) -> Option<&crate::WholeRun> {
+        self.whole_run
+            .iter()
+            .find(|w| Some(w.rank) == self.diagnosed_rank)
+            .or(self.whole_run.first())
     }
 
     /// The diagnosed rank's step timings (`steps.csv`).
@@ -1261,6 +1272,7 @@ mod tests {
             sources: vec![],
             charts: Default::default(),
             training: None,
+            whole_run: Vec::new(),
         };
         // 40 % of a 100 ms step is the syncs' time; the line makes half of them.
         let whole = d.expected_gain(&f).unwrap();

@@ -812,6 +812,7 @@ fn a_comparison_reads_in_both_languages_with_its_numbers_kept() {
             delta: Delta::Points { by: 91.0 },
         }],
         step: StepChange::Changed { by: 9.51 },
+        step_figure: Figure::MeanStepTime,
         reasons: vec![CompareReason::InputRegressed {
             from: Some(0.0),
             to: Some(0.91),
@@ -832,12 +833,13 @@ fn a_comparison_reads_in_both_languages_with_its_numbers_kept() {
     }
     let calm = RunComparison {
         changes: Vec::new(),
-        step: StepChange::Unchanged,
+        step: StepChange::Unchanged { by: 0.01 },
+        step_figure: Figure::TimePerStep,
         reasons: vec![CompareReason::NothingRegressed],
     };
     assert_eq!(
         comparison::summary(&calm, En),
-        "step time unchanged (within 5%); no figure regressed"
+        "time per step unchanged (within 5%); no figure regressed"
     );
 }
 

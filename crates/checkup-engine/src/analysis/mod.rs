@@ -8,6 +8,7 @@ pub mod stats;
 pub mod step_timing;
 pub mod trace;
 pub mod trends;
+pub mod whole_run;
 
 use checkup_model::{
     ChartData, HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming, WindowMethod,
@@ -34,6 +35,8 @@ pub struct Analysis {
     /// GPU memory over the run, per rank with the probe's memory rows (rank 0 from NVML
     /// alone when there are none).
     pub memory: std::collections::BTreeMap<u32, trends::MemoryTrend>,
+    /// Each rank's whole run (rank 0 alone from the samples when no steps were timed).
+    pub whole_run: Vec<checkup_model::WholeRun>,
 }
 
 pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
@@ -87,7 +90,9 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         })
         .collect();
     let memory = memory_trends(rec, &window, charts.t0);
+    let whole_run = whole_runs(rec, &step_timing, &memory, th);
     Analysis {
+        whole_run,
         step_trends,
         memory,
         charts,
@@ -99,6 +104,40 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         training: rec.training.clone(),
         markers: rec.markers.clone(),
     }
+}
+
+/// Each timed rank's whole run; rank 0's from its samples alone when no rank was timed.
+fn whole_runs(
+    rec: &Recording,
+    step_timing: &[StepTiming],
+    memory: &std::collections::BTreeMap<u32, trends::MemoryTrend>,
+    th: &Thresholds,
+) -> Vec<checkup_model::WholeRun> {
+    let no_steps = std::collections::BTreeMap::from([(0, Vec::new())]);
+    let ranks = if rec.steps.is_empty() {
+        &no_steps
+    } else {
+        &rec.steps
+    };
+    ranks
+        .iter()
+        .map(|(rank, rows)| {
+            let warmup = step_timing
+                .iter()
+                .find(|t| t.rank == *rank)
+                .map_or(0, |t| t.warmup_steps);
+            whole_run::whole_run(
+                *rank,
+                rows,
+                warmup,
+                rec.profile_steps,
+                &rec.samples.nvml,
+                memory.get(rank),
+                th,
+            )
+        })
+        .filter(|w| w.steps.is_some() || w.gpu.is_some())
+        .collect()
 }
 
 /// GPU memory per rank with memory rows, or for rank 0 from NVML alone: over the steady

@@ -31,7 +31,7 @@ pub struct StepTrend {
 
 /// The steps to read a trend from: after warm-up, without the profiled steps (the profiler
 /// slows them) and the margin before them. Each with its duration (to the next step's start).
-fn timed_steps<'a>(
+pub(crate) fn timed_steps<'a>(
     rows: &'a [StepRecord],
     warmup: u64,
     profiled: Option<(u64, u64)>,

@@ -333,6 +333,7 @@ pub fn diagnose(
         sources,
         charts: a.charts.clone(),
         training,
+        whole_run: a.whole_run.clone(),
         facts,
     }
 }
