@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use checkup_engine::{analyze_paths, Options};
 use checkup_model::{
     Cause, CheckId, CheckStatus, CheckValue, Diagnosis, EvidenceKey as K, Finding, Fix, Language,
-    WindowMethod,
+    Severity, Source, WindowMethod,
 };
 use checkup_text::FixText;
 
@@ -1152,6 +1152,86 @@ fn a_batch_sized_to_the_memory_left_is_near_the_limit_with_savers_in_order_of_co
 }
 
 #[test]
+fn another_process_on_the_gpu_is_measured_and_freeing_the_gpu_comes_first() {
+    // The same workload as probe_batch_at_memory_limit, beside a process holding 40 GiB.
+    let d = diagnose("probe_batch_beside_another_process");
+    assert_eq!(d.primary, "compute_bound");
+    let f = d.finding("memory/near_limit").unwrap();
+    let Cause::MemoryNearLimit { others_gib, .. } = f.cause else {
+        panic!()
+    };
+    // samples_gpu_processes.csv: PID 615 held 41,570 MiB (40 GiB and its context) while
+    // PID 653, the training, grew to its batch.
+    assert!((others_gib - 40.6).abs() < 0.05, "{others_gib}");
+    let other = f
+        .evidence
+        .iter()
+        .find(|e| e.key == K::OtherProcessesMemory)
+        .unwrap();
+    assert_eq!(other.source, Source::GpuProcessSamples);
+    let Fix::FreeSharedGpu { pids, frees_gib } = &f.fixes[0] else {
+        panic!("{:?}", f.fixes)
+    };
+    assert_eq!(
+        (pids.as_slice(), *frees_gib),
+        ([615].as_slice(), others_gib)
+    );
+    assert!(matches!(f.fixes[1], Fix::Bf16Memory { .. }));
+    let processes = &d.charts.gpus[0].processes;
+    assert_eq!(
+        processes
+            .iter()
+            .map(|p| (p.pid, p.training))
+            .collect::<Vec<_>>(),
+        [(615, false), (653, true)]
+    );
+    // Alone on its GPU, the same workload has no other process to name.
+    let alone = diagnose("probe_batch_at_memory_limit");
+    let f = alone.finding("memory/near_limit").unwrap();
+    assert!(!f
+        .fixes
+        .iter()
+        .any(|x| matches!(x, Fix::FreeSharedGpu { .. })));
+    assert!(alone.charts.gpus[0].processes.is_empty());
+}
+
+#[test]
+fn an_out_of_memory_error_caught_by_the_loop_is_an_environment_check_not_an_environment_finding() {
+    let d = diagnose("probe_oom_halving_batch");
+    assert_eq!(d.primary, "compute_bound");
+    let check = d
+        .environment
+        .iter()
+        .find(|c| c.id == CheckId::OutOfMemory)
+        .unwrap();
+    assert_eq!(check.status, CheckStatus::Fail);
+    let CheckValue::OutOfMemory {
+        ooms,
+        peak_reserved_gib,
+        capacity_gib,
+    } = check.value
+    else {
+        panic!()
+    };
+    // memory.csv's last row: num_ooms 1; 136,803,516,416 bytes reserved at the peak.
+    assert_eq!(ooms, 1);
+    assert!((peak_reserved_gib.unwrap() - 127.41).abs() < 0.01);
+    assert!((139.0..141.0).contains(&capacity_gib.unwrap()));
+    let words = checkup_text::checks::text(check, Language::En);
+    assert_eq!(
+        words.value,
+        "1 out-of-memory error; at most 127.4 of 140 GiB reserved"
+    );
+    assert!(words
+        .fix
+        .unwrap()
+        .starts_with("Cheapest first: bf16 autocast"));
+    assert!(d.finding("environment/out_of_memory").is_none());
+    let f = d.finding("memory/near_limit").unwrap();
+    assert_eq!(f.severity, Severity::Major, "an OOM happened");
+}
+
+#[test]
 fn batches_of_changing_length_fragment_the_allocator() {
     let d = diagnose("probe_variable_length_batches");
     let f = d.finding("memory/fragmented").unwrap();
@@ -1180,6 +1260,8 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         "probe_losses_kept_with_graph",
         "probe_batch_at_memory_limit",
         "probe_variable_length_batches",
+        "probe_batch_beside_another_process",
+        "probe_oom_halving_batch",
     ];
     for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
         let d = diagnose(run);

@@ -40,10 +40,13 @@ pub enum CheckId {
     DevShm,
     ProfilingPermission,
     DiskFree,
+    // Read from the training's own recording.
+    /// The training ran out of GPU memory (the probe's allocator counted OOMs).
+    OutOfMemory,
 }
 
 impl CheckId {
-    pub const ALL: [CheckId; 19] = [
+    pub const ALL: [CheckId; 20] = [
         CheckId::PersistenceMode,
         CheckId::Mig,
         CheckId::PcieLink,
@@ -63,6 +66,7 @@ impl CheckId {
         CheckId::DevShm,
         CheckId::ProfilingPermission,
         CheckId::DiskFree,
+        CheckId::OutOfMemory,
     ];
 
     /// The stable id (`pcie_link`).
@@ -87,7 +91,14 @@ impl CheckId {
             CheckId::DevShm => "dev_shm",
             CheckId::ProfilingPermission => "profiling_permission",
             CheckId::DiskFree => "disk_free",
+            CheckId::OutOfMemory => "out_of_memory",
         }
+    }
+
+    /// Whether the check is read from the training's recording rather than the host: a
+    /// live host check does not replace it.
+    pub fn from_training_run(self) -> bool {
+        matches!(self, CheckId::OutOfMemory)
     }
 }
 
@@ -185,6 +196,13 @@ pub enum CheckValue {
     DiskFree {
         gib: f64,
         path: String,
+    },
+    /// Out-of-memory errors the allocator counted, and the most it reserved against the
+    /// card's memory (GiB).
+    OutOfMemory {
+        ooms: u64,
+        peak_reserved_gib: Option<f64>,
+        capacity_gib: Option<f64>,
     },
     Unreadable {
         path: String,

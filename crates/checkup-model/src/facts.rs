@@ -65,6 +65,28 @@ pub struct GpuStatic {
     pub sm_clock_max_mhz: Option<f64>,
     pub clock_event_reasons_active: Vec<String>,
     pub other_processes: u32,
+    /// The temperature at which the GPU starts to slow itself down (°C).
+    #[serde(default)]
+    pub temp_slowdown_c: Option<f64>,
+}
+
+impl GpuStatic {
+    /// The PCIe link's peak throughput each way (GB/s): its lanes times the generation's
+    /// rate per lane after encoding. The device's highest generation, since an idle link
+    /// drops to a lower one to save power; the lanes it trained at, which do not change.
+    pub fn pcie_peak_gbs(&self) -> Option<f64> {
+        let per_lane = match self.pcie_gen_max.or(self.pcie_gen_current)? {
+            1 => 0.25,
+            2 => 0.5,
+            3 => 0.985,
+            4 => 1.969,
+            5 => 3.938,
+            6 => 7.563,
+            _ => return None,
+        };
+        let lanes = self.pcie_width_current.or(self.pcie_width_max)?;
+        Some(per_lane * f64::from(lanes))
+    }
 }
 
 /// How the GPUs connect (`nvidia-smi topo -m`).

@@ -616,6 +616,8 @@ pub enum Source {
     StepsGpuClockPerStep,
     NvmlSamples,
     GpmSamples,
+    /// Each process's GPU memory (`samples_gpu_processes.csv`).
+    GpuProcessSamples,
     HostSamples,
     MetaJson,
     MetaEnvAndTopology,
@@ -756,6 +758,12 @@ pub enum Fix {
     KeepValuesNotTensors,
     /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
     ExpandableSegments,
+    /// Other processes hold `frees_gib` of the training's GPU: stop them or train on a GPU of
+    /// its own.
+    FreeSharedGpu {
+        pids: Vec<u32>,
+        frees_gib: f64,
+    },
     /// The memory savers, in order of cost, each with what it would free (GiB), estimated
     /// from the recording where it can be.
     Bf16Memory {
@@ -1133,6 +1141,7 @@ impl Fix {
             | Fix::Environment { .. }
             | Fix::KeepValuesNotTensors
             | Fix::ExpandableSegments
+            | Fix::FreeSharedGpu { .. }
             | Fix::Bf16Memory { .. }
             | Fix::ActivationCheckpointing { .. }
             | Fix::EightBitOptimizer { .. }

@@ -36,6 +36,40 @@ pub struct GpuSeries {
     pub mem_used_gib: Vec<Option<f32>>,
     #[serde(default)]
     pub mem_total_gib: Option<f64>,
+    /// Temperature (°C) at `t`, and the one at which the GPU slows itself down.
+    #[serde(default)]
+    pub temp_c: Vec<Option<f32>>,
+    #[serde(default)]
+    pub temp_slowdown_c: Option<f64>,
+    /// PCIe throughput each way (GB/s) at `pcie_t`: NVML's where it was sampled, else
+    /// GPM's; and the link's peak each way.
+    #[serde(default)]
+    pub pcie_t: Vec<f64>,
+    #[serde(default)]
+    pub pcie_rx_gbs: Vec<Option<f32>>,
+    #[serde(default)]
+    pub pcie_tx_gbs: Vec<Option<f32>>,
+    #[serde(default)]
+    pub pcie_peak_gbs: Option<f64>,
+    /// NVLink throughput each way (GB/s, GPM) at `gpm_t`.
+    #[serde(default)]
+    pub nvlink_rx_gbs: Vec<Option<f32>>,
+    #[serde(default)]
+    pub nvlink_tx_gbs: Vec<Option<f32>>,
+    /// Each process's GPU memory, when more than one process held memory on this GPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessMemory>,
+}
+
+/// One process's GPU memory over the run (`samples_gpu_processes.csv`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProcessMemory {
+    pub pid: u32,
+    /// Whether it is the training's: the process whose memory matches what the probe saw
+    /// the training's allocator hold. False when that cannot be told.
+    pub training: bool,
+    pub t: Vec<f64>,
+    pub used_gib: Vec<Option<f32>>,
 }
 
 /// The training's live tensors and what its allocator reserved, from the probe's
@@ -64,6 +98,10 @@ pub struct StepSeries {
     pub duration_ms: Vec<f32>,
     pub warmup_steps: u64,
     pub stall_steps: Vec<u64>,
+    /// The run's step time by tenths of its timed steps: each tenth's middle step and its
+    /// median step time (ms), the trend a slowdown is read from. Empty for short runs.
+    #[serde(default)]
+    pub trend: Vec<(u64, f32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

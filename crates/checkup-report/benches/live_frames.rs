@@ -81,7 +81,7 @@ fn main() {
         .expect("the corpus run loads")
         .samples;
     let t = checkup_text::report::text(Language::En);
-    println!("| sampled so far | samples | frame (last minute, 4 charts) | frame bytes | analysis (once a second) | before: whole run analysed and drawn | before bytes | frame vs before |");
+    println!("| sampled so far | samples | frame (last minute, every live chart) | frame bytes | analysis (once a second) | before: whole run analysed and drawn | before bytes | frame vs before |");
     println!("|---|---|---|---|---|---|---|---|");
     for minutes in [1.0, 10.0, 30.0] {
         let samples = repeated(&one, minutes * 60.0);

@@ -93,7 +93,19 @@ fn windowed(d: &Diagnosis, from: f64, to: f64) -> Diagnosis {
         g.power_w = pick(&g.power_w, &k);
         g.sm_clock_mhz = pick(&g.sm_clock_mhz, &k);
         g.mem_used_gib = pick(&g.mem_used_gib, &k);
+        for p in &mut g.processes {
+            let k = keep(&p.t);
+            p.t = pick(&p.t, &k);
+            p.used_gib = pick(&p.used_gib, &k);
+        }
+        g.temp_c = pick(&g.temp_c, &k);
+        let k = keep(&g.pcie_t);
+        g.pcie_t = pick(&g.pcie_t, &k);
+        g.pcie_rx_gbs = pick(&g.pcie_rx_gbs, &k);
+        g.pcie_tx_gbs = pick(&g.pcie_tx_gbs, &k);
         let k = keep(&g.gpm_t);
+        g.nvlink_rx_gbs = pick(&g.nvlink_rx_gbs, &k);
+        g.nvlink_tx_gbs = pick(&g.nvlink_tx_gbs, &k);
         g.gpm_t = pick(&g.gpm_t, &k);
         g.sm_active_pct = pick(&g.sm_active_pct, &k);
         g.tensor_pct = pick(&g.tensor_pct, &k);
@@ -178,6 +190,20 @@ fn drawn(d: &Diagnosis, t: &Text, window: Option<(f64, f64)>, only: Option<&str>
         if g.mem_used_gib.iter().any(Option::is_some) {
             push("gpu_memory", t.chart_memory.into(), &|a, h| {
                 memory_chart(a, h, d, g, t)
+            });
+        }
+        if g.temp_c.iter().any(Option::is_some) {
+            push("temperature", t.chart_temperature.into(), &|a, h| {
+                temperature_chart(a, h, d, g, t)
+            });
+        }
+        if g.pcie_rx_gbs
+            .iter()
+            .chain(&g.pcie_tx_gbs)
+            .any(Option::is_some)
+        {
+            push("links", t.chart_links.into(), &|a, h| {
+                links_chart(a, h, d, g, t)
             });
         }
     }
@@ -478,12 +504,11 @@ fn ceiling_chart(
     hover: &TimeFrame,
     d: &Diagnosis,
     g: &checkup_model::GpuSeries,
-    values: &[Option<f32>],
+    pts: Vec<(f64, f64)>,
     ceiling: Option<f64>,
     c: Ceiling,
     t: &Text,
 ) -> Result<(), String> {
-    let pts = points(&g.t, values);
     let ceiling = ceiling.unwrap_or(0.0);
     let y_max = pts
         .iter()
@@ -536,7 +561,16 @@ fn power_chart(
         ceiling_label: t.series_limit,
         more: Vec::new(),
     };
-    ceiling_chart(a, hover, d, g, &g.power_w, g.power_limit_w, c, t)
+    ceiling_chart(
+        a,
+        hover,
+        d,
+        g,
+        points(&g.t, &g.power_w),
+        g.power_limit_w,
+        c,
+        t,
+    )
 }
 
 fn clock_chart(
@@ -554,7 +588,16 @@ fn clock_chart(
         ceiling_label: t.series_max,
         more: Vec::new(),
     };
-    ceiling_chart(a, hover, d, g, &g.sm_clock_mhz, g.sm_clock_max_mhz, c, t)
+    ceiling_chart(
+        a,
+        hover,
+        d,
+        g,
+        points(&g.t, &g.sm_clock_mhz),
+        g.sm_clock_max_mhz,
+        c,
+        t,
+    )
 }
 
 /// GPU memory in use against the card's, with the training's live tensors and what its
@@ -567,7 +610,7 @@ fn memory_chart(
     g: &checkup_model::GpuSeries,
     t: &Text,
 ) -> Result<(), String> {
-    let more = d.charts.live_tensors.as_ref().map_or_else(Vec::new, |m| {
+    let mut more = d.charts.live_tensors.as_ref().map_or_else(Vec::new, |m| {
         vec![
             (
                 points(&m.t, &m.reserved_gib),
@@ -583,6 +626,35 @@ fn memory_chart(
             ),
         ]
     });
+    // Where several processes held memory on the GPU, each one's: the training's and what
+    // the others took from it.
+    let labels: Vec<String> = g
+        .processes
+        .iter()
+        .map(|p| match p.training {
+            true => format!("PID {} ({})", p.pid, t.series_the_training),
+            false => format!("PID {}", p.pid),
+        })
+        .collect();
+    const PROCESS_COLOURS: [RGBColor; 4] = [
+        RGBColor(123, 31, 162),
+        RGBColor(0, 131, 143),
+        RGBColor(141, 110, 99),
+        RGBColor(233, 30, 99),
+    ];
+    for ((p, label), colour) in g
+        .processes
+        .iter()
+        .zip(&labels)
+        .zip(PROCESS_COLOURS.iter().cycle())
+    {
+        more.push((
+            points(&p.t, &p.used_gib),
+            *colour,
+            !p.training,
+            label.as_str(),
+        ));
+    }
     let c = Ceiling {
         caption: t.chart_memory,
         axis: t.axis_gib,
@@ -591,7 +663,96 @@ fn memory_chart(
         ceiling_label: t.series_mem_total,
         more,
     };
-    ceiling_chart(a, hover, d, g, &g.mem_used_gib, g.mem_total_gib, c, t)
+    ceiling_chart(
+        a,
+        hover,
+        d,
+        g,
+        points(&g.t, &g.mem_used_gib),
+        g.mem_total_gib,
+        c,
+        t,
+    )
+}
+
+/// Temperature against the one at which the GPU slows itself down: a card near that line
+/// throttles however the training is written.
+fn temperature_chart(
+    a: &Area,
+    hover: &TimeFrame,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    t: &Text,
+) -> Result<(), String> {
+    let c = Ceiling {
+        caption: t.chart_temperature,
+        axis: t.axis_celsius,
+        unit: "°C",
+        series: t.series_temperature,
+        ceiling_label: t.series_slowdown,
+        more: Vec::new(),
+    };
+    ceiling_chart(
+        a,
+        hover,
+        d,
+        g,
+        points(&g.t, &g.temp_c),
+        g.temp_slowdown_c,
+        c,
+        t,
+    )
+}
+
+/// What crossed the PCIe link each way against its peak, and NVLink where any crossed it:
+/// copies that fill the link show as a curve at the line.
+fn links_chart(
+    a: &Area,
+    hover: &TimeFrame,
+    d: &Diagnosis,
+    g: &checkup_model::GpuSeries,
+    t: &Text,
+) -> Result<(), String> {
+    let mut more = vec![(
+        points(&g.pcie_t, &g.pcie_tx_gbs),
+        BLUE,
+        true,
+        t.series_pcie_tx,
+    )];
+    // A GPU without NVLink peers reads zero: no curves for a link that is not there.
+    let carried = |v: &[Option<f32>]| v.iter().flatten().any(|x| *x > 0.01);
+    if carried(&g.nvlink_rx_gbs) || carried(&g.nvlink_tx_gbs) {
+        more.push((
+            points(&g.gpm_t, &g.nvlink_rx_gbs),
+            GREEN,
+            false,
+            t.series_nvlink_rx,
+        ));
+        more.push((
+            points(&g.gpm_t, &g.nvlink_tx_gbs),
+            GREEN,
+            true,
+            t.series_nvlink_tx,
+        ));
+    }
+    let c = Ceiling {
+        caption: t.chart_links,
+        axis: t.axis_gbs,
+        unit: "GB/s",
+        series: t.series_pcie_rx,
+        ceiling_label: t.series_pcie_peak,
+        more,
+    };
+    ceiling_chart(
+        a,
+        hover,
+        d,
+        g,
+        points(&g.pcie_t, &g.pcie_rx_gbs),
+        g.pcie_peak_gbs,
+        c,
+        t,
+    )
 }
 
 fn host_chart(a: &Area, hover: &TimeFrame, d: &Diagnosis, t: &Text) -> Result<(), String> {
@@ -980,6 +1141,18 @@ fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
             .map_err(e)?
             .label(t.series_stall)
             .legend(|(x, y)| TriangleMarker::new((x + 7, y), 6, ORANGE.filled()));
+    }
+    // The tenths' medians: a slowdown shows as a line that climbs, a stall does not move it.
+    if s.trend.len() > 1 {
+        let trend = s
+            .trend
+            .iter()
+            .map(|(step, ms)| (*step as f64, (*ms as f64).min(cap)));
+        chart
+            .draw_series(LineSeries::new(trend, dashed_style(BLUE)))
+            .map_err(e)?
+            .label(t.series_trend)
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], dashed_style(BLUE)));
     }
     legend(&mut chart)
 }

@@ -876,7 +876,15 @@ fn live_curves_fill_the_first_minute_then_scroll_with_the_last_one() {
     let names: Vec<&str> = early.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,
-        ["utilisation", "power", "sm_clock", "gpu_memory", "host_cpu"]
+        [
+            "utilisation",
+            "power",
+            "sm_clock",
+            "gpu_memory",
+            "temperature",
+            "links",
+            "host_cpu"
+        ]
     );
     let h = early[0].hover.as_ref().unwrap();
     assert_eq!((h.t0, h.t1), (0.0, 60.0));

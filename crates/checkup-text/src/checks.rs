@@ -52,6 +52,7 @@ pub fn title(id: CheckId, gpu: Option<u32>, l: Language) -> String {
             "free disk for data and checkpoints",
             "数据与检查点所在磁盘的剩余空间",
         ),
+        C::OutOfMemory => ("GPU out-of-memory errors", "GPU 显存不足错误"),
     };
     match (gpu, l) {
         (Some(g), En) => format!("GPU {g}: {en}"),
@@ -275,6 +276,29 @@ pub fn value(v: &CheckValue, l: Language) -> String {
         (V::NoDriverParams, Zh) => "没有 /proc/driver/nvidia/params".into(),
         (V::DiskFree { gib, path }, En) => format!("{gib:.1} GiB free at {path}"),
         (V::DiskFree { gib, path }, Zh) => format!("{path} 剩余 {gib:.1} GiB"),
+        (
+            V::OutOfMemory {
+                ooms,
+                peak_reserved_gib,
+                capacity_gib,
+            },
+            _,
+        ) => {
+            let peak = match (peak_reserved_gib, capacity_gib, l) {
+                (Some(p), Some(c), En) => format!("; at most {p:.1} of {c:.0} GiB reserved"),
+                (Some(p), Some(c), Zh) => format!("；最多预留 {p:.1} GiB（共 {c:.0} GiB）"),
+                (Some(p), None, En) => format!("; at most {p:.1} GiB reserved"),
+                (Some(p), None, Zh) => format!("；最多预留 {p:.1} GiB"),
+                (None, ..) => String::new(),
+            };
+            match l {
+                En => format!(
+                    "{ooms} out-of-memory error{}{peak}",
+                    if *ooms == 1 { "" } else { "s" }
+                ),
+                Zh => format!("{ooms} 次显存不足错误{peak}"),
+            }
+        }
         (V::Unreadable { path }, En) => format!("{path} not readable"),
         (V::Unreadable { path }, Zh) => format!("{path} 无法读取"),
         (V::NoNvml, En) => "agent built without NVML".into(),
@@ -316,6 +340,7 @@ fn meaning(c: &EnvCheck, l: Language) -> &'static str {
         (C::ProfilingPermission, ..) => ("The driver's profiling restriction could not be read.", "无法读取驱动的性能分析权限设置。"),
         (C::DiskFree, V::Unreadable { .. }, _) => ("The free space there could not be read.", "无法读取那里的剩余空间。"),
         (C::DiskFree, ..) => ("Checkpoints of large models take tens of GB each; a full disk kills training at the first save.", "大模型的每个检查点有数十 GB；磁盘写满会让训练在第一次保存时中断。"),
+        (C::OutOfMemory, ..) => ("The training asked for more GPU memory than was free and PyTorch raised torch.OutOfMemoryError (\"CUDA out of memory\"): that step failed. Either the run stopped there, or its code caught the error and went on, often with a smaller batch. Memory is held by the weights, their gradients, the optimizer's states, the activations saved for backward (which grow with the batch and sequence length) and the allocator's cache; other processes on the GPU take their share first.", "训练申请的 GPU 显存超过了可用量，PyTorch 抛出 torch.OutOfMemoryError（\"CUDA out of memory\"）：那一步失败了。要么运行就此停止，要么代码捕获了错误继续运行，常常是换了更小的批次。显存被权重、梯度、优化器状态、为反向保存的激活（随批大小和序列长度增长）以及分配器缓存占用；同一 GPU 上的其他进程会先占走它们的份额。"),
     };
     match l {
         En => en,
@@ -346,6 +371,7 @@ pub fn fix_for(id: CheckId, l: Language) -> String {
         C::DevShm => ("Start the container with --shm-size=16g (or --ipc=host)", "启动容器时加上 --shm-size=16g（或 --ipc=host）"),
         C::ProfilingPermission => ("Run as root, or set NVreg_RestrictProfilingToAdminUsers=0 (admin)", "以 root 运行，或由管理员设置 NVreg_RestrictProfilingToAdminUsers=0"),
         C::DiskFree => ("Free space or point checkpoints at a larger volume", "清理空间，或把检查点写到更大的卷上"),
+        C::OutOfMemory => ("Cheapest first: bf16 autocast for the activations; activation checkpointing; a smaller batch with gradient accumulation to keep the effective batch; PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when reserved memory is far above what tensors use; and stop other processes on the GPU (nvidia-smi lists them). The memory finding says what each frees in this run.", "从代价最低的开始：激活使用 bf16 autocast；激活检查点；用更小的批次加梯度累积保持有效批大小；预留显存远高于张量实际使用时设置 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True；停止 GPU 上的其他进程（nvidia-smi 可列出）。显存诊断会给出每一项在本次运行中能释放多少。"),
     };
     match l {
         En => en.into(),

@@ -300,6 +300,10 @@ pub fn source(s: &Source, l: Language) -> String {
             "steps.csv 逐步计算：GPU 步骤时间超出最快步骤的部分，不超过数据等待",
         ),
         Source::NvmlSamples => ("NVML samples", "NVML 采样"),
+        Source::GpuProcessSamples => (
+            "each process's GPU memory (NVML)",
+            "各进程的 GPU 显存（NVML）",
+        ),
         Source::Probe => ("training probe", "训练探针"),
         Source::GpmSamples => ("GPM samples", "GPM 采样"),
         Source::HostSamples => ("host samples", "主机采样"),

@@ -324,6 +324,19 @@ gc.set_threshold(50_000, 50, 1000)",
             Some("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True python train.py"),
             pick(l, "Reserved memory close to what the tensors need.", "预留显存接近张量的实际需要。"),
         ),
+        (Fix::FreeSharedGpu { pids, frees_gib }, _) => {
+            let pids = pids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+            memory_fix(
+                l,
+                pick(l, "Give the training the GPU to itself", "让训练独占这块 GPU"),
+                &match l {
+                    En => format!("Other processes hold memory on this GPU (PID {pids}): not the training's, so nothing in its code frees it. Find out whose they are (a notebook kernel left open, another user's job) and stop them or ask their owner, or train on a GPU nobody else uses (CUDA_VISIBLE_DEVICES). In a container the PIDs are the host's."),
+                    Zh => format!("这块 GPU 上有其他进程占用显存（PID {pids}）：它们不属于训练，训练代码里的任何改动都释放不了。查清是谁的（遗留的 notebook 内核、其他用户的任务），停止它们或请其所有者停止，或换一块没人用的 GPU 训练（CUDA_VISIBLE_DEVICES）。在容器里看到的 PID 是宿主机的。"),
+                },
+                "nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",
+                Some(*frees_gib),
+            )
+        }
         (Fix::Bf16Memory { frees_gib }, _) => memory_fix(
             l,
             pick(l, "Store activations in bf16 (autocast)", "用 bf16 存储激活（autocast）"),

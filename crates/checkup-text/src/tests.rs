@@ -368,6 +368,10 @@ fn all_fixes() -> Vec<Fix> {
         Fix::ConstantHostWork,
         Fix::KeepValuesNotTensors,
         Fix::ExpandableSegments,
+        Fix::FreeSharedGpu {
+            pids: vec![615],
+            frees_gib: 40.6,
+        },
         Fix::Bf16Memory {
             frees_gib: Some(40.0),
         },
@@ -542,6 +546,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::ConstantHostWork
         | Fix::KeepValuesNotTensors
         | Fix::ExpandableSegments
+        | Fix::FreeSharedGpu { .. }
         | Fix::Bf16Memory { .. }
         | Fix::ActivationCheckpointing { .. }
         | Fix::EightBitOptimizer { .. }
@@ -605,6 +610,7 @@ fn every_evidence_key_unit_and_source_has_words() {
         Source::StepsWaitMinusBusy,
         Source::StepsGpuClockPerStep,
         Source::NvmlSamples,
+        Source::GpuProcessSamples,
         Source::Probe,
         Source::GpmSamples,
         Source::HostSamples,

@@ -14,11 +14,23 @@ pub fn view(ui: Ui) -> impl IntoView {
     let checks: Vec<EnvCheck> = ui.view.with(|v| {
         v.as_ref()
             .map(|v| {
-                v.environment
-                    .as_ref()
-                    .map(|e| e.checks.clone())
-                    .or_else(|| v.diagnosis.as_ref().map(|d| d.environment.clone()))
-                    .unwrap_or_default()
+                let recorded = v.diagnosis.as_ref().map(|d| d.environment.clone());
+                match (&v.environment, recorded) {
+                    // A live host's checks, and what only the training's recording says
+                    // (an out-of-memory error).
+                    (Some(live), recorded) => live
+                        .checks
+                        .iter()
+                        .cloned()
+                        .chain(
+                            recorded
+                                .into_iter()
+                                .flatten()
+                                .filter(|c| c.id.from_training_run()),
+                        )
+                        .collect(),
+                    (None, recorded) => recorded.unwrap_or_default(),
+                }
             })
             .unwrap_or_default()
     });

@@ -13,7 +13,15 @@ use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
-const CURVES: [&str; 5] = ["utilisation", "power", "sm_clock", "gpu_memory", "host_cpu"];
+const CURVES: [&str; 7] = [
+    "utilisation",
+    "power",
+    "sm_clock",
+    "gpu_memory",
+    "temperature",
+    "links",
+    "host_cpu",
+];
 
 pub fn view(ui: Ui) -> impl IntoView {
     let (seconds, job) = (ui.sample_seconds, ui.sample_job);

@@ -2,7 +2,7 @@
 
 use checkup_model::{ClockEventReasons, GpmSample, GpuProcessSample, GpuStatic, NvmlSample};
 use nvml_wrapper::enum_wrappers::device::{
-    Clock, EccCounter, MemoryError, PcieUtilCounter, TemperatureSensor,
+    Clock, EccCounter, MemoryError, PcieUtilCounter, TemperatureSensor, TemperatureThreshold,
 };
 use nvml_wrapper::enums::device::UsedGpuMemory;
 use nvml_wrapper::enums::gpm::GpmMetricId;
@@ -371,6 +371,10 @@ impl NvmlCollector {
                     .running_compute_processes()
                     .map(|p| p.len() as u32)
                     .unwrap_or(0),
+                temp_slowdown_c: d
+                    .temperature_threshold(TemperatureThreshold::Slowdown)
+                    .ok()
+                    .map(f64::from),
             })
             .collect()
     }

@@ -5,9 +5,19 @@ use checkup_model::{
     SampleSet, StepRecord, StepSeries, StepTiming,
 };
 
-/// Most points a series keeps: each of its curves keeps its lowest and highest sample per
-/// time bucket (`checkup_model::min_max_indices_of`), so dips and spikes survive.
-const MAX_POINTS: usize = 3000;
+/// Most points a series keeps per curve it carries: each curve keeps its lowest and highest
+/// sample per time bucket (`checkup_model::min_max_indices_of`), so dips and spikes survive.
+/// A series' budget grows with its curves, so a curve added to it (temperature, PCIe) takes
+/// no resolution from the others: a live minute of 10 Hz samples is kept whole.
+const POINTS_PER_CURVE: usize = 750;
+
+fn kib_to_gb(kib: f64) -> f64 {
+    kib * 1024.0 / 1e9
+}
+
+fn mib_to_gb(mib: f64) -> f64 {
+    mib * 1024.0 * 1024.0 / 1e9
+}
 
 /// One curve of a sample row (utilisation, power, ...).
 type Curve<'a, T> = &'a dyn Fn(&T) -> Option<f64>;
@@ -20,7 +30,7 @@ fn thin<T: Clone>(rows: &[T], ts: impl Fn(&T) -> f64, curves: &[Curve<T>]) -> Ve
         .map(|c| rows.iter().map(|r| c(r).map(|x| x as f32)).collect())
         .collect();
     let slices: Vec<&[Option<f32>]> = values.iter().map(Vec::as_slice).collect();
-    min_max_indices_of(&t, &slices, MAX_POINTS)
+    min_max_indices_of(&t, &slices, POINTS_PER_CURVE * curves.len())
         .into_iter()
         .map(|i| rows[i].clone())
         .collect()
@@ -122,9 +132,15 @@ fn chart_data_from(
                     .filter(|s| s.gpu == gpu)
                     .collect::<Vec<_>>(),
                 |s| s.ts,
-                &[&|s| s.util_gpu, &|s| s.power_w, &|s| s.sm_clock_mhz, &|s| {
-                    s.mem_used_mib
-                }],
+                &[
+                    &|s| s.util_gpu,
+                    &|s| s.power_w,
+                    &|s| s.sm_clock_mhz,
+                    &|s| s.mem_used_mib,
+                    &|s| s.temp_c,
+                    &|s| s.pcie_rx_kbs,
+                    &|s| s.pcie_tx_kbs,
+                ],
             );
             let gpm: Vec<_> = thin(
                 &samples
@@ -133,8 +149,19 @@ fn chart_data_from(
                     .filter(|s| s.gpu == gpu)
                     .collect::<Vec<_>>(),
                 |s| s.ts,
-                &[&|s| s.sm_util, &|s| s.any_tensor_util, &|s| s.dram_bw_util],
+                &[
+                    &|s| s.sm_util,
+                    &|s| s.any_tensor_util,
+                    &|s| s.dram_bw_util,
+                    &|s| s.nvlink_rx_mibs,
+                    &|s| s.nvlink_tx_mibs,
+                    &|s| s.pcie_rx_mibs,
+                    &|s| s.pcie_tx_mibs,
+                ],
             );
+            let nvml_pcie = nvml
+                .iter()
+                .any(|s| s.pcie_rx_kbs.is_some() || s.pcie_tx_kbs.is_some());
             GpuSeries {
                 gpu,
                 t: nvml.iter().map(|s| s.ts - t0).collect(),
@@ -159,6 +186,45 @@ fn chart_data_from(
                     .filter_map(|s| s.mem_total_mib)
                     .reduce(f64::max)
                     .map(|m| m / 1024.0),
+                temp_c: nvml.iter().map(|s| f(s.temp_c)).collect(),
+                // Filled in from the GPU's static facts, which samples do not carry.
+                temp_slowdown_c: None,
+                pcie_peak_gbs: None,
+                // NVML counts PCIe in KiB/s, GPM PCIe and NVLink in MiB/s. The agent reads
+                // PCIe from GPM (NVML's counter samples for 20 ms per call).
+                pcie_t: if nvml_pcie {
+                    nvml.iter().map(|s| s.ts - t0).collect()
+                } else {
+                    gpm.iter().map(|s| s.ts - t0).collect()
+                },
+                pcie_rx_gbs: if nvml_pcie {
+                    nvml.iter()
+                        .map(|s| f(s.pcie_rx_kbs.map(kib_to_gb)))
+                        .collect()
+                } else {
+                    gpm.iter()
+                        .map(|s| f(s.pcie_rx_mibs.map(mib_to_gb)))
+                        .collect()
+                },
+                pcie_tx_gbs: if nvml_pcie {
+                    nvml.iter()
+                        .map(|s| f(s.pcie_tx_kbs.map(kib_to_gb)))
+                        .collect()
+                } else {
+                    gpm.iter()
+                        .map(|s| f(s.pcie_tx_mibs.map(mib_to_gb)))
+                        .collect()
+                },
+                nvlink_rx_gbs: gpm
+                    .iter()
+                    .map(|s| f(s.nvlink_rx_mibs.map(mib_to_gb)))
+                    .collect(),
+                nvlink_tx_gbs: gpm
+                    .iter()
+                    .map(|s| f(s.nvlink_tx_mibs.map(mib_to_gb)))
+                    .collect(),
+                // Filled in from the process samples, which the chart data is not given.
+                processes: Vec::new(),
             }
         })
         .collect();
@@ -190,6 +256,8 @@ fn chart_data_from(
                 stall_steps: t
                     .map(|t| t.stalls.iter().map(|s| s.step).collect())
                     .unwrap_or_default(),
+                // Filled in from the step trend, read after the charts' time zero is known.
+                trend: Vec::new(),
             }
         })
         .collect();

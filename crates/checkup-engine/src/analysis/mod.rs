@@ -2,6 +2,7 @@
 //! the diagnosis reads their results.
 
 pub mod charts;
+pub mod gpu_sharing;
 pub mod intervals;
 pub mod samples;
 pub mod stats;
@@ -62,7 +63,7 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         .iter()
         .map(|t| trace::analyze_trace(t, th).summary)
         .collect();
-    let charts = charts::chart_data(
+    let mut charts = charts::chart_data(
         &rec.samples,
         &rec.steps,
         &step_timing,
@@ -70,7 +71,7 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         &ranks,
         rec.memory.values().next().map(Vec::as_slice),
     );
-    let step_trends = rec
+    let step_trends: std::collections::BTreeMap<u32, trends::StepTrend> = rec
         .steps
         .iter()
         .map(|(rank, rows)| {
@@ -89,7 +90,24 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
             (*rank, trend)
         })
         .collect();
-    let memory = memory_trends(rec, &window, charts.t0);
+    for g in &mut charts.gpus {
+        let facts = rec.facts.gpus.iter().find(|s| s.index == g.gpu);
+        g.temp_slowdown_c = facts.and_then(|s| s.temp_slowdown_c);
+        g.pcie_peak_gbs = facts.and_then(checkup_model::GpuStatic::pcie_peak_gbs);
+    }
+    for s in &mut charts.steps {
+        s.trend = step_trends
+            .get(&s.rank)
+            .map(|t| {
+                t.tenths
+                    .iter()
+                    .map(|tenth| (tenth.middle_step, tenth.step_ms as f32))
+                    .collect()
+            })
+            .unwrap_or_default();
+    }
+    let mut memory = memory_trends(rec, &window, charts.t0);
+    share_gpus(rec, &mut charts, &mut memory);
     let whole_run = whole_runs(rec, &step_timing, &memory, th);
     Analysis {
         whole_run,
@@ -103,6 +121,36 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         step_timing,
         training: rec.training.clone(),
         markers: rec.markers.clone(),
+    }
+}
+
+/// Each GPU's processes: their memory on the charts where several shared it, and what the
+/// others held beside each rank's training.
+fn share_gpus(
+    rec: &Recording,
+    charts: &mut ChartData,
+    memory: &mut std::collections::BTreeMap<u32, trends::MemoryTrend>,
+) {
+    let reserved_on = |gpu: u32| {
+        memory
+            .values()
+            .find(|m| m.gpu == Some(gpu))
+            .and_then(|m| m.peak_reserved_gib)
+    };
+    let mut others = Vec::new();
+    for g in &mut charts.gpus {
+        if let Some(s) =
+            gpu_sharing::gpu_sharing(&rec.gpu_processes, g.gpu, reserved_on(g.gpu), charts.t0)
+        {
+            others.push((g.gpu, s.others_gib, s.other_pids));
+            g.processes = s.series;
+        }
+    }
+    for m in memory.values_mut() {
+        if let Some((_, gib, pids)) = others.iter().find(|(gpu, ..)| Some(*gpu) == m.gpu) {
+            m.others_gib = *gib;
+            m.other_pids = pids.clone();
+        }
     }
 }
 

@@ -11,6 +11,8 @@ use crate::diagnosis::thresholds::Thresholds;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tenth {
     pub first_step: u64,
+    /// The step in its middle, where a chart draws the tenth's median.
+    pub middle_step: u64,
     /// Seconds from the run's time zero (the charts') to the tenth's first step.
     pub start_s: f64,
     pub end_s: f64,
@@ -69,6 +71,7 @@ pub fn step_trend(
             let (first, last) = (part[0], part[part.len() - 1]);
             Tenth {
                 first_step: first.0.step,
+                middle_step: part[part.len() / 2].0.step,
                 start_s: first.0.t_start - t0,
                 end_s: last.0.t_start + last.1 / 1e3 - t0,
                 step_ms: of(&|s| s.1),
@@ -113,6 +116,12 @@ pub struct MemoryTrend {
     pub capacity_gib: Option<f64>,
     /// The most NVML saw in use on the training's GPU (GiB), all processes together.
     pub peak_used_gib: Option<f64>,
+    /// That GPU.
+    pub gpu: Option<u32>,
+    /// Other processes' memory on it (GiB, the most they held together), measured from
+    /// each process's memory where the agent recorded it and the training's is known.
+    pub others_gib: Option<f64>,
+    pub other_pids: Vec<u32>,
     /// From the probe: the allocator's peaks (GiB) and its retries and OOMs.
     pub peak_allocated_gib: Option<f64>,
     pub peak_reserved_gib: Option<f64>,
@@ -171,6 +180,9 @@ pub fn memory_trend(
         (seen, false)
     };
     MemoryTrend {
+        gpu,
+        others_gib: None,
+        other_pids: Vec::new(),
         capacity_gib,
         peak_used_gib,
         peak_allocated_gib: last.map(|r| r.peak_allocated_bytes as f64 / GIB),

@@ -254,7 +254,8 @@ pub fn diagnose(
     sources: Vec<String>,
     th: &Thresholds,
 ) -> Diagnosis {
-    let environment = checkup_environment::environment_checks(&facts);
+    let mut environment = checkup_environment::environment_checks(&facts);
+    environment.extend(out_of_memory_checks(&a));
     let (diagnosed, straggler) = rank::pick_rank(&a, th);
     let scaling = partner.and_then(|(pf, pa, name)| scaling::scaling(&facts, &a, pf, pa, name));
     let cx = Ctx {
@@ -336,6 +337,31 @@ pub fn diagnose(
         whole_run: a.whole_run.clone(),
         facts,
     }
+}
+
+/// An out-of-memory check for each GPU whose training's allocator counted OOMs: what they
+/// mean and what to try belong with the environment, where a newcomer looks first.
+fn out_of_memory_checks(a: &Analysis) -> Vec<checkup_model::EnvCheck> {
+    use checkup_model::{CheckId, CheckStatus, CheckValue, EnvCheck};
+    a.memory
+        .values()
+        .filter(|m| m.ooms > 0)
+        .map(|m| {
+            let check = EnvCheck::new(
+                CheckId::OutOfMemory,
+                CheckStatus::Fail,
+                CheckValue::OutOfMemory {
+                    ooms: m.ooms,
+                    peak_reserved_gib: m.peak_reserved_gib,
+                    capacity_gib: m.capacity_gib,
+                },
+            );
+            match m.gpu {
+                Some(gpu) => check.on_gpu(gpu),
+                None => check,
+            }
+        })
+        .collect()
 }
 
 /// Whose processes hold the CPU of a saturated host.

@@ -31,6 +31,8 @@ pub struct Recording {
     pub markers: BTreeMap<u32, Vec<RunMarker>>,
     /// `memory.csv` per rank: the CUDA caching allocator over the run.
     pub memory: BTreeMap<u32, Vec<checkup_model::MemorySample>>,
+    /// `samples_gpu_processes.csv`: each GPU's processes and their memory.
+    pub gpu_processes: Vec<checkup_model::GpuProcessSample>,
     /// One trace per rank, sorted by rank.
     pub traces: Vec<Trace>,
     /// Steps of `steps.csv` the profiler was active for, inclusive.
@@ -239,6 +241,9 @@ fn load_run_folder(
     }
     if let Some(p) = first_existing(dir, &[layout::HOST_CSV]) {
         rec.samples.host = samples::read_host_csv(&p)?;
+    }
+    if let Some(p) = first_existing(dir, &[layout::GPU_PROCESSES_CSV]) {
+        rec.gpu_processes = samples::read_gpu_processes_csv(&p)?;
     }
     let st = dir.join(layout::STATIC_DIR);
     // Written by checkup-agent: the GPUs and driver as NVML saw them.

@@ -178,6 +178,19 @@ fn parse_smi_xml(text: &str) -> Result<SmiSnapshot, String> {
             sm_clock_max_mhz: leading_number(child_text(gpu, &["max_clocks", "sm_clock"])),
             clock_event_reasons_active: reasons,
             other_processes: 0,
+            // Older drivers give the slowdown threshold in °C. Newer ones give each threshold
+            // as a margin to T.Limit (the hottest the GPU may run: margin 0), with the GPU's
+            // own margin beside its temperature, so the threshold is the temperature plus
+            // the GPU's margin less the threshold's (32 °C + 55 − (−2) = 89 °C on an H200).
+            temp_slowdown_c: {
+                let temp = |tag| leading_number(child_text(gpu, &["temperature", tag]));
+                temp("gpu_temp_slow_threshold").or_else(|| {
+                    Some(
+                        temp("gpu_temp")? + temp("gpu_temp_tlimit")?
+                            - temp("gpu_temp_slow_tlimit_threshold")?,
+                    )
+                })
+            },
         });
     }
     Ok(snap)
@@ -331,5 +344,29 @@ mod tests {
     fn xml_that_is_not_nvidia_smi_is_refused_by_name() {
         let err = parse_smi_xml("<html></html>").unwrap_err();
         assert!(err.contains("expected <nvidia_smi_log>"), "{err}");
+    }
+
+    #[test]
+    fn the_slowdown_temperature_is_read_as_a_margin_or_in_degrees() {
+        // An H200 under driver 580: margins to T.Limit (the corpus' own snapshot).
+        let h200 = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/corpus/healthy/static/nvidia-smi-q.xml"
+        ))
+        .unwrap();
+        let snap = parse_smi_xml(&h200).unwrap();
+        assert_eq!(snap.gpus[0].temp_slowdown_c, Some(89.0));
+        assert_eq!(snap.gpus[0].pcie_peak_gbs(), Some(3.938 * 16.0));
+        // An older driver's threshold in degrees.
+        let old = "<nvidia_smi_log><gpu id=\"0\"><temperature><gpu_temp>41 C</gpu_temp>\
+                   <gpu_temp_slow_threshold>87 C</gpu_temp_slow_threshold></temperature>\
+                   </gpu></nvidia_smi_log>";
+        assert_eq!(
+            parse_smi_xml(old).unwrap().gpus[0].temp_slowdown_c,
+            Some(87.0)
+        );
+        let none = "<nvidia_smi_log><gpu id=\"0\"><temperature><gpu_temp>41 C</gpu_temp>\
+                    </temperature></gpu></nvidia_smi_log>";
+        assert_eq!(parse_smi_xml(none).unwrap().gpus[0].temp_slowdown_c, None);
     }
 }

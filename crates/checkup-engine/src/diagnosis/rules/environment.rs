@@ -1,5 +1,6 @@
 //! Environment checks that warned or failed, as findings: they slow training before any
-//! code runs. NCCL peer-to-peer is the communication rule's.
+//! code runs. NCCL peer-to-peer is the communication rule's; an out-of-memory error, read
+//! from the training's own recording, is the memory rule's (its fixes are code changes).
 
 use checkup_model::{
     Cause, CheckId, CheckStatus, EvidenceKey, Finding, Fix, Severity, Source, Unit,
@@ -13,7 +14,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         .env
         .iter()
         .filter(|c| matches!(c.status, CheckStatus::Fail | CheckStatus::Warn))
-        .filter(|c| c.id != CheckId::NcclP2p)
+        .filter(|c| c.id != CheckId::NcclP2p && !c.id.from_training_run())
         .map(|c| {
             let fail = c.status == CheckStatus::Fail;
             Finding {

@@ -4,6 +4,7 @@
 
 use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, Severity, Source, Unit};
 
+use crate::analysis::gpu_sharing::CUDA_CONTEXT_GIB;
 use crate::analysis::stats::median;
 use crate::analysis::trends::{MemoryTrend, GIB};
 use crate::diagnosis::thresholds::confidence;
@@ -110,11 +111,17 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
     if capacity <= 0.0 || share < cx.th.memory_near_limit_share {
         return None;
     }
-    // What the training's allocator held is the training's; the rest of what NVML saw in
-    // use is the CUDA context's and other processes'.
-    let others = m
-        .peak_reserved_gib
-        .map_or(0.0, |r| (peak - r - CUDA_CONTEXT_GIB).max(0.0));
+    // Measured per process where the agent recorded them; else estimated: what the
+    // training's allocator held is the training's, the rest of what NVML saw in use is the
+    // CUDA context's and other processes'.
+    let (others, others_source) = match m.others_gib {
+        Some(measured) => (measured, Source::GpuProcessSamples),
+        None => (
+            m.peak_reserved_gib
+                .map_or(0.0, |r| (peak - r - CUDA_CONTEXT_GIB).max(0.0)),
+            Source::NvmlSamples,
+        ),
+    };
 
     let mut evidence = vec![share_ev(
         K::PeakMemoryShareOfCapacity,
@@ -129,7 +136,7 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
             others,
             Unit::Gib,
             None,
-            Source::NvmlSamples,
+            others_source,
         ));
     }
     Some(Finding {
@@ -146,12 +153,22 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         confidence: confidence::MEASURED,
         share: 0.0,
         evidence,
-        fixes: memory_savers(cx, m),
+        fixes: shared_gpu_fix(m, others)
+            .into_iter()
+            .chain(memory_savers(cx, m))
+            .collect(),
     })
 }
 
-/// About what a CUDA context takes on a GPU of this generation, outside any allocator.
-const CUDA_CONTEXT_GIB: f64 = 0.6;
+/// Other processes' memory, measured, comes first: it costs the training nothing to get back.
+fn shared_gpu_fix(m: &MemoryTrend, others_gib: f64) -> Option<Fix> {
+    (m.others_gib.is_some() && others_gib >= 1.0 && !m.other_pids.is_empty()).then(|| {
+        Fix::FreeSharedGpu {
+            pids: m.other_pids.clone(),
+            frees_gib: others_gib,
+        }
+    })
+}
 
 /// Ways to free memory in the order of cost, each with what it frees here:
 /// activations are the peak in live tensors less the weights, gradients and optimizer

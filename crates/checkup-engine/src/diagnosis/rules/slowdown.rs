@@ -142,6 +142,7 @@ mod tests {
             tenths: (0..10)
                 .map(|k| Tenth {
                     first_step: 100 * k as u64,
+                    middle_step: 100 * k as u64 + 50,
                     start_s: 10.0 * k as f64,
                     end_s: 10.0 * (k + 1) as f64,
                     step_ms: ms[k],
