@@ -207,14 +207,29 @@ impl App {
         self.error_seen.lock().ok().and_then(|e| e.clone())
     }
 
-    /// Waits for an element to be present.
+    /// Waits for an element to be present. A live chart redraws its SVG ten times a second,
+    /// so the element found can be replaced before WebKit hands it over ("stale element"):
+    /// that is looked for again, until the same 30 s run out.
     pub async fn element(&self, css: &str) -> Element {
-        let wait = self
-            .client
-            .wait()
-            .at_most(Duration::from_secs(30))
-            .for_element(Locator::Css(css));
-        self.call(&format!("wait for {css}"), wait).await
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let wait = self
+                .client
+                .wait()
+                .at_most(left)
+                .for_element(Locator::Css(css));
+            match self.try_call(&format!("wait for {css}"), wait).await {
+                Ok(element) => return element,
+                Err(e) if e.to_ascii_lowercase().contains("stale element") && !left.is_zero() => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Err(e) => panic!(
+                    "wait for {css}: {e}; the app shows the error {:?}",
+                    self.last_error()
+                ),
+            }
+        }
     }
 
     /// Waits until no checkup is being opened (the main area's `aria-busy` is false), so the
@@ -420,6 +435,21 @@ impl App {
     /// Saves a screenshot of the display (the app's window fills it) as `<name>.png` and
     /// checks it has the window's size. Taken from X rather than through WebDriver: WebKit's
     /// snapshot waits for a repaint, and an idle page may not paint again.
+    /// Scrolls `css` to the top of the main area, just below the sticky step tabs, so a
+    /// screenshot shows it.
+    pub async fn scroll_to(&self, css: &str) {
+        let element = self.element(css).await;
+        self.call(
+            &format!("scroll to {css}"),
+            self.client.execute(
+                "const e = arguments[0]; e.scrollIntoView({block: 'start'}); \
+                 const main = e.closest('main'); if (main) { main.scrollTop -= 64; }",
+                vec![serde_json::to_value(&element).expect("an element serialises")],
+            ),
+        )
+        .await;
+    }
+
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let path = self.artifacts.join(format!("{name}.png"));
         if let Some(dir) = path.parent() {

@@ -249,8 +249,8 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
         samples_in(t) > 20
     })
     .await;
-    // Live curves of the GPU, not only of the host.
-    for chart in ["utilisation", "power", "sm_clock"] {
+    // Live curves of the GPU, not only of the host: temperature and PCIe/NVLink too.
+    for chart in ["utilisation", "power", "sm_clock", "temperature", "links"] {
         app.element(&format!(
             "#live-progress ~ div figure[data-chart='{chart}'] svg"
         ))
@@ -296,6 +296,9 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
         "{tip}"
     );
     app.screenshot("3-sampling-live").await;
+    app.scroll_to("#live-progress ~ div figure[data-chart='temperature']")
+        .await;
+    app.screenshot("3-sampling-live-temperature-links").await;
     // When sampling ends the wizard moves to what it found by itself, and says why.
     let arrived = app
         .wait_for_text("#arrived", Duration::from_secs(60), |t| !t.is_empty())

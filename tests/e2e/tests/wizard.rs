@@ -194,6 +194,12 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
         app.count("#comparison tr.changed").await > 0,
         "changes are called out"
     );
+    // The two demo runs feed ResNet-50 batches of 192 and 128: said before any step time.
+    assert!(
+        comparison.contains("different workloads (batch size 192 → 128)"),
+        "{comparison}"
+    );
+    app.scroll_to("#comparison").await;
     app.screenshot("en/6-compare").await;
     // In Chinese too (the step is drawn anew: pick again).
     switch_language(&app, "zh").await;
@@ -205,6 +211,11 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
         })
         .await;
     assert!(comparison.contains("之后"), "{comparison}");
+    assert!(
+        comparison.contains("不同的工作负载（批大小 192 → 128）"),
+        "{comparison}"
+    );
+    app.scroll_to("#comparison").await;
     app.screenshot("zh/6-compare").await;
 
     // Left at the report step: that is where it resumes.
