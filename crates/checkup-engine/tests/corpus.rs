@@ -1232,6 +1232,30 @@ fn an_out_of_memory_error_caught_by_the_loop_is_an_environment_check_not_an_envi
 }
 
 #[test]
+fn predictions_kept_on_the_host_creep_its_memory_and_nothing_else() {
+    let d = diagnose("probe_predictions_kept_on_host");
+    assert_eq!(d.primary, "compute_bound");
+    let f = d.finding("memory/host_creep").unwrap();
+    let Cause::HostMemoryCreep {
+        from_mib,
+        to_mib,
+        mib_per_min,
+    } = f.cause
+    else {
+        panic!()
+    };
+    // samples_host.csv: the tree's RSS from ~0.7 GB before the steps to 15.2 GB; 4096 × 1000
+    // fp32 logits (15.6 MiB) a step at ~10.5 steps a second.
+    assert!((1500.0..2500.0).contains(&from_mib), "{from_mib}");
+    assert!((13_500.0..15_500.0).contains(&to_mib), "{to_mib}");
+    assert!((8_500.0..11_000.0).contains(&mib_per_min), "{mib_per_min}");
+    assert_eq!(f.severity, Severity::Major);
+    assert_eq!(f.fixes, [Fix::BoundHostHistory]);
+    // The step time and the GPU's memory stayed flat.
+    assert!(d.finding("slowdown").is_none() && d.finding("memory/creep").is_none());
+}
+
+#[test]
 fn batches_of_changing_length_fragment_the_allocator() {
     let d = diagnose("probe_variable_length_batches");
     let f = d.finding("memory/fragmented").unwrap();
@@ -1262,6 +1286,7 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         "probe_variable_length_batches",
         "probe_batch_beside_another_process",
         "probe_oom_halving_batch",
+        "probe_predictions_kept_on_host",
     ];
     for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
         let d = diagnose(run);

@@ -255,6 +255,14 @@ pub enum Cause {
         capacity_gib: f64,
         others_gib: f64,
     },
+    /// The training processes' host memory keeps growing over the run: from and to (MiB,
+    /// the first and last tenth of its steps), and how fast.
+    #[serde(rename = "memory/host_creep")]
+    HostMemoryCreep {
+        from_mib: f64,
+        to_mib: f64,
+        mib_per_min: f64,
+    },
     /// The caching allocator holds far more than the tensors ever needed at once: memory
     /// split into blocks of the wrong sizes. `retries`: cache flushes after a failed
     /// allocation.
@@ -289,7 +297,8 @@ impl Cause {
             Cause::Slowdown { .. } => Family::Slowdown,
             Cause::MemoryCreep { .. }
             | Cause::MemoryNearLimit { .. }
-            | Cause::MemoryFragmented { .. } => Family::Memory,
+            | Cause::MemoryFragmented { .. }
+            | Cause::HostMemoryCreep { .. } => Family::Memory,
         }
     }
 
@@ -309,6 +318,7 @@ impl Cause {
             Cause::MemoryCreep { .. } => "creep",
             Cause::MemoryNearLimit { .. } => "near_limit",
             Cause::MemoryFragmented { .. } => "fragmented",
+            Cause::HostMemoryCreep { .. } => "host_creep",
             _ => return None,
         })
     }
@@ -528,6 +538,7 @@ pub enum EvidenceKey {
     // Memory.
     AllocatedGrowth,
     AllocatedGrowthRate,
+    HostRssGrowthRate,
     PeakMemoryShareOfCapacity,
     OtherProcessesMemory,
     ReservedUnusedShare,
@@ -756,6 +767,9 @@ pub enum Fix {
     ConstantHostWork,
     /// Kept loss tensors hold their graphs: keep their values.
     KeepValuesNotTensors,
+    /// A per-step history kept on the host (predictions, tensors, arrays): aggregate as it
+    /// comes, or write it out.
+    BoundHostHistory,
     /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
     ExpandableSegments,
     /// Other processes hold `frees_gib` of the training's GPU: stop them or train on a GPU of
@@ -1140,6 +1154,7 @@ impl Fix {
             | Fix::FusedKernels
             | Fix::Environment { .. }
             | Fix::KeepValuesNotTensors
+            | Fix::BoundHostHistory
             | Fix::ExpandableSegments
             | Fix::FreeSharedGpu { .. }
             | Fix::Bf16Memory { .. }

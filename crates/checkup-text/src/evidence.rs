@@ -220,6 +220,10 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "growth of memory in live tensors, per minute",
             "活动张量显存每分钟的增长",
         ),
+        K::HostRssGrowthRate => (
+            "growth of the training processes' host memory, per minute",
+            "训练进程主机内存每分钟的增长",
+        ),
         K::PeakMemoryShareOfCapacity => (
             "peak GPU memory used, share of the card's",
             "GPU 显存峰值占用占显卡容量比例",

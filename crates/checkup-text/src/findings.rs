@@ -71,6 +71,10 @@ pub fn title(c: &Cause, l: Language) -> String {
             "GPU 显存接近用满：批大小受显存限制",
         ),
         Cause::MemoryFragmented { .. } => ("GPU memory is fragmented", "GPU 显存碎片化"),
+        Cause::HostMemoryCreep { .. } => (
+            "The training's host memory keeps growing",
+            "训练进程的主机内存持续增长",
+        ),
     };
     match l {
         En => en.into(),
@@ -284,6 +288,18 @@ pub fn summary(f: &Finding, l: Language) -> String {
             crate::fixed(*peak_gib, 1),
             crate::pct(peak_gib / capacity_gib),
             if *others_gib >= 1.0 { format!("，其中 {} GiB 被其他进程占用", crate::fixed(*others_gib, 1)) } else { String::new() }
+        ),
+        (Cause::HostMemoryCreep { from_mib, to_mib, mib_per_min }, En) => format!(
+            "The training's processes held {} GiB of host memory at the start of the run and {} GiB at its end, {} GiB more every minute, growing all along. Something keeps a piece of every step on the host (predictions, losses, arrays kept in a list; a cache that never evicts); a longer run ends when the host runs out of memory and its OOM killer stops the training.",
+            crate::fixed(from_mib / 1024.0, 1),
+            crate::fixed(to_mib / 1024.0, 1),
+            crate::fixed(mib_per_min / 1024.0, 1),
+        ),
+        (Cause::HostMemoryCreep { from_mib, to_mib, mib_per_min }, Zh) => format!(
+            "训练进程在运行开始时占用 {} GiB 主机内存，结束时 {} GiB，每分钟多 {} GiB，一直在增长。有东西把每一步的一部分留在了主机上（保存在列表里的预测、损失、数组；从不淘汰的缓存）；运行更久时，主机内存会被耗尽，系统的 OOM killer 会终止训练。",
+            crate::fixed(from_mib / 1024.0, 1),
+            crate::fixed(to_mib / 1024.0, 1),
+            crate::fixed(mib_per_min / 1024.0, 1),
         ),
         (Cause::MemoryFragmented { reserved_gib, peak_allocated_gib, retries }, En) => format!(
             "PyTorch's allocator reserved {} GiB, but the tensors never needed more than {} GiB at once: {} GiB sit in cached blocks of the wrong sizes (tensors of changing shapes){}.",

@@ -318,6 +318,16 @@ gc.set_threshold(50_000, 50, 1000)",
             Some("loss.backward()                 # no retain_graph\nlosses.append(loss.detach())    # or loss.item() when you log"),
             pick(l, "Memory stays flat from step to step.", "显存在各步之间保持平稳。"),
         ),
+        (Fix::BoundHostHistory, _) => t(
+            pick(l, "Don't keep every step's results on the host", "不要把每一步的结果都留在主机上"),
+            pick(l, "Aggregate as the steps come (running sums, a confusion matrix, counts on the GPU read when you log), write what you must keep to disk as you go, or clear the list at each epoch's end. A metric over all predictions needs their summary, not the predictions.", "随步骤进行汇总（累计和、混淆矩阵、在 GPU 上计数并在记录日志时读出），必须保留的内容边产生边写到磁盘，或在每个 epoch 结束时清空列表。基于全部预测的指标需要的是汇总量，而不是预测本身。"),
+            Some(&format!(
+                "correct = torch.zeros((), device=\"cuda\", dtype=torch.long)\n# {}\ncorrect += (logits.argmax(1) == y).sum()\n# {}\nnp.save(f\"preds_{{step}}.npy\", logits.argmax(1).cpu().numpy())",
+                pick(l, "each step: a running count, nothing kept", "每一步：累计计数，不保留任何东西"),
+                pick(l, "only if you need them later: written out, not kept", "仅在之后确实需要时：写到磁盘，而不是留在内存")
+            )),
+            pick(l, "Host memory stays flat however long the run.", "无论运行多久，主机内存都保持平稳。"),
+        ),
         (Fix::ExpandableSegments, _) => t(
             pick(l, "Let the allocator grow segments instead of splitting blocks", "让分配器扩展段而不是拆分块"),
             pick(l, "With expandable segments, PyTorch maps more memory into the same segment when a tensor needs it, so tensors of changing sizes reuse memory instead of leaving blocks of the wrong size behind. Set it before the training starts.", "启用可扩展段后，PyTorch 在张量需要时向同一段映射更多显存，尺寸变化的张量因此能复用显存，而不会留下尺寸不合用的块。请在训练启动前设置。"),

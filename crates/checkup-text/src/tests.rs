@@ -164,6 +164,11 @@ fn all_causes() -> Vec<Cause> {
             peak_allocated_gib: 24.0,
             retries: 3,
         },
+        Cause::HostMemoryCreep {
+            from_mib: 1210.0,
+            to_mib: 14530.0,
+            mib_per_min: 9300.0,
+        },
         Cause::GpuIdle {
             busy_share: 0.1,
             recorded: Recorded::StepsNoTrace,
@@ -275,6 +280,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::HostRssGrowth,
         K::AllocatedGrowth,
         K::AllocatedGrowthRate,
+        K::HostRssGrowthRate,
         K::PeakMemoryShareOfCapacity,
         K::OtherProcessesMemory,
         K::ReservedUnusedShare,
@@ -367,6 +373,7 @@ fn all_fixes() -> Vec<Fix> {
         Fix::FusedKernels,
         Fix::ConstantHostWork,
         Fix::KeepValuesNotTensors,
+        Fix::BoundHostHistory,
         Fix::ExpandableSegments,
         Fix::FreeSharedGpu {
             pids: vec![615],
@@ -417,7 +424,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::Slowdown { .. }
         | Cause::MemoryCreep { .. }
         | Cause::MemoryNearLimit { .. }
-        | Cause::MemoryFragmented { .. } => {}
+        | Cause::MemoryFragmented { .. }
+        | Cause::HostMemoryCreep { .. } => {}
     }
     use EvidenceKey as K;
     match k {
@@ -497,6 +505,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::HostRssGrowth
         | K::AllocatedGrowth
         | K::AllocatedGrowthRate
+        | K::HostRssGrowthRate
         | K::PeakMemoryShareOfCapacity
         | K::OtherProcessesMemory
         | K::ReservedUnusedShare
@@ -545,6 +554,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::Environment { .. }
         | Fix::ConstantHostWork
         | Fix::KeepValuesNotTensors
+        | Fix::BoundHostHistory
         | Fix::ExpandableSegments
         | Fix::FreeSharedGpu { .. }
         | Fix::Bf16Memory { .. }

@@ -23,6 +23,26 @@ pub fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
+/// Kendall's tau of `v` against its order: 1 when every later value is larger, -1 when
+/// every one is smaller.
+pub fn kendall_tau(v: &[f64]) -> f64 {
+    let pairs = v.len() * v.len().saturating_sub(1) / 2;
+    if pairs == 0 {
+        return 0.0;
+    }
+    let mut score = 0i64;
+    for (i, a) in v.iter().enumerate() {
+        for b in &v[i + 1..] {
+            score += match b.total_cmp(a) {
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+            };
+        }
+    }
+    score as f64 / pairs as f64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,8 @@ pub struct StepTrend {
     pub tenths: Vec<Tenth>,
     /// The training processes' host memory (median MiB) over the first and the last tenth.
     pub host_rss_mib: Option<[f64; 2]>,
+    /// The same for each tenth, None where no host reading says.
+    pub host_rss_tenths: Vec<Option<f64>>,
 }
 
 /// The steps to read a trend from: after warm-up, without the profiled steps (the profiler
@@ -100,12 +102,14 @@ pub fn step_trend(
             .min_by(|a, b| (a.0 - middle).abs().total_cmp(&(b.0 - middle).abs()))
             .map(|p| p.1)
     };
-    let host_rss_mib = rss_over(&tenths[0])
-        .zip(rss_over(&tenths[9]))
+    let host_rss_tenths: Vec<Option<f64>> = tenths.iter().map(rss_over).collect();
+    let host_rss_mib = host_rss_tenths[0]
+        .zip(host_rss_tenths[9])
         .map(|(a, b)| [a, b]);
     StepTrend {
         tenths,
         host_rss_mib,
+        host_rss_tenths,
     }
 }
 

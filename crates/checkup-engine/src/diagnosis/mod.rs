@@ -230,7 +230,7 @@ fn share_ev(key: EvidenceKey, share: f64, at_least: Option<f64>, source: Source)
 
 /// The rules, in the order they run: `idle` reads the lost-time findings before it,
 /// `busy` comes after them, then memory, `environment` last.
-const RULES: [Rule; 12] = [
+const RULES: [Rule; 13] = [
     rules::data_loading::rule,
     rules::copies::rule,
     rules::sync::rule,
@@ -243,6 +243,7 @@ const RULES: [Rule; 12] = [
     rules::idle::rule,
     rules::busy::rule,
     rules::memory::rule,
+    rules::host_memory::rule,
     rules::environment::rule,
 ];
 

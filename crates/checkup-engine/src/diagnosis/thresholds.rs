@@ -120,6 +120,14 @@ pub struct Thresholds {
     /// Host memory that grew by this share and `host_rss_growth_mib` is said with a slowdown.
     pub host_rss_growth_share: f64,
     pub host_rss_growth_mib: f64,
+    /// The training processes' host memory growing by this much (MiB) over the run, at
+    /// least `host_rss_growth_share` of where it began and as a trend (Kendall's tau of its
+    /// tenths at least `slowdown_consistency`), is a creep of its own: a gigabyte a run adds
+    /// without giving back is what a run ten times as long turns into the host's OOM killer.
+    pub host_creep_mib: f64,
+    /// A creep this fast (MiB a minute) is major: a gigabyte a minute fills the 64–256 GiB
+    /// a GPU server has per GPU within one to four hours.
+    pub host_creep_major_mib_per_min: f64,
     /// GPU memory in use at its peak at least this share of the card's: no room left for a
     /// larger batch (a batch 18 % larger no longer fits).
     pub memory_near_limit_share: f64,
@@ -208,6 +216,8 @@ impl Default for Thresholds {
             slowdown_part_share: 0.5,
             host_rss_growth_share: 0.2,
             host_rss_growth_mib: 200.0,
+            host_creep_mib: 1024.0,
+            host_creep_major_mib_per_min: 1024.0,
             memory_near_limit_share: 0.85,
             memory_creep_capacity_share: 0.05,
             fragmented_unused_share: 0.2,

@@ -5,6 +5,7 @@ pub mod communication;
 pub mod copies;
 pub mod data_loading;
 pub mod environment;
+pub mod host_memory;
 pub mod idle;
 pub mod launches;
 pub mod memory;

@@ -6,6 +6,7 @@ use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, SlowdownPart, Source, Unit,
 };
 
+use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
 use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, Ctx, Outcome};
@@ -110,26 +111,6 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     })
 }
 
-/// Kendall's tau of `v` against its order: 1 when every later value is larger, -1 when
-/// every one is smaller.
-fn kendall_tau(v: &[f64]) -> f64 {
-    let pairs = v.len() * v.len().saturating_sub(1) / 2;
-    if pairs == 0 {
-        return 0.0;
-    }
-    let mut score = 0i64;
-    for (i, a) in v.iter().enumerate() {
-        for b in &v[i + 1..] {
-            score += match b.total_cmp(a) {
-                std::cmp::Ordering::Greater => 1,
-                std::cmp::Ordering::Less => -1,
-                std::cmp::Ordering::Equal => 0,
-            };
-        }
-    }
-    score as f64 / pairs as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +132,7 @@ mod tests {
                 })
                 .collect(),
             host_rss_mib: Some([400.0, 1200.0]),
+            host_rss_tenths: Vec::new(),
         }
     }
 
