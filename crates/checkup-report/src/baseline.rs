@@ -445,6 +445,26 @@ fn rel(base: Option<f64>, now: Option<f64>) -> Option<f64> {
     }
 }
 
+/// Where a card keeps a numeric figure.
+type CardFigure = fn(&BaselineCard) -> Option<f64>;
+
+/// How a numeric figure of the card is shown: a number in its unit, or a share as percent
+/// (whose move is in points).
+#[derive(Clone, Copy)]
+enum Shown {
+    Number(FigureUnit, Move),
+    Share,
+}
+
+/// How a number's move is told: relative (+12 %), in points of a percentage, or in its own
+/// unit (+8 °C).
+#[derive(Clone, Copy)]
+enum Move {
+    Relative,
+    Points,
+    Units,
+}
+
 /// How a text fact moved: unknown when one side did not record it (a bare trace knows no
 /// driver), not a change.
 fn text_delta(b: &str, n: &str) -> Delta {
@@ -536,137 +556,101 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> RunComparison {
         });
     }
 
-    let ms = |b, n| {
+    // Each numeric figure: where the card keeps it, how it is shown and how its move is told.
+    let numeric: [(Figure, CardFigure, Shown); 18] = [
         (
-            number(b, FigureUnit::Ms),
-            number(n, FigureUnit::Ms),
-            relative(b, n),
-        )
-    };
-    for (figure, (baseline, current, delta)) in [
-        (Figure::TimePerStep, ms(base.step_mean_ms, now.step_mean_ms)),
+            Figure::TimePerStep,
+            |c| c.step_mean_ms,
+            Shown::Number(FigureUnit::Ms, Move::Relative),
+        ),
         (
             Figure::MedianStepTime,
-            ms(base.step_median_ms, now.step_median_ms),
+            |c| c.step_median_ms,
+            Shown::Number(FigureUnit::Ms, Move::Relative),
         ),
-        (Figure::P95StepTime, ms(base.step_p95_ms, now.step_p95_ms)),
         (
-            Figure::StallShare,
-            (
-                share(base.stall_share),
-                share(now.stall_share),
-                points(base.stall_share, now.stall_share, 100.0),
-            ),
+            Figure::P95StepTime,
+            |c| c.step_p95_ms,
+            Shown::Number(FigureUnit::Ms, Move::Relative),
         ),
+        (Figure::StallShare, |c| c.stall_share, Shown::Share),
         (
             Figure::SamplesPerSecond,
-            (
-                number(base.samples_per_s, FigureUnit::PerSecond),
-                number(now.samples_per_s, FigureUnit::PerSecond),
-                relative(base.samples_per_s, now.samples_per_s),
-            ),
+            |c| c.samples_per_s,
+            Shown::Number(FigureUnit::PerSecond, Move::Relative),
         ),
         (
             Figure::StepsPerSecond,
-            (
-                number(base.steps_per_s, FigureUnit::PerSecond),
-                number(now.steps_per_s, FigureUnit::PerSecond),
-                relative(base.steps_per_s, now.steps_per_s),
-            ),
+            |c| c.steps_per_s,
+            Shown::Number(FigureUnit::PerSecond, Move::Relative),
         ),
         (
             Figure::MeanStepTime,
-            ms(base.steady_step_ms, now.steady_step_ms),
+            |c| c.steady_step_ms,
+            Shown::Number(FigureUnit::Ms, Move::Relative),
         ),
         (
             Figure::GpuUtil,
-            (
-                number(base.util_mean_pct, FigureUnit::Percent),
-                number(now.util_mean_pct, FigureUnit::Percent),
-                points(base.util_mean_pct, now.util_mean_pct, 1.0),
-            ),
+            |c| c.util_mean_pct,
+            Shown::Number(FigureUnit::Percent, Move::Points),
         ),
         (
             Figure::Power,
-            (
-                number(base.power_busy_w, FigureUnit::Watts),
-                number(now.power_busy_w, FigureUnit::Watts),
-                relative(base.power_busy_w, now.power_busy_w),
-            ),
+            |c| c.power_busy_w,
+            Shown::Number(FigureUnit::Watts, Move::Relative),
         ),
         (
             Figure::PowerLimit,
-            (
-                number(base.power_limit_w, FigureUnit::Watts),
-                number(now.power_limit_w, FigureUnit::Watts),
-                relative(base.power_limit_w, now.power_limit_w),
-            ),
+            |c| c.power_limit_w,
+            Shown::Number(FigureUnit::Watts, Move::Relative),
         ),
         (
             Figure::SmClock,
-            (
-                number(base.sm_clock_busy_mhz, FigureUnit::Mhz),
-                number(now.sm_clock_busy_mhz, FigureUnit::Mhz),
-                relative(base.sm_clock_busy_mhz, now.sm_clock_busy_mhz),
-            ),
+            |c| c.sm_clock_busy_mhz,
+            Shown::Number(FigureUnit::Mhz, Move::Relative),
         ),
-        (
-            Figure::ThrottledShare,
-            (
-                share(base.throttled_share),
-                share(now.throttled_share),
-                points(base.throttled_share, now.throttled_share, 100.0),
-            ),
-        ),
+        (Figure::ThrottledShare, |c| c.throttled_share, Shown::Share),
         (
             Figure::TemperatureMax,
-            (
-                number(base.temp_max_c, FigureUnit::Celsius),
-                number(now.temp_max_c, FigureUnit::Celsius),
-                by_units(base.temp_max_c, now.temp_max_c, FigureUnit::Celsius),
-            ),
+            |c| c.temp_max_c,
+            Shown::Number(FigureUnit::Celsius, Move::Units),
         ),
         (
             Figure::MemoryPeak,
-            (
-                number(base.memory_peak_gib, FigureUnit::Gib),
-                number(now.memory_peak_gib, FigureUnit::Gib),
-                relative(base.memory_peak_gib, now.memory_peak_gib),
-            ),
+            |c| c.memory_peak_gib,
+            Shown::Number(FigureUnit::Gib, Move::Relative),
         ),
         (
             Figure::DataLoadingShare,
-            (
-                share(base.data_loading_share),
-                share(now.data_loading_share),
-                points(base.data_loading_share, now.data_loading_share, 100.0),
-            ),
+            |c| c.data_loading_share,
+            Shown::Share,
         ),
         (
             Figure::MeanKernelGap,
-            (
-                number(base.mean_kernel_gap_us, FigureUnit::Us),
-                number(now.mean_kernel_gap_us, FigureUnit::Us),
-                relative(base.mean_kernel_gap_us, now.mean_kernel_gap_us),
-            ),
+            |c| c.mean_kernel_gap_us,
+            Shown::Number(FigureUnit::Us, Move::Relative),
         ),
         (
             Figure::HostCpu,
-            (
-                number(base.host_cpu_pct, FigureUnit::Percent),
-                number(now.host_cpu_pct, FigureUnit::Percent),
-                points(base.host_cpu_pct, now.host_cpu_pct, 1.0),
-            ),
+            |c| c.host_cpu_pct,
+            Shown::Number(FigureUnit::Percent, Move::Points),
         ),
-        (
-            Figure::CommunicationShare,
-            (
-                share(base.comm_share),
-                share(now.comm_share),
-                points(base.comm_share, now.comm_share, 100.0),
+        (Figure::CommunicationShare, |c| c.comm_share, Shown::Share),
+    ];
+    for (figure, get, shown) in numeric {
+        let (b, n) = (get(base), get(now));
+        let (baseline, current, delta) = match shown {
+            Shown::Share => (share(b), share(n), points(b, n, 100.0)),
+            Shown::Number(unit, how) => (
+                number(b, unit),
+                number(n, unit),
+                match how {
+                    Move::Relative => relative(b, n),
+                    Move::Points => points(b, n, 1.0),
+                    Move::Units => by_units(b, n, unit),
+                },
             ),
-        ),
-    ] {
+        };
         changes.push(FigureChange {
             figure,
             baseline,
