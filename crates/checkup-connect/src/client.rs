@@ -58,6 +58,7 @@ impl AgentClient {
         })
     }
 
+    /// The agent's address (`127.0.0.1:PORT`).
     pub fn addr(&self) -> &str {
         &self.addr
     }
@@ -103,6 +104,7 @@ impl AgentClient {
         })
     }
 
+    /// The agent's health: its version, its GPUs, and why it has no GPU readings if so.
     pub async fn health(&self) -> Result<AgentHealth> {
         self.json(
             "health",
@@ -180,6 +182,7 @@ impl AgentClient {
         Ok(())
     }
 
+    /// The runs the agent has recorded or is recording.
     pub async fn runs(&self) -> Result<Vec<RunInfo>> {
         self.json(
             "runs",
@@ -190,6 +193,7 @@ impl AgentClient {
         .await
     }
 
+    /// One run by id.
     pub async fn run(&self, id: &str) -> Result<RunInfo> {
         self.runs()
             .await?
@@ -201,6 +205,7 @@ impl AgentClient {
             })
     }
 
+    /// The files of a run folder, as paths relative to it.
     pub async fn run_files(&self, id: &str) -> Result<Vec<String>> {
         self.json(
             "run files",

@@ -1,42 +1,101 @@
+//! The connection errors, each worded so a user can act on it.
+
 use std::path::PathBuf;
 
 /// What went wrong reaching a GPU host or its agent, in words a user can act on: every
 /// message says what happened and what to try next.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectError {
+    /// The host does not answer SSH.
     #[error("cannot reach {host}: {detail}. Check the host name and that you can `ssh {host}` from a terminal")]
-    Unreachable { host: String, detail: String },
+    Unreachable {
+        /// The host as the user named it.
+        host: String,
+        /// What ssh, the network or the agent said.
+        detail: String,
+    },
+    /// SSH reached the host and it refused every key.
     #[error("{host} refused the login: {detail}. The app logs in with your SSH keys and ssh-agent (no password prompts): add a key with `ssh-copy-id {host}` or load it with `ssh-add`")]
-    AuthRefused { host: String, detail: String },
+    AuthRefused {
+        /// The host as the user named it.
+        host: String,
+        /// What ssh, the network or the agent said.
+        detail: String,
+    },
+    /// The host key is unknown or changed.
     #[error("{host}'s host key is not known or has changed: {detail}. Connect once with `ssh {host}` in a terminal to check and accept the key")]
-    HostKey { host: String, detail: String },
+    HostKey {
+        /// The host as the user named it.
+        host: String,
+        /// What ssh, the network or the agent said.
+        detail: String,
+    },
+    /// Another SSH failure.
     #[error("ssh to {host} failed: {detail}")]
-    Ssh { host: String, detail: String },
+    Ssh {
+        /// The host as the user named it.
+        host: String,
+        /// What ssh, the network or the agent said.
+        detail: String,
+    },
+    /// No `ssh` program on this computer.
     #[error("the system `ssh` client could not be started ({0}); install OpenSSH (Debian: apt install openssh-client)")]
     NoSshClient(std::io::Error),
+    /// The host is not Linux x86-64.
     #[error("{host} runs {platform}; the agent is built for Linux x86-64")]
-    UnsupportedHost { host: String, platform: String },
+    UnsupportedHost {
+        /// The host as the user named it.
+        host: String,
+        /// What the host said it runs (`uname -sm`).
+        platform: String,
+    },
+    /// The agent binary to upload is not where it should be.
     #[error("no agent binary at {0}: build it with `cargo build -p checkup-agent` or set GPU_CHECKUP_AGENT")]
     NoAgentBinary(PathBuf),
+    /// The agent was started and did not come up.
     #[error("the agent did not start: {0}")]
     AgentDidNotStart(String),
+    /// The agent exited while in use.
     #[error("the agent stopped (it crashed or was killed){0}; connect again to restart it")]
     AgentGone(String),
+    /// Nothing answers at the agent's address.
     #[error("the agent at {addr} is not answering ({detail}); if you forwarded it yourself, check the tunnel is still up")]
-    AgentUnreachable { addr: String, detail: String },
+    AgentUnreachable {
+        /// The agent's address.
+        addr: String,
+        /// What ssh, the network or the agent said.
+        detail: String,
+    },
     #[error(
         "the agent refused the token: check you copied the token of this agent (its token file)"
     )]
+    /// The agent refused the token.
     Unauthorized,
+    /// The agent answered with an error.
     #[error("the agent answered {status}: {message}")]
-    Agent { status: u16, message: String },
+    Agent {
+        /// The HTTP status.
+        status: u16,
+        /// The agent's message.
+        message: String,
+    },
+    /// The agent's answer could not be read.
     #[error("unexpected answer from the agent for {what}: {detail}")]
-    Protocol { what: String, detail: String },
+    Protocol {
+        /// The request.
+        what: String,
+        /// What ssh, the network or the agent said.
+        detail: String,
+    },
+    /// A local file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// A request that cannot be made as given.
     #[error("{0}")]
     Invalid(String),
 }
@@ -80,6 +139,7 @@ impl ConnectError {
         })
     }
 
+    /// A failed read or write of `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
@@ -88,4 +148,5 @@ impl ConnectError {
     }
 }
 
+/// A result whose error a user can act on.
 pub type Result<T> = std::result::Result<T, ConnectError>;

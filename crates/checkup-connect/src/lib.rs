@@ -7,6 +7,7 @@
 //!
 //! [`client`] speaks the agent's API with the shared `checkup-model` types; its live stream
 //! resumes from the last sequence number after a reconnect, so no sample is lost.
+#![warn(missing_docs)]
 
 pub mod client;
 pub mod error;

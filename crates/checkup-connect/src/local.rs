@@ -29,7 +29,9 @@ pub fn bundled_agent() -> PathBuf {
 /// A running local agent; it is stopped when this is dropped.
 pub struct LocalAgent {
     child: Child,
+    /// What the agent said when it started: its address, token file, runs folder and PID.
     pub info: ServeInfo,
+    /// A client of it.
     pub client: AgentClient,
 }
 
@@ -100,6 +102,7 @@ impl LocalAgent {
         }
     }
 
+    /// Stops the agent.
     pub async fn stop(mut self) {
         let _ = self.child.kill().await;
     }

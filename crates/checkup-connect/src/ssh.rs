@@ -33,6 +33,7 @@ const REMOTE_IDLE_EXIT_S: u64 = 1800;
 pub struct SshTarget {
     /// An `~/.ssh/config` alias, `host` or `user@host`.
     pub destination: String,
+    /// The SSH port, when not the config's or 22.
     pub port: Option<u16>,
     /// An ssh_config file to use instead of `~/.ssh/config` (`ssh -F`).
     pub config_file: Option<PathBuf>,
@@ -167,10 +168,14 @@ fn sha256_hex(path: &Path) -> Result<String> {
 
 /// The agent on an SSH host, reachable on a local forwarded port.
 pub struct SshAgent {
+    /// The host connected to.
     pub target: SshTarget,
     control_dir: tempfile::TempDir,
     master: Child,
+    /// What the agent said when it started on the host: its address, token file, runs
+    /// folder and PID.
     pub info: ServeInfo,
+    /// A client of it through the forwarded port.
     pub client: AgentClient,
     /// What happened while connecting ("uploaded the agent", ...), for the UI.
     pub log: Vec<String>,

@@ -2,6 +2,7 @@
 //! pass, warn or fail, for a recording's snapshot and a live host alike. They are the things
 //! that make training slow before any code runs (persistence, MIG, PCIe link, ECC, power cap,
 //! versions, NCCL settings).
+#![warn(missing_docs)]
 
 use checkup_model::{CheckId, CheckStatus, CheckValue, EnvCheck, RunFacts};
 
@@ -14,6 +15,8 @@ fn status(ok: bool, otherwise: CheckStatus) -> CheckStatus {
     }
 }
 
+/// Every check the facts allow, each GPU's per-GPU checks first: what is not known is not
+/// judged.
 pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
     let mut out = Vec::new();
     for g in &facts.gpus {
@@ -152,6 +155,7 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
     out
 }
 
+/// Whether an environment variable's value means "on" (`1`, `true`, `yes`, `on`).
 pub fn is_truthy(v: &str) -> bool {
     matches!(
         v.trim().to_ascii_lowercase().as_str(),

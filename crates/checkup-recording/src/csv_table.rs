@@ -5,12 +5,17 @@ use std::path::Path;
 
 use crate::error::{RecordingError, Result};
 
+/// A CSV file read whole: its column names and its rows.
 pub struct CsvTable {
+    /// Column names; empty for a file read without a header.
     pub header: Vec<String>,
+    /// Every data row.
     pub rows: Vec<csv::StringRecord>,
 }
 
 impl CsvTable {
+    /// Reads `path`, with its first row as the header or (without one) `#` lines as
+    /// comments; an empty file is refused by name.
     pub fn read(path: &Path, has_header: bool) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| RecordingError::io(path, e))?;
         if bytes.iter().all(|b| b.is_ascii_whitespace()) {
@@ -58,6 +63,7 @@ impl CsvTable {
         })
     }
 
+    /// The index of the column called `name`.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }

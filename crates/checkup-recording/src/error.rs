@@ -4,16 +4,26 @@ use std::path::{Path, PathBuf};
 /// line.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordingError {
+    /// The file could not be read.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// The file was read but is not what it should be (a line, a column, a value).
     #[error("{}: {message}", path.display())]
-    Invalid { path: PathBuf, message: String },
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the line and column where it can.
+        message: String,
+    },
 }
 
 impl RecordingError {
+    /// A read of `path` that failed.
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         Self::Io {
             path: path.to_path_buf(),
@@ -21,6 +31,7 @@ impl RecordingError {
         }
     }
 
+    /// `path` holds something it should not: `message` says what.
     pub fn invalid(path: &Path, message: impl Into<String>) -> Self {
         Self::Invalid {
             path: path.to_path_buf(),
@@ -29,4 +40,5 @@ impl RecordingError {
     }
 }
 
+/// A result whose error names the run-folder file.
 pub type Result<T, E = RecordingError> = std::result::Result<T, E>;

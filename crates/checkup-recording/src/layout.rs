@@ -1,18 +1,27 @@
 //! Where each file of a run folder lives (`tests/corpus/README.md` describes them). A
 //! multi-GPU run keeps one `rankN/` folder per rank, each with its own `steps.csv` and trace.
 
+/// NVML readings of every GPU (`ts,gpu,util_gpu,…`).
 pub const NVML_CSV: &str = "samples_nvml.csv";
+/// GPM readings of every GPU (Hopper and newer).
 pub const GPM_CSV: &str = "samples_gpm.csv";
+/// Host readings: CPU, the training tree's CPU and memory, disks.
 pub const HOST_CSV: &str = "samples_host.csv";
+/// Each GPU's compute processes and their memory, written by the agent.
 pub const GPU_PROCESSES_CSV: &str = "samples_gpu_processes.csv";
+/// Every step as the training loop timed it (per rank).
 pub const STEPS_CSV: &str = "steps.csv";
+/// What the recorder knew of the run: scenario, versions, profiled steps.
 pub const META_JSON: &str = "meta.json";
 /// The profiler trace of a run (or of one rank).
 pub const TRACE: &str = "trace.json.gz";
 /// Static facts of the host: `facts.json`, `nvidia-smi-q.xml`, `topo.txt`.
 pub const STATIC_DIR: &str = "static";
+/// The GPUs and driver as NVML saw them, written by the agent (under `static/`).
 pub const FACTS_JSON: &str = "facts.json";
+/// `nvidia-smi -q -x` (under `static/`).
 pub const SMI_XML: &str = "nvidia-smi-q.xml";
+/// `nvidia-smi topo -m` (under `static/`).
 pub const TOPOLOGY: &str = "topo.txt";
 /// What the training is, as the probe saw it (loaders, optimizers, settings, syncs).
 pub const TRAINING_JSON: &str = "training.json";

@@ -2,6 +2,7 @@
 //! the files the agent writes (`steps.csv`, `meta.json`, `samples_*.csv`). The agent writes
 //! with these names and columns and replays with these readers; the engine reads with them.
 //! Other sources (Kineto traces, nvidia-smi logs) are the engine's ingest.
+#![warn(missing_docs)]
 
 pub mod csv_table;
 mod error;

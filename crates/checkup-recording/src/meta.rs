@@ -7,11 +7,15 @@ use serde_json::Value;
 
 use crate::error::{RecordingError, Result};
 
+/// What `meta.json` says of a run.
 pub struct Meta {
+    /// The facts it records (versions, model, batch, loader settings, environment).
     pub facts: RunFacts,
+    /// The steps the profiler was active for, inclusive.
     pub profile_steps: Option<(u64, u64)>,
 }
 
+/// Reads `meta.json`; fields it does not know are kept in `facts.extra` or ignored.
 pub fn read_meta(path: &Path) -> Result<Meta> {
     let text = std::fs::read_to_string(path).map_err(|e| RecordingError::io(path, e))?;
     if text.trim().is_empty() {

@@ -1,6 +1,7 @@
 //! The columns of each CSV file of a run folder, as the agent writes them and the readers
 //! here expect them.
 
+/// `samples_nvml.csv`.
 pub const NVML_COLUMNS: [&str; 17] = [
     "ts",
     "gpu",
@@ -21,6 +22,7 @@ pub const NVML_COLUMNS: [&str; 17] = [
     "fan_pct",
 ];
 
+/// `samples_gpm.csv`.
 pub const GPM_COLUMNS: [&str; 18] = [
     "ts",
     "gpu",
@@ -56,6 +58,7 @@ pub const HOST_COLUMNS: [&str; 9] = [
     "proc_busy_children",
 ];
 
+/// `samples_gpu_processes.csv`.
 pub const GPU_PROCESSES_COLUMNS: [&str; 4] = ["ts", "gpu", "pid", "used_mib"];
 
 /// `gpu_ms` may be empty (no CUDA event ended a span at that step). `gpu_steps` (since

@@ -8,6 +8,7 @@ use crate::csv_table::{number, required_number, whole_number, CsvTable};
 use crate::error::{RecordingError, Result};
 use crate::schema::STEPS_COLUMNS;
 
+/// Reads `steps.csv`, refusing a row it cannot read by its line and column.
 pub fn read_steps_csv(path: &Path) -> Result<Vec<StepRecord>> {
     let t = CsvTable::read(path, true)?;
     let [step_col, t_start_col, data_wait_col, launch_col, gpu_col, gpu_steps_col] = STEPS_COLUMNS;

@@ -9,6 +9,7 @@ use crate::csv_table::{number, required_number, CsvTable};
 use crate::error::{RecordingError, Result};
 use crate::schema::{EVENTS_COLUMNS, MEMORY_COLUMNS};
 
+/// Reads the probe's `training.json`; fields it does not know are ignored.
 pub fn read_training_json(path: &Path) -> Result<TrainingContext> {
     let text = std::fs::read_to_string(path).map_err(|e| RecordingError::io(path, e))?;
     if text.trim().is_empty() {

@@ -1,6 +1,7 @@
 //! The app's history in SQLite: checkups with their diagnoses, where the wizard was left,
 //! review notes on findings and the project's baseline. One file in the user's data
 //! directory, WAL mode, migrations from the workspace's `migrations/`.
+#![warn(missing_docs)]
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -16,31 +17,53 @@ use sqlx::sqlite::{
 };
 use sqlx::{Row, SqlitePool};
 
+/// What can go wrong with the checkup database, naming the file or the checkup.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The database file cannot be opened (or created).
     #[error("{path}: cannot open the checkup database: {source}")]
-    Open { path: String, source: sqlx::Error },
+    Open {
+        /// The database file.
+        path: String,
+        /// What SQLite said.
+        source: sqlx::Error,
+    },
+    /// A migration in `migrations/` failed on this database.
     #[error("{path}: cannot bring the checkup database up to date: {source}")]
     Migrate {
+        /// The database file.
         path: String,
+        /// What the migration said.
         source: sqlx::migrate::MigrateError,
     },
+    /// A query failed.
     #[error("database: {0}")]
     Query(#[from] sqlx::Error),
+    /// No checkup has this id.
     #[error("checkup {0} does not exist")]
     NoSuchCheckup(i64),
+    /// A stored JSON column no longer reads.
     #[error("checkup {id}: its stored {what} is unreadable: {source}")]
     Corrupt {
+        /// The checkup.
         id: i64,
+        /// Which column (`diagnosis`, `environment check`).
         what: &'static str,
+        /// What the JSON reader said.
         source: serde_json::Error,
     },
     /// Stored by an older version in a form this one no longer reads: analyse the
     /// recording again (see [`Store::stale`]).
     #[error("checkup {id}: its diagnosis was stored by an older version (format {format}); analyse its recording again")]
-    Stale { id: i64, format: u32 },
+    Stale {
+        /// The checkup.
+        id: i64,
+        /// The format it was stored in.
+        format: u32,
+    },
 }
 
+/// A result whose error is the store's.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// What went wrong opening the database, as far as the way out depends on it.
@@ -149,9 +172,13 @@ fn keep_aside(path: &Path) -> std::io::Result<std::path::PathBuf> {
 /// What a new checkup starts from.
 #[derive(Debug, Clone, Default)]
 pub struct NewCheckup {
+    /// What the list shows it as.
     pub title: String,
+    /// Where it was measured: "this computer", an SSH alias, "recording".
     pub host: String,
+    /// The recording or trace it was opened from, if any.
     pub source: Option<String>,
+    /// One of the demo checkups made from the bundled recordings.
     pub is_demo: bool,
     /// The earlier checkup this one re-runs to check a fix.
     pub rerun_of: Option<i64>,
@@ -227,6 +254,7 @@ fn updated(id: i64, done: SqliteQueryResult) -> Result<()> {
     Ok(())
 }
 
+/// The checkup database: one SQLite file, migrated on open, shared by the app's commands.
 #[derive(Clone)]
 pub struct Store {
     pool: SqlitePool,
@@ -353,6 +381,7 @@ impl Store {
         Ok((store, Some(notice)))
     }
 
+    /// SQLite's journal mode (`wal` once opened).
     pub async fn journal_mode(&self) -> Result<String> {
         Ok(sqlx::query("PRAGMA journal_mode")
             .fetch_one(&self.pool)
@@ -360,6 +389,7 @@ impl Store {
             .get::<String, _>(0))
     }
 
+    /// Stores a new checkup and returns its id.
     pub async fn create(&self, new: &NewCheckup) -> Result<i64> {
         let id = sqlx::query("INSERT INTO checkups (created_at, title, host, source, is_demo, rerun_of) VALUES (?, ?, ?, ?, ?, ?)")
             .bind(now())
@@ -433,6 +463,7 @@ impl Store {
         updated(id, done)
     }
 
+    /// The environment check stored with a checkup, if one ran.
     pub async fn environment(&self, id: i64) -> Result<Option<CheckReport>> {
         self.json_column(id, JsonColumn::Environment).await
     }
@@ -498,6 +529,7 @@ impl Store {
         Ok(rows.iter().map(summary_from_row).collect())
     }
 
+    /// Deletes a checkup with its notes; a re-run of it keeps its data and loses the link.
     pub async fn delete(&self, id: i64) -> Result<()> {
         sqlx::query("DELETE FROM checkups WHERE id = ?")
             .bind(id)
@@ -506,6 +538,7 @@ impl Store {
         Ok(())
     }
 
+    /// Adds a note to a finding of a checkup and returns the note's id.
     pub async fn add_note(
         &self,
         id: i64,
@@ -525,6 +558,7 @@ impl Store {
             .last_insert_rowid())
     }
 
+    /// A checkup's notes, oldest first.
     pub async fn notes(&self, id: i64) -> Result<Vec<FindingNote>> {
         let rows = sqlx::query("SELECT id, finding_id, author, body, created_at FROM finding_notes WHERE checkup_id = ? ORDER BY created_at, id")
             .bind(id)
@@ -542,6 +576,7 @@ impl Store {
             .collect())
     }
 
+    /// Makes a checkup the project's baseline (there is one at most).
     pub async fn set_baseline(&self, id: i64) -> Result<()> {
         self.ensure_exists(id).await?;
         sqlx::query("INSERT INTO baseline (only, checkup_id) VALUES (1, ?) ON CONFLICT (only) DO UPDATE SET checkup_id = excluded.checkup_id")
@@ -551,6 +586,7 @@ impl Store {
         Ok(())
     }
 
+    /// The project's baseline checkup, if one was set.
     pub async fn baseline(&self) -> Result<Option<i64>> {
         Ok(sqlx::query("SELECT checkup_id FROM baseline")
             .fetch_optional(&self.pool)
@@ -558,6 +594,7 @@ impl Store {
             .map(|r| r.get(0)))
     }
 
+    /// Closes the database's connections.
     pub async fn close(self) {
         self.pool.close().await;
     }
