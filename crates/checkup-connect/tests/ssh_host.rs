@@ -13,6 +13,19 @@ use common::{agent_binary, host_at_10_hz, take};
 
 /// The test host's alias as the app would be given it, with the test's ssh_config and the
 /// agent kept in the test's folder (the "remote" home is this machine's).
+/// `s` as a literal in a `pkill -f` (extended regular expression) pattern.
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            let special = ".[]{}()\\*+?^$|".contains(c);
+            special
+                .then_some('\\')
+                .into_iter()
+                .chain(std::iter::once(c))
+        })
+        .collect()
+}
+
 fn target(sshd: &TestSshd, alias: &str) -> SshTarget {
     let mut t: SshTarget = alias.parse().unwrap();
     t.config_file = Some(sshd.config_file());
@@ -61,8 +74,17 @@ async fn an_ssh_host_gets_the_agent_uploaded_forwarded_and_streams_through_a_dro
     drop(sub);
 
     // The connection drops (the master ssh dies); the agent keeps sampling on the host.
+    // Only this test's master, by its own sshd's config file: the other tests run beside it
+    // against "gpu-host" too, and a pattern on the alias alone killed their masters as well
+    // (one CI run in a few failed with "no message from ssh").
     let killed = Command::new("pkill")
-        .args(["-f", &format!("ssh .*-M -N .*{}", "gpu-host")])
+        .args([
+            "-f",
+            &format!(
+                "ssh .*-F {} -M -N .*gpu-host",
+                regex_escape(&sshd.config_file().display().to_string())
+            ),
+        ])
         .status()
         .unwrap();
     assert!(
