@@ -504,31 +504,27 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> RunComparison {
         _ => Delta::None,
     };
 
-    let mut identity = Vec::new();
-    for (figure, b, n) in [
-        (Figure::Model, &base.model, &now.model),
-        (Figure::Precision, &base.precision, &now.precision),
-    ] {
-        identity.push(FigureChange {
-            figure,
-            baseline: FigureValue::Text { text: b.clone() },
-            current: FigureValue::Text { text: n.clone() },
-            delta: text_delta(b, n),
-        });
-    }
-    for (figure, b, n) in [
-        (Figure::Parameters, base.parameters, now.parameters),
-        (Figure::BatchSize, base.batch_size, now.batch_size),
-        (Figure::WorldSize, base.world_size, now.world_size),
-    ] {
-        identity.push(FigureChange {
-            figure,
-            baseline: number(b.map(|v| v as f64), FigureUnit::Count),
-            current: number(n.map(|v| v as f64), FigureUnit::Count),
-            delta: count_delta(b, n),
-        });
-    }
-    identity.sort_by_key(|c| Figure::ALL.iter().position(|f| *f == c.figure));
+    // A fact verbatim, and a count, each with how it moved.
+    let text_row = |figure, b: &String, n: &String| FigureChange {
+        figure,
+        baseline: FigureValue::Text { text: b.clone() },
+        current: FigureValue::Text { text: n.clone() },
+        delta: text_delta(b, n),
+    };
+    let count_row = |figure, b: Option<u64>, n: Option<u64>| FigureChange {
+        figure,
+        baseline: number(b.map(|v| v as f64), FigureUnit::Count),
+        current: number(n.map(|v| v as f64), FigureUnit::Count),
+        delta: count_delta(b, n),
+    };
+
+    let identity = [
+        text_row(Figure::Model, &base.model, &now.model),
+        count_row(Figure::Parameters, base.parameters, now.parameters),
+        count_row(Figure::BatchSize, base.batch_size, now.batch_size),
+        text_row(Figure::Precision, &base.precision, &now.precision),
+        count_row(Figure::WorldSize, base.world_size, now.world_size),
+    ];
     let differences: Vec<FigureChange> = identity
         .iter()
         .filter(|c| c.delta == Delta::Changed)
@@ -544,16 +540,11 @@ pub fn compare(now: &BaselineCard, base: &BaselineCard) -> RunComparison {
         (Figure::Torch, &base.torch, &now.torch),
         (Figure::Nccl, &base.nccl, &now.nccl),
     ] {
-        let delta = text_delta(b, n);
-        if delta == Delta::Changed {
+        let row = text_row(figure, b, n);
+        if row.delta == Delta::Changed {
             env_changes.push((figure, b.clone(), n.clone()));
         }
-        changes.push(FigureChange {
-            figure,
-            baseline: FigureValue::Text { text: b.clone() },
-            current: FigureValue::Text { text: n.clone() },
-            delta,
-        });
+        changes.push(row);
     }
 
     // Each numeric figure: where the card keeps it, how it is shown and how its move is told.
