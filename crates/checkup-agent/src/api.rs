@@ -34,6 +34,7 @@ use crate::run::{RunOptions, RunOutcome};
 use crate::sampler::{self, Sampled, SamplerConfig, SamplerReport};
 use crate::stream::{LiveSample, SampleStream};
 
+/// Puts freshly taken samples on the live stream, as the API's sample events.
 pub fn publish(stream: &SampleStream, s: Sampled<'_>) {
     match s {
         Sampled::Nvml(v) => v
@@ -84,6 +85,7 @@ struct Sampling {
     handle: std::thread::JoinHandle<crate::Result<SamplerReport>>,
 }
 
+/// What the HTTP API serves from: the token, the GPUs found, the live stream, sampling and profiled runs in progress, the run folders.
 pub struct AgentState {
     token: String,
     gpus: u32,
@@ -116,6 +118,7 @@ struct ActiveRun {
 pub const MAX_STREAM_CLIENTS: usize = 16;
 
 impl AgentState {
+    /// The state of an agent that keeps its runs in `runs_dir` (and its stream's spill file there), replaying a recorded run instead of the GPUs when `replay` is set.
     pub fn new(
         token: String,
         runs_dir: PathBuf,
@@ -738,10 +741,14 @@ async fn stream_samples(mut socket: WebSocket, s: Arc<AgentState>, since: u64) {
     }
 }
 
+/// How `checkup-agent serve` listens.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
+    /// The address to listen on: loopback unless `allow_remote`.
     pub addr: SocketAddr,
+    /// Where the bearer token is written (mode 0600) for clients on this host.
     pub token_file: PathBuf,
+    /// Where recordings are kept.
     pub runs_dir: PathBuf,
     /// Also write the startup line here (mode 0600): how a client that reconnects over SSH
     /// finds an agent that kept running.

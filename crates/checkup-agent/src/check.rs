@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use checkup_model::{CheckId, CheckStatus, CheckValue, EnvCheck, GpuProcess, RunFacts};
 
+/// What `checkup-agent check` inspects besides the GPUs and the host.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
     /// The Python that runs training (its torch is inspected).
@@ -49,6 +50,7 @@ pub fn gpu_facts() -> RunFacts {
     facts
 }
 
+/// Runs every environment check: driver and GPUs, the training's Python and torch, /dev/shm, disk, other GPU processes.
 pub fn run_check(opts: &CheckOptions) -> CheckReport {
     let mut facts = RunFacts::default();
     let mut checks = Vec::new();
@@ -357,6 +359,7 @@ fn gib(b: u64) -> f64 {
     b as f64 / (1u64 << 30) as f64
 }
 
+/// Whether /dev/shm is large enough for DataLoader workers to pass batches.
 pub fn shm_check(path: &Path) -> EnvCheck {
     match fs_space(path) {
         Some((total, _)) => {
@@ -402,6 +405,7 @@ fn profiling_permission_check() -> EnvCheck {
     }
 }
 
+/// Free disk where data and checkpoints live.
 pub fn disk_check(dir: &Path) -> EnvCheck {
     match fs_space(dir) {
         Some((_, free)) => {

@@ -2,9 +2,12 @@
 //! the environment, and profiles a training command without code changes, writing every
 //! recording in the corpus run-folder layout so the engine reads live and recorded runs alike.
 
+#![warn(missing_docs)]
+
 pub mod api;
 pub mod check;
 pub mod collect;
+/// Errors, each saying what to try next.
 pub mod error;
 pub mod listen;
 pub mod private;

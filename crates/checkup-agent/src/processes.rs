@@ -9,6 +9,7 @@ use checkup_model::{GpuProblem, GpuProcess, GpuProcessList};
 /// The longest command line handed out (a launcher's can run to kilobytes).
 const COMMAND_CHARS: usize = 200;
 
+/// The processes using each GPU, with their memory and command line (from the recording when replaying).
 pub fn gpu_processes(replay: Option<&Path>) -> GpuProcessList {
     match replay {
         Some(run) => recorded(run),

@@ -54,6 +54,7 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// A recorder writing into `dir` (created private to the user).
     pub fn create(dir: &Path) -> Result<Self> {
         crate::private::create_dir(dir).map_err(|e| AgentError::io(dir, e))?;
         Ok(Self {
@@ -66,6 +67,7 @@ impl Recorder {
         })
     }
 
+    /// The run folder written to.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -96,6 +98,7 @@ impl Recorder {
         Ok(())
     }
 
+    /// Appends NVML readings to `samples_nvml.csv`.
     pub fn write_nvml(&mut self, samples: &[NvmlSample]) -> Result<()> {
         if samples.is_empty() {
             return Ok(());
@@ -134,6 +137,7 @@ impl Recorder {
         Ok(())
     }
 
+    /// Appends GPM readings to `samples_gpm.csv`.
     pub fn write_gpm(&mut self, samples: &[GpmSample]) -> Result<()> {
         if samples.is_empty() {
             return Ok(());
@@ -179,6 +183,7 @@ impl Recorder {
         Ok(())
     }
 
+    /// Appends a host reading to `samples_host.csv`.
     pub fn write_host(&mut self, s: &HostSample) -> Result<()> {
         if self.host.is_none() {
             let header = schema::host_header(s.per_core_pct.len());

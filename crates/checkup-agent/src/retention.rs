@@ -12,7 +12,9 @@ pub const DEFAULT_KEEP_DAYS: u64 = 30;
 /// What [`prune`] removed.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Pruned {
+    /// The run folders removed.
     pub folders: Vec<String>,
+    /// The bytes they held.
     pub bytes: u64,
 }
 

@@ -19,13 +19,20 @@ const PROBE_SITECUSTOMIZE: &str = include_str!("../probe/sitecustomize.py");
 const PROBE_CORE: &str = include_str!("../probe/checkup_probe.py");
 const PROBE_TRAINING: &str = include_str!("../probe/checkup_training.py");
 
+/// How `checkup-agent run` profiles a training command.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// The run folder to write.
     pub out: PathBuf,
+    /// Steps to let pass before the profiler starts (warm-up).
     pub skip_steps: u32,
+    /// Steps the profiler records.
     pub profile_steps: u32,
+    /// NVML sampling rate.
     pub hz: f64,
+    /// Whether to sample GPM metrics.
     pub gpm: bool,
+    /// The training command and its arguments.
     pub command: Vec<String>,
     /// Where the command's output goes; None: the agent's own terminal.
     pub log: Option<PathBuf>,
@@ -98,13 +105,18 @@ pub fn check_settings(skip_steps: u32, profile_steps: u32, hz: f64) -> Result<()
     Ok(())
 }
 
+/// How a profiled run ended.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunOutcome {
+    /// The training's exit code (None: killed by a signal).
     pub exit_code: Option<i32>,
     /// Stopped through [`RunOptions::cancel`].
     pub cancelled: bool,
+    /// What the sampler reports about itself.
     pub sampler: SamplerReport,
+    /// The probe's own report lines, as it wrote them.
     pub probe: Vec<serde_json::Value>,
+    /// The run folder written.
     pub out: PathBuf,
 }
 
@@ -139,6 +151,7 @@ pub fn install_probe(dir: &Path) -> Result<String> {
     })
 }
 
+/// Runs the training under the probe while sampling, until it exits; writes the run folder.
 pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
     run_command_streaming(opts, None)
 }

@@ -11,10 +11,12 @@ use crate::collect::host::HostCollector;
 use crate::error::Result;
 use crate::recorder::Recorder;
 
+/// How the sampling loop runs.
 #[derive(Debug, Clone)]
 pub struct SamplerConfig {
     /// NVML sampling rate.
     pub hz: f64,
+    /// Whether to read GPM metrics.
     pub gpm: bool,
     /// GPM and host sampling rate (each GPM window and host reading costs more than an NVML
     /// tick; 1 Hz keeps the agent near 0.15 % of a core).
@@ -32,28 +34,39 @@ pub struct SamplerConfig {
 /// What a finished sampling run reports about itself.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct SamplerReport {
+    /// Loop iterations.
     pub ticks: u64,
+    /// Wall seconds sampled.
     pub seconds: f64,
     /// The sampler thread's own CPU time per wall second, percent of one core.
     pub cpu_pct_of_core: f64,
     /// The whole agent process's CPU time per wall second over the same span (every thread:
     /// the sampler, the timer or API threads, the kernel's work on their behalf).
     pub process_cpu_pct_of_core: f64,
+    /// GPUs sampled.
     pub gpus: u32,
+    /// Whether GPM was read.
     pub gpm: bool,
     /// CPU milliseconds per wall second spent in each part of the loop.
     pub cpu_ms_per_s: CpuBreakdown,
+    /// What went wrong or was left out while sampling.
     pub notes: Vec<String>,
 }
 
+/// CPU milliseconds per wall second in each part of the sampling loop.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct CpuBreakdown {
+    /// Reading NVML.
     pub nvml: f64,
+    /// Reading GPM.
     pub gpm: f64,
+    /// Reading the host (/proc).
     pub host: f64,
+    /// Writing the CSV files.
     pub write: f64,
 }
 
+/// Seconds since the Unix epoch, the time base of every sample.
 pub fn now_s() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -154,8 +167,11 @@ impl PartTimer {
 /// Samples as they are taken, for live streaming.
 #[derive(Debug, Clone, Copy)]
 pub enum Sampled<'a> {
+    /// NVML readings of every GPU at one tick.
     Nvml(&'a [checkup_model::NvmlSample]),
+    /// GPM readings.
     Gpm(&'a [checkup_model::GpmSample]),
+    /// A host reading.
     Host(&'a checkup_model::HostSample),
 }
 

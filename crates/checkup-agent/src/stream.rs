@@ -26,6 +26,7 @@ struct Inner {
 /// ten hours of one GPU's samples at 10 Hz.
 pub const SPILL_SEGMENT_BYTES: u64 = 64 << 20;
 
+/// The live sample stream: a ring of recent events in memory, spilled to a two-segment file so a client that reconnects catches up from its last event number.
 pub struct SampleStream {
     inner: Mutex<Inner>,
     spill_path: PathBuf,
@@ -38,10 +39,12 @@ pub struct SampleStream {
 }
 
 impl SampleStream {
+    /// A stream keeping `ring_capacity` events in memory and spilling to `spill_path`.
     pub fn new(spill_path: &Path, ring_capacity: usize) -> std::io::Result<Self> {
         Self::with_segments(spill_path, ring_capacity, SPILL_SEGMENT_BYTES)
     }
 
+    /// The same with spill segments of `segment_bytes` (tests use small ones).
     pub fn with_segments(
         spill_path: &Path,
         ring_capacity: usize,
@@ -71,6 +74,7 @@ impl SampleStream {
         })
     }
 
+    /// Adds an event and wakes waiting clients.
     pub fn push(&self, sample: LiveSample) {
         {
             let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());

@@ -4,25 +4,49 @@ use std::path::{Path, PathBuf};
 /// is wrong with it in one line, so the CLI can print it as is.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// A file that could not be read.
     #[error("{}: {source}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// A file whose content is wrong: what and where.
     #[error("{}: {message}", path.display())]
-    Invalid { path: PathBuf, message: String },
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A path that holds nothing the engine reads.
     #[error("{}: no recording found: expected a run folder (steps.csv, samples_*.csv, trace.json.gz or rankN/), a Kineto trace (.json or .json.gz), a tensorboard_trace_handler folder (*.pt.trace.json[.gz]), or an nvidia-smi log", path.display())]
-    NothingToAnalyse { path: PathBuf },
+    NothingToAnalyse {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// A recording of the host alone.
     #[error("{}: only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose", path.display())]
-    NoGpuData { path: PathBuf },
+    NoGpuData {
+        /// The recording.
+        path: PathBuf,
+    },
+    /// A multi-rank run with ranks missing or numbered inconsistently.
     #[error("{}: {message}", path.display())]
-    MissingRanks { path: PathBuf, message: String },
+    MissingRanks {
+        /// The recording.
+        path: PathBuf,
+        /// Which ranks, and how they were expected.
+        message: String,
+    },
     /// A run-folder file (steps.csv, meta.json, samples_*.csv) that cannot be read.
     #[error(transparent)]
     Recording(#[from] checkup_recording::RecordingError),
 }
 
 impl EngineError {
+    /// An I/O error on `path`; a gzip stream cut short is told as a truncated file.
     pub fn io(path: &Path, source: std::io::Error) -> Self {
         // A gzip stream that stops early surfaces as UnexpectedEof from flate2.
         if source.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -34,6 +58,7 @@ impl EngineError {
         }
     }
 
+    /// A content error on `path`.
     pub fn invalid(path: &Path, message: impl Into<String>) -> Self {
         Self::Invalid {
             path: path.to_path_buf(),
@@ -42,4 +67,5 @@ impl EngineError {
     }
 }
 
+/// The engine's result.
 pub type Result<T, E = EngineError> = std::result::Result<T, E>;

@@ -8,8 +8,11 @@
 //! # Ok::<(), checkup_engine::EngineError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod diagnosis;
+/// Errors, each naming the file and what is wrong with it.
 pub mod error;
 pub mod ingest;
 
@@ -20,10 +23,12 @@ use checkup_model::Diagnosis;
 pub use diagnosis::thresholds::Thresholds;
 pub use error::{EngineError, Result};
 
+/// How to diagnose: a 1-GPU partner run for the scaling check, the thresholds.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// A 1-GPU run of the same model, for the multi-GPU scaling check.
     pub partner: Option<Vec<PathBuf>>,
+    /// The decision thresholds ([`Thresholds::default`] unless tuned).
     pub thresholds: Thresholds,
 }
 

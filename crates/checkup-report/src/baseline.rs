@@ -39,43 +39,67 @@ mod moved {
     pub const MEMORY_NEAR_CAPACITY: f64 = 0.90;
 }
 
+/// A healthy run's figures kept beside the training code (`checkup baseline`), which later
+/// runs are compared with (`checkup compare`). A `key = value` text file; old cards parse.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BaselineCard {
     // What the workload is: two runs that differ here are different work.
+    /// The lab's name for the model, or the class the probe saw.
     pub model: String,
+    /// Trainable parameters, as the probe counted them.
     pub parameters: Option<u64>,
     /// Samples per batch on each rank.
     pub batch_size: Option<u64>,
+    /// `bf16-autocast`, `no autocast`…: one vocabulary whoever recorded it.
     pub precision: String,
+    /// Ranks in the job.
     pub world_size: Option<u64>,
     // Where it ran.
+    /// The GPU's name.
     pub gpu: String,
+    /// NVIDIA driver version.
     pub driver: String,
+    /// CUDA version of the driver.
     pub cuda: String,
+    /// PyTorch version.
     pub torch: String,
+    /// NCCL version.
     pub nccl: String,
     // The whole run: timed steps after warm-up, profiled ones left out.
     /// Time per step, stalls included.
     pub step_mean_ms: Option<f64>,
+    /// Median time per step.
     pub step_median_ms: Option<f64>,
+    /// 95th percentile of the time per step.
     pub step_p95_ms: Option<f64>,
     /// Share of the run's time lost to stalls (0..1).
     pub stall_share: Option<f64>,
+    /// Optimizer steps per second over the whole run.
     pub steps_per_s: Option<f64>,
     /// Samples per second over all ranks.
     pub samples_per_s: Option<f64>,
     // The GPU: util over the steady window, the rest while busy over the whole run.
+    /// Mean GPU-Util over the steady window, percent.
     pub util_mean_pct: Option<f64>,
+    /// How GPU-Util moved over the steady window: flat, periodic dips…
     pub util_shape: Option<CurveShape>,
+    /// Median power draw while the GPU was busy (GPU-Util ≥ 50 %).
     pub power_busy_w: Option<f64>,
+    /// The enforced power limit.
     pub power_limit_w: Option<f64>,
+    /// Median SM clock while the GPU was busy.
     pub sm_clock_busy_mhz: Option<f64>,
+    /// The SM clock's maximum.
     pub sm_clock_max_mhz: Option<f64>,
     /// Share of busy readings with a throttling clock-event reason (0..1), and those reasons.
     pub throttled_share: Option<f64>,
+    /// The throttling reasons seen, by NVML's names.
     pub throttle_reasons: Vec<String>,
+    /// The highest GPU temperature.
     pub temp_max_c: Option<f64>,
+    /// The most GPU memory in use.
     pub memory_peak_gib: Option<f64>,
+    /// The card's memory.
     pub memory_total_gib: Option<f64>,
     // The steady window, the figures the diagnosis reads.
     /// Mean step time over the engine's steady window (warm-up and profiled steps left out).
@@ -88,6 +112,7 @@ pub struct BaselineCard {
     pub comm_share: Option<f64>,
     /// Host CPU use over the steady window, all cores, percent.
     pub host_cpu_pct: Option<f64>,
+    /// The diagnosis's primary bottleneck (a finding id's cause).
     pub primary: String,
 }
 
@@ -117,6 +142,7 @@ fn precision(d: &Diagnosis) -> String {
 }
 
 impl BaselineCard {
+    /// The card of a diagnosed run (its diagnosed rank).
     pub fn from_diagnosis(d: &Diagnosis) -> Self {
         let rank = d.diagnosed_rank_summary();
         let gpu_stats = d.diagnosed_samples();
@@ -301,6 +327,8 @@ impl BaselineCard {
         s
     }
 
+    /// Reads a card written by [`BaselineCard::to_text`]; unknown keys are ignored, a bad
+    /// value is an error naming its line.
     pub fn parse(text: &str) -> Result<Self, ReportError> {
         let mut card = BaselineCard::default();
         let mut seen_any = false;

@@ -2,6 +2,8 @@
 //! HTML with inline SVG charts, PDF typeset natively, and JSON; plus the baseline card.
 //! Used by the CLI and the desktop app alike.
 
+#![warn(missing_docs)]
+
 pub mod baseline;
 pub mod charts;
 mod markdown;
@@ -15,12 +17,16 @@ pub use charts::{charts, live_charts, time_chart_window, Chart};
 pub use checkup_model::Language;
 pub use markdown::{escape, format_number, short_kernel_name};
 
+/// Why a report or a baseline card could not be made or read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
+    /// The diagnosis did not serialise (a bug: every model type serialises).
     #[error("cannot serialise the diagnosis to JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// Typst could not lay out the report.
     #[error("PDF typesetting failed: {0}")]
     Pdf(String),
+    /// A baseline card that does not parse: what and where.
     #[error("baseline card: {0}")]
     Baseline(String),
 }
@@ -28,6 +34,7 @@ pub enum ReportError {
 /// What a report contains besides the diagnosis.
 #[derive(Debug, Clone, Default)]
 pub struct ReportOptions {
+    /// The report's language.
     pub language: Language,
     /// A baseline to compare against; its comparison opens the report.
     pub baseline: Option<BaselineCard>,

@@ -7,8 +7,11 @@ use crate::Language::*;
 /// A check in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckText {
+    /// What was checked, with the GPU it concerns.
     pub title: String,
+    /// What the check found, as measured.
     pub value: String,
+    /// Why it matters to training speed.
     pub meaning: String,
     /// Shown when the check did not pass.
     pub fix: Option<String>,
@@ -406,6 +409,7 @@ fn fix(c: &EnvCheck, l: Language) -> Option<String> {
     }
 }
 
+/// A check in words: title, value, meaning and its fix when it did not pass.
 pub fn text(c: &EnvCheck, l: Language) -> CheckText {
     CheckText {
         title: title(c.id, c.gpu, l),

@@ -7,6 +7,7 @@ use checkup_model::{
 
 use crate::Language::*;
 
+/// The name of a compared figure.
 pub fn figure(f: Figure, l: Language) -> &'static str {
     match (f, l) {
         (Figure::Model, En) => "model",
@@ -101,6 +102,7 @@ fn number(v: Option<f64>, unit: FigureUnit) -> String {
     }
 }
 
+/// A compared figure's value, with its unit.
 pub fn value(v: &FigureValue, l: Language) -> String {
     match v {
         FigureValue::Text { text } => text.clone(),
@@ -111,6 +113,7 @@ pub fn value(v: &FigureValue, l: Language) -> String {
     }
 }
 
+/// How a figure moved between baseline and run: "+23%", "unchanged", "unknown".
 pub fn delta(d: Delta, l: Language) -> String {
     match (d, l) {
         (Delta::Unknown, En) => "unknown".into(),

@@ -8,9 +8,13 @@ use crate::{checks, Language::*};
 /// A fix in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixText {
+    /// What to change, in a line.
     pub title: String,
+    /// Why, and how, with the run's own settings.
     pub detail: String,
+    /// Code or a command to paste, where there is one.
     pub snippet: Option<String>,
+    /// What the change should do to the step time.
     pub effect: String,
 }
 
@@ -31,6 +35,7 @@ fn pick<'a>(l: Language, en: &'a str, zh: &'a str) -> &'a str {
     }
 }
 
+/// A fix in words.
 pub fn text(f: &Fix, l: Language) -> FixText {
     match (f, l) {
         (Fix::CheaperSamples, _) => t(

@@ -7,6 +7,8 @@
 //! It depends on `checkup-model` alone and builds for wasm32: the UI switches language
 //! without asking the backend.
 
+#![warn(missing_docs)]
+
 pub mod checks;
 pub mod comparison;
 pub mod evidence;
@@ -49,6 +51,7 @@ pub fn signed(v: f64) -> String {
     }
 }
 
+/// A finding's severity: "info", "minor", "major", "critical" or their translation.
 pub fn severity(s: Severity, l: Language) -> &'static str {
     match (s, l) {
         (Severity::Info, Language::En) => "info",

@@ -4,6 +4,7 @@ use checkup_model::{Language, Note, StepMarks, WindowMethod};
 
 use crate::{pct, Language::*};
 
+/// A finding's note in words.
 pub fn note(n: &Note, l: Language) -> String {
     match (n, l) {
         (Note::ProfilerOverheadLaunches { launch_share, busy_share }, En) => format!(
@@ -39,6 +40,7 @@ pub fn note(n: &Note, l: Language) -> String {
     }
 }
 
+/// How the steady-state window was chosen, in words.
 pub fn window_method(m: &WindowMethod, l: Language) -> String {
     match (m, l) {
         (WindowMethod::Steps { first, last, warmup, warmup_factor, margin_steps }, En) => format!(

@@ -4,34 +4,57 @@ use checkup_model::Language;
 
 /// Every string the report itself writes, in one language.
 pub struct Text {
+    /// The `lang` attribute of HTML reports: "en" or "zh".
     pub lang_tag: &'static str,
     /// Punctuation after a label and at a sentence's end: full-width in Chinese.
     pub colon: &'static str,
+    /// "." in English.
     pub full_stop: &'static str,
+    /// ", " in English.
     pub comma: &'static str,
     /// Between two sentences: a space in English, nothing after a full-width stop.
     pub sentence_gap: &'static str,
+    /// "GPU Checkup report" in English.
     pub title: &'static str,
+    /// "Verdict" in English.
     pub verdict: &'static str,
+    /// "Primary bottleneck" in English.
     pub primary: &'static str,
+    /// "Run" in English.
     pub run: &'static str,
+    /// "fact" in English.
     pub fact: &'static str,
+    /// "value" in English.
     pub value: &'static str,
+    /// The rows of the run's facts table: GPU, driver, CUDA of the driver and of torch, torch, NCCL, model, batch size, precision, host CPUs.
     pub facts: [&'static str; 10],
     /// The probe's account of the training: heading and the note under it.
     pub training: &'static str,
+    /// The note under the training's table: recorded without code changes; fixes never ask for what is set.
     pub training_note: &'static str,
+    /// "Environment" in English.
     pub environment: &'static str,
+    /// Table columns, ["check", "status", "value", "fix"] in English.
     pub env_headers: [&'static str; 4],
+    /// ["pass", "WARN", "FAIL", "unknown"] in English.
     pub status: [&'static str; 4],
+    /// "Charts" in English.
     pub charts: &'static str,
+    /// "Findings" in English.
     pub findings: &'static str,
+    /// "Severity" in English.
     pub severity: &'static str,
+    /// "explains" in English.
     pub explains: &'static str,
+    /// "of step time" in English.
     pub of_step_time: &'static str,
+    /// "confidence" in English.
     pub confidence: &'static str,
+    /// Table columns, ["evidence", "value", "threshold", "source"] in English.
     pub evidence_headers: [&'static str; 4],
+    /// "Fix" in English.
     pub fix: &'static str,
+    /// "Expected" in English.
     pub expected: &'static str,
     /// Heading of the informational findings after the ones that matter.
     pub also_noticed: &'static str,
@@ -45,96 +68,177 @@ pub struct Text {
     pub fixes_by_gain_note: &'static str,
     /// Before the finding a fix in that list belongs to.
     pub for_finding: &'static str,
+    /// "GPU time per rank" in English.
     pub per_rank: &'static str,
+    /// Table columns of the per-rank table: window, compute, exposed communication and copies, idle by kind, kernels.
     pub rank_headers: [&'static str; 10],
+    /// "Step timing (unprofiled steps)" in English.
     pub step_timing: &'static str,
+    /// Table columns, ["rank", "steps", "warm-up", "mean step", "median", "p90", "data wait", "stalls"] in English.
     pub step_headers: [&'static str; 8],
+    /// "every {} steps" in English.
     pub every_n_steps: &'static str,
     /// Heading of the kernels that took most GPU time in the profiled steps.
     pub top_kernels: &'static str,
     /// Under that heading: which rank and steps (`{rank}`, `{steps}`).
     pub top_kernels_note: &'static str,
+    /// Table columns, ["kernel", "calls per step", "mean", "GPU time per step", "share of kernel time"] in English.
     pub kernel_headers: [&'static str; 5],
+    /// "Operators by GPU time" in English.
     pub top_operators: &'static str,
     /// Under that heading: which rank and steps (`{rank}`, `{steps}`).
     pub top_operators_note: &'static str,
+    /// Table columns of the operator table: operator, calls, GPU time per call and per step, share.
     pub operator_headers: [&'static str; 5],
+    /// "Measurement window and method" in English.
     pub method: &'static str,
+    /// "Steady-state window" in English.
     pub steady_window: &'static str,
+    /// How GPU time is split into compute, exposed communication, copies and idle, and how idle gaps are classed.
     pub method_text: &'static str,
+    /// "Sources" in English.
     pub sources: &'static str,
+    /// "Thresholds" in English.
     pub thresholds: &'static str,
+    /// Chart title, "GPU utilisation, SM activity, tensor cores and DRAM bandwidth" in English.
     pub chart_util: &'static str,
+    /// Chart title, "Power draw vs limit" in English.
     pub chart_power: &'static str,
+    /// Chart title, "GPU memory in use vs the card's" in English.
     pub chart_memory: &'static str,
+    /// Chart title, "GPU temperature vs its slowdown threshold" in English.
     pub chart_temperature: &'static str,
+    /// Chart title, "PCIe and NVLink throughput vs the PCIe link's peak" in English.
     pub chart_links: &'static str,
+    /// Chart title, "SM clock vs maximum" in English.
     pub chart_clock: &'static str,
+    /// Chart title, "Host CPU" in English.
     pub chart_host: &'static str,
+    /// Chart title, "GPU timeline over three steady steps" in English.
     pub chart_timeline: &'static str,
+    /// Chart title, "Step-time breakdown" in English.
     pub chart_breakdown: &'static str,
+    /// Chart title, "GPU idle time by kind and by cause" in English.
     pub chart_idle: &'static str,
+    /// Chart title, "Step times (warm-up shaded, stalls marked)" in English.
     pub chart_steps: &'static str,
+    /// Chart title, "Multi-GPU scaling" in English.
     pub chart_scaling: &'static str,
+    /// Chart title, "Step-time distribution (stalls marked)" in English.
     pub chart_distribution: &'static str,
+    /// Axis label, "steps" in English.
     pub axis_steps: &'static str,
+    /// Axis label, "time (s)" in English.
     pub axis_time_s: &'static str,
+    /// Axis label, "time (ms)" in English.
     pub axis_time_ms: &'static str,
+    /// Axis label, "percent" in English.
     pub axis_percent: &'static str,
+    /// Axis label, "% of step time" in English.
     pub axis_percent_of_step: &'static str,
+    /// Axis label, "power (W)" in English.
     pub axis_watts: &'static str,
+    /// Axis label, "memory (GiB)" in English.
     pub axis_gib: &'static str,
+    /// Axis label, "temperature (°C)" in English.
     pub axis_celsius: &'static str,
+    /// Axis label, "throughput (GB/s)" in English.
     pub axis_gbs: &'static str,
+    /// Axis label, "clock (MHz)" in English.
     pub axis_mhz: &'static str,
+    /// Axis label, "step time (ms)" in English.
     pub axis_step_ms: &'static str,
+    /// Axis label, "samples/s" in English.
     pub axis_samples_per_s: &'static str,
+    /// A curve in a chart's legend, "GPU-Util (NVML)" in English.
     pub series_util: &'static str,
+    /// A curve in a chart's legend, "SM active (GPM)" in English.
     pub series_sm_active: &'static str,
+    /// A curve in a chart's legend, "tensor cores (GPM)" in English.
     pub series_tensor: &'static str,
+    /// A curve in a chart's legend, "DRAM bandwidth (GPM)" in English.
     pub series_dram: &'static str,
+    /// A curve in a chart's legend, "power" in English.
     pub series_power: &'static str,
+    /// A curve in a chart's legend, "power limit" in English.
     pub series_limit: &'static str,
+    /// A curve in a chart's legend, "in use, all processes (NVML)" in English.
     pub series_mem_used: &'static str,
+    /// A curve in a chart's legend, "the card's memory" in English.
     pub series_mem_total: &'static str,
+    /// A curve in a chart's legend, "live tensors between steps (probe)" in English.
     pub series_allocated: &'static str,
+    /// A curve in a chart's legend, "reserved by PyTorch (probe)" in English.
     pub series_reserved: &'static str,
+    /// A curve in a chart's legend, "SM clock" in English.
     pub series_sm_clock: &'static str,
+    /// A curve in a chart's legend, "max SM clock" in English.
     pub series_max: &'static str,
+    /// A curve in a chart's legend, "all cores" in English.
     pub series_host_total: &'static str,
+    /// A curve in a chart's legend, "training processes (100 = 1 core)" in English.
     pub series_proc_tree: &'static str,
+    /// A curve in a chart's legend, "step time" in English.
     pub series_step: &'static str,
+    /// A curve in a chart's legend, "stall" in English.
     pub series_stall: &'static str,
+    /// A curve in a chart's legend, "median of each tenth of the run" in English.
     pub series_trend: &'static str,
+    /// A curve in a chart's legend, "GPU temperature" in English.
     pub series_temperature: &'static str,
+    /// A curve in a chart's legend, "slowdown threshold" in English.
     pub series_slowdown: &'static str,
+    /// A curve in a chart's legend, "PCIe to the GPU" in English.
     pub series_pcie_rx: &'static str,
+    /// A curve in a chart's legend, "PCIe from the GPU" in English.
     pub series_pcie_tx: &'static str,
+    /// A curve in a chart's legend, "NVLink in" in English.
     pub series_nvlink_rx: &'static str,
+    /// A curve in a chart's legend, "NVLink out" in English.
     pub series_nvlink_tx: &'static str,
+    /// A curve in a chart's legend, "PCIe peak each way" in English.
     pub series_pcie_peak: &'static str,
     /// A process's curve is "PID 524", the training's "PID 524 (the training)".
     pub series_the_training: &'static str,
+    /// "cores" in English.
     pub cores: &'static str,
+    /// "rank" in English.
     pub rank: &'static str,
+    /// "step" in English.
     pub step: &'static str,
+    /// A segment of a step-time bar, "compute" in English.
     pub seg_compute: &'static str,
+    /// A segment of a step-time bar, "communication" in English.
     pub seg_comm: &'static str,
+    /// A segment of a step-time bar, "copies / sets" in English.
     pub seg_memory: &'static str,
+    /// A segment of a step-time bar, "step start" in English.
     pub seg_step: &'static str,
+    /// ["kernel", "memcpy", "memset", "communication", "CUDA runtime", "DataLoader", "other CPU"] in English.
     pub breakdown_parts: [&'static str; 7],
+    /// "by kind" in English.
     pub idle_by_kind: &'static str,
+    /// "by cause" in English.
     pub idle_by_cause: &'static str,
+    /// ["host wait", "kernel wait", "other"] in English.
     pub idle_parts: [&'static str; 3],
+    /// ["DataLoader", "checkpoint", "sync", "launch", "other"] in English.
     pub cause_parts: [&'static str; 5],
+    /// "ideal" in English.
     pub ideal: &'static str,
+    /// "measured" in English.
     pub measured: &'static str,
+    /// "Baseline comparison" in English.
     pub baseline: &'static str,
+    /// Table columns, ["figure", "baseline", "now", "change"] in English.
     pub baseline_headers: [&'static str; 4],
+    /// "page" in English.
     pub page: &'static str,
+    /// "Generated by GPU Checkup" in English.
     pub generated_by: &'static str,
 }
 
+/// The report's words in `lang`.
 pub fn text(lang: Language) -> &'static Text {
     match lang {
         Language::En => &EN,

@@ -35,6 +35,7 @@ fn gib(bytes: u64) -> String {
     format!("{} GiB", fixed(bytes as f64 / (1u64 << 30) as f64, 1))
 }
 
+/// The training's settings as the probe recorded them, a labelled row each.
 pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::new();
     let label = |en: &str, zh: &str| match l {
@@ -270,6 +271,7 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
     out
 }
 
+/// Why a setting of the training was not recorded.
 pub fn not_recorded(r: NotRecorded, l: Language) -> &'static str {
     match (r, l) {
         (NotRecorded::ModelHooksSkippedCompiled, En) => {

@@ -175,7 +175,9 @@ pub fn lookup(l: Language, key: &str) -> Option<&'static str> {
 /// system or a library said (`details`, for a "details" fold: never the message alone).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorWords {
+    /// What happened and what to try.
     pub words: String,
+    /// What the system or a library said, verbatim.
     pub details: Option<String>,
 }
 

@@ -288,6 +288,7 @@ impl HostCollector {
         }
     }
 
+    /// Follows the process tree under `root` (the training) from the next sample on.
     pub fn set_root(&mut self, root: Option<u32>) {
         if self.root != root {
             self.tree.clear();

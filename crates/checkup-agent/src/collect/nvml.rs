@@ -39,6 +39,7 @@ const GPM_METRICS: [GpmMetricId; 16] = [
 const GPM_CORE: [usize; 15] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
 const FULL_EVERY: u64 = 60;
 
+/// Reads NVML (and GPM where the GPU has it) for every GPU, on the agent's sampling tiers.
 pub struct NvmlCollector {
     /// Boxed so its address never changes: device handles and GPM samples point at it.
     nvml: Box<Nvml>,
@@ -110,6 +111,7 @@ fn nvml_err(e: NvmlError) -> AgentError {
 }
 
 impl NvmlCollector {
+    /// Loads NVML; an error says whether the driver is missing or NVML failed.
     pub fn new() -> Result<Self> {
         let nvml = Nvml::init().map_err(|e| match e {
             NvmlError::LibloadingError(_)
@@ -156,18 +158,22 @@ impl NvmlCollector {
         self.tiers
     }
 
+    /// How often the driver updates GPU-Util (seconds), as measured at start.
     pub fn util_period_s(&self) -> f64 {
         self.util_period_s
     }
 
+    /// The GPUs NVML sees.
     pub fn gpu_count(&self) -> u32 {
         self.count
     }
 
+    /// Whether any GPU supports GPM metrics.
     pub fn gpm_supported(&self) -> bool {
         self.gpm_supported.iter().any(|s| *s)
     }
 
+    /// The driver's version, as NVML reports it.
     pub fn driver_version(&self) -> Option<String> {
         self.nvml.sys_driver_version().ok()
     }

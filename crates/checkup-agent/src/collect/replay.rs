@@ -14,11 +14,15 @@ use crate::error::{AgentError, Result};
 /// Samples that came due since the previous call.
 #[derive(Debug, Default)]
 pub struct Due {
+    /// NVML readings that came due.
     pub nvml: Vec<NvmlSample>,
+    /// GPM readings that came due.
     pub gpm: Vec<GpmSample>,
+    /// Host readings that came due.
     pub host: Vec<HostSample>,
 }
 
+/// A recorded run folder played back at its recorded pace, looping, in place of the GPUs and the host (demos and tests).
 pub struct Replay {
     dir: PathBuf,
     nvml: Vec<NvmlSample>,
@@ -84,6 +88,7 @@ impl Replay {
         })
     }
 
+    /// The run folder being played back.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
@@ -96,6 +101,7 @@ impl Replay {
         ids.len() as u32
     }
 
+    /// Whether the recording has GPM samples.
     pub fn has_gpm(&self) -> bool {
         !self.gpm.is_empty()
     }

@@ -52,6 +52,7 @@ fn start_of(samples: &SampleSet, steps: &std::collections::BTreeMap<u32, Vec<Ste
     }
 }
 
+/// The curves the report and the app draw, from the samples, step times and ranks, on one time axis from the first sample or step.
 pub fn chart_data(
     samples: &SampleSet,
     steps: &std::collections::BTreeMap<u32, Vec<StepRecord>>,

@@ -1,5 +1,6 @@
 //! Interval arithmetic on sorted, disjoint `[start, end)` lists (microseconds).
 
+/// A `[start, end)` span in microseconds.
 pub type Interval = (f64, f64);
 
 /// Sorted, disjoint union of possibly overlapping intervals.
@@ -16,6 +17,7 @@ pub fn merge(mut v: Vec<Interval>) -> Vec<Interval> {
     out
 }
 
+/// The summed length of disjoint intervals.
 pub fn total(v: &[Interval]) -> f64 {
     v.iter().map(|(a, b)| b - a).sum()
 }

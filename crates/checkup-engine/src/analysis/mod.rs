@@ -21,11 +21,17 @@ use crate::ingest::Recording;
 /// Everything measured, before judging.
 #[derive(Debug, Clone, Default)]
 pub struct Analysis {
+    /// The steady-state window the shares are measured over.
     pub window: SteadyWindow,
+    /// Each rank's GPU time split (compute, exposed communication and copies, idle) from its trace.
     pub ranks: Vec<RankSummary>,
+    /// Each rank's step timing from `steps.csv`.
     pub step_timing: Vec<StepTiming>,
+    /// Each GPU's NVML/GPM statistics over the window.
     pub samples: Vec<SampleStats>,
+    /// The host's CPU and the training processes' use over the window.
     pub host: Option<HostStats>,
+    /// The curves the charts draw.
     pub charts: ChartData,
     /// What the probe saw of the training, per rank.
     pub training: std::collections::BTreeMap<u32, checkup_model::TrainingContext>,
@@ -40,6 +46,7 @@ pub struct Analysis {
     pub whole_run: Vec<checkup_model::WholeRun>,
 }
 
+/// Measures a recording: windows, per-rank splits, step timings, sample statistics, trends.
 pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
     let step_timing: Vec<StepTiming> = rec
         .steps

@@ -198,6 +198,7 @@ fn host_while_gpu_idle(
     })
 }
 
+/// Host CPU statistics over `window` (the whole recording when None); None without host samples.
 pub fn analyze_host_samples(
     samples: &SampleSet,
     window: Option<(f64, f64)>,

@@ -1,5 +1,6 @@
 //! Small robust statistics over f64 slices (NaN-free inputs).
 
+/// The median; 0 for an empty slice.
 pub fn median(v: &[f64]) -> f64 {
     percentile(v, 0.5)
 }
@@ -19,6 +20,7 @@ pub fn percentile(v: &[f64], q: f64) -> f64 {
     }
 }
 
+/// The mean; None for an empty slice.
 pub fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }

@@ -21,11 +21,13 @@ use crate::ingest::kineto::{CopyKind, CpuKind, GpuKind, GpuOp, RuntimeCall, Runt
 
 /// Analysis of one trace plus the intermediate facts other analyses reuse.
 pub struct TraceAnalysis {
+    /// The rank's GPU time split and idle gaps.
     pub summary: RankSummary,
     /// Median CPU-side duration of the steady steps, for the profiler-overhead cross-check.
     pub cpu_step_us: f64,
 }
 
+/// Splits one rank's traced steps into compute, exposed communication and copies, and idle by cause.
 pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     // When each GPU op's launch call started, by correlation id.
     let launch_at: HashMap<i64, f64> = t
@@ -609,13 +611,16 @@ fn top_operators(t: &Trace, kernels: &[&GpuOp]) -> Vec<OperatorTime> {
     top
 }
 
+/// What a kernel does, from its name: how its time is classed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelClass {
     /// Matrix multiply and convolution: what tensor cores run.
     GemmConv,
     /// Elementwise, normalisation, reduction, optimizer updates: limited by memory bandwidth.
     Elementwise,
+    /// NCCL collectives and point-to-point kernels.
     Communication,
+    /// Anything else (custom or unrecognised kernels).
     Other,
 }
 

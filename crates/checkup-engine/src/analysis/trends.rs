@@ -10,14 +10,17 @@ use crate::diagnosis::thresholds::Thresholds;
 /// One tenth of a run's timed steps.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tenth {
+    /// The first step of the tenth.
     pub first_step: u64,
     /// The step in its middle, where a chart draws the tenth's median.
     pub middle_step: u64,
     /// Seconds from the run's time zero (the charts') to the tenth's first step.
     pub start_s: f64,
+    /// Seconds from the run's time zero to the tenth's last step.
     pub end_s: f64,
     /// Medians over the tenth's steps.
     pub step_ms: f64,
+    /// Median wait for the next batch.
     pub data_wait_ms: f64,
     /// The loop's host time between batches (`launch_ms`).
     pub host_ms: f64,
@@ -26,6 +29,7 @@ pub struct Tenth {
 /// Step time over the run in tenths; empty when the run has too few timed steps.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepTrend {
+    /// The run's timed steps in ten parts, in order.
     pub tenths: Vec<Tenth>,
     /// The training processes' host memory (median MiB) over the first and the last tenth.
     pub host_rss_mib: Option<[f64; 2]>,
@@ -125,16 +129,21 @@ pub struct MemoryTrend {
     /// Other processes' memory on it (GiB, the most they held together), measured from
     /// each process's memory where the agent recorded it and the training's is known.
     pub others_gib: Option<f64>,
+    /// The processes holding that memory.
     pub other_pids: Vec<u32>,
     /// From the probe: the allocator's peaks (GiB) and its retries and OOMs.
     pub peak_allocated_gib: Option<f64>,
+    /// The most the caching allocator reserved (GiB).
     pub peak_reserved_gib: Option<f64>,
+    /// Times the allocator freed its cache and retried a failed allocation.
     pub alloc_retries: u64,
+    /// Out-of-memory errors the probe counted.
     pub ooms: u64,
     /// Memory over the steady part of the run, time-ordered (seconds from the charts' zero,
     /// GiB): live tensors from `memory.csv` when it has enough rows there, else what NVML saw
     /// in use. `live_tensors` says which.
     pub over_time: Vec<(f64, f64)>,
+    /// Whether `over_time` is live tensors (true) or NVML's memory in use (false).
     pub live_tensors: bool,
 }
 

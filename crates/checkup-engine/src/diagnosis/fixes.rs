@@ -13,9 +13,11 @@ use super::thresholds::Thresholds;
 /// folder, a bare trace): the fix is then offered, as it was before the probe saw runs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunSettings {
+    /// The training DataLoader's settings (workers, pinning, prefetch).
     pub dataloader: Option<DataLoaderSettings>,
     /// Whether a torch.optim step runs at all (a trace without one: inference).
     pub optimizer_runs: bool,
+    /// Foreach, fused or per-parameter optimizer step.
     pub optimizer: Option<OptimizerImplementation>,
     /// The optimizer's class (`SGD`), from the probe or the trace's `Optimizer.step#SGD.step`.
     pub optimizer_class: Option<String>,
@@ -68,6 +70,9 @@ impl RunSettings {
     }
 }
 
+/// Fixes for a starved input pipeline, minus what the run already does: more workers when
+/// the host has CPU to spare, cheaper samples and cores left to the loop when it has not;
+/// pinned memory and persistent workers where they are not set.
 pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>) -> Vec<Fix> {
     let settings = run.dataloader.as_ref();
     let workers_now = settings.and_then(|s| s.num_workers);
@@ -130,6 +135,7 @@ pub fn epoch_start_waits(run: &RunSettings) -> Vec<Fix> {
     out
 }
 
+/// Fixes for exposed host-to-device copies: pinned memory first when the copies are pageable.
 pub fn h2d_copy(pageable: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if pageable {
@@ -191,6 +197,7 @@ pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
     }
 }
 
+/// Fixes for exposed communication: re-enable peer-to-peer first when it is disabled.
 pub fn communication(p2p_disabled: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if p2p_disabled {
@@ -309,6 +316,8 @@ pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSetting
     out
 }
 
+/// Fixes for memory-bandwidth-bound kernels: fused elementwise work, bf16 activations,
+/// fused library kernels.
 pub fn memory_bandwidth() -> Vec<Fix> {
     vec![
         Fix::FuseElementwise,

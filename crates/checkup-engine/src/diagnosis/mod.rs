@@ -21,14 +21,21 @@ use thresholds::Thresholds;
 /// What the rules read: the analysis, the run's facts, and the rank, step timings and GPU
 /// samples of the rank whose cause is diagnosed.
 pub struct Ctx<'a> {
+    /// The decision thresholds.
     pub th: &'a Thresholds,
+    /// The run's facts: GPU, versions, settings.
     pub facts: &'a RunFacts,
+    /// Everything measured.
     pub a: &'a Analysis,
     /// The rank whose cause is diagnosed (the slowest on multi-GPU runs).
     pub rank: Option<&'a RankSummary>,
+    /// The diagnosed rank's step timing.
     pub timing: Option<&'a StepTiming>,
+    /// The diagnosed rank's GPU statistics.
     pub gpu: Option<&'a SampleStats>,
+    /// The environment checks.
     pub env: &'a [checkup_model::EnvCheck],
+    /// Multi-GPU scaling against a 1-GPU partner run, when one was given.
     pub scaling: Option<&'a checkup_model::Scaling>,
     /// A rank that waits for the diagnosed one: (waiting, slow, extra exposed share).
     pub straggler: Option<(u32, u32, f64)>,
@@ -42,13 +49,16 @@ pub struct Ctx<'a> {
 pub struct TraceStalls<'a> {
     /// Each stalled step with its excess over a normal traced step (µs).
     pub stalled: Vec<(f64, &'a StepSyncs)>,
+    /// The steps without a stall.
     pub others: Vec<&'a StepSyncs>,
 }
 
 /// What a rule adds to the diagnosis.
 #[derive(Debug, Default)]
 pub struct Outcome {
+    /// Findings the rule made.
     pub findings: Vec<Finding>,
+    /// Notes it adds to the diagnosis (caveats, what it left out).
     pub notes: Vec<Note>,
 }
 
@@ -247,6 +257,7 @@ const RULES: [Rule; 13] = [
     rules::environment::rule,
 ];
 
+/// Judges an analysis: environment checks, the diagnosed rank, each rule in order, ranked findings and the primary cause.
 pub fn diagnose(
     facts: RunFacts,
     a: Analysis,

@@ -66,6 +66,7 @@ pub struct Thresholds {
     /// 1 s depending on the product, so an idle spell shows in readings up to a period after
     /// it ended (and the host sees a step end before the GPU drains its queue).
     pub util_report_lag_s: f64,
+    /// GPU-Util at or below this (percent) counts as near idle in a sample.
     pub util_low_pct: f64,
     /// A sawtooth needs at least this share of near-idle samples, and at most 1 minus it.
     pub sawtooth_min_drop_share: f64,
@@ -90,13 +91,16 @@ pub struct Thresholds {
     /// GPU at least this many times (a loss.item() is one; a read-back per tensor is dozens)
     /// and this many times more than a normal profiled step.
     pub readback_stall_min_waits: f64,
+    /// How many times more read-backs than a normal profiled step a stalled step must have.
     pub readback_stall_factor: f64,
     /// Samples-only reading: on average at least this many workers each flat out on a core,
     /// or the workers together at this much CPU (100 = one core; workers re-forked every
     /// epoch live too briefly to be seen flat out in one sample), while the GPU idled is the
     /// input pipeline; fewer than this many idle host samples say nothing.
     pub busy_workers_while_idle: f64,
+    /// The workers' CPU (100 = one core) that marks them busy while the GPU idles.
     pub workers_cpu_while_idle_pct: f64,
+    /// Idle host samples needed before the workers' CPU says anything.
     pub min_idle_host_samples: u64,
     /// The training's processes using about one core (100 = one core) of CPU, within this
     /// range, is the Python main thread running flat out.
@@ -119,6 +123,7 @@ pub struct Thresholds {
     pub slowdown_part_share: f64,
     /// Host memory that grew by this share and `host_rss_growth_mib` is said with a slowdown.
     pub host_rss_growth_share: f64,
+    /// Host memory growth (MiB) said with a slowdown, beside `host_rss_growth_share`.
     pub host_rss_growth_mib: f64,
     /// The training processes' host memory growing by this much (MiB) over the run, at
     /// least `host_rss_growth_share` of where it began and as a trend (Kendall's tau of its
@@ -137,6 +142,7 @@ pub struct Thresholds {
     /// Reserved memory never in use at once, at least this share of what is reserved and
     /// `fragmented_capacity_share` of the card, is fragmentation worth fixing.
     pub fragmented_unused_share: f64,
+    /// The share of the card's capacity the unused reserve must also reach.
     pub fragmented_capacity_share: f64,
 }
 

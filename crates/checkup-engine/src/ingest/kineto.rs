@@ -20,18 +20,25 @@ use crate::error::{EngineError, Result};
 /// trace's own clock.
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
+    /// The file it was read from.
     pub source: PathBuf,
+    /// The rank, from `distributedInfo` or the file name.
     pub rank: Option<u32>,
+    /// The job's ranks, from `distributedInfo`.
     pub world_size: Option<u32>,
+    /// The GPU's name, from `deviceProperties`.
     pub device_name: Option<String>,
+    /// Kernel names, indexed by [`GpuOp::name`].
     pub kernel_names: Vec<String>,
     /// CPU-side step ranges, sorted by start: `ProfilerStep#N`, or inferred (`step_marks`).
     pub steps: Vec<StepSpan>,
+    /// How step boundaries were found: `ProfilerStep#N`, optimizer steps or the whole trace.
     pub step_marks: checkup_model::StepMarks,
     /// `Optimizer.step#…` ranges: step ends when a trace has no `ProfilerStep#N`.
     pub optimizer_steps: Vec<(f64, f64)>,
     /// The optimizer class of those steps (`Optimizer.step#AdamW.step` → `AdamW`).
     pub optimizer: Option<String>,
+    /// CPU ranges the analysis classifies (batch waits, read-backs, checkpoints), sorted by start.
     pub cpu: Vec<CpuSpan>,
     /// CUDA runtime and driver calls, sorted by start.
     pub runtime: Vec<RuntimeCall>,
@@ -41,6 +48,7 @@ pub struct Trace {
     /// where no operator had the id): a launch call's `External id` names the operator that
     /// launched it. Kineto numbers operators one after another, so the ids are dense.
     pub operators: Vec<u32>,
+    /// Operator names, indexed by [`Trace::operators`].
     pub operator_names: Vec<String>,
 }
 
@@ -52,13 +60,18 @@ impl Trace {
     }
 }
 
+/// One step on the CPU side.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepSpan {
+    /// The step's number (`ProfilerStep#N`, or counted).
     pub number: u64,
+    /// Start, µs.
     pub start: f64,
+    /// End, µs.
     pub end: f64,
 }
 
+/// What a CPU range the analysis reads is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CpuKind {
     /// `enumerate(DataLoader)#...__next__`: the training loop waiting for its batch.
@@ -69,63 +82,92 @@ pub enum CpuKind {
     Checkpoint,
 }
 
+/// A classified CPU range.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CpuSpan {
+    /// What it is.
     pub kind: CpuKind,
+    /// Start, µs.
     pub start: f64,
+    /// End, µs.
     pub end: f64,
 }
 
+/// What a CUDA runtime call does, for the host side of the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuntimeKind {
+    /// `cudaLaunchKernel` and the like.
     Launch,
     /// A call that blocks the host until GPU work finishes.
     Sync,
     /// `cudaMemcpy*`: blocking when it copies device-to-host into pageable memory.
     Memcpy,
+    /// Any other runtime call.
     Other,
 }
 
+/// A CUDA runtime or driver call on the host.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RuntimeCall {
+    /// What it does.
     pub kind: RuntimeKind,
+    /// Start, µs.
     pub start: f64,
+    /// End, µs.
     pub end: f64,
+    /// Links the call to the GPU work it launched.
     pub correlation: i64,
     /// The `External id` of the CPU operator that made the call.
     pub external: Option<u32>,
 }
 
+/// Direction and host memory of a copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyKind {
+    /// Host to device from pageable memory (staged, blocking the host).
     HtoDPageable,
+    /// Host to device from pinned memory.
     HtoDPinned,
+    /// Device to host.
     DtoH,
+    /// Device to device.
     DtoD,
+    /// Peer-to-peer or unrecognised.
     Other,
 }
 
+/// What GPU work is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuKind {
+    /// A kernel that computes.
     Compute,
     /// NCCL kernels (`ncclKernel_*`, `ncclDevKernel_*`).
     Communication,
+    /// A copy.
     Memcpy(CopyKind),
+    /// A memset.
     Memset,
 }
 
+/// One piece of GPU work: a kernel, copy or set.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GpuOp {
+    /// What it is.
     pub kind: GpuKind,
+    /// Start, µs.
     pub start: f64,
+    /// End, µs.
     pub end: f64,
+    /// Links it to the runtime call that launched it.
     pub correlation: i64,
     /// Index into [`Trace::kernel_names`]; `u32::MAX` for copies and sets.
     pub name: u32,
+    /// Bytes moved, for copies and sets.
     pub bytes: u64,
 }
 
 impl GpuOp {
+    /// Its duration, µs.
     pub fn dur(&self) -> f64 {
         self.end - self.start
     }
@@ -1010,6 +1052,7 @@ fn infer_steps(t: &mut Trace) {
     t.step_marks = checkup_model::StepMarks::WholeTrace;
 }
 
+/// Whether a kernel name is an NCCL kernel.
 pub fn is_nccl_kernel(name: &str) -> bool {
     name.starts_with("nccl") || name.contains("ncclKernel") || name.contains("ncclDevKernel")
 }

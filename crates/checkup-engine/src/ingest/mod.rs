@@ -21,7 +21,9 @@ pub const MAX_WORLD_SIZE: u32 = 1 << 16;
 /// Everything read from the inputs of one checkup, before any analysis.
 #[derive(Debug, Clone, Default)]
 pub struct Recording {
+    /// The run's facts: GPU, versions, settings, from every input.
     pub facts: RunFacts,
+    /// NVML, GPM and host samples.
     pub samples: SampleSet,
     /// `steps.csv` per rank.
     pub steps: BTreeMap<u32, Vec<StepRecord>>,
@@ -39,6 +41,7 @@ pub struct Recording {
     pub profile_steps: Option<(u64, u64)>,
     /// Caveats about the inputs, shown with the diagnosis.
     pub notes: Vec<Note>,
+    /// The files read, in order.
     pub sources: Vec<PathBuf>,
 }
 

@@ -10,11 +10,15 @@ use crate::error::{EngineError, Result};
 /// What `nvidia-smi -q -x` says about the driver and each GPU.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SmiSnapshot {
+    /// The driver's version.
     pub driver_version: Option<String>,
+    /// The CUDA version the driver supports.
     pub cuda_version: Option<String>,
+    /// Each GPU's static facts (name, memory, power limit, clocks, PCIe link).
     pub gpus: Vec<GpuStatic>,
 }
 
+/// Reads `nvidia-smi -q -x` output.
 pub fn read_smi_xml(path: &Path) -> Result<SmiSnapshot> {
     let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
     parse_smi_xml(&text).map_err(|m| EngineError::invalid(path, m))
@@ -266,11 +270,15 @@ fn parse_topology(text: &str) -> Option<Topology> {
 /// Versions from `python -m torch.utils.collect_env`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CollectEnv {
+    /// The PyTorch version.
     pub torch_version: Option<String>,
+    /// The CUDA version PyTorch was built with.
     pub cuda_build_version: Option<String>,
+    /// The NVIDIA driver's version.
     pub driver_version: Option<String>,
 }
 
+/// Reads `python -m torch.utils.collect_env` output.
 pub fn read_collect_env(path: &Path) -> Result<CollectEnv> {
     let text = std::fs::read_to_string(path).map_err(|e| EngineError::io(path, e))?;
     let field = |key: &str| {
