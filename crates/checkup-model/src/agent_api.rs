@@ -10,6 +10,7 @@ use crate::{EnvCheck, GpmSample, HostSample, NvmlSample, RunFacts};
 pub struct AgentHealth {
     /// The agent's version (the app re-uploads an agent of another version).
     pub agent: String,
+    /// GPUs the agent reads.
     pub gpus: u32,
     /// Why there are no GPU readings ("no NVIDIA driver: ..."), when there are none, as one
     /// English line (what agents before `gpu_problem` sent).
@@ -19,6 +20,7 @@ pub struct AgentHealth {
     pub gpu_problem: Option<GpuProblem>,
     /// The sampling run in progress.
     pub sampling: Option<String>,
+    /// Whether a profiled run is in progress.
     pub run_active: bool,
     /// The last sample sequence number handed out.
     pub last_seq: u64,
@@ -33,9 +35,15 @@ pub struct AgentHealth {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum GpuProblem {
     /// The NVIDIA driver's library is not installed or not loaded.
-    NoDriver { detail: String },
+    NoDriver {
+        /// What the library loader said.
+        detail: String,
+    },
     /// The driver is there but did not answer.
-    Nvml { detail: String },
+    Nvml {
+        /// What NVML said.
+        detail: String,
+    },
     /// The agent was built without NVML.
     NoNvmlInBuild,
 }
@@ -43,6 +51,7 @@ pub enum GpuProblem {
 /// `GET /v1/gpu-processes`: the processes using the GPUs now, to pick the training from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpuProcessList {
+    /// The compute processes, GPU by GPU.
     pub processes: Vec<crate::GpuProcess>,
     /// Why the GPUs could not be asked, when they could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,7 +64,9 @@ pub struct GpuProcessList {
 /// `GET /v1/check`: the static environment check.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CheckReport {
+    /// The run's facts as the host shows them.
     pub facts: RunFacts,
+    /// The checks, one line each.
     pub checks: Vec<EnvCheck>,
     /// `python -m torch.utils.collect_env` output, when asked for.
     pub collect_env: Option<String>,
@@ -72,7 +83,9 @@ pub struct CheckReport {
 /// runs in (its environments are looked for there).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CheckQuery {
+    /// The interpreter to check (default: the one on PATH).
     pub python: Option<String>,
+    /// The folder the training runs in.
     pub cwd: Option<String>,
 }
 
@@ -117,15 +130,19 @@ pub struct RunRequest {
     /// Working directory (default: the agent's).
     #[serde(default)]
     pub cwd: Option<String>,
+    /// Steps to let pass before the profiler starts (warm-up).
     #[serde(default = "default_skip")]
     pub skip_steps: u32,
+    /// Steps the profiler records.
     #[serde(default = "default_profile")]
     pub profile_steps: u32,
+    /// NVML sampling rate.
     #[serde(default = "default_hz")]
     pub hz: f64,
 }
 
 impl RunRequest {
+    /// A run of `command` with the default warm-up, profiled steps and rate.
     pub fn new(command: Vec<String>) -> Self {
         Self {
             command,
@@ -137,10 +154,12 @@ impl RunRequest {
     }
 }
 
+/// NVML samples per second by default.
 pub fn default_hz() -> f64 {
     10.0
 }
 
+/// GPM and host samples per second by default.
 pub fn default_slow_hz() -> f64 {
     1.0
 }
@@ -161,11 +180,15 @@ fn default_profile() -> u32 {
     8
 }
 
+/// Where a profiled run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunState {
+    /// The training runs.
     Running,
+    /// It exited with 0.
     Finished,
+    /// It failed to start or exited with an error.
     Failed,
     /// Stopped on a client's request (`DELETE /v1/runs/{id}`); what it recorded is kept.
     Cancelled,
@@ -174,13 +197,18 @@ pub enum RunState {
 /// `GET /v1/runs`: one profiled run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
+    /// The run's id, its folder's name.
     pub id: String,
+    /// The command.
     pub command: Vec<String>,
+    /// Where it is.
     pub state: RunState,
     /// Training steps seen so far (rank 0), for progress.
     #[serde(default)]
     pub steps_done: u64,
+    /// The exit code, once it ended (None: killed by a signal).
     pub exit_code: Option<i32>,
+    /// Why it failed, in a line.
     pub error: Option<String>,
     /// The last lines the command printed, for showing why it failed.
     #[serde(default)]
@@ -191,8 +219,11 @@ pub struct RunInfo {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "sample", rename_all = "snake_case")]
 pub enum LiveSample {
+    /// An NVML reading.
     Nvml(NvmlSample),
+    /// A GPM reading.
     Gpm(GpmSample),
+    /// A host reading.
     Host(HostSample),
 }
 
@@ -200,7 +231,9 @@ pub enum LiveSample {
 /// reconnects with the last `seq` it saw gets everything after it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamEvent {
+    /// Its sequence number, one more than the event before.
     pub seq: u64,
+    /// The sample.
     #[serde(flatten)]
     pub sample: LiveSample,
 }
@@ -208,9 +241,14 @@ pub struct StreamEvent {
 /// The one JSON line `checkup-agent serve` prints (and writes to `--state-file`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServeInfo {
+    /// The address it listens on.
     pub listening: String,
+    /// The file holding the bearer token.
     pub token_file: String,
+    /// Where its recordings are kept.
     pub runs: String,
+    /// Its process id.
     pub pid: u32,
+    /// Its version.
     pub agent: String,
 }

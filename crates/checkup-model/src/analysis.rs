@@ -8,8 +8,11 @@ use serde::{Deserialize, Serialize};
 pub struct SteadyWindow {
     /// Epoch seconds, where known (from `steps.csv`).
     pub start_s: Option<f64>,
+    /// Epoch seconds of its end, where known.
     pub end_s: Option<f64>,
+    /// Its first step, where steps were timed.
     pub first_step: Option<u64>,
+    /// Its last step.
     pub last_step: Option<u64>,
     /// Steps left out at the start as warm-up (autotune, compile, first iterations).
     pub warmup_steps: u64,
@@ -25,18 +28,26 @@ pub enum WindowMethod {
     /// over `warmup_factor` × the median); the profiled steps and `margin_steps` before them
     /// left out of step timings.
     Steps {
+        /// The window's first step.
         first: u64,
+        /// Its last step.
         last: u64,
+        /// Warm-up steps left out.
         warmup: u64,
+        /// A step this many times the median counts as warm-up.
         warmup_factor: f64,
+        /// Steps before the profiled ones left out of step timings.
         margin_steps: u64,
     },
     /// No steps.csv: the trace's profiled steps (when there is a trace) and the samples from
     /// the GPU's first work to its last when `start_up_s` is given (`start_up_s` before it and
     /// `wind_down_s` after it left out), else all of them.
     NoStepTimings {
+        /// Whether a trace was read.
         has_trace: bool,
+        /// Seconds left out before the GPU's first work.
         start_up_s: Option<f64>,
+        /// Seconds left out after its last work.
         #[serde(default)]
         wind_down_s: Option<f64>,
     },
@@ -56,17 +67,24 @@ impl Default for WindowMethod {
 /// compute kernels > communication not hidden by compute > memcpy/memset not hidden > idle.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpuTimeSplit {
+    /// The window's length.
     pub window_us: f64,
+    /// Compute kernels.
     pub compute_us: f64,
+    /// Communication not hidden by compute.
     pub exposed_comm_us: f64,
+    /// Copies and sets not hidden by either.
     pub exposed_memory_us: f64,
+    /// Nothing running.
     pub idle_us: f64,
+    /// The idle time by cause.
     pub idle: IdleSplit,
     /// All NCCL kernel time, hidden or not.
     pub comm_total_us: f64,
 }
 
 impl GpuTimeSplit {
+    /// `us` as a share of the window.
     pub fn share(&self, us: f64) -> f64 {
         if self.window_us > 0.0 {
             us / self.window_us
@@ -83,6 +101,7 @@ pub struct IdleSplit {
     pub host_wait_us: f64,
     /// Launched in time, gap under the kernel-wait threshold: launch/scheduling overhead.
     pub kernel_wait_us: f64,
+    /// Idle gaps of neither kind (the window's edges, long gaps with work queued).
     pub other_us: f64,
 }
 
@@ -90,25 +109,40 @@ pub struct IdleSplit {
 /// kernel > memcpy > memset > communication > CUDA runtime > DataLoader > other CPU.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepBreakdown {
+    /// The step's number.
     pub step: u64,
+    /// Its length on the CPU side.
     pub duration_us: f64,
+    /// Kernels.
     pub kernel_us: f64,
+    /// Copies.
     pub memcpy_us: f64,
+    /// Sets.
     pub memset_us: f64,
+    /// NCCL kernels.
     pub communication_us: f64,
+    /// CUDA runtime calls with nothing on the GPU.
     pub runtime_us: f64,
+    /// Waiting for the DataLoader with nothing on the GPU.
     pub dataloader_us: f64,
+    /// Other CPU time.
     pub cpu_other_us: f64,
 }
 
+/// Kernel counts, durations and the kernels and operators that took most time.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelStats {
+    /// Kernels in the steady steps.
     pub kernels: u64,
+    /// Kernels per step.
     pub per_step: f64,
+    /// Median kernel duration.
     pub median_us: f64,
+    /// Share of kernels shorter than 10 µs.
     pub share_under_10us: f64,
     /// Launch call start to kernel start, median and 90th percentile.
     pub launch_delay_median_us: f64,
+    /// Its 90th percentile.
     pub launch_delay_p90_us: f64,
     /// Share of kernel time in matrix-multiply / convolution kernels (tensor-core candidates).
     pub gemm_conv_time_share: f64,
@@ -128,16 +162,22 @@ pub struct KernelStats {
 /// A CPU operator (`aten::addmm`) and the GPU time of the kernels it launched itself.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OperatorTime {
+    /// The operator (`aten::addmm`).
     pub name: String,
     /// Its calls that launched GPU work.
     pub calls: u64,
+    /// GPU time of the kernels it launched.
     pub total_us: f64,
 }
 
+/// A kernel's name and the GPU time its calls took.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelTime {
+    /// The kernel's name as the trace gives it.
     pub name: String,
+    /// Its calls.
     pub count: u64,
+    /// Their time together.
     pub total_us: f64,
 }
 
@@ -146,31 +186,45 @@ pub struct KernelTime {
 /// that returned inside the gap, otherwise launch overhead (host-wait gaps) or other.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostWaits {
+    /// Waiting for the DataLoader.
     pub dataloader_us: f64,
+    /// Writing checkpoints.
     pub checkpoint_us: f64,
+    /// Synchronising with the GPU.
     pub sync_us: f64,
+    /// Launching work late (host-wait gaps).
     pub launch_us: f64,
+    /// Anything else.
     pub other_us: f64,
     /// Synchronising calls (`cudaStreamSynchronize`, `cudaDeviceSynchronize`, blocking copies)
     /// and `aten::item` / `aten::_local_scalar_dense` per steady step.
     pub sync_calls_per_step: f64,
+    /// `aten::item` / `aten::_local_scalar_dense` calls per steady step.
     pub item_calls_per_step: f64,
     /// Host-to-device copies from pageable memory: GPU time, bytes, and the time not hidden
     /// behind compute.
     pub pageable_h2d_us: f64,
+    /// Bytes copied from pageable memory.
     pub pageable_h2d_bytes: u64,
+    /// Copy time not hidden behind compute.
     pub exposed_h2d_us: f64,
+    /// GPU time of host-to-device copies from pinned memory.
     pub pinned_h2d_us: f64,
+    /// GPU time of device-to-host copies.
     pub dtoh_us: f64,
     /// Median host time per steady step not spent blocked in synchronising calls or the
     /// DataLoader: what the host needs to launch one step's work (profiled, so inflated).
     pub host_work_per_step_us: f64,
 }
 
+/// NCCL kernel counts and time, and how much of it compute hides.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommStats {
+    /// NCCL kernels in the window.
     pub nccl_kernels: u64,
+    /// Their time.
     pub total_us: f64,
+    /// Their time not hidden behind compute.
     pub exposed_us: f64,
     /// Share of NCCL kernel time that ran while compute kernels ran too.
     pub overlap_share: f64,
@@ -179,15 +233,25 @@ pub struct CommStats {
 /// Everything measured from one rank's profiler trace.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RankSummary {
+    /// The rank.
     pub rank: u32,
+    /// The trace file.
     pub source: String,
+    /// The GPU's name, from the trace.
     pub device_name: Option<String>,
+    /// The steps the profiler recorded.
     pub profiled_steps: Vec<u64>,
+    /// Those inside the steady window.
     pub steady_steps: Vec<u64>,
+    /// GPU time split over the window.
     pub gpu: GpuTimeSplit,
+    /// Each profiled step's split.
     pub steps: Vec<StepBreakdown>,
+    /// Kernel statistics.
     pub kernels: KernelStats,
+    /// What the host did while the GPU idled.
     pub host_waits: HostWaits,
+    /// Communication statistics.
     pub comm: CommStats,
     /// Median CPU-side duration of a profiled step.
     pub profiled_step_us: f64,
@@ -240,15 +304,23 @@ pub enum StepMarks {
 /// Step timings of the whole run from `steps.csv`, profiled or not.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepTiming {
+    /// The rank.
     pub rank: u32,
+    /// Steps in `steps.csv`.
     pub total_steps: u64,
+    /// Steps in the steady window.
     pub steady_steps: u64,
+    /// Warm-up steps.
     pub warmup_steps: u64,
     /// Wall time per steady step: span of the window over its steps.
     pub mean_step_ms: f64,
+    /// Median step.
     pub median_step_ms: f64,
+    /// 90th percentile step.
     pub p90_step_ms: f64,
+    /// Median wait for a batch.
     pub median_data_wait_ms: f64,
+    /// Data wait's share of the step.
     pub data_wait_share: f64,
     /// Share of the steady time the GPU must have idled for data, step by step (span by
     /// span where short steps were timed together): a step's time on the GPU's clock
@@ -260,9 +332,13 @@ pub struct StepTiming {
     /// The part of that idle time in the steps that begin an epoch (the probe's markers).
     #[serde(default)]
     pub epoch_start_idle: Option<EpochStartIdle>,
+    /// Median host time between batches (the loop's own work).
     pub median_launch_ms: f64,
+    /// Median step time on the GPU's clock, where the probe recorded it.
     pub median_gpu_ms: Option<f64>,
+    /// Steps much slower than their neighbours.
     pub stalls: Vec<Stall>,
+    /// Steps between stalls, when they recur.
     pub stall_period_steps: Option<f64>,
     /// Steps inside the profiled window, excluded from timing figures since the profiler
     /// slows the host side.
@@ -273,17 +349,22 @@ pub struct StepTiming {
 /// idle milliseconds of their first two steps together.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EpochStartIdle {
+    /// Epoch starts in the window.
     pub epochs: u32,
+    /// GPU idle in their first two steps together, ms.
     pub idle_ms: f64,
 }
 
 /// A step much slower than its neighbours.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stall {
+    /// The step.
     pub step: u64,
     /// Epoch seconds when the stalled step began.
     pub t_start: f64,
+    /// Its length.
     pub duration_ms: f64,
+    /// Its length beyond a normal step.
     pub excess_ms: f64,
 }
 
@@ -292,6 +373,7 @@ pub struct Stall {
 /// run's typical step; these say what the run cost as a whole.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WholeRun {
+    /// The rank.
     pub rank: u32,
     /// From `steps.csv`; None without step timings.
     pub steps: Option<WholeRunSteps>,
@@ -300,6 +382,7 @@ pub struct WholeRun {
     /// The most GPU memory the training held (the allocator's peak reserve from the probe,
     /// else what NVML saw in use on its GPU), and the card's; GiB.
     pub memory_peak_gib: Option<f64>,
+    /// The card's memory, GiB.
     pub memory_total_gib: Option<f64>,
 }
 
@@ -307,16 +390,20 @@ pub struct WholeRun {
 /// slows them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WholeRunSteps {
+    /// How many.
     pub steps: u64,
     /// Their time together.
     pub seconds: f64,
+    /// Median step.
     pub median_step_ms: f64,
+    /// 95th percentile step.
     pub p95_step_ms: f64,
     /// Time per step over them: what the run's throughput comes from.
     pub mean_step_ms: f64,
     /// Share of their time lost to stalls: each step of at least the stall factor times the
     /// median counts beyond the median.
     pub stall_share: f64,
+    /// How many stalls.
     pub stalls: u64,
     /// Share of their time the loop waited for batches.
     pub data_wait_share: f64,
@@ -326,57 +413,85 @@ pub struct WholeRunSteps {
 /// ran at when it had work, apart from how often it had work.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BusyGpu {
+    /// The GPU.
     pub gpu: u32,
     /// Readings while busy, of all readings.
     pub busy_samples: u64,
+    /// All readings.
     pub samples: u64,
     /// Medians while busy.
     pub power_w: Option<f64>,
+    /// Median SM clock while busy.
     pub sm_clock_mhz: Option<f64>,
+    /// The power limit.
     pub power_limit_w: Option<f64>,
+    /// The SM clock's maximum.
     pub sm_clock_max_mhz: Option<f64>,
     /// Over all readings.
     pub temp_max_c: Option<f64>,
     /// Share of the busy readings with a throttling clock-event reason, and those reasons.
     pub throttled_share: f64,
+    /// The throttling reasons seen, by NVML's names.
     pub throttle_reasons: Vec<String>,
 }
 
 /// Mean readings over the steady window.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleStats {
+    /// The GPU.
     pub gpu: u32,
+    /// NVML readings in the window.
     pub nvml_samples: u64,
+    /// Mean GPU-Util, percent.
     pub util_gpu_mean: Option<f64>,
+    /// Mean power draw, W.
     pub power_w_mean: Option<f64>,
+    /// The power limit, W.
     pub power_limit_w: Option<f64>,
+    /// Mean SM clock.
     pub sm_clock_mean_mhz: Option<f64>,
+    /// The SM clock's maximum.
     pub sm_clock_max_mhz: Option<f64>,
     /// Share of busy samples (util > 0) with a throttling clock-event reason.
     pub throttled_share: f64,
+    /// The throttling reasons seen, by NVML's names.
     pub throttle_reasons: Vec<String>,
+    /// Highest temperature, °C.
     pub temp_c_max: Option<f64>,
+    /// GPM readings in the window.
     pub gpm_samples: u64,
+    /// Mean SM activity (GPM), percent.
     pub sm_active_mean: Option<f64>,
+    /// Mean SM occupancy (GPM), percent.
     pub sm_occupancy_mean: Option<f64>,
+    /// Mean tensor-core activity (GPM), percent.
     pub tensor_active_mean: Option<f64>,
+    /// Mean DRAM bandwidth utilisation (GPM), percent.
     pub dram_bw_mean: Option<f64>,
+    /// Mean NVLink transmit, MiB/s.
     pub nvlink_tx_mibs_mean: Option<f64>,
     /// Share of samples where util dropped to near zero after being busy (a sawtooth).
     pub util_drop_share: f64,
+    /// Whether util falls to idle and back regularly.
     pub sawtooth: bool,
+    /// The period of those dips, seconds.
     pub dip_period_s: Option<f64>,
 }
 
+/// Host CPU over the steady window.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostStats {
+    /// Host readings in the window.
     pub samples: u64,
+    /// The host's cores.
     pub cores: u32,
+    /// Mean CPU use, percent of all cores.
     pub cpu_total_mean: Option<f64>,
     /// Mean of the busiest core in each sample.
     pub busiest_core_mean: Option<f64>,
     /// Training process tree CPU, 100 = one core.
     pub proc_tree_cpu_mean: Option<f64>,
+    /// Highest disk write rate, MB/s.
     pub disk_write_mbs_max: Option<f64>,
     /// The host seconds during which the GPUs sat near idle, read with the GPU samples
     /// (None without both kinds of samples).
@@ -408,10 +523,16 @@ pub struct HostWhileGpuIdle {
 /// Multi-GPU scaling against a 1-GPU partner run of the same model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Scaling {
+    /// GPUs of the multi-GPU run.
     pub gpus: u32,
+    /// The 1-GPU run's throughput.
     pub single_gpu_samples_per_s: f64,
+    /// The multi-GPU run's throughput.
     pub multi_gpu_samples_per_s: f64,
+    /// Multi over single.
     pub speedup: f64,
+    /// Speedup over the GPU count (0..=1).
     pub efficiency: f64,
+    /// The partner run's paths.
     pub partner: String,
 }

@@ -13,6 +13,7 @@ use crate::{CheckupSummary, CheckupView, CompareView, HostInfo, Language, StoreN
 pub trait Command: Serialize + DeserializeOwned {
     /// The shell's command (its function's name).
     const NAME: &'static str;
+    /// What the command answers.
     type Answer: Serialize + DeserializeOwned;
 }
 
@@ -20,15 +21,21 @@ pub trait Command: Serialize + DeserializeOwned {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WizardStep {
+    /// Check the host and the training's environment.
     #[default]
     Environment,
+    /// Watch the running training's GPU and host.
     Sampling,
+    /// Profile a run of the training.
     Profiling,
+    /// What is slow, why, and what to change.
     Diagnosis,
+    /// The report for the team.
     Report,
 }
 
 impl WizardStep {
+    /// Every step, in order.
     pub const ALL: [WizardStep; 5] = [
         WizardStep::Environment,
         WizardStep::Sampling,
@@ -48,6 +55,7 @@ impl WizardStep {
         }
     }
 
+    /// The step with this key.
     pub fn from_key(key: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.key() == key)
     }
@@ -81,13 +89,18 @@ impl WizardStep {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
+    /// PDF, typeset.
     Pdf,
+    /// HTML with inline SVG charts.
     Html,
+    /// Markdown.
     Md,
+    /// JSON: the diagnosis as data.
     Json,
 }
 
 impl ExportFormat {
+    /// Every format.
     pub const ALL: [ExportFormat; 4] = [
         ExportFormat::Pdf,
         ExportFormat::Html,
@@ -113,9 +126,17 @@ pub enum HostRequest {
     /// This computer: the bundled agent on loopback.
     Local,
     /// An `~/.ssh/config` alias or `user@host[:port]`.
-    Ssh { spec: String },
+    Ssh {
+        /// The alias or `user@host[:port]`.
+        spec: String,
+    },
     /// An agent the user started and forwarded: its address and token.
-    Forwarded { addr: String, token: String },
+    Forwarded {
+        /// `host:port` of the forwarded agent.
+        addr: String,
+        /// Its bearer token.
+        token: String,
+    },
 }
 
 macro_rules! command {
@@ -123,7 +144,7 @@ macro_rules! command {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         pub struct $name {
-            $($(#[$fdoc])* pub $field: $ty,)*
+            $($(#[$fdoc])* #[doc = concat!("The `", stringify!($field), "` argument of `", $fn, "`.")] pub $field: $ty,)*
         }
 
         impl Command for $name {
@@ -141,7 +162,10 @@ command!(
     /// The system's file chooser for a recording; `None` when cancelled.
     PickRecording = "pick_recording" -> Option<String> { folder: bool }
 );
-command!(ListCheckups = "list_checkups" -> Vec<CheckupSummary> {});
+command!(
+    /// Every checkup in the history, newest first.
+    ListCheckups = "list_checkups" -> Vec<CheckupSummary> {}
+);
 command!(
     /// How the history database was opened, when not as it was (damaged, read-only, locked).
     StoreStatus = "store_status" -> Option<StoreNotice> {}
@@ -150,7 +174,10 @@ command!(
     /// One checkup, its charts drawn in `lang`.
     OpenCheckup = "open_checkup" -> CheckupView { id: i64, lang: Language }
 );
-command!(SetStep = "set_step" -> () { id: i64, step: WizardStep });
+command!(
+    /// Remembers the wizard step a checkup is at.
+    SetStep = "set_step" -> () { id: i64, step: WizardStep }
+);
 command!(
     /// One of a checkup's charts over time drawn again for its seconds `from`..`to` (a zoom);
     /// `None` when the chart is not over time or has no data there.
@@ -170,8 +197,14 @@ command!(
     /// Writes the report and answers where.
     ExportReport = "export_report" -> String { id: i64, format: ExportFormat, lang: Language }
 );
-command!(ConnectHost = "connect_host" -> HostInfo { request: HostRequest });
-command!(DisconnectHost = "disconnect_host" -> () {});
+command!(
+    /// Connects to a host (this computer, SSH or a forwarded agent), starting its agent.
+    ConnectHost = "connect_host" -> HostInfo { request: HostRequest }
+);
+command!(
+    /// Leaves the connected host.
+    DisconnectHost = "disconnect_host" -> () {}
+);
 command!(
     /// A checkup on the connected host; answers its id. `rerun_of`: the earlier checkup of
     /// the same training it re-runs after a fix, to be compared with.
@@ -206,15 +239,22 @@ command!(
     /// The processes using the connected host's GPUs now, to pick the training from.
     ListGpuProcesses = "list_gpu_processes" -> crate::GpuProcessList {}
 );
-command!(StopLive = "stop_live" -> () {});
+command!(
+    /// Stops the sampling or profiling in progress; what it recorded is kept.
+    StopLive = "stop_live" -> () {}
+);
 command!(
     /// Analyses a recording offline; answers the new checkup's id.
     OpenRecording = "open_recording" -> i64 { path: String }
 );
 command!(
+    /// Adds a note to a finding of a checkup; answers the note's id.
     AddNote = "add_note" -> i64 { id: i64, finding_id: String, author: String, body: String }
 );
-command!(SetBaseline = "set_baseline" -> () { id: i64 });
+command!(
+    /// Makes a checkup the baseline later ones are compared with.
+    SetBaseline = "set_baseline" -> () { id: i64 }
+);
 command!(
     /// The later checkup compared with the earlier one.
     CompareCheckups = "compare_checkups" -> CompareView { before: i64, after: i64 }

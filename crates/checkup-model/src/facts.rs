@@ -8,62 +8,99 @@ use serde::{Deserialize, Serialize};
 /// little, a recorded run folder tells most.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunFacts {
+    /// The GPU's name.
     pub gpu_name: Option<String>,
+    /// GPUs on the host.
     pub gpu_count: Option<u32>,
+    /// The NVIDIA driver's version.
     pub driver_version: Option<String>,
     /// Highest CUDA version the driver supports (e.g. "13.0").
     pub cuda_driver_version: Option<String>,
     /// CUDA runtime torch was built with (`torch.version.cuda`).
     pub cuda_runtime_version: Option<String>,
+    /// PyTorch's version.
     pub torch_version: Option<String>,
+    /// NCCL's version.
     pub nccl_version: Option<String>,
+    /// Ranks in the job.
     pub world_size: Option<u32>,
+    /// The model: the lab's name or what the recording says.
     pub model: Option<String>,
+    /// Samples per batch on each rank.
     pub batch_size: Option<u64>,
+    /// Precision (`bf16-autocast`).
     pub precision: Option<String>,
+    /// The training DataLoader's settings.
     pub dataloader: Option<DataLoaderSettings>,
+    /// The host's CPUs.
     pub host_cpus: Option<u32>,
     /// Epoch seconds.
     pub started: Option<f64>,
+    /// Epoch seconds of the recording's end.
     pub ended: Option<f64>,
     /// Total steps the training loop ran.
     pub steps: Option<u64>,
+    /// Samples per second the run reported.
     pub samples_per_s: Option<f64>,
     /// Environment variables that change NCCL or CUDA behaviour; `None` = unset.
     pub env: BTreeMap<String, Option<String>>,
+    /// Each GPU's static facts.
     pub gpus: Vec<GpuStatic>,
+    /// How the GPUs connect.
     pub topology: Option<Topology>,
     /// Anything else the recording said about the run, as `key: value` text.
     pub extra: BTreeMap<String, String>,
 }
 
+/// A DataLoader's settings that decide its throughput.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DataLoaderSettings {
+    /// Worker processes.
     pub num_workers: Option<u32>,
+    /// Whether batches come in pinned memory.
     pub pin_memory: Option<bool>,
+    /// Whether workers stay alive between epochs.
     pub persistent_workers: Option<bool>,
+    /// Batches each worker prepares ahead.
     pub prefetch_factor: Option<u32>,
 }
 
 /// Static facts of one GPU, from `nvidia-smi -q -x` or NVML.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpuStatic {
+    /// The GPU's index.
     pub index: u32,
+    /// Its name.
     pub name: Option<String>,
+    /// Whether persistence mode is on.
     pub persistence_mode: Option<bool>,
+    /// Whether MIG is on.
     pub mig_enabled: Option<bool>,
+    /// Whether ECC is on.
     pub ecc_enabled: Option<bool>,
+    /// Uncorrected ECC errors since the driver loaded.
     pub ecc_uncorrected_volatile: Option<u64>,
+    /// Retired pages waiting for a reset.
     pub retired_pages_pending: Option<bool>,
+    /// Row remapping waiting for a reset.
     pub remapping_pending: Option<bool>,
+    /// PCIe generation now.
     pub pcie_gen_current: Option<u32>,
+    /// The link's best generation.
     pub pcie_gen_max: Option<u32>,
+    /// PCIe lanes now.
     pub pcie_width_current: Option<u32>,
+    /// The link's most lanes.
     pub pcie_width_max: Option<u32>,
+    /// The enforced power limit, W.
     pub power_limit_w: Option<f64>,
+    /// The card's default power limit, W.
     pub default_power_limit_w: Option<f64>,
+    /// The SM clock's maximum, MHz.
     pub sm_clock_max_mhz: Option<f64>,
+    /// Clock-event reasons active when the snapshot was taken.
     pub clock_event_reasons_active: Vec<String>,
+    /// Compute processes on the GPU that are not the training's.
     pub other_processes: u32,
     /// The temperature at which the GPU starts to slow itself down (°C).
     #[serde(default)]
@@ -92,10 +129,12 @@ impl GpuStatic {
 /// How the GPUs connect (`nvidia-smi topo -m`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Topology {
+    /// Each pair of GPUs and how they connect.
     pub links: Vec<GpuLink>,
 }
 
 impl Topology {
+    /// Whether any two GPUs connect by NVLink.
     pub fn has_nvlink(&self) -> bool {
         self.links
             .iter()
@@ -103,21 +142,29 @@ impl Topology {
     }
 }
 
+/// How two GPUs connect.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpuLink {
+    /// One GPU.
     pub from: u32,
+    /// The other.
     pub to: u32,
+    /// How.
     pub kind: LinkKind,
 }
 
+/// A connection between GPUs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LinkKind {
+    /// NVLink.
     NvLink {
+        /// Bonded NVLinks.
         links: u32,
     },
     /// PIX, PXB, PHB, NODE or SYS: traffic crosses PCIe (and maybe the CPU interconnect).
     Pcie {
+        /// The `nvidia-smi topo -m` code.
         path: String,
     },
 }

@@ -19,17 +19,27 @@ pub const DIAGNOSIS_FORMAT: u32 = 2;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
+    /// The GPU computes most of each step: the model's arithmetic is the limit.
     ComputeBound,
+    /// The GPU waits for the input pipeline.
     DataLoading,
+    /// The GPU waits for the host to launch its many short kernels.
     KernelLaunch,
+    /// Kernels limited by memory bandwidth, not arithmetic.
     MemoryBandwidth,
+    /// Multi-GPU communication not hidden behind compute.
     Communication,
+    /// The host waits for the GPU (`.item()`, `.cpu()`, synchronise) and the GPU then idles.
     HostSync,
+    /// Host-to-device copies not hidden behind compute.
     H2dCopy,
+    /// Some steps take far longer at a regular period (checkpoints, evaluation, epoch starts).
     PeriodicStall,
+    /// Clocks held down by power or temperature.
     Throttling,
     /// The GPU waits most of the time and the recording cannot say for what.
     GpuIdle,
+    /// An environment check that warned or failed.
     Environment,
     /// The run gets slower as it goes.
     Slowdown,
@@ -75,9 +85,13 @@ impl Family {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Recorded {
+    /// GPU and host samples alone.
     SamplesOnly,
+    /// Step times without a trace.
     StepsNoTrace,
+    /// A trace without step times.
     TraceNoSteps,
+    /// Both, and neither explains the idle time.
     StepsAndTrace,
 }
 
@@ -90,12 +104,17 @@ pub enum IdleSuspect {
     /// work: `workers_cpu_pct` their CPU together (100 = one core), `busy_workers` of them
     /// on average each at a full core.
     InputPipeline {
+        /// The workers' CPU together (100 = one core).
         workers_cpu_pct: f64,
+        /// Workers each at a full core, on average.
         busy_workers: f64,
     },
     /// While the GPU idled, the training process held about one core and no worker was busy:
     /// the Python loop itself. `main_cpu_pct`: its CPU, 100 = one core.
-    PythonLoop { main_cpu_pct: f64 },
+    PythonLoop {
+        /// The training process's CPU (100 = one core).
+        main_cpu_pct: f64,
+    },
 }
 
 /// What grew with a run's step time, as its steps' own timings split it.
@@ -114,7 +133,9 @@ pub enum SlowdownPart {
 /// Multi-GPU scaling against a 1-GPU run, as a communication finding quotes it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScalingFigures {
+    /// GPUs of the multi-GPU run.
     pub gpus: u32,
+    /// Its throughput over the 1-GPU run's.
     pub speedup: f64,
     /// 0..=1.
     pub efficiency: f64,
@@ -125,24 +146,32 @@ pub struct ScalingFigures {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum Cause {
+    /// The GPU computes most of each step.
     #[serde(rename = "compute_bound")]
     ComputeBound {
+        /// Compute kernels' share of step time.
         compute_share: f64,
         /// The GPU is busy (nearly) all of each step: the GPU itself is the limit.
         gpu_is_limit: bool,
         /// Matrix multiplies dominate while the tensor cores sit idle.
         tensor_cores_idle: bool,
     },
+    /// Kernels limited by memory bandwidth.
     #[serde(rename = "memory_bandwidth")]
     MemoryBandwidth {
+        /// The GPU's busy share of a step.
         busy_share: f64,
+        /// DRAM bandwidth utilisation (GPM), percent.
         dram_pct: Option<f64>,
+        /// Tensor-core activity (GPM), percent.
         tensor_pct: Option<f64>,
     },
     /// The GPU waits for batches while the host has idle cores.
     #[serde(rename = "data_loading")]
     DataLoading {
+        /// Mean wait for a batch per step.
         data_wait_ms: Option<f64>,
+        /// Mean step time.
         step_ms: Option<f64>,
         /// When most of the GPU's idle time for data falls at epoch starts: how long it
         /// idles at each (the epoch's first batches, which no worker had begun).
@@ -152,7 +181,9 @@ pub enum Cause {
     /// The training's own processes saturate the host CPU.
     #[serde(rename = "data_loading/cpu_saturated")]
     DataLoadingCpuSaturated {
+        /// The host's CPU use, percent of all cores.
         host_cpu_pct: f64,
+        /// Cores the training's processes use.
         training_cores: f64,
         /// Share of the step the GPU waits for launches the starved main thread makes late.
         launch_wait_share: Option<f64>,
@@ -160,62 +191,91 @@ pub enum Cause {
     /// Processes outside the training saturate the host CPU.
     #[serde(rename = "data_loading/cpu_contention")]
     DataLoadingCpuContention {
+        /// The host's CPU use, percent of all cores.
         host_cpu_pct: f64,
+        /// Cores the training's processes use.
         training_cores: f64,
     },
+    /// The GPU waits for kernel launches: many short kernels per step.
     #[serde(rename = "kernel_launch")]
     KernelLaunch {
+        /// Kernels launched per step.
         kernels_per_step: f64,
+        /// Median kernel duration, µs.
         median_kernel_us: f64,
     },
+    /// Kernel launches late because other processes hold the host's CPU.
     #[serde(rename = "kernel_launch/cpu_contention")]
     KernelLaunchCpuContention {
+        /// The host's CPU use, percent of all cores.
         host_cpu_pct: f64,
+        /// Cores the training's processes use.
         training_cores: f64,
     },
+    /// Communication not hidden behind compute.
     #[serde(rename = "communication")]
     Communication {
+        /// Exposed communication's share of step time.
         exposed_share: f64,
+        /// Scaling against a 1-GPU partner run, when one was given.
         scaling: Option<ScalingFigures>,
     },
     /// One rank waits in NCCL for a slower one.
     #[serde(rename = "communication/straggler")]
     CommunicationStraggler {
+        /// The rank that waits.
         waiting_rank: u32,
+        /// The rank it waits for.
         slow_rank: u32,
+        /// The waiting rank's extra exposed communication, share of step.
         extra_share: f64,
     },
+    /// `NCCL_P2P_DISABLE` is set while NVLink connects the GPUs.
     #[serde(rename = "communication/p2p_disabled")]
     CommunicationP2pDisabled,
+    /// The host synchronises with the GPU inside the step and the GPU idles meanwhile.
     #[serde(rename = "host_sync")]
     HostSync,
+    /// Exposed host-to-device copies.
     #[serde(rename = "h2d_copy")]
     H2dCopy,
+    /// Exposed host-to-device copies from pageable memory.
     #[serde(rename = "h2d_copy/pageable")]
     H2dCopyPageable,
+    /// Long steps at a regular period.
     #[serde(rename = "periodic_stall")]
     PeriodicStall {
+        /// Steps between stalls.
         period_steps: f64,
+        /// A stall's typical length beyond a normal step.
         excess_ms: f64,
         /// What the probe's markers show happening in the stalled steps; None without
         /// markers or when they show nothing there.
         #[serde(default)]
         work: Option<PeriodicWork>,
     },
+    /// Clocks held down by the power limit.
     #[serde(rename = "throttling/power")]
     ThrottlingPower {
+        /// The SM clock while busy, share of its maximum.
         clock_ratio: f64,
         /// NVML clock-event reason names, as NVML spells them.
         reasons: Vec<String>,
     },
+    /// Clocks held down by temperature.
     #[serde(rename = "throttling/thermal")]
     ThrottlingThermal {
+        /// The SM clock while busy, share of its maximum.
         clock_ratio: f64,
+        /// NVML clock-event reason names, as NVML spells them.
         reasons: Vec<String>,
     },
+    /// The GPU waits most of the time and the recording cannot say for what.
     #[serde(rename = "gpu_idle")]
     GpuIdle {
+        /// The GPU's busy share.
         busy_share: f64,
+        /// What the recording held.
         recorded: Recorded,
         /// What the host samples point at while the GPU idled, when they point at one.
         #[serde(default)]
@@ -223,17 +283,26 @@ pub enum Cause {
     },
     /// An environment check that warned or failed.
     #[serde(rename = "environment")]
-    Environment { check: EnvCheck },
+    Environment {
+        /// The check.
+        check: EnvCheck,
+    },
     /// Steps get slower as the run goes on: the median step at its start and at its end,
     /// when the slowdown began (seconds from the run's start, and the step), what grew with
     /// it, and the training processes' host memory at the start and end when it grew too.
     #[serde(rename = "slowdown")]
     Slowdown {
+        /// Median step in the first tenth of the run.
         first_ms: f64,
+        /// Median step in the last tenth.
         last_ms: f64,
+        /// Seconds from the run's start to where the slowdown began.
         began_at_s: f64,
+        /// The step where it began.
         began_at_step: u64,
+        /// What grew with the step time.
         grew: SlowdownPart,
+        /// The training processes' host memory (MiB) in the first and last tenth, when it grew too.
         #[serde(default)]
         host_rss_mib: Option<[f64; 2]>,
     },
@@ -241,26 +310,37 @@ pub enum Cause {
     /// and when the card would be full at that pace (minutes from the recording's end).
     #[serde(rename = "memory/creep")]
     MemoryCreep {
+        /// Live tensors at the start, GiB.
         from_gib: f64,
+        /// Live tensors at the end, GiB.
         to_gib: f64,
+        /// Growth per minute, GiB.
         gib_per_min: f64,
+        /// The card's memory, GiB.
         capacity_gib: f64,
+        /// Minutes from the recording's end until the card is full at that pace.
         full_in_min: Option<f64>,
     },
     /// The GPU's memory at its peak was close to its capacity: the batch size is set by
     /// memory. `others_gib`: what other processes held on the same GPU then.
     #[serde(rename = "memory/near_limit")]
     MemoryNearLimit {
+        /// Memory in use at the peak, GiB.
         peak_gib: f64,
+        /// The card's memory, GiB.
         capacity_gib: f64,
+        /// What other processes held on the GPU then, GiB.
         others_gib: f64,
     },
     /// The training processes' host memory keeps growing over the run: from and to (MiB,
     /// the first and last tenth of its steps), and how fast.
     #[serde(rename = "memory/host_creep")]
     HostMemoryCreep {
+        /// In the first tenth of the steps, MiB.
         from_mib: f64,
+        /// In the last tenth, MiB.
         to_mib: f64,
+        /// Growth per minute, MiB.
         mib_per_min: f64,
     },
     /// The caching allocator holds far more than the tensors ever needed at once: memory
@@ -268,13 +348,17 @@ pub enum Cause {
     /// allocation.
     #[serde(rename = "memory/fragmented")]
     MemoryFragmented {
+        /// What the allocator reserved, GiB.
         reserved_gib: f64,
+        /// The most live tensors held at once, GiB.
         peak_allocated_gib: f64,
+        /// Cache flushes after a failed allocation.
         retries: u64,
     },
 }
 
 impl Cause {
+    /// The family the cause belongs to.
     pub fn family(&self) -> Family {
         match self {
             Cause::ComputeBound { .. } => Family::ComputeBound,
@@ -332,16 +416,22 @@ impl Cause {
     }
 }
 
+/// How much a finding matters, mostly from the share of step time it explains (the engine's thresholds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Worth knowing: below the reportable share, or a verdict rather than lost time.
     Info,
+    /// At least the reportable share of step time.
     Minor,
+    /// At least the significant share.
     Major,
+    /// At least the critical share, or memory about to run out.
     Critical,
 }
 
 impl Severity {
+    /// Every severity, least first.
     pub const ALL: [Severity; 4] = [
         Severity::Info,
         Severity::Minor,
@@ -349,6 +439,7 @@ impl Severity {
         Severity::Critical,
     ];
 
+    /// The stable key (`major`).
     pub fn key(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -359,16 +450,21 @@ impl Severity {
     }
 }
 
+/// One cause found in a run, with its evidence and fixes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(into = "FindingJson", from = "FindingJson")]
 pub struct Finding {
+    /// The cause and the figures its sentences quote.
     pub cause: Cause,
+    /// How much it matters.
     pub severity: Severity,
     /// 0..=1: how sure the engine is, lower when signals disagree or are missing.
     pub confidence: f64,
     /// Share of step time this finding explains (0..=1).
     pub share: f64,
+    /// The measurements that show it, each checkable in the charts or the recording.
     pub evidence: Vec<Evidence>,
+    /// What to change, first fix first.
     pub fixes: Vec<Fix>,
 }
 
@@ -419,6 +515,7 @@ impl Finding {
         self.cause.id()
     }
 
+    /// The family of its cause.
     pub fn family(&self) -> Family {
         self.cause.family()
     }
@@ -437,28 +534,46 @@ impl Finding {
 #[serde(rename_all = "snake_case", tag = "key")]
 pub enum EvidenceKey {
     // The input pipeline.
+    /// Evidence: GPU idle while waiting for the DataLoader (share of step).
     DataLoaderIdleShare,
+    /// Evidence: GPU idle waiting for data in unprofiled steps, at least (share of step).
     UnprofiledDataIdleShare,
     /// GPU idle for data at each epoch start, mean over the epochs that began.
     IdlePerEpochStart,
+    /// Evidence: GPU idle waiting for kernel launches, main thread short of CPU (share of step).
     StarvedLaunchIdleShare,
+    /// Evidence: mean data wait per step.
     MeanDataWait,
+    /// Evidence: median data wait per step.
     MedianDataWait,
+    /// Evidence: data wait share of step time.
     DataWaitShare,
+    /// Evidence: mean GPU utilisation.
     MeanGpuUtil,
+    /// Evidence: DataLoader num_workers.
     NumWorkers,
     // The host CPU.
+    /// Evidence: host CPU use, all cores.
     HostCpu,
+    /// Evidence: training process tree CPU (100 = one core).
     TrainingTreeCpu,
+    /// Evidence: training process CPU (100 = one core).
     TrainingProcessCpu,
     // Copies.
+    /// Evidence: host-to-device copies not hidden by compute (share of step).
     ExposedH2dShare,
+    /// Evidence: pageable host-to-device copy time per step.
     PageableH2dPerStep,
+    /// Evidence: pinned host-to-device copy time per step.
     PinnedH2dPerStep,
+    /// Evidence: pageable copy bandwidth.
     PageableBandwidth,
+    /// Evidence: pageable bytes copied per step.
     PageableBytesPerStep,
     // Synchronisation.
+    /// Evidence: GPU idle after a host synchronisation (share of step).
     SyncIdleShare,
+    /// Evidence: synchronising CUDA calls per step.
     SyncCallsPerStep,
     /// Synchronising calls per step the probe counted, outside the profiler.
     ProbeSyncsPerStep,
@@ -479,72 +594,128 @@ pub enum EvidenceKey {
     WorkersCpuWhileIdle,
     /// Median host read-backs in a profiled stalled step.
     ReadbacksPerStall,
+    /// Evidence: aten::item / _local_scalar_dense per step.
     ItemCallsPerStep,
+    /// Evidence: host time to launch a step, outside syncs.
     HostLaunchTime,
+    /// Evidence: GPU busy time per step.
     GpuBusyPerStep,
     // Launches.
+    /// Evidence: GPU idle waiting for the host to launch work (share of step).
     LaunchIdleShare,
+    /// Evidence: kernels per step.
     KernelsPerStep,
+    /// Evidence: median kernel duration.
     MedianKernel,
+    /// Evidence: kernels shorter than 10 µs.
     TinyKernelShare,
+    /// Evidence: GPU busy share of a step at unprofiled speed.
     UnprofiledBusyShare,
+    /// Evidence: unprofiled step time.
     UnprofiledStepTime,
+    /// Evidence: profiled step time (CPU side).
     ProfiledStepTime,
+    /// Evidence: GPU-Util (any kernel running).
     GpuUtil,
+    /// Evidence: SM active (GPM).
     SmActive,
     // Communication.
+    /// Evidence: exposed communication on the slowest rank (share of step).
     ExposedCommShare,
+    /// Evidence: communication hidden behind compute.
     CommOverlap,
+    /// Evidence: NCCL kernel time per step.
     NcclPerStep,
+    /// Evidence: exposed communication of one rank.
     ExposedCommRank {
+        /// The rank.
         rank: u32,
     },
+    /// Evidence: scaling efficiency against a 1-GPU run.
     ScalingEfficiency {
+        /// GPUs of the multi-GPU run.
         gpus: u32,
     },
+    /// Evidence: speed-up over 1 GPU.
     Speedup,
+    /// Evidence: NVLink transmit.
     NvlinkTx,
+    /// Evidence: NCCL_P2P_DISABLE set while NVLink connects the GPUs.
     P2pDisabledWithNvlink,
+    /// Evidence: extra exposed communication on the waiting rank.
     StragglerExtraComm,
     // Periodic stalls.
+    /// Evidence: stall period.
     StallPeriod,
+    /// Evidence: typical stall length beyond a normal step.
     StallExcess,
+    /// Evidence: stalls in the steady window.
     StallCount,
+    /// Evidence: time lost to stalls (share of run).
     StallLostShare,
+    /// Evidence: GPU util dips to idle every.
     UtilDipPeriod,
+    /// Evidence: stalls during which GPU-Util fell below busy.
     StallsSeenIdle,
+    /// Evidence: peak disk write rate.
     PeakDiskWrite,
     // Clocks.
+    /// Evidence: busy samples with a throttling clock-event reason.
     ThrottledSamples,
+    /// Evidence: SM clock while busy, share of max.
     SmClockRatio,
+    /// Evidence: power draw, share of limit.
     PowerShareOfLimit,
+    /// Evidence: peak GPU temperature.
     PeakTemp,
     // Idle and busy.
+    /// Evidence: GPU busy share.
     GpuBusyShare,
+    /// Evidence: GPU idle time no other finding explains.
     UnexplainedIdle,
+    /// Evidence: GPU busy share of a step.
     StepBusyShare,
+    /// Evidence: compute kernels, share of step.
     ComputeShare,
+    /// Evidence: DRAM bandwidth utilisation (GPM).
     DramBandwidth,
+    /// Evidence: tensor-core activity (GPM).
     TensorActive,
+    /// Evidence: matmul/convolution share of kernel time.
     GemmShare,
+    /// Evidence: elementwise/normalisation share of kernel time.
     ElementwiseShare,
     // Over the whole run.
+    /// Evidence: median step, first tenth of the run.
     FirstStepMedian,
+    /// Evidence: median step, last tenth of the run.
     LastStepMedian,
+    /// Evidence: step time growth over the run.
     StepTimeGrowth,
+    /// Evidence: growth of the wait for data per step.
     DataWaitGrowth,
+    /// Evidence: growth of the loop's host time per step.
     HostWorkGrowth,
+    /// Evidence: growth of the training processes' host memory.
     HostRssGrowth,
     // Memory.
+    /// Evidence: growth of memory in live tensors.
     AllocatedGrowth,
+    /// Evidence: growth of memory in live tensors, per minute.
     AllocatedGrowthRate,
+    /// Evidence: growth of the training processes' host memory, per minute.
     HostRssGrowthRate,
+    /// Evidence: peak GPU memory used, share of the card's.
     PeakMemoryShareOfCapacity,
+    /// Evidence: other processes' memory on this GPU.
     OtherProcessesMemory,
+    /// Evidence: reserved memory never used at once, share of reserved.
     ReservedUnusedShare,
+    /// Evidence: allocation retries after a failed cudaMalloc.
     AllocRetries,
     /// An environment check's status (1 warn, 2 fail).
     EnvStatus {
+        /// The check.
         check: CheckId,
     },
 }
@@ -553,30 +724,50 @@ pub enum EvidenceKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
+    /// Percent.
     Percent,
+    /// Milliseconds.
     Ms,
+    /// Microseconds.
     Us,
+    /// Seconds.
     Seconds,
+    /// A count of calls.
     Calls,
+    /// A count of kernels.
     Kernels,
+    /// A count of steps.
     Steps,
+    /// A count of stalls.
     Stalls,
+    /// A count of worker processes.
     Workers,
+    /// Gigabytes (10⁹) per second.
     GbPerS,
+    /// Gibibytes (2³⁰) per second.
     GibPerS,
+    /// Megabytes (10⁶) per second.
     MbPerS,
+    /// Megabytes (10⁶).
     Mb,
+    /// A ratio (×).
     Times,
+    /// Degrees Celsius.
     Celsius,
+    /// Gibibytes.
     Gib,
+    /// Gibibytes per minute.
     GibPerMin,
+    /// Mebibytes.
     Mib,
+    /// Yes (1) or no (0).
     Flag,
     /// 1 warn, 2 fail.
     Status,
 }
 
 impl Unit {
+    /// The units every catalogue must word (the tests walk them).
     pub const ALL: [Unit; 17] = [
         Unit::Percent,
         Unit::Ms,
@@ -604,9 +795,11 @@ impl Unit {
 pub enum BusyMethod {
     /// Trace busy time per step over the step time of unprofiled steps.
     TraceOverUnprofiledSteps,
+    /// Trace busy time over the profiled steps' own time.
     ProfiledWindow,
     /// Sampled GPU-Util (share of time a kernel runs).
     SampledGpuUtil,
+    /// Sampled SM activity (GPM).
     SampledSmActive,
 }
 
@@ -614,76 +807,106 @@ pub enum BusyMethod {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "from")]
 pub enum Source {
+    /// A rank's trace.
     Trace {
+        /// The rank, when the trace says.
         rank: Option<u32>,
     },
+    /// Every rank's trace.
     AllRankTraces,
+    /// `steps.csv`.
     StepsCsv,
+    /// `steps.csv`, unprofiled steps only.
     StepsCsvUnprofiled,
     /// steps.csv data wait minus the GPU's busy share.
     StepsWaitMinusBusy,
     /// steps.csv, step by step: each step's time on the GPU's clock beyond its fastest
     /// steps', up to its data wait.
     StepsGpuClockPerStep,
+    /// NVML samples.
     NvmlSamples,
+    /// GPM samples.
     GpmSamples,
     /// Each process's GPU memory (`samples_gpu_processes.csv`).
     GpuProcessSamples,
+    /// Host samples.
     HostSamples,
+    /// `meta.json`.
     MetaJson,
+    /// `meta.json`'s environment and GPU topology.
     MetaEnvAndTopology,
+    /// The static snapshot (`nvidia-smi -q -x`, NVML at start).
     StaticSnapshot,
+    /// Derived from this diagnosis's other figures.
     ThisDiagnosis,
     /// The training probe, from inside the training (`training.json`, `events.csv`).
     Probe,
+    /// The GPU's busy share, measured as `method` says.
     Busy {
+        /// How it was measured.
         method: BusyMethod,
     },
+    /// Samples per second.
     Throughput,
     /// samples/s against a 1-GPU partner run (its paths).
     PartnerThroughput {
+        /// The partner run's paths.
         partner: String,
     },
 }
 
+/// One measurement behind a finding: what, its value and unit, the threshold it crossed, where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// `"key": "data_wait_share"`, with the key's own fields beside it (`"rank": 1`).
     #[serde(flatten)]
     pub key: EvidenceKey,
+    /// The measured value, in `unit`.
     pub value: f64,
+    /// Its unit.
     pub unit: Unit,
+    /// The threshold it was judged against, if any.
     pub threshold: Option<Threshold>,
+    /// Where it came from.
     pub source: Source,
 }
 
+/// Which side of a threshold a value must be on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Comparison {
+    /// At least the threshold.
     #[serde(rename = ">=")]
     AtLeast,
+    /// At most the threshold.
     #[serde(rename = "<=")]
     AtMost,
 }
 
+/// A threshold an evidence value was judged against.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Threshold {
+    /// At least or at most.
     pub comparison: Comparison,
+    /// The threshold, in the evidence's unit.
     pub value: f64,
 }
 
-/// A change to make, with the run's own values it quotes. The catalogue words it (title,
-/// why, the code to paste, the effect to expect).
 /// The periodic work a stall coincides with, from the probe's markers or the trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum PeriodicWork {
     /// A new epoch's iterator started its DataLoader workers again.
     EpochStart {
+        /// The loader's worker count.
         workers: u32,
+        /// Batches in an epoch, when known.
         batches_per_epoch: Option<u64>,
     },
+    /// A checkpoint being written.
     Checkpoint,
+    /// An evaluation pass.
     Eval,
+    /// A full garbage collection.
     GarbageCollection,
     /// The profiled stalls are the host reading tensors back one by one (`.cpu()`, `.item()`
     /// for histograms or metrics), each read-back a wait for the GPU, with the GPU idle
@@ -694,6 +917,8 @@ pub enum PeriodicWork {
     },
 }
 
+/// A change to make, with the run's own values it quotes. The catalogue words it (title,
+/// why, the code to paste, the effect to expect).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "fix")]
 pub enum Fix {
@@ -702,19 +927,28 @@ pub enum Fix {
     /// The host has idle cores but the loader already has as many workers as it should get
     /// (`workers`): each sample must get cheaper, not the worker count larger.
     CheaperSamplesAtWorkerLimit {
+        /// The loader's workers.
         workers: u32,
     },
     /// Workers on every core: leave two to the training loop.
     LeaveCoresToLoop {
+        /// The loader's workers.
         workers: u32,
+        /// The host's cores.
         cores: u32,
+        /// Workers to use instead.
         suggested: u32,
     },
+    /// Give the DataLoader more worker processes.
     MoreWorkers {
+        /// Workers to use.
         suggested: u32,
+        /// The run's own worker count, when known.
         current: Option<u32>,
     },
+    /// Pin host memory and copy asynchronously.
     PinMemory,
+    /// Keep workers alive between epochs.
     PersistentWorkers,
     /// The GPU idles at each epoch start although the workers persist: keep one iterator
     /// running across epochs, so the next epoch's first batches are made during this one.
@@ -724,22 +958,32 @@ pub enum Fix {
     },
     /// Full garbage collections stall the loop: freeze the objects built at start-up.
     FreezeGc,
+    /// Copy from pinned memory, asynchronously.
     PinnedCopy,
+    /// Overlap the next batch's copy with this step's compute.
     OverlapCopy,
+    /// Send fewer bytes.
     FewerCopyBytes,
+    /// Find what else keeps the CPU busy.
     FindCpuHogs,
+    /// Give the training cores of its own.
     ReserveCores,
+    /// Compile the model to fuse small kernels.
     CompileFuseKernels,
     /// A model compiled in another mode: capture CUDA graphs with mode="reduce-overhead".
     ReduceOverhead {
+        /// The mode the model was compiled in.
         current_mode: Option<String>,
     },
     /// `class`: the run's optimizer (`SGD`), when known, which the code names.
     ForeachOptimizer {
+        /// The run's optimizer class.
         #[serde(default)]
         class: Option<String>,
     },
+    /// Give each kernel more work.
     BiggerKernels,
+    /// Stop reading GPU values back inside the step, at the line that does it most.
     FewerReadbacks {
         /// The line that synchronises most, when the probe saw it.
         #[serde(default)]
@@ -748,20 +992,30 @@ pub enum Fix {
         #[serde(default)]
         site_per_step: Option<f64>,
     },
+    /// Compute metrics on the GPU.
     GpuMetrics,
+    /// Find hidden syncs.
     FindHiddenSyncs,
     /// Periodic work that reads tensors back one at a time: summarise on the GPU and copy
     /// once. `readbacks`: read-backs per stall.
     SummariseOnGpu {
+        /// Read-backs per stall.
         readbacks: f64,
     },
+    /// Re-enable NCCL peer-to-peer.
     EnableP2p,
+    /// Communicate less often: accumulate gradients.
     AccumulateGradients,
+    /// Make each GPU do more work per all-reduce.
     MoreWorkPerAllReduce,
+    /// Send fewer bytes per all-reduce.
     CompressGradients,
+    /// Write checkpoints asynchronously.
     AsyncCheckpoint {
+        /// Whether the probe saw the run write checkpoints.
         checkpoint_seen: bool,
     },
+    /// Do periodic work less often or off the critical path.
     LessPeriodicWork,
     /// Per-step host work that grows with the steps done (a list re-scanned every step).
     ConstantHostWork,
@@ -775,42 +1029,66 @@ pub enum Fix {
     /// Other processes hold `frees_gib` of the training's GPU: stop them or train on a GPU of
     /// its own.
     FreeSharedGpu {
+        /// The other processes.
         pids: Vec<u32>,
+        /// What they hold, GiB.
         frees_gib: f64,
     },
     /// The memory savers, in order of cost, each with what it would free (GiB), estimated
     /// from the recording where it can be.
     Bf16Memory {
+        /// What it would free, GiB.
         frees_gib: Option<f64>,
     },
+    /// Recompute activations in backward (activation checkpointing).
     ActivationCheckpointing {
+        /// What it would free, GiB.
         frees_gib: Option<f64>,
     },
+    /// Keep the optimizer's states in 8 bits.
     EightBitOptimizer {
+        /// What it would free, GiB.
         frees_gib: Option<f64>,
     },
+    /// Halve the micro-batch and accumulate two.
     SmallerMicroBatch {
+        /// What it would free, GiB.
         frees_gib: Option<f64>,
     },
+    /// Move the optimizer's states to the CPU.
     OffloadOptimizer {
+        /// What it would free, GiB.
         frees_gib: Option<f64>,
     },
+    /// Profile a few training steps.
     ProfileSteps,
+    /// Look at the training loop's own CPU work.
     MainThreadCpu,
+    /// Cool the GPU.
     CoolGpu,
+    /// Check the power limit and power delivery.
     CheckPower,
+    /// Use tensor cores: bf16 autocast or TF32.
     TensorCores,
+    /// Compile the model.
     Compile,
+    /// Use channels_last for convolutions.
     ChannelsLast,
+    /// Use fused optimizers.
     FusedOptimizer {
+        /// The run's optimizer class.
         #[serde(default)]
         class: Option<String>,
     },
+    /// Fuse elementwise chains.
     FuseElementwise,
+    /// Halve the bytes: bf16 activations.
     Bf16Activations,
+    /// Use fused kernels for the hot blocks.
     FusedKernels,
     /// The environment check's own fix.
     Environment {
+        /// The check.
         check: CheckId,
     },
 }
@@ -820,15 +1098,36 @@ pub enum Fix {
 #[serde(rename_all = "snake_case", tag = "note")]
 pub enum Note {
     /// The profiled steps show launch waits the unprofiled steps do not: profiler overhead.
-    ProfilerOverheadLaunches { launch_share: f64, busy_share: f64 },
+    ProfilerOverheadLaunches {
+        /// Launch waits' share of the profiled steps.
+        launch_share: f64,
+        /// The GPU's busy share at unprofiled speed.
+        busy_share: f64,
+    },
     /// A rank's trace holds too few whole steps for its shares to mean much.
-    FewTraceSteps { rank: u32, steps: u32 },
+    FewTraceSteps {
+        /// The rank.
+        rank: u32,
+        /// Whole steps in its trace.
+        steps: u32,
+    },
     /// GPU samples came from an nvidia-smi query log (no samples_nvml.csv).
-    SamplesFromQueryLog { path: String },
+    SamplesFromQueryLog {
+        /// The log.
+        path: String,
+    },
     /// GPU samples came from nvidia-smi dmon output, 1 s apart from the run's start.
-    SamplesFromDmon { path: String },
+    SamplesFromDmon {
+        /// The output file.
+        path: String,
+    },
     /// A trace without `ProfilerStep#N` marks: its steps were inferred as `from` says.
-    StepsInferred { rank: u32, from: crate::StepMarks },
+    StepsInferred {
+        /// The rank.
+        rank: u32,
+        /// What marked the steps instead.
+        from: crate::StepMarks,
+    },
 }
 
 /// The engine's answer for one run.
@@ -842,18 +1141,27 @@ pub struct Diagnosis {
     pub primary: String,
     /// Ranked, primary first.
     pub findings: Vec<Finding>,
+    /// The steady-state window the shares were measured over.
     pub window: SteadyWindow,
+    /// The run's facts: GPU, versions, settings.
     pub facts: RunFacts,
+    /// The environment checks.
     pub environment: Vec<EnvCheck>,
+    /// Each rank's GPU time split from its trace.
     pub ranks: Vec<RankSummary>,
     /// The rank whose cause is diagnosed (the slowest one on multi-GPU runs).
     pub diagnosed_rank: Option<u32>,
+    /// Each rank's step timing.
     pub step_timing: Vec<StepTiming>,
+    /// Each GPU's sample statistics.
     pub samples: Vec<SampleStats>,
+    /// The host's CPU statistics.
     pub host: Option<HostStats>,
+    /// Multi-GPU scaling against a 1-GPU partner run.
     pub scaling: Option<Scaling>,
     /// Caveats about the inputs (missing files, profiler overhead, partial data).
     pub notes: Vec<Note>,
+    /// The inputs read.
     pub sources: Vec<String>,
     /// Curves and timelines for the charts of reports and the app.
     pub charts: ChartData,
@@ -1051,7 +1359,9 @@ pub type RankedFinding<'a> = (usize, &'a Finding);
 pub struct RankedFix<'a> {
     /// Index of its finding in `Diagnosis::findings`.
     pub finding: usize,
+    /// The fix.
     pub fix: &'a Fix,
+    /// Its expected gain.
     pub gain: FixGain,
 }
 
@@ -1059,7 +1369,9 @@ pub struct RankedFix<'a> {
 /// which part when it is not all of it).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FixGain {
+    /// The step time it should give.
     pub expected: ExpectedGain,
+    /// How much of the finding's time it removes.
     pub reach: FixReach,
 }
 
@@ -1169,16 +1481,20 @@ impl Fix {
 /// The step time if a finding's cause were removed, and what that rests on.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ExpectedGain {
+    /// The step time now, ms.
     pub step_ms_now: f64,
+    /// The step time with the cause removed, ms.
     pub step_ms_after: f64,
     /// The GPU's busy time per step, which bounds `step_ms_after` from below.
     pub gpu_busy_ms: Option<f64>,
     /// Whether that bound, not the cause's share, set `step_ms_after`.
     pub bounded_by_gpu_busy: bool,
+    /// Which step time `step_ms_now` is.
     pub basis: StepBasis,
 }
 
 impl ExpectedGain {
+    /// Now over after: 1.25 means 25 % more steps per second.
     pub fn speedup(&self) -> f64 {
         if self.step_ms_after > 0.0 {
             self.step_ms_now / self.step_ms_after

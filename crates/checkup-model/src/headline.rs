@@ -6,31 +6,40 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Cause, Diagnosis, StepBasis};
 
+/// The headline figures of a diagnosis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Headline {
+    /// The step time.
     pub step: Option<StepTime>,
+    /// How much of the step the GPU works.
     pub gpu_busy: Option<GpuBusy>,
     /// Lost-time findings, in the diagnosis's order.
     pub lost: Vec<LostTime>,
 }
 
+/// A step's time and what it was measured on.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StepTime {
+    /// Mean step time.
     pub mean_ms: f64,
     /// None from a trace alone (its few profiled steps).
     pub median_ms: Option<f64>,
+    /// Which steps.
     pub basis: StepBasis,
 }
 
+/// How much of the step the GPU works.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GpuBusy {
     /// 0..=1 of the step.
     pub share: f64,
     /// The GPU's own work per step, when a trace measured it.
     pub ms_per_step: Option<f64>,
+    /// What measured it.
     pub source: BusySource,
 }
 
+/// Where the GPU's busy share came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BusySource {
@@ -40,16 +49,19 @@ pub enum BusySource {
     Utilisation,
 }
 
+/// The time one lost-time finding costs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LostTime {
     /// Index into `Diagnosis::findings`.
     pub finding: usize,
+    /// Its share of the step.
     pub share: f64,
     /// The share of the step time, in ms; None without a step time.
     pub ms_per_step: Option<f64>,
 }
 
 impl Diagnosis {
+    /// The headline figures, read from the diagnosis.
     pub fn headline(&self) -> Headline {
         let step = match self.diagnosed_timing().filter(|t| t.mean_step_ms > 0.0) {
             Some(t) => Some(StepTime {

@@ -5,19 +5,25 @@ use serde::{Deserialize, Serialize};
 /// A row of the history list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckupSummary {
+    /// The checkup's id in the store.
     pub id: i64,
     /// Epoch seconds.
     pub created_at: f64,
+    /// Its title.
     pub title: String,
     /// "this computer", an SSH alias or `user@host`, or "recording".
     pub host: String,
+    /// The recording or command it was made from.
     pub source: Option<String>,
+    /// Whether it is one of the bundled demo recordings.
     pub is_demo: bool,
     /// Where the wizard was left.
     pub wizard_step: crate::WizardStep,
+    /// The primary finding's id, once diagnosed.
     pub primary: Option<String>,
     /// The leading finding, for the list's one-line verdict (worded by the UI).
     pub lead: Option<crate::Finding>,
+    /// Whether it is the baseline later checkups are compared with.
     pub is_baseline: bool,
     /// The earlier checkup of the same training this one re-runs to check a fix: its
     /// diagnosis is compared with that one's.
@@ -28,20 +34,28 @@ pub struct CheckupSummary {
 /// A review note a team attached to a finding.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FindingNote {
+    /// The note's id.
     pub id: i64,
+    /// The finding it is about.
     pub finding_id: String,
+    /// Who wrote it.
     pub author: String,
+    /// What it says (Markdown).
     pub body: String,
+    /// Epoch seconds.
     pub created_at: f64,
 }
 
 /// Everything the app shows for one checkup.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckupView {
+    /// Its row in the history.
     pub summary: CheckupSummary,
+    /// Its diagnosis, once there is one.
     pub diagnosis: Option<crate::Diagnosis>,
     /// Charts drawn by the report's own chart code, in the view's language.
     pub charts: Vec<crate::ChartSvg>,
+    /// The team's notes on its findings.
     pub notes: Vec<FindingNote>,
     /// A live host's environment check (recordings carry theirs in the diagnosis).
     #[serde(default)]
@@ -53,6 +67,7 @@ pub struct CheckupView {
 pub struct HostInfo {
     /// "this computer", the SSH alias or `user@host`, or `localhost:PORT`.
     pub label: String,
+    /// The agent's health.
     pub health: crate::AgentHealth,
     /// What connecting did ("uploaded the agent", ...).
     pub log: Vec<String>,
@@ -64,9 +79,13 @@ pub struct HostInfo {
 /// no code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UiError {
+    /// The catalogue key of its kind.
     pub code: Option<String>,
+    /// What it is about: a host, an address, a path.
     pub subject: String,
+    /// What the system said.
     pub detail: String,
+    /// The whole sentence in English.
     pub message: String,
 }
 
@@ -87,6 +106,7 @@ pub const RECORDING_HOST: &str = "recording";
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LiveStatus {
+    /// Connecting or starting.
     #[default]
     Starting,
     /// Sampling the host.
@@ -97,11 +117,14 @@ pub enum LiveStatus {
     Reconnecting,
     /// Downloading the run and analysing it.
     Analysing,
+    /// Finished with a result.
     Done,
+    /// Failed: `error` says why.
     Failed,
 }
 
 impl LiveStatus {
+    /// Every status.
     pub const ALL: [LiveStatus; 7] = [
         Self::Starting,
         Self::Sampling,
@@ -129,15 +152,19 @@ impl LiveStatus {
 /// What a live phase (sampling or profiling) reports while it runs, about once a second.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveProgress {
+    /// The checkup the phase belongs to.
     pub checkup_id: i64,
     /// "sampling" or "profiling".
     pub phase: String,
+    /// Seconds since it started.
     pub elapsed_s: f64,
     /// Planned length (sampling), when known.
     pub total_s: Option<f64>,
+    /// Training steps seen (profiling).
     pub steps_done: u64,
     /// Steps until the profiler window has been recorded (profiling).
     pub steps_target: Option<u64>,
+    /// Samples taken.
     pub samples: u64,
     /// Reconnects so far (each resumed without losing samples).
     pub reconnects: u32,
@@ -146,13 +173,18 @@ pub struct LiveProgress {
     pub charts: Vec<crate::ChartSvg>,
     /// How many times the live curves have been drawn in this phase.
     pub frame: u64,
+    /// Where the phase stands.
     pub status: LiveStatus,
     /// While reconnecting: this attempt (of `reconnect_tries`) and why (a message-catalogue
     /// key, worded by the UI).
     pub reconnect_attempt: u32,
+    /// Tries before giving up.
     pub reconnect_tries: u32,
+    /// Why it is reconnecting (a message-catalogue key).
     pub reconnect_reason: Option<String>,
+    /// Whether the phase has ended.
     pub done: bool,
+    /// Why it failed.
     pub error: Option<UiError>,
     /// The command's last output lines when a profiled run failed.
     pub output_tail: Vec<String>,
@@ -161,8 +193,11 @@ pub struct LiveProgress {
 /// Two checkups side by side: the later one compared with the earlier one's card.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareView {
+    /// The earlier checkup.
     pub before: CheckupSummary,
+    /// The later one.
     pub after: CheckupSummary,
+    /// The later one compared with the earlier one's card.
     pub comparison: crate::RunComparison,
 }
 
@@ -173,21 +208,30 @@ pub struct CompareView {
 pub enum StoreNotice {
     /// Not a database, or damaged: kept under `kept_as`, a new history started at `path`.
     StartedAfresh {
+        /// The database file.
         path: String,
+        /// Where the old file was kept.
         kept_as: String,
+        /// What SQLite said.
         detail: String,
     },
     /// Cannot be written (permissions, a read-only disk) or was written by a newer version:
     /// opened read-only, so the history shows and nothing is saved.
     ReadOnly {
+        /// The database file.
         path: String,
+        /// Whether a newer version of the app wrote it.
         newer_version: bool,
+        /// What SQLite said.
         detail: String,
     },
     /// Another program holds it locked: this session's history is kept in `temporary`.
     Temporary {
+        /// The database file.
         path: String,
+        /// The file holding this session's history.
         temporary: String,
+        /// What SQLite said.
         detail: String,
     },
 }

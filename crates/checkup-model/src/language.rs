@@ -2,9 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A language the catalogue words everything in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
+    /// English.
     #[default]
     En,
     /// Simplified Chinese.

@@ -4,6 +4,8 @@
 //! CLI, the report and the WebAssembly UI all exchange exactly the same values. Data flows one
 //! way: sources (agent, recordings) → these types → engine analysis → [`Diagnosis`] → views.
 
+#![warn(missing_docs)]
+
 pub mod agent_api;
 pub mod analysis;
 pub mod commands;

@@ -6,47 +6,78 @@ use serde::{Deserialize, Serialize};
 /// One NVML reading of one GPU (`samples_nvml.csv`, an `nvidia-smi --query-gpu` log, `dmon`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NvmlSample {
+    /// When it was read, Unix epoch seconds.
     pub ts: f64,
+    /// The GPU's index.
     pub gpu: u32,
     /// Percent of the interval in which any kernel ran (NVML "GPU-Util").
     pub util_gpu: Option<f64>,
+    /// Percent of the interval in which device memory was read or written.
     pub util_mem: Option<f64>,
+    /// Memory in use, MiB.
     pub mem_used_mib: Option<f64>,
+    /// The card's memory, MiB.
     pub mem_total_mib: Option<f64>,
+    /// Temperature, °C.
     pub temp_c: Option<f64>,
+    /// Power draw, W.
     pub power_w: Option<f64>,
+    /// The enforced power limit, W.
     pub power_limit_w: Option<f64>,
+    /// SM clock, MHz.
     pub sm_clock_mhz: Option<f64>,
+    /// The SM clock's maximum, MHz.
     pub sm_clock_max_mhz: Option<f64>,
+    /// Memory clock, MHz.
     pub mem_clock_mhz: Option<f64>,
+    /// PCIe transmit, KB/s.
     pub pcie_tx_kbs: Option<f64>,
+    /// PCIe receive, KB/s.
     pub pcie_rx_kbs: Option<f64>,
+    /// Why the clocks are where they are (throttling among them).
     pub clock_event_reasons: Option<ClockEventReasons>,
+    /// Performance state (0 fastest).
     pub pstate: Option<u32>,
 }
 
 /// One GPM (GPU Performance Monitoring, Hopper and newer) reading; percent unless noted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpmSample {
+    /// When the sampling window ended, Unix epoch seconds.
     pub ts: f64,
+    /// The GPU's index.
     pub gpu: u32,
+    /// Graphics engine activity.
     pub graphics_util: Option<f64>,
     /// Share of SMs with at least one warp resident ("SM active").
     pub sm_util: Option<f64>,
+    /// Warps resident per SM, of the most it can hold.
     pub sm_occupancy: Option<f64>,
+    /// Integer pipe activity.
     pub integer_util: Option<f64>,
+    /// Any tensor-core activity.
     pub any_tensor_util: Option<f64>,
+    /// FP64 tensor-core activity.
     pub dfma_tensor_util: Option<f64>,
+    /// FP16/BF16 tensor-core activity.
     pub hmma_tensor_util: Option<f64>,
+    /// Integer tensor-core activity.
     pub imma_tensor_util: Option<f64>,
+    /// DRAM bandwidth used, of its peak.
     pub dram_bw_util: Option<f64>,
+    /// FP64 pipe activity.
     pub fp64_util: Option<f64>,
+    /// FP32 pipe activity.
     pub fp32_util: Option<f64>,
+    /// FP16 pipe activity.
     pub fp16_util: Option<f64>,
     /// MiB/s.
     pub pcie_tx_mibs: Option<f64>,
+    /// PCIe receive, MiB/s.
     pub pcie_rx_mibs: Option<f64>,
+    /// NVLink receive, MiB/s.
     pub nvlink_rx_mibs: Option<f64>,
+    /// NVLink transmit, MiB/s.
     pub nvlink_tx_mibs: Option<f64>,
 }
 
@@ -55,8 +86,11 @@ pub struct GpmSample {
 /// another user's.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpuProcessSample {
+    /// When it was read, Unix epoch seconds.
     pub ts: f64,
+    /// The GPU's index.
     pub gpu: u32,
+    /// The process.
     pub pid: u32,
     /// None where the driver does not say (Windows WDDM, some containers).
     pub used_mib: Option<f64>,
@@ -65,10 +99,13 @@ pub struct GpuProcessSample {
 /// One host reading: whole machine, per core and the training process tree.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostSample {
+    /// When it was read, Unix epoch seconds.
     pub ts: f64,
+    /// The whole machine's CPU, percent of all cores.
     pub cpu_total_pct: Option<f64>,
     /// Training process and its DataLoader workers; 100 = one core.
     pub proc_tree_cpu_pct: Option<f64>,
+    /// Resident memory of the training tree, MiB.
     pub proc_tree_rss_mib: Option<f64>,
     /// The training process itself (its Python main thread and helper threads).
     #[serde(default)]
@@ -77,15 +114,20 @@ pub struct HostSample {
     /// core: the input pipeline working flat out.
     #[serde(default)]
     pub proc_busy_children: Option<u32>,
+    /// Disk reads, MB/s.
     pub disk_read_mbs: Option<f64>,
+    /// Disk writes, MB/s.
     pub disk_write_mbs: Option<f64>,
+    /// The one-minute load average.
     pub load1: Option<f64>,
+    /// Each core's use, percent.
     pub per_core_pct: Vec<f64>,
 }
 
 /// One training step as the training loop timed it (`steps.csv`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
+    /// The step's number.
     pub step: u64,
     /// Epoch seconds when the step began (before fetching its batch).
     pub t_start: f64,
@@ -112,14 +154,23 @@ fn one_step() -> u32 {
 pub struct ClockEventReasons(pub u64);
 
 impl ClockEventReasons {
+    /// The GPU had no work.
     pub const GPU_IDLE: u64 = 0x1;
+    /// Held at the applications clocks setting.
     pub const APPLICATIONS_CLOCKS: u64 = 0x2;
+    /// Held down by the software power cap.
     pub const SW_POWER_CAP: u64 = 0x4;
+    /// Hardware slowdown (power brake or thermal).
     pub const HW_SLOWDOWN: u64 = 0x8;
+    /// Kept in step with other GPUs (sync boost).
     pub const SYNC_BOOST: u64 = 0x10;
+    /// Software thermal slowdown.
     pub const SW_THERMAL: u64 = 0x20;
+    /// Hardware thermal slowdown.
     pub const HW_THERMAL: u64 = 0x40;
+    /// Hardware power brake.
     pub const HW_POWER_BRAKE: u64 = 0x80;
+    /// Held at the display clock setting.
     pub const DISPLAY_CLOCKS: u64 = 0x100;
 
     /// Reasons that mean the GPU was held below the clock it asked for while it had work.
@@ -129,6 +180,7 @@ impl ClockEventReasons {
         | Self::HW_THERMAL
         | Self::HW_POWER_BRAKE;
 
+    /// Whether any throttling reason is set.
     pub fn is_throttling(self) -> bool {
         self.0 & Self::THROTTLING != 0
     }
@@ -160,12 +212,16 @@ impl ClockEventReasons {
 /// Everything sampled during one recording.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SampleSet {
+    /// NVML readings.
     pub nvml: Vec<NvmlSample>,
+    /// GPM readings.
     pub gpm: Vec<GpmSample>,
+    /// Host readings.
     pub host: Vec<HostSample>,
 }
 
 impl SampleSet {
+    /// Whether nothing was sampled.
     pub fn is_empty(&self) -> bool {
         self.nvml.is_empty() && self.gpm.is_empty() && self.host.is_empty()
     }

@@ -3,57 +3,80 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Everything a diagnosis's charts draw, on one time axis.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChartData {
     /// Epoch seconds that time axes count from (the first sample or step).
     pub t0: f64,
     /// The steady window on the same axis, for shading.
     pub steady: Option<(f64, f64)>,
+    /// Each GPU's curves.
     pub gpus: Vec<GpuSeries>,
+    /// The host's CPU curves.
     pub host: Option<HostSeries>,
+    /// Each rank's step times.
     pub steps: Vec<StepSeries>,
+    /// Each rank's GPU activity over a few steady steps.
     pub timelines: Vec<RankTimeline>,
     /// The first rank's live tensors over the run, when the probe recorded them.
     #[serde(default)]
     pub live_tensors: Option<LiveTensorSeries>,
 }
 
+/// One GPU's curves over the recording.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GpuSeries {
+    /// The GPU's index.
     pub gpu: u32,
+    /// Seconds of the NVML readings.
     pub t: Vec<f64>,
+    /// GPU-Util at `t`, percent.
     pub util_pct: Vec<Option<f32>>,
+    /// Power draw at `t`, W.
     pub power_w: Vec<Option<f32>>,
+    /// The power limit, W.
     pub power_limit_w: Option<f64>,
+    /// SM clock at `t`, MHz.
     pub sm_clock_mhz: Vec<Option<f32>>,
+    /// The SM clock's maximum, MHz.
     pub sm_clock_max_mhz: Option<f64>,
+    /// Seconds of the GPM readings.
     pub gpm_t: Vec<f64>,
+    /// SM activity at `gpm_t`, percent.
     pub sm_active_pct: Vec<Option<f32>>,
+    /// Tensor-core activity at `gpm_t`, percent.
     pub tensor_pct: Vec<Option<f32>>,
+    /// DRAM bandwidth used at `gpm_t`, percent of its peak.
     pub dram_pct: Vec<Option<f32>>,
     /// GPU memory in use (all processes), GiB, at `t`; and the card's.
     #[serde(default)]
     pub mem_used_gib: Vec<Option<f32>>,
+    /// The card's memory, GiB.
     #[serde(default)]
     pub mem_total_gib: Option<f64>,
     /// Temperature (°C) at `t`, and the one at which the GPU slows itself down.
     #[serde(default)]
     pub temp_c: Vec<Option<f32>>,
+    /// The temperature at which the GPU slows itself down, °C.
     #[serde(default)]
     pub temp_slowdown_c: Option<f64>,
     /// PCIe throughput each way (GB/s) at `pcie_t`: NVML's where it was sampled, else
     /// GPM's; and the link's peak each way.
     #[serde(default)]
     pub pcie_t: Vec<f64>,
+    /// PCIe receive at `pcie_t`, GB/s.
     #[serde(default)]
     pub pcie_rx_gbs: Vec<Option<f32>>,
+    /// PCIe transmit at `pcie_t`, GB/s.
     #[serde(default)]
     pub pcie_tx_gbs: Vec<Option<f32>>,
+    /// The link's peak each way, GB/s (generation × lanes).
     #[serde(default)]
     pub pcie_peak_gbs: Option<f64>,
     /// NVLink throughput each way (GB/s, GPM) at `gpm_t`.
     #[serde(default)]
     pub nvlink_rx_gbs: Vec<Option<f32>>,
+    /// NVLink transmit, GB/s.
     #[serde(default)]
     pub nvlink_tx_gbs: Vec<Option<f32>>,
     /// Each process's GPU memory, when more than one process held memory on this GPU.
@@ -64,11 +87,14 @@ pub struct GpuSeries {
 /// One process's GPU memory over the run (`samples_gpu_processes.csv`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProcessMemory {
+    /// The process.
     pub pid: u32,
     /// Whether it is the training's: the process whose memory matches what the probe saw
     /// the training's allocator hold. False when that cannot be told.
     pub training: bool,
+    /// Seconds of its readings.
     pub t: Vec<f64>,
+    /// Its memory at `t`, GiB.
     pub used_gib: Vec<Option<f32>>,
 }
 
@@ -76,27 +102,39 @@ pub struct ProcessMemory {
 /// `memory.csv` (GiB, seconds on the charts' axis).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveTensorSeries {
+    /// Seconds of the probe's readings.
     pub t: Vec<f64>,
+    /// Memory in live tensors at `t`.
     pub allocated_gib: Vec<Option<f32>>,
+    /// Memory the caching allocator reserved at `t`.
     pub reserved_gib: Vec<Option<f32>>,
 }
 
+/// The host's CPU over the recording.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostSeries {
+    /// Seconds of the host readings.
     pub t: Vec<f64>,
+    /// The whole machine's CPU at `t`, percent of all cores.
     pub cpu_total_pct: Vec<Option<f32>>,
     /// 100 = one core.
     pub proc_tree_pct: Vec<Option<f32>>,
+    /// The host's cores.
     pub cores: u32,
 }
 
 /// Every step's duration on one rank, from `steps.csv`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepSeries {
+    /// The rank.
     pub rank: u32,
+    /// Step numbers.
     pub step: Vec<u64>,
+    /// Each step's duration, in `step`'s order.
     pub duration_ms: Vec<f32>,
+    /// Warm-up steps at the start.
     pub warmup_steps: u64,
+    /// Steps counted as stalls.
     pub stall_steps: Vec<u64>,
     /// The run's step time by tenths of its timed steps: each tenth's middle step and its
     /// median step time (ms), the trend a slowdown is read from. Empty for short runs.
@@ -104,29 +142,39 @@ pub struct StepSeries {
     pub trend: Vec<(u64, f32)>,
 }
 
+/// What a busy segment of a rank's timeline is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SegmentKind {
+    /// Compute kernels.
     Compute,
+    /// NCCL kernels.
     Communication,
+    /// Copies and sets.
     Memory,
 }
 
 /// What one rank's GPU did over a few steady steps: busy segments by kind; the rest is idle.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RankTimeline {
+    /// The rank.
     pub rank: u32,
+    /// The span's length, µs.
     pub span_us: f64,
     /// Step boundaries inside the span, microseconds from its start.
     pub step_starts_us: Vec<f64>,
+    /// Busy segments: start and end (µs from the span's start) and what ran.
     pub segments: Vec<(f64, f64, SegmentKind)>,
 }
 
 /// One drawn chart: a stable name, a caption and the SVG (shared by reports and the app).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChartSvg {
+    /// A stable name (`utilisation`), the same in every language.
     pub name: String,
+    /// Its caption, in the report's language.
     pub title: String,
+    /// The SVG.
     pub svg: String,
     /// What a pointer over a time chart reads, where the chart has curves over time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,20 +187,26 @@ pub struct ChartSvg {
 pub struct ChartHover {
     /// The plot's left and right edges, in the SVG's user units (its width is `width`).
     pub left: f64,
+    /// The right edge.
     pub right: f64,
+    /// The SVG's width.
     pub width: f64,
     /// Seconds at the left and right edges.
     pub t0: f64,
+    /// Seconds at the right edge.
     pub t1: f64,
     /// The y axis's unit, as the chart writes it ("%", "W", "MHz").
     pub unit: String,
+    /// The curves.
     pub series: Vec<HoverSeries>,
 }
 
 /// One curve of a chart: its legend label and its points `(seconds, value)`, in time order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HoverSeries {
+    /// The legend's label.
     pub label: String,
+    /// Points `(seconds, value)`, in time order.
     pub points: Vec<(f64, f64)>,
 }
 

@@ -9,19 +9,29 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TrainingContext {
+    /// The file's format version.
     pub format: u32,
+    /// PyTorch's version.
     pub torch: Option<String>,
+    /// The CUDA runtime PyTorch was built with.
     pub cuda_runtime: Option<String>,
     /// Every DataLoader the loop iterated, in the order first iterated.
     pub loaders: Vec<LoaderInfo>,
+    /// Every optimizer whose step ran, in the order first stepped.
     pub optimizers: Vec<OptimizerInfo>,
+    /// `torch.compile` calls and the graphs made.
     pub compile: CompileInfo,
+    /// CUDA graph captures and replays.
     pub cuda_graphs: CudaGraphInfo,
     /// What one look at the forward pass showed (not taken on compiled models).
     pub model: Option<ModelInfo>,
+    /// Numeric and allocator settings of the process.
     pub settings: NumericSettings,
+    /// Optimizer steps and backward passes counted.
     pub steps: StepCounts,
+    /// Checkpoints, evaluation passes and long garbage collections counted.
     pub markers: MarkerCounts,
+    /// The CUDA caching allocator at the end of the run.
     pub memory: Option<CudaMemory>,
     /// Synchronising calls in the watch window, by line of training code.
     pub syncs: Option<SyncSummary>,
@@ -29,21 +39,35 @@ pub struct TrainingContext {
     pub not_recorded: Vec<NotRecorded>,
 }
 
+/// One DataLoader as the probe saw it: its arguments and how it was iterated.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LoaderInfo {
+    /// Samples per batch.
     pub batch_size: Option<u64>,
+    /// Whether a last short batch is dropped.
     pub drop_last: Option<bool>,
+    /// Worker processes (0: batches are made in the training process).
     pub num_workers: Option<u32>,
+    /// Whether batches come in pinned memory.
     pub pin_memory: Option<bool>,
+    /// Whether workers stay alive between epochs.
     pub persistent_workers: Option<bool>,
+    /// Batches each worker prepares ahead.
     pub prefetch_factor: Option<u32>,
+    /// The sampler's class.
     pub sampler: Option<String>,
+    /// The batch sampler's class.
     pub batch_sampler: Option<String>,
+    /// The dataset's class.
     pub dataset: Option<String>,
+    /// Samples in the dataset, where it has a length.
     pub dataset_len: Option<u64>,
+    /// Batches in an epoch, where known.
     pub batches_per_epoch: Option<u64>,
+    /// Iterators created: epochs begun.
     pub epochs_started: u64,
+    /// Batches drawn from it.
     pub batches_fetched: u64,
     /// The step at which each of the first epochs began.
     pub first_epoch_steps: Vec<u64>,
@@ -53,25 +77,37 @@ pub struct LoaderInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OptimizerImplementation {
+    /// `fused=True`: one kernel for the whole step.
     Fused,
+    /// `foreach=True`: a few kernels over lists of tensors.
     Foreach,
+    /// A loop over parameters: kernels per parameter.
     ForLoop,
 }
 
+/// One optimizer as the probe saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OptimizerInfo {
+    /// Its class (`AdamW`).
     pub class: Option<String>,
+    /// What its step runs.
     pub implementation: Option<OptimizerImplementation>,
+    /// Its `fused` argument.
     pub fused: Option<bool>,
+    /// Its `foreach` argument.
     pub foreach: Option<bool>,
+    /// Parameter groups.
     pub param_groups: Option<u32>,
+    /// Parameters, counted in elements.
     pub param_count: Option<u64>,
     /// Parameters by dtype name (`float32`, `bfloat16`), counted in elements.
     pub param_dtypes: std::collections::BTreeMap<String, u64>,
+    /// Steps taken.
     pub steps: u64,
 }
 
+/// Whether and how the training was compiled.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CompileInfo {
@@ -81,112 +117,167 @@ pub struct CompileInfo {
     pub graphs: Option<u64>,
 }
 
+/// One `torch.compile` call's arguments.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CompileCall {
+    /// `mode` (None: the default).
     pub mode: Option<String>,
+    /// `backend`.
     pub backend: Option<String>,
+    /// `fullgraph`.
     pub fullgraph: Option<bool>,
+    /// `dynamic`.
     pub dynamic: Option<bool>,
+    /// The step at which it was called.
     pub step: Option<u64>,
 }
 
+/// CUDA graphs captured and replayed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CudaGraphInfo {
+    /// Captures.
     pub captures: u64,
+    /// Replays.
     pub replays: u64,
 }
 
+/// What one look at the forward pass showed of the model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ModelInfo {
+    /// The top-level module's class.
     pub class: Option<String>,
     /// `DistributedDataParallel`, `FullyShardedDataParallel`.
     pub wrapper: Option<String>,
+    /// DistributedDataParallel's arguments, when it wraps the model.
     pub ddp: Option<DdpSettings>,
+    /// Parameters, counted in elements.
     pub param_count: Option<u64>,
     /// The autocast dtype at the top-level forward (`bfloat16`), None without autocast.
     pub autocast: Option<String>,
     /// Counted over `watched_steps` steps.
     pub conv_layers_called: u64,
+    /// Convolutions called with 4-d inputs.
     pub conv_4d_inputs: u64,
+    /// Of those, inputs in channels_last.
     pub channels_last_inputs: u64,
+    /// Steps the forward was watched for.
     pub watched_steps: Option<u64>,
+    /// Module calls per step: how many small layers a step runs.
     pub module_calls_per_step: Option<f64>,
+    /// Forward passes per step.
     pub forwards_per_step: Option<f64>,
+    /// Module classes the model is made of.
     pub module_classes: Vec<String>,
 }
 
+/// DistributedDataParallel's arguments.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DdpSettings {
+    /// `bucket_cap_mb`.
     pub bucket_cap_mb: Option<f64>,
+    /// `find_unused_parameters`.
     pub find_unused_parameters: Option<bool>,
+    /// `gradient_as_bucket_view`.
     pub gradient_as_bucket_view: Option<bool>,
+    /// `static_graph`.
     pub static_graph: Option<bool>,
 }
 
+/// Numeric and allocator settings as the process had them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NumericSettings {
+    /// `torch.backends.cuda.matmul.allow_tf32`.
     pub tf32_matmul: Option<bool>,
+    /// `torch.backends.cudnn.allow_tf32`.
     pub tf32_cudnn: Option<bool>,
+    /// `torch.get_float32_matmul_precision()`.
     pub float32_matmul_precision: Option<String>,
+    /// `torch.backends.cudnn.benchmark`.
     pub cudnn_benchmark: Option<bool>,
+    /// `torch.backends.cudnn.deterministic`.
     pub cudnn_deterministic: Option<bool>,
+    /// `torch.are_deterministic_algorithms_enabled()`.
     pub deterministic_algorithms: Option<bool>,
+    /// `PYTORCH_CUDA_ALLOC_CONF`.
     pub alloc_conf: Option<String>,
+    /// `CUDA_LAUNCH_BLOCKING`.
     pub cuda_launch_blocking: Option<String>,
 }
 
+/// Optimizer steps and backward passes counted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StepCounts {
+    /// Optimizer steps.
     pub optimizer_steps: u64,
+    /// Backward passes.
     pub backward_calls: u64,
     /// Backward passes per optimizer step (gradient accumulation when above 1).
     pub backward_per_step: Option<f64>,
 }
 
+/// Periodic work the probe marked, counted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MarkerCounts {
+    /// Checkpoints written.
     pub checkpoints: u64,
+    /// Evaluation passes.
     pub eval_passes: u64,
+    /// Garbage collections long enough to matter.
     pub long_gc: u64,
 }
 
+/// The CUDA caching allocator's counters at the end of the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CudaMemory {
+    /// The most live tensors held at once, bytes.
     pub peak_allocated_bytes: Option<u64>,
+    /// The most the allocator reserved at once, bytes.
     pub peak_reserved_bytes: Option<u64>,
+    /// What it reserved at the end, bytes.
     pub reserved_bytes: Option<u64>,
+    /// Free pieces of split blocks at the end, bytes.
     pub inactive_split_bytes: Option<u64>,
+    /// Cache flushes after a failed `cudaMalloc`.
     pub alloc_retries: Option<u64>,
+    /// Out-of-memory errors.
     pub ooms: Option<u64>,
 }
 
+/// Synchronising calls the probe watched, by line of training code.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SyncSummary {
     /// First and last watched step.
     pub steps: Option<[u64; 2]>,
+    /// Synchronising calls in those steps.
     pub total: u64,
+    /// Per step.
     pub per_step: Option<f64>,
     /// The lines that synchronised most, busiest first.
     pub sites: Vec<SyncSite>,
 }
 
+/// A line of training code that synchronises with the GPU.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SyncSite {
+    /// Its file.
     pub file: String,
+    /// Its line.
     pub line: u32,
+    /// Its function.
     pub function: String,
     /// The line's source text.
     pub code: String,
+    /// Synchronising calls it made.
     pub count: u64,
 }
 
@@ -204,11 +295,13 @@ impl SyncSite {
 pub enum NotRecorded {
     /// Global module hooks can make dynamo recompile: the forward was not looked at.
     ModelHooksSkippedCompiled,
+    /// No CUDA in the process: there was nothing to watch.
     SyncsNotWatchedNoCuda,
     /// Python warnings are errors in this run: watching syncs would raise.
     SyncsNotWatchedWarningsAreErrors,
     /// The training set its own sync debug mode.
     SyncsNotWatchedDebugModeSet,
+    /// A reason from a newer probe.
     #[serde(other)]
     Other,
 }
@@ -247,6 +340,7 @@ pub fn optimizer_supports_fused(class: &str) -> bool {
 /// about twice a second. Peaks are since the process started (the probe never resets them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemorySample {
+    /// The step.
     pub step: u64,
     /// Epoch seconds.
     pub t: f64,
@@ -254,31 +348,40 @@ pub struct MemorySample {
     pub allocated_bytes: u64,
     /// Bytes the allocator holds from the driver now (live tensors and its cache).
     pub reserved_bytes: u64,
+    /// The most live tensors held since the start, bytes.
     pub peak_allocated_bytes: u64,
+    /// The most reserved since the start, bytes.
     pub peak_reserved_bytes: u64,
     /// Free pieces of split blocks: cached memory too fragmented for larger requests.
     pub inactive_split_bytes: u64,
     /// Times the allocator freed its cache and tried again after a failed `cudaMalloc`.
     pub alloc_retries: u64,
+    /// Out-of-memory errors so far.
     pub ooms: u64,
 }
 
 /// One marker of `events.csv`: something periodic that happened during a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunMarker {
+    /// The step.
     pub step: u64,
     /// Epoch seconds.
     pub t: f64,
+    /// What happened.
     pub kind: MarkerKind,
+    /// What the probe wrote about it (a path, `forked`).
     pub detail: String,
+    /// How long it took, when the probe timed it.
     pub duration_ms: Option<f64>,
 }
 
+/// What periodic work a marker is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkerKind {
     /// A DataLoader iterator was created (`forked` in the detail: its workers started).
     EpochStart,
+    /// A checkpoint written (`torch.save` and the like).
     Checkpoint,
     /// From `model.eval()` back to `model.train()`.
     Eval,
@@ -287,6 +390,7 @@ pub enum MarkerKind {
 }
 
 impl MarkerKind {
+    /// The kind written in `events.csv`; None for an unknown one.
     pub fn parse(s: &str) -> Option<MarkerKind> {
         Some(match s {
             "epoch_start" => MarkerKind::EpochStart,
