@@ -4,7 +4,7 @@
 # Usage: prune-target.sh TARGET_DIR [MAX_GB] [MIN_FREE_GB]
 set -euo pipefail
 target="$1"
-max_gb="${2:-20}"
+max_gb="${2:-28}"
 min_free_gb="${3:-12}"
 [ -d "$target" ] || exit 0
 

@@ -10,6 +10,9 @@ command -v curl >/dev/null || need_apt+=(curl ca-certificates)
 # Report tests read PDFs back as text and render their pages to PNG.
 command -v pdftotext >/dev/null || need_apt+=(poppler-utils)
 command -v objdump >/dev/null || need_apt+=(binutils)
+# Packages (scripts/package.sh): npm brings Tauri's bundler, squashfs-tools the AppImage's image.
+command -v npm >/dev/null || need_apt+=(npm)
+command -v mksquashfs >/dev/null || need_apt+=(squashfs-tools)
 # The desktop app: WebKitGTK for Tauri; Xvfb and ImageMagick to run and screenshot it headless.
 pkg-config --exists webkit2gtk-4.1 2>/dev/null || need_apt+=(libwebkit2gtk-4.1-dev)
 command -v Xvfb >/dev/null || need_apt+=(xvfb xauth)

@@ -176,3 +176,114 @@ fn every_agent_command_the_docs_show_has_its_subcommand_and_options() {
     let n = check_commands("checkup-agent", &agent);
     assert!(n >= 5, "{n} commands found");
 }
+
+/// What each placeholder of the docs' commands stands for when the test runs them: a corpus
+/// recording of that kind, or a file of the kind named.
+const PLACEHOLDERS: [(&str, &str); 7] = [
+    ("RUN", "tests/corpus/checkpoint_stall"),
+    ("RUN_FOLDER", "tests/corpus/checkpoint_stall"),
+    ("HEALTHY_RUN", "tests/corpus/healthy"),
+    ("DDP_RUN", "tests/corpus/ddp_comm_bound"),
+    ("ONE_GPU_RUN", "tests/corpus/wide_mlp_1gpu"),
+    ("trace.json.gz", "tests/corpus/healthy/trace.json.gz"),
+    ("nvidia-smi.csv", "tests/corpus/healthy/gpu_health.csv"),
+];
+
+/// The exit codes a command may end with when it did its job: `compare` says 3 for a
+/// regression beyond `--fail-over` and 4 for different workloads (docs/cli.md).
+fn succeeded(sub: &str, code: Option<i32>) -> bool {
+    code == Some(0) || (sub == "compare" && matches!(code, Some(3 | 4)))
+}
+
+#[test]
+fn every_checkup_command_the_docs_show_runs_on_real_recordings() {
+    let root = root();
+    let work = tempfile::tempdir().unwrap();
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for (page, text) in pages() {
+        let mut fenced = false;
+        for line in text.lines() {
+            if line.starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            let Some(rest) = fenced
+                .then(|| line.trim().strip_prefix("checkup "))
+                .flatten()
+            else {
+                continue;
+            };
+            let words: Vec<String> = rest
+                .split('#')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .map(|w| match PLACEHOLDERS.iter().find(|(p, _)| *p == w) {
+                    Some((_, path)) => root.join(path).display().to_string(),
+                    None => w.to_owned(),
+                })
+                .collect();
+            lines.push((page.display().to_string(), words));
+        }
+    }
+    // Baselines first: the compare and report commands read the card they write.
+    lines.sort_by_key(|(_, words)| words[0] != "baseline");
+    let mut ran = 0;
+    let mut failed = Vec::new();
+    for (page, words) in &lines {
+        // A placeholder left (ALL CAPS) names nothing to run it on.
+        if words
+            .iter()
+            .any(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        {
+            continue;
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_checkup"))
+            .args(words)
+            .current_dir(work.path())
+            .output()
+            .unwrap();
+        ran += 1;
+        if !succeeded(&words[0], out.status.code()) {
+            failed.push(format!(
+                "{page}: `checkup {}` exited {:?}: {}",
+                words.join(" "),
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(ran >= 10, "only {ran} commands ran");
+    assert!(work.path().join("report.pdf").is_file());
+}
+
+#[test]
+fn every_script_the_docs_show_is_there_to_run() {
+    let root = root();
+    let mut missing = Vec::new();
+    for (page, text) in pages() {
+        for word in text.split(|c: char| c.is_whitespace() || c == '`') {
+            if let Some(script) = word.strip_prefix("./scripts/") {
+                let path = root.join("scripts").join(script);
+                let executable = std::fs::metadata(&path).is_ok_and(|m| {
+                    std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0
+                });
+                if !executable {
+                    missing.push(format!("{}: {word}", page.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not there or not executable:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn the_readme_is_a_front_door_under_8_kb() {
+    let size = std::fs::metadata(root().join("README.md")).unwrap().len();
+    assert!(size < 8 * 1024, "README.md is {size} bytes");
+}
