@@ -22,6 +22,8 @@ command -v WebKitWebDriver >/dev/null || need_apt+=(webkit2gtk-driver)
 # SSH hosts: the app uses the system OpenSSH client; tests start a real sshd on loopback.
 command -v ssh >/dev/null || need_apt+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
+# Prometheus: the tests read DCGM-exporter metrics back from a real server they backfill.
+command -v promtool >/dev/null || need_apt+=(prometheus)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq

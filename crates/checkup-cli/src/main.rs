@@ -1,5 +1,6 @@
 //! `checkup`: the headless face of GPU Checkup, for servers and CI.
 
+mod inputs;
 mod text;
 
 use std::io::Write;
@@ -22,15 +23,15 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Diagnose recordings: run folders, Kineto traces (.json/.json.gz), tensorboard_trace_handler
-    /// folders, nvidia-smi logs. Several paths are read as one checkup.
+    /// folders, nvidia-smi logs, read as one checkup; or a host's GPU metrics in Prometheus.
     Analyze {
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        inputs: inputs::Inputs,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
         /// A 1-GPU run of the same model, for the multi-GPU scaling check.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "prometheus")]
         partner: Option<PathBuf>,
         /// Language of the text: en or zh (Simplified Chinese). JSON is the same in both.
         #[arg(long, default_value = "en")]
@@ -39,8 +40,8 @@ enum Command {
     /// Write a report of a recording: PDF, single-file HTML, Markdown with its charts in
     /// `charts/` beside it, or JSON.
     Report {
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        inputs: inputs::Inputs,
         /// The report's format; by default the output file's extension says it (.pdf, .html,
         /// .md, .json), and PDF without one.
         #[arg(long, value_enum)]
@@ -48,7 +49,8 @@ enum Command {
         /// Output file (required for pdf and md); standard output for html and json when absent.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        #[arg(long)]
+        /// A 1-GPU run of the same model, for the multi-GPU scaling check.
+        #[arg(long, conflicts_with = "prometheus")]
         partner: Option<PathBuf>,
         /// Report language: en or zh (Simplified Chinese).
         #[arg(long, default_value = "en")]
@@ -62,6 +64,18 @@ enum Command {
     Baseline {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Write a recording's GPU samples as DCGM-exporter's metrics in OpenMetrics text, for
+    /// `promtool tsdb create-blocks-from openmetrics FILE DIR` to backfill into Prometheus.
+    Openmetrics {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The Hostname label the metrics get (DCGM-exporter's name for the host).
+        #[arg(long, value_name = "NAME")]
+        hostname: String,
+        /// Output file (standard output when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
@@ -132,11 +146,13 @@ impl ReportFormat {
 }
 
 #[derive(Debug, thiserror::Error)]
-enum CliError {
+pub(crate) enum CliError {
     #[error(transparent)]
     Engine(#[from] checkup_engine::EngineError),
     #[error(transparent)]
     Report(#[from] checkup_report::ReportError),
+    #[error(transparent)]
+    Prometheus(#[from] checkup_prometheus::PrometheusError),
     #[error("{path}: cannot write: {source}")]
     Write {
         path: String,
@@ -224,12 +240,12 @@ fn compare(
 fn run(cli: Cli) -> Result<Verdict, CliError> {
     match cli.command {
         Command::Analyze {
-            paths,
+            inputs,
             json,
             partner,
             lang,
         } => {
-            let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
+            let d = inputs.diagnose(&options(partner))?;
             let out = if json {
                 checkup_report::json(&d)? + "\n"
             } else {
@@ -238,7 +254,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             write_out(None, out.as_bytes())
         }
         Command::Report {
-            paths,
+            inputs,
             format,
             output,
             partner,
@@ -246,7 +262,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             baseline,
         } => {
             let format = ReportFormat::choose(format, output.as_deref())?;
-            let d = checkup_engine::analyze_paths(&paths, &options(partner))?;
+            let d = inputs.diagnose(&options(partner))?;
             let opts = checkup_report::ReportOptions {
                 language: lang,
                 baseline: baseline.map(|b| load_card(&b)).transpose()?,
@@ -286,6 +302,22 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                     .to_text()
                     .as_bytes(),
             )
+        }
+        Command::Openmetrics {
+            paths,
+            hostname,
+            output,
+        } => {
+            let rec = checkup_engine::ingest::load(&paths)?;
+            let labelling = checkup_prometheus::openmetrics::Labelling {
+                hostname,
+                model: rec.facts.gpu_name.clone(),
+                driver: rec.facts.driver_version.clone(),
+            };
+            let mut text = Vec::new();
+            checkup_prometheus::openmetrics::write(&rec.samples, &labelling, &mut text)
+                .expect("writing to memory");
+            write_out(output, &text)
         }
         Command::Compare {
             current,

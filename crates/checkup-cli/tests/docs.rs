@@ -231,11 +231,14 @@ fn every_checkup_command_the_docs_show_runs_on_real_recordings() {
     let mut ran = 0;
     let mut failed = Vec::new();
     for (page, words) in &lines {
-        // A placeholder left (ALL CAPS) names nothing to run it on.
-        if words
-            .iter()
-            .any(|w| w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
-        {
+        // A placeholder left (ALL CAPS) names nothing to run it on, and the servers the
+        // docs name (a team's Prometheus) are not here: tests/prometheus.rs runs those
+        // commands against a real one.
+        if words.iter().any(|w| {
+            w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                || w.starts_with("http://")
+                || w.starts_with("https://")
+        }) {
             continue;
         }
         let out = Command::new(env!("CARGO_BIN_EXE_checkup"))

@@ -1121,6 +1121,16 @@ pub enum Note {
         /// The output file.
         path: String,
     },
+    /// GPU samples came from DCGM-exporter's metrics in Prometheus, scraped `interval_s`
+    /// apart: no step timings, no trace, no host samples.
+    SamplesFromPrometheus {
+        /// The server.
+        url: String,
+        /// The host read.
+        host: String,
+        /// The median time between scrapes, seconds.
+        interval_s: Option<f64>,
+    },
     /// A trace without `ProfilerStep#N` marks: its steps were inferred as `from` says.
     StepsInferred {
         /// The rank.

@@ -1,16 +1,19 @@
 //! Real components for tests, shared by the connection tests and the app's end-to-end tests:
 //! a throwaway `sshd` on a loopback port ([`TestSshd`]), the workspace's binaries built by
 //! cargo so a test runs the current code ([`workspace_binary`]), an Xvfb display
-//! ([`Xvfb`]), free loopback ports, the memory of a process tree, and a Python path on
+//! ([`Xvfb`]), a Prometheus server holding backfilled samples ([`TestPrometheus`]), free
+//! loopback ports, the memory of a process tree, and a Python path on
 //! which torch cannot be imported ([`unimportable_torch`]).
 
 mod binaries;
 mod processes;
+mod prometheus;
 mod sshd;
 mod xvfb;
 
 pub use binaries::{target_dir, workspace_binary, workspace_release_binary, workspace_root};
 pub use processes::{descendants, memory_of, Memory};
+pub use prometheus::TestPrometheus;
 pub use sshd::TestSshd;
 pub use xvfb::Xvfb;
 

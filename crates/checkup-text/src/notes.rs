@@ -25,6 +25,14 @@ pub fn note(n: &Note, l: Language) -> String {
         (Note::SamplesFromQueryLog { path }, Zh) => format!("GPU 采样来自 nvidia-smi 日志 {path}（没有 samples_nvml.csv）"),
         (Note::SamplesFromDmon { path }, En) => format!("GPU samples from nvidia-smi dmon output {path} (1 s apart from the run's start)"),
         (Note::SamplesFromDmon { path }, Zh) => format!("GPU 采样来自 nvidia-smi dmon 输出 {path}（从运行开始起每秒一个）"),
+        (Note::SamplesFromPrometheus { url, host, interval_s }, En) => format!(
+            "GPU samples from DCGM-exporter's metrics in Prometheus at {url}, host {host}{}: without step times, a trace or the host's CPU, the causes they point at are suspects to confirm by profiling a few steps",
+            interval_s.map(|s| format!(", one reading every {}", seconds(s, En))).unwrap_or_default()
+        ),
+        (Note::SamplesFromPrometheus { url, host, interval_s }, Zh) => format!(
+            "GPU 采样来自 Prometheus（{url}）中 DCGM-exporter 的指标，主机 {host}{}：没有步骤时间、trace 和主机 CPU，它们指向的原因需要分析几步训练来确认",
+            interval_s.map(|s| format!("，每 {} 一个读数", seconds(s, Zh))).unwrap_or_default()
+        ),
         (Note::StepsInferred { rank, from: StepMarks::OptimizerSteps }, En) => format!(
             "The trace of rank {rank} has no ProfilerStep#N marks: its steps were taken from one optimizer step to the next. Call prof.step() once per iteration for exact steps."
         ),
@@ -74,5 +82,18 @@ pub fn window_method(m: &WindowMethod, l: Language) -> String {
                 (None, _) => format!("{whole}：统计覆盖全部采样"),
             }
         }
+    }
+}
+
+/// A scrape interval: "15 s", "0.1 s".
+fn seconds(s: f64, l: Language) -> String {
+    let n = if s >= 1.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
+    };
+    match l {
+        En => format!("{n} s"),
+        Zh => format!("{n} 秒"),
     }
 }

@@ -771,6 +771,11 @@ fn every_note_and_window_method_has_words() {
         Note::SamplesFromDmon {
             path: "dmon.txt".into(),
         },
+        Note::SamplesFromPrometheus {
+            url: "http://prom:9090".into(),
+            host: "gpu-07".into(),
+            interval_s: Some(15.0),
+        },
         Note::StepsInferred {
             rank: 0,
             from: StepMarks::OptimizerSteps,
