@@ -34,7 +34,7 @@ pub struct Options {
 
 /// Reads the inputs, analyses them and returns the diagnosis.
 pub fn analyze_paths(paths: &[PathBuf], options: &Options) -> Result<Diagnosis> {
-    let rec = ingest::load(paths)?;
+    let rec = ingest::load_with(paths, &options.thresholds)?;
     // Host samples alone say nothing about the GPU: no verdict rather than a made-up one.
     if rec.traces.is_empty()
         && rec.steps.is_empty()
@@ -47,7 +47,7 @@ pub fn analyze_paths(paths: &[PathBuf], options: &Options) -> Result<Diagnosis> 
     }
     let partner = match &options.partner {
         Some(p) => {
-            let prec = ingest::load(p)?;
+            let prec = ingest::load_with(p, &options.thresholds)?;
             let pa = analysis::analyze(&prec, &options.thresholds);
             Some((
                 prec,
@@ -67,7 +67,8 @@ pub fn analyze_paths(paths: &[PathBuf], options: &Options) -> Result<Diagnosis> 
     ))
 }
 
-/// Diagnoses an already loaded recording (the agent and the app hold recordings in memory).
+/// Diagnoses an already loaded recording (the agent and the app hold recordings in memory);
+/// its traces were measured when loaded, with the thresholds given to [`ingest::load_with`].
 pub fn diagnose_recording(
     rec: ingest::Recording,
     partner: Option<(&checkup_model::RunFacts, &analysis::Analysis, String)>,

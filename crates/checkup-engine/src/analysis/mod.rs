@@ -65,11 +65,7 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         .collect();
     let window = steady_window(rec, &step_timing, th);
     let span = window.start_s.zip(window.end_s);
-    let ranks: Vec<RankSummary> = rec
-        .traces
-        .iter()
-        .map(|t| trace::analyze_trace(t, th).summary)
-        .collect();
+    let ranks: Vec<RankSummary> = rec.traces.iter().map(|t| t.summary.clone()).collect();
     let mut charts = charts::chart_data(
         &rec.samples,
         &rec.steps,

@@ -12,6 +12,8 @@ use checkup_model::{Note, RunFacts, RunMarker, SampleSet, StepRecord, TrainingCo
 
 use checkup_recording::{layout, meta, samples, steps, training};
 
+use crate::analysis::trace::analyze_trace;
+use crate::diagnosis::thresholds::Thresholds;
 use crate::error::{EngineError, Result};
 pub use kineto::Trace;
 
@@ -35,8 +37,8 @@ pub struct Recording {
     pub memory: BTreeMap<u32, Vec<checkup_model::MemorySample>>,
     /// `samples_gpu_processes.csv`: each GPU's processes and their memory.
     pub gpu_processes: Vec<checkup_model::GpuProcessSample>,
-    /// One trace per rank, sorted by rank.
-    pub traces: Vec<Trace>,
+    /// One trace per rank, sorted by rank, measured as it was read.
+    pub traces: Vec<RankTrace>,
     /// Steps of `steps.csv` the profiler was active for, inclusive.
     pub profile_steps: Option<(u64, u64)>,
     /// Caveats about the inputs, shown with the diagnosis.
@@ -60,8 +62,31 @@ enum InputKind {
     SmiXml,
 }
 
-/// Reads every path into one recording. Paths may mix kinds (a trace plus an nvidia-smi log).
+/// One rank's trace as the analysis keeps it: where it came from, what it says of the job, and
+/// what was measured from it. The trace itself is dropped once measured, so that memory does
+/// not grow with the ranks a run has.
+#[derive(Debug, Clone)]
+pub struct RankTrace {
+    /// The file it was read from.
+    pub source: PathBuf,
+    /// Its rank: the trace's `distributedInfo`, else its folder's (`rankN/`), else its place.
+    pub rank: Option<u32>,
+    /// The job's ranks, from `distributedInfo`.
+    pub world_size: Option<u32>,
+    /// The GPU's name, from `deviceProperties`.
+    pub device_name: Option<String>,
+    /// The rank's GPU time split, step breakdowns, kernels and host waits.
+    pub summary: checkup_model::RankSummary,
+}
+
+/// Reads every path into one recording, its traces measured with the default thresholds.
+/// Paths may mix kinds (a trace plus an nvidia-smi log).
 pub fn load(paths: &[PathBuf]) -> Result<Recording> {
+    load_with(paths, &Thresholds::default())
+}
+
+/// [`load`], the traces measured with `th` (the thresholds the diagnosis will use).
+pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
     let mut rec = Recording::default();
     let mut trace_paths: Vec<(Option<u32>, PathBuf)> = Vec::new();
     let mut pending_logs: Vec<(InputKind, PathBuf)> = Vec::new();
@@ -81,7 +106,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Recording> {
     for (kind, path) in pending_logs {
         load_log(kind, &path, &mut rec)?;
     }
-    rec.traces = read_traces(&trace_paths)?;
+    rec.traces = read_traces(&trace_paths, th)?;
     check_ranks(paths, &rec)?;
     fill_facts_from_traces(&mut rec);
     if rec.traces.is_empty() && rec.steps.is_empty() && rec.samples.is_empty() {
@@ -327,29 +352,55 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
 /// Parses the traces, one thread each (they are independent and large), and orders them by
 /// rank: the trace's own `distributedInfo.rank` first, then its `rankN/` folder, then its
 /// position.
-fn read_traces(paths: &[(Option<u32>, PathBuf)]) -> Result<Vec<Trace>> {
-    let results: Vec<Result<Trace>> = std::thread::scope(|s| {
-        let handles: Vec<_> = paths
-            .iter()
-            .map(|(_, p)| s.spawn(move || kineto::read_trace(p)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(EngineError::invalid(
-                        Path::new("trace"),
-                        "trace reader failed",
-                    ))
+/// Reads and measures every trace, as many at once as there are cores: each worker holds one
+/// trace at a time and keeps only its measurements, so a run of 256 ranks needs the memory
+/// of a few traces, not of 256.
+fn read_traces(paths: &[(Option<u32>, PathBuf)], th: &Thresholds) -> Result<Vec<RankTrace>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, paths.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let read_one = |i: usize| -> Result<RankTrace> {
+        let (folder_rank, path) = &paths[i];
+        let mut t = kineto::read_trace(path)?;
+        t.rank = t.rank.or(*folder_rank).or(Some(i as u32));
+        let summary = analyze_trace(&t, th).summary;
+        Ok(RankTrace {
+            source: std::mem::take(&mut t.source),
+            rank: t.rank,
+            world_size: t.world_size,
+            device_name: t.device_name.take(),
+            summary,
+        })
+    };
+    let done: Vec<std::thread::Result<Vec<(usize, Result<RankTrace>)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= paths.len() {
+                            return mine;
+                        }
+                        mine.push((i, read_one(i)));
+                    }
                 })
             })
-            .collect()
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect()
     });
+    let mut results: Vec<(usize, Result<RankTrace>)> = Vec::with_capacity(paths.len());
+    for worker in done {
+        results.extend(
+            worker.map_err(|_| EngineError::invalid(Path::new("trace"), "trace reader failed"))?,
+        );
+    }
+    // The first error in the order the paths were given, as a sequential read would report.
+    results.sort_by_key(|(i, _)| *i);
     let mut traces = Vec::with_capacity(results.len());
-    for (i, (result, (folder_rank, _))) in results.into_iter().zip(paths).enumerate() {
-        let mut t = result?;
-        t.rank = t.rank.or(*folder_rank).or(Some(i as u32));
-        traces.push(t);
+    for (_, result) in results {
+        traces.push(result?);
     }
     traces.sort_by_key(|t| t.rank);
     for w in traces.windows(2) {
