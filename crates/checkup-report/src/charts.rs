@@ -795,22 +795,46 @@ fn kind_color(k: SegmentKind) -> RGBColor {
 
 /// The timeline's height in pixels: room for its title, axis and legend, and a lane per rank.
 fn timeline_height(d: &Diagnosis) -> u32 {
-    let lanes = d
-        .charts
-        .timelines
-        .iter()
-        .filter(|tl| tl.span_us > 0.0)
-        .count() as u32;
-    (150 + 50 * lanes).clamp(200, 600)
+    (150 + 50 * timeline_lanes(d).len() as u32).clamp(200, 600)
 }
 
-fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
-    let lanes: Vec<_> = d
+/// The ranks the timeline draws: every one up to the per-rank table's limit; beyond it the
+/// ranks that table shows (the diagnosed one, each column's extremes), which a lane each can
+/// still be read for.
+fn timeline_lanes(d: &Diagnosis) -> Vec<&checkup_model::RankTimeline> {
+    let drawn: Vec<_> = d
         .charts
         .timelines
         .iter()
         .filter(|tl| tl.span_us > 0.0)
         .collect();
+    if drawn.len() <= crate::markdown::RANKS_LISTED {
+        return drawn;
+    }
+    let values: Vec<(u32, [f64; 3])> = d
+        .ranks
+        .iter()
+        .map(|r| {
+            let g = &r.gpu;
+            (
+                r.rank,
+                [
+                    g.share(g.compute_us),
+                    g.share(g.exposed_comm_us),
+                    g.share(g.idle_us),
+                ],
+            )
+        })
+        .collect();
+    let shown = crate::markdown::ranks_shown(&values, d.diagnosed_rank);
+    drawn
+        .into_iter()
+        .filter(|tl| shown.contains(&tl.rank))
+        .collect()
+}
+
+fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+    let lanes = timeline_lanes(d);
     let span_ms = lanes.iter().map(|l| l.span_us).fold(0.0, f64::max) / 1e3;
     let n = lanes.len() as f64;
     // The right quarter is left free for the legend.

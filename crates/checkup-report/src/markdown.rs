@@ -408,31 +408,73 @@ pub fn render(
     if !d.ranks.is_empty() {
         let _ = writeln!(s, "## {}\n", t.per_rank);
         table_head(&mut s, &t.rank_headers);
-        for r in &d.ranks {
+        // The columns as numbers: each row's cells, and the medians row, come from them.
+        let columns = |r: &checkup_model::RankSummary| -> [f64; 9] {
             let g = &r.gpu;
+            let share = |us: f64| g.share(us) * 100.0;
+            [
+                g.window_us / 1e3,
+                share(g.compute_us),
+                share(g.exposed_comm_us),
+                share(g.exposed_memory_us),
+                share(g.idle_us),
+                share(g.idle.host_wait_us),
+                share(g.idle.kernel_wait_us),
+                r.kernels.per_step,
+                r.kernels.median_us,
+            ]
+        };
+        let row = |s: &mut String, first: &str, c: [f64; 9]| {
             // fixed(): a rounding below zero prints 0.0, never -0.0.
-            let p = |us: f64| format!("{}%", checkup_text::fixed(g.share(us) * 100.0, 1));
+            let p = |v: f64| format!("{}%", checkup_text::fixed(v, 1));
             let _ = writeln!(
                 s,
-                "| {} | {:.1} ms | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} µs |",
-                r.rank,
-                g.window_us / 1e3,
-                p(g.compute_us),
-                p(g.exposed_comm_us),
-                p(g.exposed_memory_us),
-                p(g.idle_us),
-                p(g.idle.host_wait_us),
-                p(g.idle.kernel_wait_us),
-                r.kernels.per_step,
-                r.kernels.median_us
+                "| {first} | {:.1} ms | {} | {} | {} | {} | {} | {} | {:.0} | {:.1} µs |",
+                c[0],
+                p(c[1]),
+                p(c[2]),
+                p(c[3]),
+                p(c[4]),
+                p(c[5]),
+                p(c[6]),
+                c[7],
+                c[8]
             );
+        };
+        let values: Vec<(u32, [f64; 9])> = d.ranks.iter().map(|r| (r.rank, columns(r))).collect();
+        let shown = ranks_shown(&values, d.diagnosed_rank);
+        for (rank, c) in values.iter().filter(|(r, _)| shown.contains(r)) {
+            row(&mut s, &rank.to_string(), *c);
+        }
+        if shown.len() < values.len() {
+            let n = values.len().to_string();
+            let medians: [f64; 9] =
+                std::array::from_fn(|i| median(values.iter().map(|(_, c)| c[i]).collect()));
+            row(&mut s, &t.median_of_ranks.replace("{n}", &n), medians);
+            let _ = writeln!(s, "\n{}", t.ranks_shown_note.replace("{n}", &n));
         }
         let _ = writeln!(s);
     }
     if !d.step_timing.is_empty() {
         let _ = writeln!(s, "## {}\n", t.step_timing);
         table_head(&mut s, &t.step_headers);
-        for st in &d.step_timing {
+        let values: Vec<(u32, [f64; 4])> = d
+            .step_timing
+            .iter()
+            .map(|st| {
+                (
+                    st.rank,
+                    [
+                        st.mean_step_ms,
+                        st.median_step_ms,
+                        st.p90_step_ms,
+                        st.data_wait_share,
+                    ],
+                )
+            })
+            .collect();
+        let shown = ranks_shown(&values, d.diagnosed_rank);
+        for st in d.step_timing.iter().filter(|st| shown.contains(&st.rank)) {
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {}% | {}{} |",
@@ -447,6 +489,13 @@ pub fn render(
                 st.stall_period_steps
                     .map(|p| format!(" ({})", t.every_n_steps.replace("{}", &format!("{p:.0}"))))
                     .unwrap_or_default()
+            );
+        }
+        if shown.len() < values.len() {
+            let _ = writeln!(
+                s,
+                "\n{}",
+                t.ranks_shown_note.replace("{n}", &values.len().to_string())
             );
         }
         let _ = writeln!(s);
@@ -535,23 +584,84 @@ pub fn render(
     if !d.notes.is_empty() {
         let _ = writeln!(s);
     }
-    let _ = writeln!(
-        s,
-        "{}{}{}",
-        t.sources,
-        t.colon,
-        d.sources
-            .iter()
-            .map(|x| format!("`{}`", x.replace('`', "'")))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let _ = writeln!(s, "{}{}{}", t.sources, t.colon, listed_sources(&d.sources));
     s
+}
+
+/// The inputs read, each in code; a job's hundreds of rank traces as the first few, how many
+/// more, and the last, so the method section stays a paragraph.
+fn listed_sources(sources: &[String]) -> String {
+    const LISTED: usize = 4;
+    let code = |x: &String| format!("`{}`", x.replace('`', "'"));
+    if sources.len() <= LISTED + 2 {
+        return sources.iter().map(code).collect::<Vec<_>>().join(", ");
+    }
+    let first: Vec<String> = sources[..LISTED].iter().map(code).collect();
+    format!(
+        "{}, … ({} more), {}",
+        first.join(", "),
+        sources.len() - LISTED - 1,
+        code(&sources[sources.len() - 1])
+    )
+}
+
+/// A table of at most this many ranks shows them all.
+pub(crate) const RANKS_LISTED: usize = 16;
+
+/// The ranks a per-rank table shows: all of them up to [`RANKS_LISTED`]; beyond, the
+/// diagnosed rank and, for each column, the ranks with its highest and lowest value, so a
+/// job of 256 ranks gets a table a meeting can read that still holds every outlier.
+pub(crate) fn ranks_shown<const N: usize>(
+    values: &[(u32, [f64; N])],
+    diagnosed: Option<u32>,
+) -> std::collections::BTreeSet<u32> {
+    if values.len() <= RANKS_LISTED {
+        return values.iter().map(|(r, _)| *r).collect();
+    }
+    let mut shown: std::collections::BTreeSet<u32> = diagnosed.into_iter().collect();
+    for i in 0..N {
+        let by = |a: &&(u32, [f64; N]), b: &&(u32, [f64; N])| a.1[i].total_cmp(&b.1[i]);
+        shown.extend(values.iter().max_by(by).map(|(r, _)| *r));
+        shown.extend(values.iter().min_by(by).map(|(r, _)| *r));
+    }
+    shown
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn up_to_sixteen_ranks_are_all_listed_and_beyond_the_diagnosed_one_and_each_columns_extremes() {
+        let ranks = |n: u32| -> Vec<(u32, [f64; 2])> {
+            (0..n)
+                .map(|r| (r, [10.0 + f64::from(r % 5), 50.0]))
+                .collect()
+        };
+        assert_eq!(ranks_shown(&ranks(16), Some(3)).len(), 16);
+        let mut many = ranks(256);
+        many[170].1 = [14.0, 80.0]; // the slow rank: the most of the second column
+        many[9].1[1] = 20.0; // the least of it
+        let shown: Vec<u32> = ranks_shown(&many, Some(170)).into_iter().collect();
+        // Column 0: its highest is the last rank with 14 (254), its lowest the first with 10.
+        assert_eq!(shown, [0, 9, 170, 254]);
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_is_the_mean_of_the_middle_two() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
 
     #[test]
     fn a_kernel_is_named_by_its_function_and_an_elementwise_one_by_its_operation() {

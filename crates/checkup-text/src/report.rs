@@ -72,6 +72,10 @@ pub struct Text {
     pub per_rank: &'static str,
     /// Table columns of the per-rank table: window, compute, exposed communication and copies, idle by kind, kernels.
     pub rank_headers: [&'static str; 10],
+    /// Under a per-rank table of a job with many ranks: which rows it shows (`{n}`: the ranks).
+    pub ranks_shown_note: &'static str,
+    /// The first cell of the row of medians over every rank (`{n}`: the ranks).
+    pub median_of_ranks: &'static str,
     /// "Step timing (unprofiled steps)" in English.
     pub step_timing: &'static str,
     /// Table columns, ["rank", "steps", "warm-up", "mean step", "median", "p90", "data wait", "stalls"] in English.
@@ -281,6 +285,8 @@ static EN: Text = Text {
     fixes_by_gain_note: "The best fix of each finding, with the step time if it removed the time that finding measured in this recording. Gains of different findings roughly add up; those of one finding's fixes do not. The findings below hold the evidence and the other fixes.",
     per_rank: "GPU time per rank",
     rank_headers: ["rank", "window", "compute", "exposed comm", "exposed copies", "idle", "idle: host wait", "idle: kernel wait", "kernels/step", "median kernel"],
+    ranks_shown_note: "The job has {n} ranks: the table shows the diagnosed rank and, for each column, the ranks with the highest and the lowest value, then the median of all of them. The JSON export holds every rank.",
+    median_of_ranks: "median of {n}",
     step_timing: "Step timing (unprofiled steps)",
     step_headers: ["rank", "steps", "warm-up", "mean step", "median", "p90", "data wait", "stalls"],
     every_n_steps: "every {} steps",
@@ -400,6 +406,8 @@ static ZH: Text = Text {
     fixes_by_gain_note: "每个发现的最佳修复，以及假设它消除了该发现在本次记录中测得的耗时后的步骤时间。不同发现的收益大致可以相加，同一发现的几项修复则不能。下方各发现给出证据和其他修复。",
     per_rank: "各 rank 的 GPU 时间",
     rank_headers: ["rank", "窗口", "计算", "暴露的通信", "暴露的拷贝", "空闲", "空闲：等待主机", "空闲：等待内核", "每步内核数", "内核中位时长"],
+    ranks_shown_note: "该作业有 {n} 个 rank：表中列出被诊断的 rank，以及每一列数值最高和最低的 rank，最后一行是全部 rank 的中位数。JSON 导出包含每个 rank。",
+    median_of_ranks: "{n} 个的中位数",
     step_timing: "步骤耗时（未分析的步骤）",
     step_headers: ["rank", "步数", "预热", "平均步长", "中位数", "p90", "数据等待", "停顿"],
     every_n_steps: "每 {} 步",
