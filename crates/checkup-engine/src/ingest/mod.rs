@@ -352,6 +352,9 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
 /// Parses the traces, one thread each (they are independent and large), and orders them by
 /// rank: the trace's own `distributedInfo.rank` first, then its `rankN/` folder, then its
 /// position.
+/// A trace's place among the paths and what reading it gave.
+type Measured = (usize, Result<RankTrace>);
+
 /// Reads and measures every trace, as many at once as there are cores: each worker holds one
 /// trace at a time and keeps only its measurements, so a run of 256 ranks needs the memory
 /// of a few traces, not of 256.
@@ -373,7 +376,7 @@ fn read_traces(paths: &[(Option<u32>, PathBuf)], th: &Thresholds) -> Result<Vec<
             summary,
         })
     };
-    let done: Vec<std::thread::Result<Vec<(usize, Result<RankTrace>)>>> = std::thread::scope(|s| {
+    let done: Vec<std::thread::Result<Vec<Measured>>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 s.spawn(|| {
@@ -390,7 +393,7 @@ fn read_traces(paths: &[(Option<u32>, PathBuf)], th: &Thresholds) -> Result<Vec<
             .collect();
         handles.into_iter().map(|h| h.join()).collect()
     });
-    let mut results: Vec<(usize, Result<RankTrace>)> = Vec::with_capacity(paths.len());
+    let mut results: Vec<Measured> = Vec::with_capacity(paths.len());
     for worker in done {
         results.extend(
             worker.map_err(|_| EngineError::invalid(Path::new("trace"), "trace reader failed"))?,
