@@ -30,8 +30,10 @@ phase "clippy (UI, wasm)" cargo clippy -p checkup-frontend --target wasm32-unkno
 RUSTDOCFLAGS="-D warnings" phase "rustdoc" cargo doc --no-deps --workspace --quiet
 phase "tests" cargo test --workspace --exclude checkup-e2e
 # A short fuzz run of every reader (3 s each, about a minute, the same inputs each time);
-# the long runs and what they found: docs/fuzzing.md.
-phase "fuzz" cargo run -q -p checkup-fuzz -- --seconds 3 --seed 1
+# the long runs and what they found: docs/fuzzing.md. The binary the tests above built (its
+# regression test needs it): `cargo run -p checkup-fuzz` resolves features for that package
+# alone and rebuilt tokio and everything on it first, three minutes of a cold run.
+phase "fuzz" "${CARGO_TARGET_DIR:-target}/debug/checkup-fuzz" --seconds 3 --seed 1
 # The packages (.deb, AppImage, server tarball): tests/e2e/tests/package.rs installs and starts
 # them. Their server binaries are built for glibc 2.31, which the agent shipped to GPU hosts needs.
 phase "packages (release builds)" ./scripts/package.sh dist
