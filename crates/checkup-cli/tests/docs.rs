@@ -108,8 +108,9 @@ fn every_path_and_link_in_the_docs_exists() {
     );
 }
 
-/// `BIN SUB --opt …` lines of the pages' code blocks, as (subcommand, options).
-fn commands(bin: &str) -> Vec<(String, String, Vec<String>)> {
+/// The words of every `BIN …` line in the pages' code blocks, a comment after `#` left out,
+/// with the page each is on.
+fn shown_commands(bin: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for (page, text) in pages() {
         let mut fenced = false;
@@ -124,18 +125,34 @@ fn commands(bin: &str) -> Vec<(String, String, Vec<String>)> {
             else {
                 continue;
             };
-            let command = rest.split('#').next().unwrap();
-            let mut words = command.split_whitespace();
-            let Some(sub) = words.next() else { continue };
-            let options = words
+            let words = rest
+                .split('#')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            out.push((page.display().to_string(), words));
+        }
+    }
+    out
+}
+
+/// `BIN SUB --opt …` lines of the pages' code blocks, as (subcommand, options).
+fn commands(bin: &str) -> Vec<(String, String, Vec<String>)> {
+    shown_commands(bin)
+        .into_iter()
+        .filter_map(|(page, words)| {
+            let (sub, rest) = words.split_first()?;
+            let options = rest
+                .iter()
                 .take_while(|w| *w != "--")
                 .filter(|w| w.starts_with("--"))
                 .map(|w| w.split('=').next().unwrap().to_owned())
                 .collect();
-            out.push((page.display().to_string(), sub.to_owned(), options));
-        }
-    }
-    out
+            Some((page, sub.clone(), options))
+        })
+        .collect()
 }
 
 fn help(binary: &Path, sub: &str) -> String {
@@ -199,33 +216,19 @@ fn succeeded(sub: &str, code: Option<i32>) -> bool {
 fn every_checkup_command_the_docs_show_runs_on_real_recordings() {
     let root = root();
     let work = tempfile::tempdir().unwrap();
-    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
-    for (page, text) in pages() {
-        let mut fenced = false;
-        for line in text.lines() {
-            if line.starts_with("```") {
-                fenced = !fenced;
-                continue;
-            }
-            let Some(rest) = fenced
-                .then(|| line.trim().strip_prefix("checkup "))
-                .flatten()
-            else {
-                continue;
-            };
-            let words: Vec<String> = rest
-                .split('#')
-                .next()
-                .unwrap()
-                .split_whitespace()
+    let mut lines: Vec<(String, Vec<String>)> = shown_commands("checkup")
+        .into_iter()
+        .map(|(page, words)| {
+            let words = words
+                .into_iter()
                 .map(|w| match PLACEHOLDERS.iter().find(|(p, _)| *p == w) {
                     Some((_, path)) => root.join(path).display().to_string(),
-                    None => w.to_owned(),
+                    None => w,
                 })
                 .collect();
-            lines.push((page.display().to_string(), words));
-        }
-    }
+            (page, words)
+        })
+        .collect();
     // Baselines first: the compare and report commands read the card they write.
     lines.sort_by_key(|(_, words)| words[0] != "baseline");
     let mut ran = 0;

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 
-use checkup_model::SampleSet;
+use checkup_model::{GpmSample, NvmlSample, SampleSet};
 
 use crate::dcgm::{self, labels, Field};
 
@@ -72,45 +72,50 @@ pub fn write(samples: &SampleSet, labelling: &Labelling, out: &mut impl Write) -
     };
     for m in dcgm::METRICS {
         match m.field {
-            Field::Nvml { get, .. } => family(
-                m.name,
-                &|g| {
-                    samples
-                        .nvml
-                        .iter()
-                        .filter(|s| s.gpu == g)
-                        .filter_map(|s| Some((s.ts, get(s)?)))
-                        .collect()
-                },
-                out,
-            )?,
-            Field::Gpm { get, .. } => family(
-                m.name,
-                &|g| {
-                    samples
-                        .gpm
-                        .iter()
-                        .filter(|s| s.gpu == g)
-                        .filter_map(|s| Some((s.ts, get(s)?)))
-                        .collect()
-                },
-                out,
-            )?,
+            Field::Nvml { get, .. } => family(m.name, &|g| points(&samples.nvml, g, get), out)?,
+            Field::Gpm { get, .. } => family(m.name, &|g| points(&samples.gpm, g, get), out)?,
         }
     }
-    family(
-        dcgm::FB_FREE,
-        &|g| {
-            samples
-                .nvml
-                .iter()
-                .filter(|s| s.gpu == g)
-                .filter_map(|s| Some((s.ts, s.mem_total_mib? - s.mem_used_mib?)))
-                .collect()
-        },
-        out,
-    )?;
+    let free = |s: &NvmlSample| Some(s.mem_total_mib? - s.mem_used_mib?);
+    family(dcgm::FB_FREE, &|g| points(&samples.nvml, g, free), out)?;
     writeln!(out, "# EOF")
+}
+
+/// A reading of one GPU at one time.
+trait Reading {
+    fn ts(&self) -> f64;
+    fn gpu(&self) -> u32;
+}
+
+impl Reading for NvmlSample {
+    fn ts(&self) -> f64 {
+        self.ts
+    }
+    fn gpu(&self) -> u32 {
+        self.gpu
+    }
+}
+
+impl Reading for GpmSample {
+    fn ts(&self) -> f64 {
+        self.ts
+    }
+    fn gpu(&self) -> u32 {
+        self.gpu
+    }
+}
+
+/// GPU `gpu`'s (time, value) points where the readings have the value.
+fn points<S: Reading>(
+    samples: &[S],
+    gpu: u32,
+    value: impl Fn(&S) -> Option<f64>,
+) -> Vec<(f64, f64)> {
+    samples
+        .iter()
+        .filter(|s| s.gpu() == gpu)
+        .filter_map(|s| Some((s.ts(), value(s)?)))
+        .collect()
 }
 
 fn escape(v: &str) -> String {
@@ -122,7 +127,6 @@ fn escape(v: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use checkup_model::{GpmSample, NvmlSample};
 
     #[test]
     fn families_are_whole_and_series_rise_in_time() {
