@@ -1,24 +1,15 @@
 //! The `checkup` binary as scripts and CI use it.
 
+mod common;
+
+use common::checkup;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn corpus(run: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/corpus")
         .join(run)
-}
-
-fn checkup(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkup"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 #[test]

@@ -2,25 +2,16 @@
 //! recording as DCGM-exporter's metrics: the diagnosis is the one the same samples get
 //! from a run folder, and the report says where the samples came from.
 
+mod common;
+
+use common::checkup;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use checkup_model::SampleSet;
 use checkup_prometheus::openmetrics::{self, Labelling};
 use checkup_recording::samples::{read_gpm_csv, read_nvml_csv};
 use checkup_testkit::{workspace_root, TestPrometheus};
-
-fn checkup(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkup"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// A run folder with the recording's GPU samples alone: what Prometheus holds of it.
 fn samples_only(run: &str, dir: &Path) -> (PathBuf, SampleSet) {

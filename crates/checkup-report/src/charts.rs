@@ -798,38 +798,15 @@ fn timeline_height(d: &Diagnosis) -> u32 {
     (150 + 50 * timeline_lanes(d).len() as u32).clamp(200, 600)
 }
 
-/// The ranks the timeline draws: every one up to the per-rank table's limit; beyond it the
-/// ranks that table shows (the diagnosed one, each column's extremes), which a lane each can
-/// still be read for.
+/// The ranks the timeline draws: those the per-rank table shows (every one up to its limit;
+/// beyond it the diagnosed rank and each column's extremes), which a lane each can still be
+/// read for.
 fn timeline_lanes(d: &Diagnosis) -> Vec<&checkup_model::RankTimeline> {
-    let drawn: Vec<_> = d
-        .charts
+    let shown = crate::markdown::ranks_in_table(d);
+    d.charts
         .timelines
         .iter()
-        .filter(|tl| tl.span_us > 0.0)
-        .collect();
-    if drawn.len() <= crate::markdown::RANKS_LISTED {
-        return drawn;
-    }
-    let values: Vec<(u32, [f64; 3])> = d
-        .ranks
-        .iter()
-        .map(|r| {
-            let g = &r.gpu;
-            (
-                r.rank,
-                [
-                    g.share(g.compute_us),
-                    g.share(g.exposed_comm_us),
-                    g.share(g.idle_us),
-                ],
-            )
-        })
-        .collect();
-    let shown = crate::markdown::ranks_shown(&values, d.diagnosed_rank);
-    drawn
-        .into_iter()
-        .filter(|tl| shown.contains(&tl.rank))
+        .filter(|tl| tl.span_us > 0.0 && shown.contains(&tl.rank))
         .collect()
 }
 

@@ -408,22 +408,6 @@ pub fn render(
     if !d.ranks.is_empty() {
         let _ = writeln!(s, "## {}\n", t.per_rank);
         table_head(&mut s, &t.rank_headers);
-        // The columns as numbers: each row's cells, and the medians row, come from them.
-        let columns = |r: &checkup_model::RankSummary| -> [f64; 9] {
-            let g = &r.gpu;
-            let share = |us: f64| g.share(us) * 100.0;
-            [
-                g.window_us / 1e3,
-                share(g.compute_us),
-                share(g.exposed_comm_us),
-                share(g.exposed_memory_us),
-                share(g.idle_us),
-                share(g.idle.host_wait_us),
-                share(g.idle.kernel_wait_us),
-                r.kernels.per_step,
-                r.kernels.median_us,
-            ]
-        };
         let row = |s: &mut String, first: &str, c: [f64; 9]| {
             // fixed(): a rounding below zero prints 0.0, never -0.0.
             let p = |v: f64| format!("{}%", checkup_text::fixed(v, 1));
@@ -441,8 +425,9 @@ pub fn render(
                 c[8]
             );
         };
-        let values: Vec<(u32, [f64; 9])> = d.ranks.iter().map(|r| (r.rank, columns(r))).collect();
-        let shown = ranks_shown(&values, d.diagnosed_rank);
+        let values: Vec<(u32, [f64; 9])> =
+            d.ranks.iter().map(|r| (r.rank, rank_columns(r))).collect();
+        let shown = ranks_in_table(d);
         for (rank, c) in values.iter().filter(|(r, _)| shown.contains(r)) {
             row(&mut s, &rank.to_string(), *c);
         }
@@ -605,13 +590,38 @@ fn listed_sources(sources: &[String]) -> String {
     )
 }
 
+/// A rank's row of the per-rank table as numbers: window (ms), compute, exposed
+/// communication and copies, idle and its two kinds (percent of the window), kernels per step
+/// and the median kernel (µs). Its cells and the medians row come from these.
+fn rank_columns(r: &checkup_model::RankSummary) -> [f64; 9] {
+    let g = &r.gpu;
+    let share = |us: f64| g.share(us) * 100.0;
+    [
+        g.window_us / 1e3,
+        share(g.compute_us),
+        share(g.exposed_comm_us),
+        share(g.exposed_memory_us),
+        share(g.idle_us),
+        share(g.idle.host_wait_us),
+        share(g.idle.kernel_wait_us),
+        r.kernels.per_step,
+        r.kernels.median_us,
+    ]
+}
+
+/// The ranks the per-rank table shows (see [`ranks_shown`]); the GPU timeline draws the same.
+pub(crate) fn ranks_in_table(d: &Diagnosis) -> std::collections::BTreeSet<u32> {
+    let values: Vec<(u32, [f64; 9])> = d.ranks.iter().map(|r| (r.rank, rank_columns(r))).collect();
+    ranks_shown(&values, d.diagnosed_rank)
+}
+
 /// A table of at most this many ranks shows them all.
-pub(crate) const RANKS_LISTED: usize = 16;
+const RANKS_LISTED: usize = 16;
 
 /// The ranks a per-rank table shows: all of them up to [`RANKS_LISTED`]; beyond, the
 /// diagnosed rank and, for each column, the ranks with its highest and lowest value, so a
 /// job of 256 ranks gets a table a meeting can read that still holds every outlier.
-pub(crate) fn ranks_shown<const N: usize>(
+fn ranks_shown<const N: usize>(
     values: &[(u32, [f64; N])],
     diagnosed: Option<u32>,
 ) -> std::collections::BTreeSet<u32> {

@@ -75,6 +75,13 @@ impl From<Option<Finding>> for Outcome {
 pub type Rule = fn(&Ctx, &[Finding]) -> Outcome;
 
 impl<'a> Ctx<'a> {
+    /// The diagnosed rank's step time over the run in tenths (rank 0's when no steps were
+    /// timed on a rank of its own).
+    pub fn step_trend(&self) -> Option<&'a crate::analysis::trends::StepTrend> {
+        let rank = self.timing.map(|t| t.rank).unwrap_or(0);
+        self.a.step_trends.get(&rank)
+    }
+
     fn share_of_window(&self, us: f64) -> Option<f64> {
         self.rank
             .filter(|r| r.gpu.window_us > 0.0)

@@ -12,11 +12,7 @@ use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, Ctx, Outcome};
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
-    let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
-    cx.a.step_trends
-        .get(&rank)
-        .and_then(|t| finding(cx, t))
-        .into()
+    cx.step_trend().and_then(|t| finding(cx, t)).into()
 }
 
 fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
