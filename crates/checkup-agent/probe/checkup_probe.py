@@ -18,6 +18,7 @@ import json
 import linecache
 import os
 import shutil
+import socket
 import time
 import warnings
 
@@ -48,7 +49,9 @@ MEMORY_HEADER = ["step", "t", "allocated_bytes", "reserved_bytes", "peak_allocat
 
 
 def open_csv(path, header):
-    """A new CSV file with its header row: (file, writer)."""
+    """A new CSV file with its header row: (file, writer). Its folder is made here, when a
+    process first has something to write: one that only imported the probe leaves none."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     f = open(path, "w", newline="")
     w = csv.writer(f)
     w.writerow(header)
@@ -350,12 +353,90 @@ def write_json(path, value):
     os.replace(path + ".tmp", path)
 
 
+def env_int(env, *names):
+    """The first of `names` set to an integer, else None."""
+    for name in names:
+        try:
+            return int(env[name])
+        except (KeyError, ValueError):
+            pass
+    return None
+
+
+def identity(env=os.environ):
+    """Where this process sits in the job, as its launcher said: torchrun's variables
+    first, then Slurm's (`srun` starting one task per rank). The node is torchrun's
+    GROUP_RANK or Slurm's node index."""
+    rank = env_int(env, "RANK", "SLURM_PROCID")
+    world = env_int(env, "WORLD_SIZE", "SLURM_NTASKS")
+    return {
+        "rank": rank if rank is not None else 0,
+        "world_size": world if world is not None else 1,
+        "local_rank": env_int(env, "LOCAL_RANK", "SLURM_LOCALID"),
+        "local_world_size": env_int(env, "LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE"),
+        "node_rank": env_int(env, "GROUP_RANK", "SLURM_NODEID"),
+        "hostname": socket.gethostname(),
+    }
+
+
 def rank_dir(out, env=os.environ):
-    """Single-process runs write into OUT; torchrun ranks into OUT/rankN."""
-    world = int(env.get("WORLD_SIZE", "1") or 1)
-    if world > 1 or "RANK" in env and env.get("CHECKUP_FORCE_RANK_DIRS"):
-        return os.path.join(out, "rank%d" % int(env.get("RANK", "0") or 0))
+    """Single-process runs write into OUT; the ranks of a job into OUT/rankN (N global)."""
+    me = identity(env)
+    if me["world_size"] > 1 or "RANK" in env and env.get("CHECKUP_FORCE_RANK_DIRS"):
+        return os.path.join(out, "rank%d" % me["rank"])
     return out
+
+
+CLOCK_ROUNDS = 8
+
+
+def clock_exchange(store, rank, world, prefix, rounds=CLOCK_ROUNDS, clock=time.time):
+    """Measures this rank's clock against rank 0's through the job's key-value store (the
+    one torchrun or init_process_group serves): rank 0 answers each other rank in the
+    order they arrive, a ping with its time; the peer keeps the answer of the shortest
+    round trip, whose middle is when rank 0 read its clock (NTP's estimate, off by at most
+    half that round trip). Returns {clock_offset_s, clock_rtt_s}: rank 0's clock is this
+    rank's plus the offset."""
+    if rank == 0:
+        for n in range(1, world):
+            peer = int(store.get(prefix + "ticket/%d" % n))
+            for i in range(rounds):
+                store.get(prefix + "%d/%d/ping" % (peer, i))
+                store.set(prefix + "%d/%d/pong" % (peer, i), repr(clock()))
+        return {"clock_offset_s": 0.0, "clock_rtt_s": 0.0}
+    ticket = store.add(prefix + "tickets", 1)
+    store.set(prefix + "ticket/%d" % ticket, str(rank))
+    best = None
+    for i in range(rounds):
+        t1 = clock()
+        store.set(prefix + "%d/%d/ping" % (rank, i), "1")
+        reference = float(store.get(prefix + "%d/%d/pong" % (rank, i)))
+        t2 = clock()
+        if best is None or t2 - t1 < best[0]:
+            best = (t2 - t1, reference - (t1 + t2) / 2)
+    return {"clock_offset_s": best[1], "clock_rtt_s": best[0]}
+
+
+def start_clock_exchange(torch, out_dir, me, env=os.environ):
+    """Runs [`clock_exchange`] in a daemon thread with its own connection to the job's
+    store (MASTER_ADDR:MASTER_PORT), so the training's process group is never touched;
+    the result goes to probe_status.json. Keys are per restart of an elastic job."""
+    addr, port = env.get("MASTER_ADDR"), env_int(env, "MASTER_PORT")
+    if me["world_size"] < 2 or not addr or port is None:
+        return
+
+    def exchange():
+        try:
+            import datetime
+            store = torch.distributed.TCPStore(addr, port, is_master=False,
+                                               timeout=datetime.timedelta(seconds=300))
+            prefix = "checkup/clock/%s/" % env.get("TORCHELASTIC_RESTART_COUNT", "0")
+            status(out_dir, **clock_exchange(store, me["rank"], me["world_size"], prefix))
+        except Exception as e:
+            status(out_dir, clock_error=repr(e))
+
+    import threading
+    threading.Thread(target=exchange, name="checkup-clock", daemon=True).start()
 
 
 def write_progress(out_dir, step, profiling, trace_written):
@@ -419,7 +500,6 @@ def install():
     # Step 0 runs from here (imports, model set-up, first iteration): the engine treats it
     # as warm-up, as it does in recorded runs.
     tracker.t_start = time.time()
-    os.makedirs(out_dir, exist_ok=True)
     steps_file = StepsFile(os.path.join(out_dir, "steps.csv"))
     marks = MarkSchedule()
     events = CsvLog(os.path.join(out_dir, "events.csv"), EVENTS_HEADER)
@@ -503,8 +583,10 @@ def install():
                 # spawned DataLoader workers import the probe too.
                 state["announced"] = True
                 start_training()
-                status(out_dir, ok=True, torch=torch.__version__, rank=int(os.environ.get("RANK", "0") or 0),
-                       skip_steps=tracker.skip, profile_steps=tracker.count)
+                me = identity()
+                status(out_dir, ok=True, torch=torch.__version__, skip_steps=tracker.skip,
+                       profile_steps=tracker.count, **me)
+                start_clock_exchange(torch, out_dir, me)
             if not tracker.is_step_boundary(id(optimizer)):
                 training.other_optimizer(optimizer)
                 return

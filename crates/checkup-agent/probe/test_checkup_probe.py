@@ -360,6 +360,72 @@ class FilesTest(unittest.TestCase):
         self.assertEqual(P.rank_dir("/out", {"WORLD_SIZE": "2", "RANK": "1"}), "/out/rank1")
         self.assertEqual(P.rank_dir("/out", {}), "/out")
 
+    def test_a_rank_knows_its_node_from_torchrun_or_slurm(self):
+        torchrun = {"RANK": "5", "WORLD_SIZE": "8", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4",
+                    "GROUP_RANK": "1", "SLURM_PROCID": "1", "SLURM_NODEID": "1"}
+        me = P.identity(torchrun)
+        self.assertEqual((me["rank"], me["world_size"], me["local_rank"], me["node_rank"]), (5, 8, 1, 1))
+        self.assertEqual(P.rank_dir("/out", torchrun), "/out/rank5")
+        # srun starting one task per rank: Slurm's own variables.
+        slurm = {"SLURM_PROCID": "6", "SLURM_NTASKS": "8", "SLURM_LOCALID": "2",
+                 "SLURM_NODEID": "1", "SLURM_NTASKS_PER_NODE": "4"}
+        me = P.identity(slurm)
+        self.assertEqual((me["rank"], me["world_size"], me["local_rank"], me["node_rank"],
+                          me["local_world_size"]), (6, 8, 2, 1, 4))
+        self.assertEqual(P.rank_dir("/out", slurm), "/out/rank6")
+        self.assertEqual(P.identity({})["node_rank"], None)
+
+
+class BlockingStore:
+    """The job's key-value store as torch's TCPStore behaves: get waits for the key."""
+
+    def __init__(self):
+        import threading
+        self.cond = threading.Condition()
+        self.data = {}
+
+    def set(self, key, value):
+        with self.cond:
+            self.data[key] = str(value).encode()
+            self.cond.notify_all()
+
+    def get(self, key):
+        with self.cond:
+            if not self.cond.wait_for(lambda: key in self.data, timeout=10):
+                raise TimeoutError(key)
+            return self.data[key]
+
+    def add(self, key, n):
+        with self.cond:
+            value = int(self.data.get(key, b"0")) + n
+            self.data[key] = str(value).encode()
+            return value
+
+
+class ClockExchangeTest(unittest.TestCase):
+    def test_each_rank_learns_its_offset_to_rank_0(self):
+        import threading
+        store = BlockingStore()
+        # Rank 1's clock is 2.5 s ahead of rank 0's, rank 2's 0.75 s behind.
+        skews = {0: 0.0, 1: 2.5, 2: -0.75}
+        results = {}
+
+        def rank(r):
+            clock = lambda: time.time() + skews[r]
+            results[r] = P.clock_exchange(store, r, 3, "checkup/clock/0/", clock=clock)
+
+        threads = [threading.Thread(target=rank, args=(r,)) for r in (2, 0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=20)
+        self.assertEqual(results[0], {"clock_offset_s": 0.0, "clock_rtt_s": 0.0})
+        for r in (1, 2):
+            # rank 0's time = this rank's + offset; off by at most half the round trip.
+            self.assertAlmostEqual(results[r]["clock_offset_s"], -skews[r],
+                                   delta=results[r]["clock_rtt_s"] / 2 + 1e-6)
+            self.assertLess(results[r]["clock_rtt_s"], 0.05)
+
 
 class TeardownTest(unittest.TestCase):
     def test_cupti_is_finalised_after_the_window_unless_the_user_said_otherwise(self):

@@ -272,13 +272,21 @@ fn read_probe_status(out: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Steps of the run: its own `steps.csv`, else its lowest rank's (on a node of a job that
+/// is not rank 0).
 fn count_steps(out: &Path) -> Option<u64> {
-    let candidates = [
-        out.join(layout::STEPS_CSV),
-        out.join(layout::rank_dir(0)).join(layout::STEPS_CSV),
-    ];
-    let text = candidates
-        .iter()
+    let mut ranks: Vec<u32> = std::fs::read_dir(out)
+        .ok()?
+        .flatten()
+        .filter_map(|e| layout::rank_of_dir(e.file_name().to_str()?))
+        .collect();
+    ranks.sort_unstable();
+    let text = std::iter::once(out.join(layout::STEPS_CSV))
+        .chain(
+            ranks
+                .iter()
+                .map(|r| out.join(layout::rank_dir(*r)).join(layout::STEPS_CSV)),
+        )
         .find_map(|p| std::fs::read_to_string(p).ok())?;
     Some(text.lines().count().saturating_sub(1) as u64)
 }
@@ -295,6 +303,13 @@ fn write_meta(
         .filter(|p| p.get("rank").is_some())
         .count()
         .max(1);
+    // Under a multi-node launcher this folder holds one node's ranks; the job's size is
+    // what the ranks were told.
+    let world_size = probe
+        .iter()
+        .filter_map(|p| p["world_size"].as_u64())
+        .max()
+        .unwrap_or(ranks as u64);
     let torch = probe
         .iter()
         .find_map(|p| p.get("torch").and_then(|t| t.as_str()).map(str::to_owned));
@@ -325,7 +340,8 @@ fn write_meta(
         "scenario": opts.command.join(" "),
         "command": opts.command,
         "info": {},
-        "world_size": ranks,
+        "world_size": world_size,
+        "node": node_of(probe),
         "steps": count_steps(&opts.out),
         "wall_s": ((ended - started) * 1000.0).round() / 1000.0,
         "profile_steps": window,
@@ -344,6 +360,43 @@ fn write_meta(
         serde_json::to_string_pretty(&meta).unwrap_or_default(),
     )
     .map_err(|e| AgentError::io(&path, e))
+}
+
+/// This folder's host as part of a job: its name, its node index, its ranks and its
+/// clock's offset to rank 0's (the median of its ranks' measurements: they share one
+/// clock). Null for a run of one process.
+fn node_of(probe: &[serde_json::Value]) -> serde_json::Value {
+    let ranks: Vec<u64> = probe.iter().filter_map(|p| p["rank"].as_u64()).collect();
+    let job = probe.iter().any(|p| p["world_size"].as_u64() > Some(1));
+    if !job {
+        return serde_json::Value::Null;
+    }
+    let mut offsets: Vec<f64> = probe
+        .iter()
+        .filter_map(|p| p["clock_offset_s"].as_f64())
+        .collect();
+    offsets.sort_by(f64::total_cmp);
+    let clock_offset_s = (!offsets.is_empty()).then(|| offsets[offsets.len() / 2]);
+    let clock_rtt_s = probe
+        .iter()
+        .filter_map(|p| p["clock_rtt_s"].as_f64())
+        .filter(|rtt| *rtt > 0.0)
+        .min_by(f64::total_cmp);
+    let hostname = probe
+        .iter()
+        .find_map(|p| p["hostname"].as_str().map(str::to_owned))
+        .or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .map(|h| h.trim().to_owned())
+        });
+    serde_json::json!({
+        "hostname": hostname,
+        "node_rank": probe.iter().find_map(|p| p["node_rank"].as_u64()),
+        "ranks": ranks,
+        "clock_offset_s": clock_offset_s,
+        "clock_rtt_s": clock_rtt_s,
+    })
 }
 
 /// `static/facts.json`: the GPUs and driver as NVML saw them (the engine reads it like the
@@ -383,6 +436,28 @@ mod tests {
         assert_eq!(probe_list("STEPS_HEADER"), schema::STEPS_COLUMNS);
         assert_eq!(probe_list("EVENTS_HEADER"), schema::EVENTS_COLUMNS);
         assert_eq!(probe_list("MEMORY_HEADER"), schema::MEMORY_COLUMNS);
+    }
+
+    #[test]
+    fn a_node_of_a_job_is_named_with_its_ranks_and_its_ranks_median_clock_offset() {
+        let rank = |r: u32, offset: f64| {
+            serde_json::json!({"rank": r, "world_size": 8, "node_rank": 1, "hostname": "gpu-b",
+                               "clock_offset_s": offset, "clock_rtt_s": 1e-4 + f64::from(r) * 1e-6})
+        };
+        let node = node_of(&[
+            rank(4, 0.003),
+            rank(5, 0.0031),
+            rank(6, 0.5),
+            rank(7, 0.0029),
+        ]);
+        assert_eq!(node["hostname"], "gpu-b");
+        assert_eq!(node["node_rank"], 1);
+        assert_eq!(node["ranks"], serde_json::json!([4, 5, 6, 7]));
+        // One rank's bad measurement does not move the node's clock.
+        assert_eq!(node["clock_offset_s"], 0.0031);
+        assert_eq!(node["clock_rtt_s"], 1e-4 + 4e-6);
+        let alone = serde_json::json!({"rank": 0, "world_size": 1});
+        assert!(node_of(&[alone]).is_null());
     }
 
     #[test]
