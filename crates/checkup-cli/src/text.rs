@@ -86,7 +86,12 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
         notes::window_method(&d.window.method, l)
     );
     if let Some(r) = d.diagnosed_rank.filter(|_| d.ranks.len() > 1) {
-        let _ = writeln!(s, "{}", w.diagnosed_rank.replace("{}", &r.to_string()));
+        let _ = writeln!(
+            s,
+            "{}",
+            w.diagnosed_rank
+                .replace("{}", &checkup_text::rank_label(r, &d.facts, l))
+        );
     }
     let _ = writeln!(s);
     // Informational findings behind the lead come after a heading of their own, as in the

@@ -1299,3 +1299,45 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         assert!(flagged.is_empty(), "{run}: {flagged:?}");
     }
 }
+
+#[test]
+fn a_rank_with_four_times_the_work_on_the_second_node_is_named_and_its_work_is_the_fix() {
+    let d = diagnose("two_node_slow_rank");
+    assert_eq!(d.ranks.len(), 4);
+    assert_eq!(d.diagnosed_rank, Some(3));
+    assert_eq!(d.facts.node_of_rank(3).and_then(|n| n.node_rank), Some(1));
+    assert_eq!(d.primary, "communication/straggler");
+    let straggler = &d.findings[0];
+    assert!(matches!(
+        straggler.cause,
+        Cause::CommunicationStraggler { slow_rank: 3, .. }
+    ));
+    // Rank 3 computes 9.0 ms per step, the others 1.4 ms: the evidence shows both.
+    let compute = |rank| evidence(&d, "communication/straggler", K::ComputeRank { rank });
+    assert!((compute(3) - 9.0).abs() < 0.5, "{}", compute(3));
+    assert!(compute(1) < 2.0, "{}", compute(1));
+    match &straggler.fixes[..] {
+        [Fix::EvenRankWork {
+            slow_rank: 3,
+            ratio,
+        }] => assert!(*ratio > 4.0, "{ratio}"),
+        other => panic!("{other:?}"),
+    }
+    // gloo's own staging copies and syncs are its communication, not the loop's read-backs.
+    assert!(d.finding("host_sync").is_none(), "{}", d.primary);
+    // Two ranks share each GPU here: NCCL cannot run that job, so it is not prescribed.
+    assert!(d
+        .findings
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .all(|f| !matches!(f, Fix::NcclForGpuTensors)));
+}
+
+#[test]
+fn a_gloo_all_reduce_through_host_memory_is_communication() {
+    let d = diagnose("two_node_gloo");
+    assert_eq!(d.primary, "communication");
+    let per_step = evidence(&d, "communication", K::HostCollectivePerStep);
+    assert!((3.0..8.0).contains(&per_step), "{per_step}");
+    assert!(d.finding("communication/straggler").is_none());
+}

@@ -217,16 +217,21 @@ pub struct HostWaits {
     pub host_work_per_step_us: f64,
 }
 
-/// NCCL kernel counts and time, and how much of it compute hides.
+/// Communication: NCCL kernels on the GPU and collectives a CPU backend (gloo) ran on the
+/// host; their time, and how much of it compute hides.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommStats {
     /// NCCL kernels in the window.
     pub nccl_kernels: u64,
-    /// Their time.
+    /// Collectives run by the host (`gloo:all_reduce`) in the window.
+    #[serde(default)]
+    pub host_collectives: u64,
+    /// Their time (NCCL kernels and host collectives).
     pub total_us: f64,
-    /// Their time not hidden behind compute.
+    /// Their time not hidden behind compute: NCCL kernels outside compute, host
+    /// collectives while the GPU idled.
     pub exposed_us: f64,
-    /// Share of NCCL kernel time that ran while compute kernels ran too.
+    /// Share of communication time that ran while compute kernels ran too.
     pub overlap_share: f64,
 }
 

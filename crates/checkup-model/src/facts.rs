@@ -50,6 +50,71 @@ pub struct RunFacts {
     pub topology: Option<Topology>,
     /// Anything else the recording said about the run, as `key: value` text.
     pub extra: BTreeMap<String, String>,
+    /// The hosts of a job recorded on several, in node order; empty for one host. Their
+    /// GPUs are numbered across the job (a host's GPU 0 is the job's GPU `gpus[0]`) and
+    /// their readings moved onto the clock of the host of rank 0.
+    #[serde(default)]
+    pub nodes: Vec<NodeFacts>,
+}
+
+/// One host of a job that ran on several: what its agent recorded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NodeFacts {
+    /// The host's name.
+    pub hostname: Option<String>,
+    /// Its node index in the job (torchrun's `GROUP_RANK`, Slurm's node id).
+    pub node_rank: Option<u32>,
+    /// The job's ranks that ran on it.
+    pub ranks: Vec<u32>,
+    /// Its GPUs, as the job numbers them.
+    #[serde(default)]
+    pub gpus: Vec<u32>,
+    /// Seconds to add to its clock to read rank 0's (measured by its ranks at start).
+    pub clock_offset_s: Option<f64>,
+    /// The round trip of that measurement, s: the offset is right to within half of it.
+    pub clock_rtt_s: Option<f64>,
+    /// The run folder it came from.
+    #[serde(default)]
+    pub source: String,
+}
+
+impl NodeFacts {
+    /// What to call the node: its host name, or `node N` when the host is unknown or
+    /// shared with another node (a job simulated on one machine).
+    pub fn label(&self, all: &[NodeFacts]) -> String {
+        let index = self.node_rank.map_or(String::from("?"), |n| n.to_string());
+        match &self.hostname {
+            Some(h)
+                if all
+                    .iter()
+                    .filter(|n| n.hostname.as_ref() == Some(h))
+                    .count()
+                    == 1 =>
+            {
+                h.clone()
+            }
+            Some(h) => format!("{h}#{index}"),
+            None => format!("node {index}"),
+        }
+    }
+}
+
+impl RunFacts {
+    /// The node a rank ran on, when the job spanned several.
+    pub fn node_of_rank(&self, rank: u32) -> Option<&NodeFacts> {
+        self.nodes.iter().find(|n| n.ranks.contains(&rank))
+    }
+
+    /// A rank's GPU as the job numbers them, when its node is known: the node's k-th rank
+    /// runs on its k-th GPU (torchrun's local rank), or on its only one.
+    pub fn gpu_of_rank(&self, rank: u32) -> Option<u32> {
+        let node = self.node_of_rank(rank)?;
+        let local = node.ranks.iter().position(|r| *r == rank)?;
+        match node.gpus.as_slice() {
+            [only] => Some(*only),
+            gpus => gpus.get(local).copied(),
+        }
+    }
 }
 
 /// A DataLoader's settings that decide its throughput.

@@ -515,6 +515,17 @@ impl Finding {
         self.cause.id()
     }
 
+    /// A straggler whose extra work is the job's cost: the others' wait is time the whole
+    /// job loses, and evening the work out gains it back. Any other straggler's wait is a
+    /// symptom, counted on the slow rank's own finding.
+    pub fn is_uneven_work_straggler(&self) -> bool {
+        matches!(self.cause, Cause::CommunicationStraggler { .. })
+            && self
+                .fixes
+                .iter()
+                .any(|f| matches!(f, Fix::EvenRankWork { .. }))
+    }
+
     /// The family of its cause.
     pub fn family(&self) -> Family {
         self.cause.family()
@@ -626,6 +637,13 @@ pub enum EvidenceKey {
     CommOverlap,
     /// Evidence: NCCL kernel time per step.
     NcclPerStep,
+    /// Evidence: time per step in collectives a CPU backend (gloo) ran on the host, ms.
+    HostCollectivePerStep,
+    /// Evidence: GPU compute of one rank per step, ms.
+    ComputeRank {
+        /// The rank.
+        rank: u32,
+    },
     /// Evidence: exposed communication of one rank.
     ExposedCommRank {
         /// The rank.
@@ -1010,6 +1028,15 @@ pub enum Fix {
     MoreWorkPerAllReduce,
     /// Send fewer bytes per all-reduce.
     CompressGradients,
+    /// The process group is gloo and the gradients are GPU tensors: let NCCL carry them.
+    NcclForGpuTensors,
+    /// One rank computes markedly more per step than the others: find why and even it out.
+    EvenRankWork {
+        /// The rank that computes more.
+        slow_rank: u32,
+        /// Its compute per step over the median of the others'.
+        ratio: f64,
+    },
     /// Write checkpoints asynchronously.
     AsyncCheckpoint {
         /// Whether the probe saw the run write checkpoints.
@@ -1097,6 +1124,14 @@ pub enum Fix {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "note")]
 pub enum Note {
+    /// The recording is one job of several hosts, merged from each host's run folder: GPUs
+    /// numbered across the job, every time moved onto the clock of rank 0's host.
+    JobOnNodes {
+        /// The hosts, in node order.
+        nodes: Vec<crate::NodeFacts>,
+        /// The host whose CPU readings the merged recording keeps.
+        host_readings_of: String,
+    },
     /// The profiled steps show launch waits the unprofiled steps do not: profiler overhead.
     ProfilerOverheadLaunches {
         /// Launch waits' share of the profiled steps.
@@ -1209,11 +1244,15 @@ impl Diagnosis {
             .or(self.ranks.first())
     }
 
-    /// The samples of the diagnosed rank's GPU (rank n runs on GPU n).
+    /// The samples of the diagnosed rank's GPU (rank n runs on GPU n, unless the job's nodes
+    /// say otherwise).
     pub fn diagnosed_samples(&self) -> Option<&SampleStats> {
+        let gpu = self
+            .diagnosed_rank
+            .map(|r| self.facts.gpu_of_rank(r).unwrap_or(r));
         self.samples
             .iter()
-            .find(|s| Some(s.gpu) == self.diagnosed_rank)
+            .find(|s| Some(s.gpu) == gpu)
             .or(self.samples.first())
     }
 
@@ -1306,12 +1345,13 @@ impl Diagnosis {
 
     fn gain_for_share(&self, f: &Finding, share: f64) -> Option<ExpectedGain> {
         let counts = f.family().is_lost_time()
-            && !matches!(
-                f.cause,
-                Cause::CommunicationStraggler { .. }
-                    | Cause::ThrottlingPower { .. }
-                    | Cause::ThrottlingThermal { .. }
-            );
+            && (f.is_uneven_work_straggler()
+                || !matches!(
+                    f.cause,
+                    Cause::CommunicationStraggler { .. }
+                        | Cause::ThrottlingPower { .. }
+                        | Cause::ThrottlingThermal { .. }
+                ));
         if !counts || share <= 0.0 {
             return None;
         }
@@ -1325,8 +1365,11 @@ impl Diagnosis {
         if now <= 0.0 {
             return None;
         }
+        // Evening out a straggler's work shrinks the slow rank's own GPU time too: its
+        // busy time is no floor then.
         let busy = self
             .diagnosed_rank_summary()
+            .filter(|_| !f.is_uneven_work_straggler())
             .map(|r| r.gpu_busy_per_step_us / 1e3 * (1.0 - own_busy_part(&f.cause, &r.gpu)))
             .filter(|b| *b > 0.0);
         let removed = now * (1.0 - share.min(1.0));
@@ -1433,7 +1476,9 @@ impl Fix {
             | Fix::ReserveCores
             | Fix::CompileFuseKernels
             | Fix::ReduceOverhead { .. }
-            | Fix::SummariseOnGpu { .. } => Whole,
+            | Fix::SummariseOnGpu { .. }
+            // The others' wait is the slow rank's extra work: even work removes it.
+            | Fix::EvenRankWork { .. } => Whole,
             Fix::PersistentWorkers if at_epoch_starts => Whole,
             Fix::AsyncCheckpoint {
                 checkpoint_seen: true,
@@ -1462,6 +1507,7 @@ impl Fix {
             | Fix::AccumulateGradients
             | Fix::MoreWorkPerAllReduce
             | Fix::CompressGradients
+            | Fix::NcclForGpuTensors
             | Fix::LessPeriodicWork
             | Fix::ProfileSteps
             | Fix::MainThreadCpu

@@ -103,8 +103,10 @@ impl Diagnosis {
             .filter(|(_, f)| {
                 f.family().is_lost_time()
                     && f.share > 0.0
-                    // A rank waiting for a straggler is the straggler's time, counted there.
-                    && !matches!(f.cause, Cause::CommunicationStraggler { .. })
+                    // A rank waiting for a straggler is the straggler's time, counted there,
+                    // unless the straggler's extra work is the cause.
+                    && (f.is_uneven_work_straggler()
+                        || !matches!(f.cause, Cause::CommunicationStraggler { .. }))
             })
             .map(|(i, f)| LostTime {
                 finding: i,

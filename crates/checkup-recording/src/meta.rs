@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use checkup_model::{DataLoaderSettings, RunFacts};
+use checkup_model::{DataLoaderSettings, NodeFacts, RunFacts};
 use serde_json::Value;
 
 use crate::error::{RecordingError, Result};
@@ -13,6 +13,9 @@ pub struct Meta {
     pub facts: RunFacts,
     /// The steps the profiler was active for, inclusive.
     pub profile_steps: Option<(u64, u64)>,
+    /// This folder's host as one node of a job that ran on several (`node`, written by
+    /// the agent when the ranks said so); None for a run of one host.
+    pub node: Option<NodeFacts>,
 }
 
 /// Reads `meta.json`; fields it does not know are kept in `facts.extra` or ignored.
@@ -85,7 +88,29 @@ pub fn read_meta(path: &Path) -> Result<Meta> {
         .get("profile_steps")
         .and_then(Value::as_array)
         .and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?)));
+    let node = v.get("node").filter(|n| n.is_object()).map(|n| NodeFacts {
+        hostname: s(n, "hostname"),
+        node_rank: n.get("node_rank").and_then(Value::as_u64).map(|r| r as u32),
+        ranks: n
+            .get("ranks")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_u64)
+                    .map(|r| r as u32)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        gpus: Vec::new(),
+        clock_offset_s: f(n, "clock_offset_s"),
+        clock_rtt_s: f(n, "clock_rtt_s"),
+        source: path
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+    });
     Ok(Meta {
+        node,
         facts: RunFacts {
             gpu_name: s(&v, "gpu"),
             gpu_count: v.get("gpus").and_then(Value::as_u64).map(|n| n as u32),

@@ -202,12 +202,15 @@ fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
     let _ = writeln!(s, "\n*{}*\n", escape(t.fixes_by_gain_note));
 }
 
-/// The kernels that took most GPU time in the first rank's profiled steps, then the operators
-/// that launched them: what the GPU spends its time on, per step, for a reader to check a
-/// finding against and to find in the model's code.
+/// The kernels that took most GPU time in the diagnosed rank's profiled steps (the rank the
+/// findings' kernel evidence comes from), then the operators that launched them: what the
+/// GPU spends its time on, per step, for a reader to check a finding against and to find in
+/// the model's code.
 fn top_kernels(s: &mut String, d: &Diagnosis, l: Language) {
     let t = report::text(l);
-    let Some(r) = d.ranks.first() else { return };
+    let Some(r) = d.diagnosed_rank_summary() else {
+        return;
+    };
     let k = &r.kernels;
     if k.top.is_empty() || k.per_step <= 0.0 {
         return;
@@ -429,7 +432,7 @@ pub fn render(
             d.ranks.iter().map(|r| (r.rank, rank_columns(r))).collect();
         let shown = ranks_in_table(d);
         for (rank, c) in values.iter().filter(|(r, _)| shown.contains(r)) {
-            row(&mut s, &rank.to_string(), *c);
+            row(&mut s, &checkup_text::rank_label(*rank, &d.facts, l), *c);
         }
         if shown.len() < values.len() {
             let n = values.len().to_string();
@@ -463,7 +466,7 @@ pub fn render(
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {:.1} ms | {:.1} ms | {:.1} ms | {}% | {}{} |",
-                st.rank,
+                checkup_text::rank_label(st.rank, &d.facts, l),
                 st.total_steps,
                 st.warmup_steps,
                 st.mean_step_ms,

@@ -129,6 +129,16 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
         ),
         K::CommOverlap => ("communication hidden behind compute", "被计算隐藏的通信"),
         K::NcclPerStep => ("NCCL kernel time per step", "每步 NCCL 内核时间"),
+        K::HostCollectivePerStep => (
+            "time in host collectives (gloo) per step",
+            "每步主机集合通信（gloo）时间",
+        ),
+        K::ComputeRank { rank } => {
+            return match l {
+                En => format!("GPU compute per step, rank {rank}"),
+                Zh => format!("rank {rank} 每步 GPU 计算时间"),
+            }
+        }
         K::ExposedCommRank { rank } => {
             return match l {
                 En => format!("exposed communication, rank {rank}"),

@@ -156,21 +156,21 @@ pub fn summary(f: &Finding, l: Language) -> String {
             "训练之外的进程让主机 CPU 保持饱和（全部核心的 {host_cpu_pct:.0}%；训练自身的进程只得到 {training_cores:.1} 个核心）：训练循环发射内核变晚，GPU 在等待它们。"
         ),
         (Cause::Communication { exposed_share, scaling }, En) => format!(
-            "NCCL all-reduce runs while no compute runs for {}% of the slowest rank's step: communication is not hidden behind backward{}.",
+            "The all-reduce runs while no compute runs for {}% of the slowest rank's step: communication is not hidden behind backward{}.",
             pct(*exposed_share),
             scaling.map(|s| format!(", and {} GPUs give {:.2}× one GPU ({}% efficiency)", s.gpus, s.speedup, pct(s.efficiency))).unwrap_or_default()
         ),
         (Cause::Communication { exposed_share, scaling }, Zh) => format!(
-            "在最慢的 rank 上，NCCL all-reduce 有 {}% 的步骤时间没有与计算重叠：通信没有被反向传播隐藏{}。",
+            "在最慢的 rank 上，all-reduce 有 {}% 的步骤时间没有与计算重叠：通信没有被反向传播隐藏{}。",
             pct(*exposed_share),
             scaling.map(|s| format!("；{} 块 GPU 的速度是单块的 {:.2} 倍（扩展效率 {}%）", s.gpus, s.speedup, pct(s.efficiency))).unwrap_or_default()
         ),
         (Cause::CommunicationStraggler { waiting_rank, slow_rank, extra_share }, En) => format!(
-            "Rank {waiting_rank} spends {}% more of its step in NCCL than rank {slow_rank}: that is waiting for rank {slow_rank} to reach the all-reduce, not transfer time. The diagnosis follows rank {slow_rank}.",
+            "Rank {waiting_rank} spends {}% more of its step in communication than rank {slow_rank}: that is waiting for rank {slow_rank} to reach the all-reduce, not transfer time. The diagnosis follows rank {slow_rank}.",
             pct(*extra_share)
         ),
         (Cause::CommunicationStraggler { waiting_rank, slow_rank, extra_share }, Zh) => format!(
-            "rank {waiting_rank} 在 NCCL 中花的步骤时间比 rank {slow_rank} 多 {}%：这是在等待 rank {slow_rank} 到达 all-reduce，而不是传输时间。诊断以 rank {slow_rank} 为准。",
+            "rank {waiting_rank} 在通信中花的步骤时间比 rank {slow_rank} 多 {}%：这是在等待 rank {slow_rank} 到达 all-reduce，而不是传输时间。诊断以 rank {slow_rank} 为准。",
             pct(*extra_share)
         ),
         (Cause::CommunicationP2pDisabled, En) => "NCCL_P2P_DISABLE forces all-reduce traffic through host memory instead of NVLink.".into(),

@@ -289,6 +289,31 @@ gc.set_threshold(50_000, 50, 1000)",
             Some("from torch.distributed.algorithms.ddp_comm_hooks import default_hooks\nmodel = DDP(model, device_ids=[rank], bucket_cap_mb=50, gradient_as_bucket_view=True)\nmodel.register_comm_hook(None, default_hooks.bf16_compress_hook)"),
             pick(l, "All-reduce bytes halve (fp32 → bf16); more overlap with backward.", "all-reduce 字节数减半（fp32 → bf16），与反向传播的重叠更多。"),
         ),
+        (Fix::NcclForGpuTensors, _) => t(
+            pick(l, "Let NCCL carry the GPU gradients", "让 NCCL 传输 GPU 上的梯度"),
+            pick(l, "The process group is gloo: each all-reduce copies the gradients from the GPU to host memory, reduces them on the CPU and copies them back while the GPU waits. NCCL reduces them GPU to GPU, over NVLink or the network, alongside the backward pass.", "进程组使用 gloo：每次 all-reduce 都把梯度从 GPU 复制到主机内存，在 CPU 上归约后再复制回去，GPU 一直在等。NCCL 在 GPU 之间直接归约（经 NVLink 或网络），并与反向传播重叠。"),
+            Some(&format!(
+                "dist.init_process_group(\"nccl\")\n# {}\ndist.init_process_group(\"cpu:gloo,cuda:nccl\")",
+                pick(l, "or, to keep gloo for tensors on the CPU", "或者，CPU 上的张量仍用 gloo")
+            )),
+            pick(l, "The all-reduce runs on the GPUs and overlaps with backward; the host copies disappear.", "all-reduce 在 GPU 上进行并与反向传播重叠，主机上的复制消失。"),
+        ),
+        (Fix::EvenRankWork { slow_rank, ratio }, _) => t(
+            &match l {
+                En => format!("Find why rank {slow_rank} computes more than the others"),
+                Zh => format!("查明 rank {slow_rank} 为何比其他 rank 计算得多"),
+            },
+            &match l {
+                En => format!("Rank {slow_rank}'s GPU computes {}× as long per step as the other ranks' median, and every other rank waits for it at each all-reduce. Its batches are larger or longer than theirs (an uneven shard, a sampler that hands it the long sequences), or it does work the others do not (logging, evaluation, a bigger model part).", crate::fixed(*ratio, 1)),
+                Zh => format!("rank {slow_rank} 的 GPU 每步计算时间是其他 rank 中位数的 {} 倍，其他 rank 在每次 all-reduce 时都在等它。它的批次比其他 rank 大或长（数据分片不均、采样器把长序列都分给了它），或者它做了其他 rank 不做的工作（日志、评估、更大的模型部分）。", crate::fixed(*ratio, 1)),
+            },
+            Some(&format!(
+                "# {}\nif step < 3:\n    print(f\"rank {{dist.get_rank()}}: {{tuple(x.shape)}}\", flush=True)\n# {}\nsampler = DistributedSampler(dataset, drop_last=True)",
+                pick(l, "compare what each rank gets", "比较每个 rank 拿到的数据"),
+                pick(l, "equal shards for every rank", "每个 rank 分到相同的数据量")
+            )),
+            pick(l, "Every rank finishes its step at the same time; the others stop waiting in the all-reduce.", "每个 rank 同时完成一步，其他 rank 不再在 all-reduce 中等待。"),
+        ),
         (Fix::AsyncCheckpoint { checkpoint_seen }, _) => t(
             pick(l, "Write checkpoints asynchronously", "异步写检查点"),
             if *checkpoint_seen {

@@ -41,6 +41,17 @@ pub fn fixed(v: f64, decimals: usize) -> String {
     }
 }
 
+/// A rank as the views name it: with its node when the job ran on several ("3 on gpu-b").
+pub fn rank_label(rank: u32, facts: &checkup_model::RunFacts, l: Language) -> String {
+    match facts.node_of_rank(rank) {
+        Some(node) => match l {
+            Language::En => format!("{rank} on {}", node.label(&facts.nodes)),
+            Language::Zh => format!("{rank}（{}）", node.label(&facts.nodes)),
+        },
+        None => rank.to_string(),
+    }
+}
+
 /// `v` rounded to a whole number with its sign ("+12", "-3", "+0").
 pub fn signed(v: f64) -> String {
     let r = v.round();

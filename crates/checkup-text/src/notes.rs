@@ -1,12 +1,13 @@
 //! Caveats about the inputs, and how the steady window was chosen.
 
-use checkup_model::{Language, Note, StepMarks, WindowMethod};
+use checkup_model::{Language, NodeFacts, Note, StepMarks, WindowMethod};
 
 use crate::{pct, Language::*};
 
 /// A finding's note in words.
 pub fn note(n: &Note, l: Language) -> String {
     match (n, l) {
+        (Note::JobOnNodes { nodes, host_readings_of }, l) => job_on_nodes(nodes, host_readings_of, l),
         (Note::ProfilerOverheadLaunches { launch_share, busy_share }, En) => format!(
             "The profiled steps show the GPU waiting for kernel launches ({}% of the step), but at unprofiled speed the GPU is busy {}% of each step: that wait is profiler overhead, not a launch bottleneck.",
             pct(*launch_share), pct(*busy_share)
@@ -86,6 +87,72 @@ pub fn window_method(m: &WindowMethod, l: Language) -> String {
 }
 
 /// A scrape interval: "15 s", "0.1 s".
+/// "a (ranks 0–1, GPUs 0–1), b (ranks 2–3, GPUs 2–3, clock +0.4 ms)" and what the merge did.
+fn job_on_nodes(nodes: &[NodeFacts], host_readings_of: &str, l: Language) -> String {
+    let span = |v: &[u32]| match (v.first(), v.last()) {
+        (Some(a), Some(b)) if a != b && v.len() as u32 == b - a + 1 => format!("{a}–{b}"),
+        _ => v.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+    };
+    let unmeasured: Vec<String> = nodes
+        .iter()
+        .filter(|n| n.clock_offset_s.is_none())
+        .map(|n| n.label(nodes))
+        .collect();
+    let listed: Vec<String> = nodes
+        .iter()
+        .map(|n| {
+            let clock = n
+                .clock_offset_s
+                .filter(|o| o.abs() >= 5e-5)
+                .map(|o| {
+                    let sign = if o > 0.0 { "+" } else { "−" };
+                    match l {
+                        En => format!(", clock {sign}{} ms", crate::findings::ms(o.abs() * 1e3)),
+                        Zh => format!("，时钟 {sign}{} ms", crate::findings::ms(o.abs() * 1e3)),
+                    }
+                })
+                .unwrap_or_default();
+            match l {
+                En => format!(
+                    "{} (ranks {}, GPUs {}{clock})",
+                    n.label(nodes),
+                    span(&n.ranks),
+                    span(&n.gpus)
+                ),
+                Zh => format!(
+                    "{}（rank {}，GPU {}{clock}）",
+                    n.label(nodes),
+                    span(&n.ranks),
+                    span(&n.gpus)
+                ),
+            }
+        })
+        .collect();
+    let reference = nodes.first().map(|n| n.label(nodes)).unwrap_or_default();
+    match l {
+        En => format!(
+            "One job on {} hosts: {}. GPUs are numbered across the job and every time is on {reference}'s clock; the host CPU readings are {host_readings_of}'s.{}",
+            nodes.len(),
+            listed.join(", "),
+            if unmeasured.is_empty() {
+                String::new()
+            } else {
+                format!(" The clocks of {} were not measured (a probe older than the agent, or its ranks could not reach rank 0's store): their times are as their clocks read them.", unmeasured.join(", "))
+            }
+        ),
+        Zh => format!(
+            "一个作业运行在 {} 台主机上：{}。GPU 按整个作业编号，所有时间都换算到 {reference} 的时钟；主机 CPU 读数来自 {host_readings_of}。{}",
+            nodes.len(),
+            listed.join("，"),
+            if unmeasured.is_empty() {
+                String::new()
+            } else {
+                format!("{} 的时钟偏差未测得（探针版本早于 agent，或其 rank 无法连到 rank 0 的存储）：它们的时间按各自时钟记录。", unmeasured.join("，"))
+            }
+        ),
+    }
+}
+
 fn seconds(s: f64, l: Language) -> String {
     let n = if s >= 1.0 {
         format!("{s:.0}")

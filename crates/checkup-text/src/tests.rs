@@ -247,6 +247,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::ExposedCommShare,
         K::CommOverlap,
         K::NcclPerStep,
+        K::HostCollectivePerStep,
+        K::ComputeRank { rank: 3 },
         K::ExposedCommRank { rank: 1 },
         K::ScalingEfficiency { gpus: 2 },
         K::Speedup,
@@ -350,6 +352,11 @@ fn all_fixes() -> Vec<Fix> {
         Fix::AccumulateGradients,
         Fix::MoreWorkPerAllReduce,
         Fix::CompressGradients,
+        Fix::NcclForGpuTensors,
+        Fix::EvenRankWork {
+            slow_rank: 3,
+            ratio: 6.6,
+        },
         Fix::AsyncCheckpoint {
             checkpoint_seen: true,
         },
@@ -472,6 +479,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::ExposedCommShare
         | K::CommOverlap
         | K::NcclPerStep
+        | K::HostCollectivePerStep
+        | K::ComputeRank { .. }
         | K::ExposedCommRank { .. }
         | K::ScalingEfficiency { .. }
         | K::Speedup
@@ -538,6 +547,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::AccumulateGradients
         | Fix::MoreWorkPerAllReduce
         | Fix::CompressGradients
+        | Fix::NcclForGpuTensors
+        | Fix::EvenRankWork { .. }
         | Fix::AsyncCheckpoint { .. }
         | Fix::LessPeriodicWork
         | Fix::ProfileSteps
@@ -784,6 +795,7 @@ fn every_note_and_window_method_has_words() {
             rank: 0,
             from: StepMarks::WholeTrace,
         },
+        job_of_two_hosts(),
     ] {
         translated(
             &format!("{n:?}"),
@@ -886,4 +898,35 @@ fn numbers_never_read_minus_zero() {
     assert_eq!(crate::fixed(-0.04, 1), "0.0");
     assert_eq!(crate::signed(-0.2), "+0");
     assert_eq!(crate::signed(-3.4), "-3");
+}
+
+fn job_of_two_hosts() -> Note {
+    let node = |host: &str, n: u32, offset: Option<f64>| NodeFacts {
+        hostname: Some(host.into()),
+        node_rank: Some(n),
+        ranks: vec![2 * n, 2 * n + 1],
+        gpus: vec![2 * n, 2 * n + 1],
+        clock_offset_s: offset,
+        clock_rtt_s: Some(2e-4),
+        source: format!("/runs/{host}"),
+    };
+    Note::JobOnNodes {
+        nodes: vec![
+            node("gpu-a", 0, Some(0.0)),
+            node("gpu-b", 1, Some(-0.0004)),
+            node("gpu-c", 2, None),
+        ],
+        host_readings_of: "gpu-a".into(),
+    }
+}
+
+#[test]
+fn a_job_of_several_hosts_says_where_each_rank_ran_and_whose_clock_rules() {
+    assert_eq!(
+        notes::note(&job_of_two_hosts(), En),
+        "One job on 3 hosts: gpu-a (ranks 0–1, GPUs 0–1), gpu-b (ranks 2–3, GPUs 2–3, clock −0.4 ms), gpu-c (ranks 4–5, GPUs 4–5). GPUs are numbered across the job and every time is on gpu-a's clock; the host CPU readings are gpu-a's. The clocks of gpu-c were not measured (a probe older than the agent, or its ranks could not reach rank 0's store): their times are as their clocks read them."
+    );
+    assert!(notes::note(&job_of_two_hosts(), Zh).starts_with(
+        "一个作业运行在 3 台主机上：gpu-a（rank 0–1，GPU 0–1），gpu-b（rank 2–3，GPU 2–3，时钟 −0.4 ms）"
+    ));
 }

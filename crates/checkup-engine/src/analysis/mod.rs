@@ -179,6 +179,7 @@ fn whole_runs(
                 .map_or(0, |t| t.warmup_steps);
             whole_run::whole_run(
                 *rank,
+                rec.facts.gpu_of_rank(*rank),
                 rows,
                 warmup,
                 rec.profile_steps,

@@ -104,10 +104,6 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let compute_comm = merge([compute.clone(), comm.clone()].concat());
     let busy = merge([compute_comm.clone(), memory.clone()].concat());
     let window = hi - lo;
-    let compute_us = total(&compute);
-    let comm_total_us = total(&comm);
-    let exposed_comm_us = comm_total_us - overlap(&comm, &compute);
-    let exposed_memory_us = total(&memory) - overlap(&memory, &compute_comm);
     let idle_gaps = gaps(&busy, lo, hi);
 
     // Host activity spans.
@@ -122,16 +118,30 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     };
     let dataloader = spans(CpuKind::DataLoader);
     let checkpoint = spans(CpuKind::Checkpoint);
-    // Device-to-host copies block the host until the GPU catches up (`.cpu()`, `.item()`).
+    // A CPU backend (gloo) runs the collective on the host, copying GPU tensors through host
+    // memory: while it runs and the GPU idles, the GPU waits for communication.
+    let host_collectives = spans(CpuKind::HostCollective);
+    let host_comm = clip(&host_collectives, lo, hi);
+    let host_comm_exposed_us = overlap(&host_comm, &idle_gaps);
+
+    let compute_us = total(&compute);
+    let comm_total_us = total(&comm) + total(&host_comm);
+    let exposed_comm_us = total(&comm) - overlap(&comm, &compute) + host_comm_exposed_us;
+    let exposed_memory_us = total(&memory) - overlap(&memory, &compute_comm);
+    // Device-to-host copies into pageable memory block the host until the GPU catches up
+    // (`.cpu()`, `.item()`); those into pinned memory do not.
     let dtoh: std::collections::HashSet<i64> = t
         .gpu
         .iter()
         .filter(|o| o.kind == GpuKind::Memcpy(CopyKind::DtoH))
         .map(|o| o.correlation)
         .collect();
+    // A collective's own copies and syncs (gloo staging GPU tensors) are its communication,
+    // not the training's read-backs.
     let blocks = |r: &&crate::ingest::kineto::RuntimeCall| {
-        r.kind == RuntimeKind::Sync
-            || r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation)
+        (r.kind == RuntimeKind::Sync
+            || r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation))
+            && !contains(&host_collectives, r.start)
     };
     let mut sync_ends: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.end).collect();
     sync_ends.sort_by(f64::total_cmp);
@@ -142,7 +152,8 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let mut prev_g0 = f64::INFINITY;
     let mut sync_idle_by_step: HashMap<u64, f64> = HashMap::new();
     for &(g0, g1) in &idle_gaps {
-        let len = g1 - g0;
+        // The part of the gap spent in a host collective is communication, counted there.
+        let len = g1 - g0 - overlap(&host_comm, &[(g0, g1)]);
         // The GPU work that ended the gap, and when the host launched it.
         let next = t.gpu.partition_point(|o| o.start < g1);
         let launched = t
@@ -192,7 +203,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
                 waits.pageable_h2d_bytes += o.bytes;
             }
             GpuKind::Memcpy(CopyKind::HtoDPinned) => waits.pinned_h2d_us += o.dur(),
-            GpuKind::Memcpy(CopyKind::DtoH) => waits.dtoh_us += o.dur(),
+            GpuKind::Memcpy(CopyKind::DtoH | CopyKind::DtoHPinned) => waits.dtoh_us += o.dur(),
             _ => {}
         }
     }
@@ -269,7 +280,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             .chain(
                 t.cpu
                     .iter()
-                    .filter(|c| c.kind == CpuKind::DataLoader)
+                    .filter(|c| matches!(c.kind, CpuKind::DataLoader | CpuKind::HostCollective))
                     .map(|c| (c.start, c.end)),
             )
             .collect(),
@@ -294,7 +305,9 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             let c_mc = merge([c.clone(), mc.clone()].concat());
             let c_mc_ms = merge([c_mc.clone(), ms.clone()].concat());
             let busy = merge([c_mc_ms.clone(), nc.clone()].concat());
-            let idle = gaps(&busy, p0, p1);
+            let all_idle = gaps(&busy, p0, p1);
+            let idle = subtract(&all_idle, &clip(&host_comm, p0, p1));
+            let host_comm_here = total(&all_idle) - total(&idle);
             let runtime_here = clip(&runtime_spans, p0, p1);
             let runtime = overlap(&runtime_here, &idle);
             let idle_no_rt = subtract(&idle, &runtime_here);
@@ -306,7 +319,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
                 kernel_us: total(&c),
                 memcpy_us: total(&mc) - overlap(&mc, &c),
                 memset_us: total(&ms) - overlap(&ms, &c_mc),
-                communication_us: total(&nc) - overlap(&nc, &c_mc_ms),
+                communication_us: total(&nc) - overlap(&nc, &c_mc_ms) + host_comm_here,
                 runtime_us: runtime,
                 dataloader_us: dl,
                 cpu_other_us: (total(&idle) - runtime - dl).max(0.0),
@@ -322,6 +335,11 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             .gpu
             .iter()
             .filter(|o| o.kind == GpuKind::Communication && in_periods(o))
+            .count() as u64,
+        host_collectives: t
+            .cpu
+            .iter()
+            .filter(|c| c.kind == CpuKind::HostCollective && contains(&period_spans, c.start))
             .count() as u64,
         total_us: comm_total_us,
         exposed_us: exposed_comm_us,
@@ -365,7 +383,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             compute_us,
             exposed_comm_us,
             exposed_memory_us,
-            idle_us: total(&idle_gaps),
+            idle_us: total(&idle_gaps) - host_comm_exposed_us,
             idle,
             comm_total_us,
         },

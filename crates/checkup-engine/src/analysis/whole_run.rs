@@ -9,9 +9,12 @@ use crate::analysis::trends::{timed_steps, MemoryTrend};
 use crate::diagnosis::thresholds::Thresholds;
 
 /// A rank's whole run: `rows` its `steps.csv`, `nvml` every GPU's readings (its own GPU is
-/// picked), `memory` its memory trend where one was read.
+/// picked: `own_gpu` where the job's nodes say which it is), `memory` its memory trend where
+/// one was read.
+#[allow(clippy::too_many_arguments)]
 pub fn whole_run(
     rank: u32,
+    own_gpu: Option<u32>,
     rows: &[StepRecord],
     warmup: u64,
     profiled: Option<(u64, u64)>,
@@ -22,7 +25,7 @@ pub fn whole_run(
     WholeRun {
         rank,
         steps: run_steps(rows, warmup, profiled, th),
-        gpu: busy_gpu(rank, nvml, th),
+        gpu: busy_gpu(own_gpu.unwrap_or(rank), nvml, th),
         memory_peak_gib: memory.and_then(|m| m.peak_reserved_gib.or(m.peak_used_gib)),
         memory_total_gib: memory.and_then(|m| m.capacity_gib),
     }
@@ -78,10 +81,11 @@ fn run_steps(
     })
 }
 
-/// The rank's GPU (rank n runs on GPU n; a one-GPU recording's only GPU otherwise) while busy.
-fn busy_gpu(rank: u32, nvml: &[NvmlSample], th: &Thresholds) -> Option<BusyGpu> {
-    let gpu = if nvml.iter().any(|s| s.gpu == rank) {
-        rank
+/// The GPU `gpu` (the rank's: rank n runs on GPU n unless its node says otherwise; a one-GPU
+/// recording's only GPU when `gpu` was not recorded) while busy.
+fn busy_gpu(gpu: u32, nvml: &[NvmlSample], th: &Thresholds) -> Option<BusyGpu> {
+    let gpu = if nvml.iter().any(|s| s.gpu == gpu) {
+        gpu
     } else {
         let first = nvml.first()?.gpu;
         nvml.iter().all(|s| s.gpu == first).then_some(first)?

@@ -198,10 +198,14 @@ pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
 }
 
 /// Fixes for exposed communication: re-enable peer-to-peer first when it is disabled.
-pub fn communication(p2p_disabled: bool) -> Vec<Fix> {
+/// `gloo_on_gpus`: the all-reduce goes through gloo on the host while each rank has a GPU.
+pub fn communication(p2p_disabled: bool, gloo_on_gpus: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if p2p_disabled {
         out.push(Fix::EnableP2p);
+    }
+    if gloo_on_gpus {
+        out.push(Fix::NcclForGpuTensors);
     }
     out.extend([
         Fix::AccumulateGradients,

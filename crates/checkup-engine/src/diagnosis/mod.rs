@@ -290,7 +290,7 @@ pub fn diagnose(
         gpu: a
             .samples
             .iter()
-            .find(|s| Some(s.gpu) == diagnosed)
+            .find(|s| Some(s.gpu) == diagnosed.map(|r| facts.gpu_of_rank(r).unwrap_or(r)))
             .or(a.samples.first()),
         env: &environment,
         scaling: scaling.as_ref(),

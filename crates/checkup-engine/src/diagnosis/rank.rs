@@ -16,11 +16,13 @@ pub fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding
             || f.severity >= Severity::Minor
     });
     findings.sort_by(|a, b| b.share.total_cmp(&a.share));
-    // A straggler is a symptom of the slow rank, whose own finding leads.
+    // A straggler is a symptom of the slow rank, whose own finding leads; unless the slow
+    // rank's extra work is the cause (its fix evens the work out).
     let lost = findings.iter().position(|f| {
         f.family().is_lost_time()
             && f.share >= th.significant_share
-            && !matches!(f.cause, Cause::CommunicationStraggler { .. })
+            && (!matches!(f.cause, Cause::CommunicationStraggler { .. })
+                || f.is_uneven_work_straggler())
     });
     let busy = findings.iter().position(|f| f.family().is_busy_verdict());
     // A run that memory will stop (a creep filling the card within the hour) leads: nothing

@@ -80,6 +80,9 @@ pub enum CpuKind {
     Item,
     /// `torch.save` and friends: a checkpoint being written.
     Checkpoint,
+    /// A collective run by the host (`gloo:all_reduce`, `mpi:…`, `ucc:…`): communication
+    /// that a CPU backend does while the GPU has nothing of it to show.
+    HostCollective,
 }
 
 /// A classified CPU range.
@@ -128,8 +131,11 @@ pub enum CopyKind {
     HtoDPageable,
     /// Host to device from pinned memory.
     HtoDPinned,
-    /// Device to host.
+    /// Device to host into pageable memory (`.item()`, `.cpu()`): the host waits for it.
     DtoH,
+    /// Device to host into pinned memory (`non_blocking=True`, a CPU collective staging a
+    /// GPU tensor): the host goes on while it runs.
+    DtoHPinned,
     /// Device to device.
     DtoD,
     /// Peer-to-peer or unrecognised.
@@ -478,6 +484,9 @@ fn triage(raw: &[u8]) -> Triage<'_> {
                 || name.starts_with(b"aten::item")
                 || name.starts_with(b"aten::_local_scalar_dense")
                 || SAVE.find(name).is_some()
+                || HOST_COLLECTIVES
+                    .iter()
+                    .any(|p| name.starts_with(p.as_bytes()))
             {
                 return Triage::Parse;
             }
@@ -1065,7 +1074,11 @@ fn copy_kind(name: &str) -> CopyKind {
             CopyKind::HtoDPinned
         }
     } else if name.contains("DtoH") {
-        CopyKind::DtoH
+        if name.contains("Pinned") {
+            CopyKind::DtoHPinned
+        } else {
+            CopyKind::DtoH
+        }
     } else if name.contains("DtoD") || name.contains("PtoP") {
         CopyKind::DtoD
     } else {
@@ -1089,6 +1102,9 @@ fn runtime_kind(name: &str) -> RuntimeKind {
     }
 }
 
+/// How the CPU backends of torch.distributed name their collectives (`gloo:all_reduce`).
+const HOST_COLLECTIVES: [&str; 3] = ["gloo:", "mpi:", "ucc:"];
+
 fn cpu_kind(name: &str) -> Option<CpuKind> {
     if name.starts_with("enumerate(DataLoader)") {
         Some(CpuKind::DataLoader)
@@ -1100,6 +1116,8 @@ fn cpu_kind(name: &str) -> Option<CpuKind> {
         || name.contains("distributed/checkpoint") && name.contains("save")
     {
         Some(CpuKind::Checkpoint)
+    } else if HOST_COLLECTIVES.iter().any(|p| name.starts_with(p)) {
+        Some(CpuKind::HostCollective)
     } else {
         None
     }

@@ -1,6 +1,7 @@
 //! Sources → one [`Recording`]: run folders, Kineto traces, tensorboard_trace_handler folders,
 //! NVML/GPM/host sample CSVs, `nvidia-smi` logs and snapshots.
 
+mod job;
 pub mod kineto;
 pub mod smi_logs;
 pub mod static_files;
@@ -51,6 +52,8 @@ pub struct Recording {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum InputKind {
     RunFolder,
+    /// A folder of a job's hosts' run folders.
+    JobFolder,
     TraceFolder,
     Trace,
     NvmlCsv,
@@ -90,11 +93,11 @@ pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
     let mut rec = Recording::default();
     let mut trace_paths: Vec<(Option<u32>, PathBuf)> = Vec::new();
     let mut pending_logs: Vec<(InputKind, PathBuf)> = Vec::new();
+    let mut run_folders: Vec<PathBuf> = Vec::new();
     for path in paths {
         match classify(path)? {
-            InputKind::RunFolder => {
-                load_run_folder(path, &mut rec, &mut trace_paths, &mut pending_logs)?
-            }
+            InputKind::RunFolder => run_folders.push(path.clone()),
+            InputKind::JobFolder => run_folders.extend(job::node_folders_in(path)?),
             InputKind::TraceFolder => {
                 let found = trace_files_in(path)?;
                 trace_paths.extend(found.into_iter().map(|p| (None, p)));
@@ -102,6 +105,12 @@ pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
             InputKind::Trace => trace_paths.push((None, path.clone())),
             kind => pending_logs.push((kind, path.clone())),
         }
+    }
+    match run_folders.as_slice() {
+        [] => {}
+        [one] => load_run_folder(one, &mut rec, &mut trace_paths, &mut pending_logs)?,
+        // Several run folders are the hosts of one job.
+        hosts => job::load_job(hosts, &mut rec, &mut trace_paths)?,
     }
     for (kind, path) in pending_logs {
         load_log(kind, &path, &mut rec)?;
@@ -140,6 +149,9 @@ fn classify(path: &Path) -> Result<InputKind> {
         }
         if !trace_files_in(path)?.is_empty() {
             return Ok(InputKind::TraceFolder);
+        }
+        if job::node_folders_in(path)?.len() >= 2 {
+            return Ok(InputKind::JobFolder);
         }
         return Err(EngineError::NothingToAnalyse {
             path: path.to_path_buf(),
@@ -342,22 +354,20 @@ fn load_log(kind: InputKind, path: &Path, rec: &mut Recording) -> Result<()> {
                 rec.facts.cuda_driver_version.take().or(snap.cuda_version);
             rec.facts.gpus = snap.gpus;
         }
-        InputKind::RunFolder | InputKind::TraceFolder | InputKind::Trace => {
+        InputKind::RunFolder | InputKind::JobFolder | InputKind::TraceFolder | InputKind::Trace => {
             unreachable!("handled by load")
         }
     }
     Ok(())
 }
 
-/// Parses the traces, one thread each (they are independent and large), and orders them by
-/// rank: the trace's own `distributedInfo.rank` first, then its `rankN/` folder, then its
-/// position.
 /// A trace's place among the paths and what reading it gave.
 type Measured = (usize, Result<RankTrace>);
 
 /// Reads and measures every trace, as many at once as there are cores: each worker holds one
 /// trace at a time and keeps only its measurements, so a run of 256 ranks needs the memory
-/// of a few traces, not of 256.
+/// of a few traces, not of 256. They are ordered by rank: the trace's own
+/// `distributedInfo.rank` first, then its `rankN/` folder, then its position.
 fn read_traces(paths: &[(Option<u32>, PathBuf)], th: &Thresholds) -> Result<Vec<RankTrace>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -23,7 +23,10 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
         .env
         .iter()
         .any(|c| c.id == CheckId::NcclP2p && c.status == CheckStatus::Fail);
-    let Some(r) = cx.rank.filter(|r| r.comm.nccl_kernels > 0) else {
+    let Some(r) = cx
+        .rank
+        .filter(|r| r.comm.nccl_kernels > 0 || r.comm.host_collectives > 0)
+    else {
         if p2p_disabled {
             out.push(p2p_finding(cx, 0.0, Vec::new()));
         }
@@ -40,7 +43,11 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
         ),
         share_ev(K::CommOverlap, r.comm.overlap_share, None, src.clone()),
         ev(
-            K::NcclPerStep,
+            if r.comm.nccl_kernels > 0 {
+                K::NcclPerStep
+            } else {
+                K::HostCollectivePerStep
+            },
             r.comm.total_us / r.steps.len().max(1) as f64 / 1e3,
             Unit::Ms,
             None,
@@ -116,29 +123,114 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
             },
             share,
             evidence,
-            fixes: fixes::communication(false),
+            fixes: fixes::communication(false, gloo_carries_gpu_tensors(cx, r)),
         });
     }
     if let Some((waiting, slow, extra)) = cx.straggler {
+        let (evidence, fixes) = straggler_work(cx, waiting, slow, extra);
         out.push(Finding {
             cause: Cause::CommunicationStraggler {
                 waiting_rank: waiting,
                 slow_rank: slow,
                 extra_share: extra,
             },
-            severity: Severity::Minor,
+            // Uneven work makes the wait the job's own cost; otherwise it is the slow
+            // rank's cause, reported on that rank.
+            severity: if fixes.is_empty() {
+                Severity::Minor
+            } else {
+                cx.severity(extra)
+            },
             confidence: confidence::INDIRECT,
             share: extra,
-            evidence: vec![share_ev(
-                K::StragglerExtraComm,
-                extra,
-                Some(th.straggler_share),
-                Source::AllRankTraces,
-            )],
-            fixes: Vec::new(),
+            evidence,
+            fixes,
         });
     }
     out
+}
+
+/// Whether the all-reduce goes through gloo on the host although the gradients live on
+/// GPUs that NCCL could connect: host collectives, no NCCL kernel, GPU compute, and each
+/// rank with a GPU of its own (NCCL cannot put two ranks on one GPU).
+fn gloo_carries_gpu_tensors(cx: &Ctx, r: &checkup_model::RankSummary) -> bool {
+    let shared = if cx.facts.nodes.is_empty() {
+        matches!((cx.facts.world_size, cx.facts.gpu_count), (Some(w), Some(g)) if w > g)
+    } else {
+        cx.facts
+            .nodes
+            .iter()
+            .any(|n| !n.gpus.is_empty() && n.ranks.len() > n.gpus.len())
+    };
+    r.comm.host_collectives > 0 && r.comm.nccl_kernels == 0 && r.gpu.compute_us > 0.0 && !shared
+}
+
+/// The straggler's evidence, and its fix when the slow rank's extra GPU compute explains
+/// most of the others' wait (its work is uneven, not its link or its clocks): compute per
+/// step above the others' median by at least half the waiting rank's extra wait per step.
+fn straggler_work(
+    cx: &Ctx,
+    waiting: u32,
+    slow: u32,
+    extra: f64,
+) -> (Vec<Evidence>, Vec<checkup_model::Fix>) {
+    let th = cx.th;
+    let mut evidence = vec![share_ev(
+        K::StragglerExtraComm,
+        extra,
+        Some(th.straggler_share),
+        Source::AllRankTraces,
+    )];
+    let per_step = |r: &checkup_model::RankSummary| r.gpu.compute_us / r.steps.len().max(1) as f64;
+    let Some(slow_rank) = cx.a.ranks.iter().find(|r| r.rank == slow) else {
+        return (evidence, Vec::new());
+    };
+    let others: Vec<f64> =
+        cx.a.ranks
+            .iter()
+            .filter(|r| r.rank != slow && r.gpu.window_us > 0.0)
+            .map(per_step)
+            .collect();
+    let typical = crate::analysis::stats::median(&others);
+    if typical <= 0.0 {
+        return (evidence, Vec::new());
+    }
+    let ratio = per_step(slow_rank) / typical;
+    let wait_per_step =
+        cx.a.ranks
+            .iter()
+            .find(|r| r.rank == waiting)
+            .map_or(f64::INFINITY, |r| {
+                extra * r.gpu.window_us / r.steps.len().max(1) as f64
+            });
+    let explains_wait = per_step(slow_rank) - typical >= 0.5 * wait_per_step;
+    let typical_rank =
+        cx.a.ranks
+            .iter()
+            .filter(|r| r.rank != slow && r.gpu.window_us > 0.0)
+            .min_by(|a, b| {
+                (per_step(a) - typical)
+                    .abs()
+                    .total_cmp(&(per_step(b) - typical).abs())
+            });
+    for r in std::iter::once(slow_rank).chain(typical_rank) {
+        evidence.push(ev(
+            K::ComputeRank { rank: r.rank },
+            per_step(r) / 1e3,
+            Unit::Ms,
+            None,
+            Source::Trace { rank: Some(r.rank) },
+        ));
+    }
+    let fixes = if explains_wait {
+        vec![checkup_model::Fix::EvenRankWork {
+            slow_rank: slow,
+            ratio,
+        }]
+    } else {
+        Vec::new()
+    };
+    (evidence, fixes)
 }
 
 fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
@@ -155,6 +247,6 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
         confidence: confidence::P2P_DISABLED,
         share,
         evidence,
-        fixes: fixes::communication(true),
+        fixes: fixes::communication(true, false),
     }
 }

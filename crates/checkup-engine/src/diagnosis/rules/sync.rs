@@ -11,11 +11,13 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 
 /// Whether the host syncs every step yet could launch a step's work faster than the GPU runs
 /// it: then every launch gap of the step follows from the sync draining the queue, and
-/// would vanish without it (the host would run ahead).
+/// would vanish without it (the host would run ahead). A sync that returns into a GPU that
+/// never idles after it (a wait on work long done) drains nothing.
 pub fn sync_drains_queue(cx: &Ctx) -> bool {
     cx.rank.is_some_and(|r| {
         let w = &r.host_waits;
         w.sync_calls_per_step + w.item_calls_per_step >= cx.th.sync_calls_per_step
+            && w.sync_us >= cx.th.sync_smell_min_share * r.gpu.window_us
             && w.host_work_per_step_us > 0.0
             && w.host_work_per_step_us < r.gpu_busy_per_step_us
     })
