@@ -145,6 +145,19 @@ fn lit(text: &str) -> String {
     out
 }
 
+/// Inline code: raw text never breaks, so a long name without spaces (a kernel's
+/// `sm90_xmma_dgrad_implicit_gemm_…`) may break after each underscore, the name's own word
+/// boundaries, instead of running over the next table cell.
+fn inline_code(text: &str) -> String {
+    if text.chars().count() <= 24 || text.contains(' ') {
+        return format!("#raw({})", lit(text));
+    }
+    text.split_inclusive('_')
+        .map(|part| format!("#raw({})", lit(part)))
+        .collect::<Vec<_>>()
+        .join("#sym.zws")
+}
+
 fn to_typst(markdown: &str) -> String {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
@@ -208,7 +221,7 @@ fn to_typst(markdown: &str) -> String {
             Event::Start(Tag::Emphasis) => out.push_str("#emph["),
             Event::End(TagEnd::Strong | TagEnd::Emphasis) => out.push(']'),
             Event::Text(t) => out.push_str(&format!("#{}", lit(&t))),
-            Event::Code(t) => out.push_str(&format!("#raw({})", lit(&t))),
+            Event::Code(t) => out.push_str(&inline_code(&t)),
             Event::SoftBreak => out.push_str("#\" \""),
             Event::HardBreak => out.push_str("\\\n"),
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -262,6 +275,10 @@ mod tests {
         let t = to_typst("kernel `#panic()` named #eval(\"x\") and \"quotes\" \\\\ done");
         assert!(t.contains(r##"#"kernel ""##), "{t}");
         assert!(t.contains(r##"#raw("#panic()")"##), "{t}");
+        assert_eq!(
+            inline_code("sm90_xmma_dgrad_implicit_gemm"),
+            r##"#raw("sm90_")#sym.zws#raw("xmma_")#sym.zws#raw("dgrad_")#sym.zws#raw("implicit_")#sym.zws#raw("gemm")"##
+        );
         assert!(
             t.contains(r##"#" named #eval(\"x\") and \"quotes\" ""##),
             "{t}"

@@ -250,6 +250,25 @@ fn markdown_export_links_charts_written_beside_it() {
     assert!(charts.iter().any(|c| c.name == "gpu_timeline"));
 }
 
+#[test]
+fn a_job_of_several_ranks_gets_a_rank_by_step_heatmap_whose_cells_hold_the_traces_values() {
+    let d = diagnose("two_node_slow_rank");
+    let (md, charts) = checkup_report::markdown(&d, &ReportOptions::default());
+    let heat = charts
+        .iter()
+        .find(|c| c.name == "rank_steps")
+        .expect("a heatmap of four ranks");
+    assert!(md.contains("(charts/rank_steps.svg)"));
+    // Rank 3's compute in its second profiled step, as the trace measured it.
+    let rank3 = d.ranks.iter().find(|r| r.rank == 3).unwrap();
+    let cell = checkup_text::fixed(rank3.steps[1].kernel_us / 1e3, 1);
+    assert!(heat.svg.contains(&format!(">\n{cell}\n</text>")), "{cell}");
+    // The ranks are named with their node in the tables.
+    assert!(md.contains("| 3 on vm#1 |"), "{md}");
+    let single = checkup_report::markdown(&diagnose("healthy"), &ReportOptions::default()).1;
+    assert!(single.iter().all(|c| c.name != "rank_steps"));
+}
+
 /// The card a run's recording gives, written to its file and read back, as a later
 /// comparison reads it.
 fn card_file(run: &str) -> BaselineCard {

@@ -122,6 +122,10 @@ pub struct Text {
     pub chart_timeline: &'static str,
     /// Chart title, "Step-time breakdown" in English.
     pub chart_breakdown: &'static str,
+    /// Chart title of the rank × step heatmap.
+    pub chart_rank_steps: &'static str,
+    /// Under the heatmap's panels: what a cell holds and how to read its shade.
+    pub rank_steps_scale: &'static str,
     /// Chart title, "GPU idle time by kind and by cause" in English.
     pub chart_idle: &'static str,
     /// Chart title, "Step times (warm-up shaded, stalls marked)" in English.
@@ -310,6 +314,8 @@ static EN: Text = Text {
     chart_host: "Host CPU",
     chart_timeline: "GPU timeline over three steady steps",
     chart_breakdown: "Step-time breakdown",
+    chart_rank_steps: "Each rank, step by step (profiled steps)",
+    rank_steps_scale: "ms per step; darker is more, 0–{max} ms",
     chart_idle: "GPU idle time by kind and by cause",
     chart_steps: "Step times (warm-up shaded, stalls marked)",
     chart_scaling: "Multi-GPU scaling",
@@ -431,6 +437,8 @@ static ZH: Text = Text {
     chart_host: "主机 CPU",
     chart_timeline: "三个稳态步骤的 GPU 时间线",
     chart_breakdown: "步骤时间分解",
+    chart_rank_steps: "各 rank 逐步对比（分析的步骤）",
+    rank_steps_scale: "每步毫秒数；颜色越深越多，0–{max} ms",
     chart_idle: "GPU 空闲时间（按类型与原因）",
     chart_steps: "步骤耗时（预热区阴影，停顿已标记）",
     chart_scaling: "多 GPU 扩展性",

@@ -10,8 +10,9 @@ use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
-const CHARTS: [&str; 6] = [
+const CHARTS: [&str; 7] = [
     "gpu_timeline",
+    "rank_steps",
     "step_breakdown",
     "idle_breakdown",
     "step_times",
