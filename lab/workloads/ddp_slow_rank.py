@@ -2,9 +2,11 @@
 when a sampler hands one rank the long sequences): every other rank waits for it in each
 step's all-reduce. Written as users write it; no probe code.
 
-usage: torchrun ... ddp_slow_rank.py [--backend nccl|gloo] [--slow-rank R] [--slow-side S]
-                                     [--steps N]
+usage: torchrun ... ddp_slow_rank.py [--backend nccl|gloo] [--slow-rank R[,R...] | --rotate]
+                                     [--slow-side S] [--steps N]
 The slow rank's images are S times wider and higher (S² times the work; S=2 by default).
+--rotate: the large images go to rank (step mod world size), a different rank each step, as
+batches of varying length land on different ranks: stragglers that come and go.
 With gloo, several ranks may share one GPU (a job simulated on one GPU: two_nodes_on_one_host.sh).
 """
 import argparse
@@ -28,8 +30,9 @@ def model():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--backend", default="nccl")
-    ap.add_argument("--slow-rank", type=int, default=-1)
+    ap.add_argument("--slow-rank", default="", help="a rank, or several: 2,3")
     ap.add_argument("--slow-side", type=int, default=2)
+    ap.add_argument("--rotate", action="store_true")
     ap.add_argument("--steps", type=int, default=160)
     ap.add_argument("--batch", type=int, default=64)
     args = ap.parse_args()
@@ -41,10 +44,13 @@ def main():
     net = DDP(model().to(dev), device_ids=[dev.index])
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     # The slow rank's samples are larger: the same model, more work per step.
-    side = 64 * (args.slow_side if rank == args.slow_rank else 1)
-    x = torch.randn(args.batch, 3, side, side, device=dev)
+    small = torch.randn(args.batch, 3, 64, 64, device=dev)
+    large = torch.randn(args.batch, 3, 64 * args.slow_side, 64 * args.slow_side, device=dev)
     y = torch.randint(0, 100, (args.batch,), device=dev)
-    for _ in range(args.steps):
+    world = dist.get_world_size()
+    for step in range(args.steps):
+        slow = {step % world} if args.rotate else {int(r) for r in args.slow_rank.split(",") if r}
+        x = large if rank in slow else small
         loss = F.cross_entropy(net(x), y)
         loss.backward()
         opt.step()

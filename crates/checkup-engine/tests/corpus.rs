@@ -1340,4 +1340,7 @@ fn a_gloo_all_reduce_through_host_memory_is_communication() {
     let per_step = evidence(&d, "communication", K::HostCollectivePerStep);
     assert!((3.0..8.0).contains(&per_step), "{per_step}");
     assert!(d.finding("communication/straggler").is_none());
+    // Four ranks share one GPU: which one is last changes with the GPU's time-slicing, not
+    // with their work (equal batches), so no step-by-step work imbalance is claimed.
+    assert!(d.finding("communication/shifting_straggler").is_none());
 }

@@ -230,6 +230,17 @@ pub enum Cause {
         /// The waiting rank's extra exposed communication, share of step.
         extra_share: f64,
     },
+    /// Every step waits for its slowest rank, and which rank that is changes from step to
+    /// step: the work per step is uneven and moves between ranks.
+    #[serde(rename = "communication/shifting_straggler")]
+    CommunicationShiftingStraggler {
+        /// The ranks that were the slowest in some profiled step, most often first.
+        slowest_ranks: Vec<u32>,
+        /// Profiled steps every rank's trace holds.
+        steps: u32,
+        /// The other ranks' mean wait for the step's slowest rank, share of the step.
+        wait_share: f64,
+    },
     /// `NCCL_P2P_DISABLE` is set while NVLink connects the GPUs.
     #[serde(rename = "communication/p2p_disabled")]
     CommunicationP2pDisabled,
@@ -371,6 +382,7 @@ impl Cause {
             }
             Cause::Communication { .. }
             | Cause::CommunicationStraggler { .. }
+            | Cause::CommunicationShiftingStraggler { .. }
             | Cause::CommunicationP2pDisabled => Family::Communication,
             Cause::HostSync => Family::HostSync,
             Cause::H2dCopy | Cause::H2dCopyPageable => Family::H2dCopy,
@@ -394,6 +406,7 @@ impl Cause {
                 "cpu_contention"
             }
             Cause::CommunicationStraggler { .. } => "straggler",
+            Cause::CommunicationShiftingStraggler { .. } => "shifting_straggler",
             Cause::CommunicationP2pDisabled => "p2p_disabled",
             Cause::H2dCopyPageable => "pageable",
             Cause::ThrottlingPower { .. } => "power",
@@ -516,14 +529,18 @@ impl Finding {
     }
 
     /// A straggler whose extra work is the job's cost: the others' wait is time the whole
-    /// job loses, and evening the work out gains it back. Any other straggler's wait is a
-    /// symptom, counted on the slow rank's own finding.
+    /// job loses, and evening the work out gains it back (one rank with more work, or work
+    /// that moves between ranks step by step). Any other straggler's wait is a symptom,
+    /// counted on the slow rank's own finding.
     pub fn is_uneven_work_straggler(&self) -> bool {
-        matches!(self.cause, Cause::CommunicationStraggler { .. })
-            && self
+        match self.cause {
+            Cause::CommunicationShiftingStraggler { .. } => true,
+            Cause::CommunicationStraggler { .. } => self
                 .fixes
                 .iter()
-                .any(|f| matches!(f, Fix::EvenRankWork { .. }))
+                .any(|f| matches!(f, Fix::EvenRankWork { .. })),
+            _ => false,
+        }
     }
 
     /// The family of its cause.
@@ -641,6 +658,13 @@ pub enum EvidenceKey {
     HostCollectivePerStep,
     /// Evidence: GPU compute of one rank per step, ms.
     ComputeRank {
+        /// The rank.
+        rank: u32,
+    },
+    /// Evidence: the other ranks' mean wait for each step's slowest rank, share of the step.
+    StepWaitShare,
+    /// Evidence: profiled steps in which one rank was the slowest.
+    SlowestRankSteps {
         /// The rank.
         rank: u32,
     },
@@ -1030,6 +1054,9 @@ pub enum Fix {
     CompressGradients,
     /// The process group is gloo and the gradients are GPU tensors: let NCCL carry them.
     NcclForGpuTensors,
+    /// The slowest rank changes from step to step: give every rank the same work in each step
+    /// (batches grouped by length across the ranks).
+    EvenStepWork,
     /// One rank computes markedly more per step than the others: find why and even it out.
     EvenRankWork {
         /// The rank that computes more.
@@ -1478,7 +1505,8 @@ impl Fix {
             | Fix::ReduceOverhead { .. }
             | Fix::SummariseOnGpu { .. }
             // The others' wait is the slow rank's extra work: even work removes it.
-            | Fix::EvenRankWork { .. } => Whole,
+            | Fix::EvenRankWork { .. }
+            | Fix::EvenStepWork => Whole,
             Fix::PersistentWorkers if at_epoch_starts => Whole,
             Fix::AsyncCheckpoint {
                 checkpoint_seen: true,

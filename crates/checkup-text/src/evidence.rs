@@ -133,6 +133,16 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "time in host collectives (gloo) per step",
             "每步主机集合通信（gloo）时间",
         ),
+        K::StepWaitShare => (
+            "wait for each step's slowest rank (mean over steps, share of step)",
+            "每步等待最慢 rank 的时间（各步平均，占步骤比例）",
+        ),
+        K::SlowestRankSteps { rank } => {
+            return match l {
+                En => format!("profiled steps in which rank {rank} was the slowest"),
+                Zh => format!("rank {rank} 最慢的分析步骤数"),
+            }
+        }
         K::ComputeRank { rank } => {
             return match l {
                 En => format!("GPU compute per step, rank {rank}"),

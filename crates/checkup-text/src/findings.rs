@@ -33,6 +33,10 @@ pub fn title(c: &Cause, l: Language) -> String {
             "Gradient all-reduce is exposed",
             "梯度 all-reduce 通信未被隐藏",
         ),
+        Cause::CommunicationShiftingStraggler { .. } => (
+            "The slowest rank changes from step to step",
+            "最慢的 rank 每一步都在变",
+        ),
         Cause::CommunicationStraggler {
             waiting_rank,
             slow_rank,
@@ -172,6 +176,16 @@ pub fn summary(f: &Finding, l: Language) -> String {
         (Cause::CommunicationStraggler { waiting_rank, slow_rank, extra_share }, Zh) => format!(
             "rank {waiting_rank} 在通信中花的步骤时间比 rank {slow_rank} 多 {}%：这是在等待 rank {slow_rank} 到达 all-reduce，而不是传输时间。诊断以 rank {slow_rank} 为准。",
             pct(*extra_share)
+        ),
+        (Cause::CommunicationShiftingStraggler { slowest_ranks, steps, wait_share }, En) => format!(
+            "In each of the {steps} profiled steps one rank is the last to reach the all-reduce and the others wait for it, {}% of the step on average; but it is not always the same rank ({} took turns). The work per step differs between the ranks and moves between them: batches of different size or length.",
+            pct(*wait_share),
+            rank_list(slowest_ranks, En)
+        ),
+        (Cause::CommunicationShiftingStraggler { slowest_ranks, steps, wait_share }, Zh) => format!(
+            "在分析的 {steps} 个步骤中，每一步都有一个 rank 最后到达 all-reduce，其他 rank 等它，平均占步骤的 {}%；但不总是同一个 rank（{} 轮流最慢）。各 rank 每步的工作量不同，而且在 rank 之间变动：批次的大小或长度不一样。",
+            pct(*wait_share),
+            rank_list(slowest_ranks, Zh)
         ),
         (Cause::CommunicationP2pDisabled, En) => "NCCL_P2P_DISABLE forces all-reduce traffic through host memory instead of NVLink.".into(),
         (Cause::CommunicationP2pDisabled, Zh) => "NCCL_P2P_DISABLE 迫使 all-reduce 流量经由主机内存，而不是 NVLink。".into(),
@@ -425,6 +439,32 @@ pub fn lead(f: &Finding, l: Language) -> String {
                     "{title}：占步骤时间的 {}%。{summary}{first_fix}",
                     pct(f.share)
                 )
+            }
+        }
+    }
+}
+
+/// "ranks 0, 1, 2 and 3" (at most eight named, then how many more).
+fn rank_list(ranks: &[u32], l: Language) -> String {
+    const NAMED: usize = 8;
+    let named: Vec<String> = ranks.iter().take(NAMED).map(u32::to_string).collect();
+    let more = ranks.len().saturating_sub(NAMED);
+    match l {
+        En => {
+            let list = match named.as_slice() {
+                [] => String::new(),
+                [one] => one.clone(),
+                [init @ .., last] if more == 0 => format!("{} and {last}", init.join(", ")),
+                all => format!("{} and {more} more", all.join(", ")),
+            };
+            format!("ranks {list}")
+        }
+        Zh => {
+            let list = named.join("、");
+            if more > 0 {
+                format!("rank {list} 等 {} 个", ranks.len())
+            } else {
+                format!("rank {list}")
             }
         }
     }

@@ -298,6 +298,17 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "The all-reduce runs on the GPUs and overlaps with backward; the host copies disappear.", "all-reduce 在 GPU 上进行并与反向传播重叠，主机上的复制消失。"),
         ),
+        (Fix::EvenStepWork, _) => t(
+            pick(l, "Give every rank the same work in each step", "让每个 rank 每一步的工作量相同"),
+            pick(l, "Each step waits for the rank whose batch is largest or longest, and that rank changes from step to step. Build each step's global batch from samples of similar length and deal it evenly to the ranks (Hugging Face: group_by_length=True), or pack sequences to the same number of tokens on every rank.", "每一步都要等批次最大或最长的那个 rank，而这个 rank 每步都在变。让每一步的全局批次由长度相近的样本组成，再平均分给各 rank（Hugging Face：group_by_length=True），或者把序列打包成每个 rank 相同的 token 数。"),
+            Some(&format!(
+                "# {}\norder = sorted(range(len(dataset)), key=lambda i: lengths[i])\nsteps = [order[i:i + world * bs] for i in range(0, len(order), world * bs)]\nrandom.Random(epoch).shuffle(steps)          # {}\nmy_batches = [s[rank::world] for s in steps]   # {}",
+                pick(l, "each step's batches from one length bucket, dealt evenly to the ranks", "每一步的批次来自同一长度区间，平均分给各 rank"),
+                pick(l, "same order on every rank", "各 rank 顺序相同"),
+                pick(l, "this rank's share of each step", "本 rank 在每一步中的份额")
+            )),
+            pick(l, "Every rank reaches the all-reduce at about the same time in every step; the wait for the slowest goes away.", "每一步各 rank 几乎同时到达 all-reduce，等待最慢 rank 的时间消失。"),
+        ),
         (Fix::EvenRankWork { slow_rank, ratio }, _) => t(
             &match l {
                 En => format!("Find why rank {slow_rank} computes more than the others"),

@@ -71,6 +71,11 @@ fn all_causes() -> Vec<Cause> {
             slow_rank: 0,
             extra_share: 0.12,
         },
+        Cause::CommunicationShiftingStraggler {
+            slowest_ranks: vec![2, 0, 3, 1],
+            steps: 7,
+            wait_share: 0.31,
+        },
         Cause::CommunicationP2pDisabled,
         Cause::HostSync,
         Cause::H2dCopy,
@@ -249,6 +254,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::NcclPerStep,
         K::HostCollectivePerStep,
         K::ComputeRank { rank: 3 },
+        K::StepWaitShare,
+        K::SlowestRankSteps { rank: 2 },
         K::ExposedCommRank { rank: 1 },
         K::ScalingEfficiency { gpus: 2 },
         K::Speedup,
@@ -353,6 +360,7 @@ fn all_fixes() -> Vec<Fix> {
         Fix::MoreWorkPerAllReduce,
         Fix::CompressGradients,
         Fix::NcclForGpuTensors,
+        Fix::EvenStepWork,
         Fix::EvenRankWork {
             slow_rank: 3,
             ratio: 6.6,
@@ -419,6 +427,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::KernelLaunchCpuContention { .. }
         | Cause::Communication { .. }
         | Cause::CommunicationStraggler { .. }
+        | Cause::CommunicationShiftingStraggler { .. }
         | Cause::CommunicationP2pDisabled
         | Cause::HostSync
         | Cause::H2dCopy
@@ -481,6 +490,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::NcclPerStep
         | K::HostCollectivePerStep
         | K::ComputeRank { .. }
+        | K::StepWaitShare
+        | K::SlowestRankSteps { .. }
         | K::ExposedCommRank { .. }
         | K::ScalingEfficiency { .. }
         | K::Speedup
@@ -548,6 +559,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::MoreWorkPerAllReduce
         | Fix::CompressGradients
         | Fix::NcclForGpuTensors
+        | Fix::EvenStepWork
         | Fix::EvenRankWork { .. }
         | Fix::AsyncCheckpoint { .. }
         | Fix::LessPeriodicWork
@@ -929,4 +941,25 @@ fn a_job_of_several_hosts_says_where_each_rank_ran_and_whose_clock_rules() {
     assert!(notes::note(&job_of_two_hosts(), Zh).starts_with(
         "一个作业运行在 3 台主机上：gpu-a（rank 0–1，GPU 0–1），gpu-b（rank 2–3，GPU 2–3，时钟 −0.4 ms）"
     ));
+}
+
+#[test]
+fn ranks_that_take_turns_being_slowest_are_listed_in_words() {
+    let f = Finding {
+        cause: Cause::CommunicationShiftingStraggler {
+            slowest_ranks: vec![2, 0, 3, 1],
+            steps: 7,
+            wait_share: 0.31,
+        },
+        severity: Severity::Major,
+        confidence: 0.7,
+        share: 0.31,
+        evidence: Vec::new(),
+        fixes: vec![Fix::EvenStepWork],
+    };
+    assert_eq!(
+        findings::summary(&f, En),
+        "In each of the 7 profiled steps one rank is the last to reach the all-reduce and the others wait for it, 31% of the step on average; but it is not always the same rank (ranks 2, 0, 3 and 1 took turns). The work per step differs between the ranks and moves between them: batches of different size or length."
+    );
+    assert!(findings::summary(&f, Zh).contains("rank 2、0、3、1 轮流最慢"));
 }

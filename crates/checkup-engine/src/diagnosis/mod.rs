@@ -39,6 +39,8 @@ pub struct Ctx<'a> {
     pub scaling: Option<&'a checkup_model::Scaling>,
     /// A rank that waits for the diagnosed one: (waiting, slow, extra exposed share).
     pub straggler: Option<(u32, u32, f64)>,
+    /// Each step waits for its slowest rank, and that rank changes from step to step.
+    pub shifting: Option<rank::ShiftingStragglers>,
     /// What the probe saw of the diagnosed rank's training (None: not recorded).
     pub training: Option<&'a checkup_model::TrainingContext>,
     /// The diagnosed rank's markers of periodic work.
@@ -276,6 +278,7 @@ pub fn diagnose(
     let mut environment = checkup_environment::environment_checks(&facts);
     environment.extend(out_of_memory_checks(&a));
     let (diagnosed, straggler) = rank::pick_rank(&a, th);
+    let shifting = rank::shifting_stragglers(&a, th);
     let scaling = partner.and_then(|(pf, pa, name)| scaling::scaling(&facts, &a, pf, pa, name));
     let cx = Ctx {
         th,
@@ -295,6 +298,7 @@ pub fn diagnose(
         env: &environment,
         scaling: scaling.as_ref(),
         straggler,
+        shifting,
         training: a
             .training
             .get(&diagnosed.unwrap_or(0))

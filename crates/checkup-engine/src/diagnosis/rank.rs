@@ -79,6 +79,90 @@ pub fn pick_rank(a: &Analysis, th: &Thresholds) -> (Option<u32>, Option<(u32, u3
     (Some(slowest.0), straggler)
 }
 
+/// Stragglers that come and go: in each profiled step that every rank's trace holds, the
+/// rank with the least exposed communication is the one the others waited for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShiftingStragglers {
+    /// Each rank that was the slowest in some step, with how many, most often first.
+    pub slowest: Vec<(u32, u32)>,
+    /// The steps compared.
+    pub steps: u32,
+    /// The other ranks' mean wait for the step's slowest rank, share of the step.
+    pub wait_share: f64,
+}
+
+/// Whether every step waits for a slowest rank that is not the same rank most of the time,
+/// because of its work: at least three steps every rank's trace holds, the others' wait for
+/// each step's slowest at least the straggler share of the step on average, the slowest
+/// rank's extra GPU compute explaining at least half of that wait in most steps (else the
+/// ranks merely jitter: a shared GPU, a busy host), and no rank the slowest in half of the
+/// steps or more (then it is one straggler, which [`pick_rank`] follows).
+pub fn shifting_stragglers(a: &Analysis, th: &Thresholds) -> Option<ShiftingStragglers> {
+    let ranks: Vec<&checkup_model::RankSummary> =
+        a.ranks.iter().filter(|r| !r.steps.is_empty()).collect();
+    if ranks.len() < 2 {
+        return None;
+    }
+    let common: Vec<u64> = ranks[0]
+        .steps
+        .iter()
+        .map(|s| s.step)
+        .filter(|n| ranks.iter().all(|r| r.steps.iter().any(|s| s.step == *n)))
+        .collect();
+    if common.len() < 3 {
+        return None;
+    }
+    let mut counts: std::collections::BTreeMap<u32, u32> = Default::default();
+    let mut waits = Vec::with_capacity(common.len());
+    let mut explained = 0usize;
+    for n in &common {
+        let here: Vec<(u32, &checkup_model::StepBreakdown)> = ranks
+            .iter()
+            .filter_map(|r| Some((r.rank, r.steps.iter().find(|s| s.step == *n)?)))
+            .collect();
+        let (slowest, least) = here
+            .iter()
+            .map(|(r, s)| (*r, s.communication_us))
+            .min_by(|x, y| x.1.total_cmp(&y.1))?;
+        let duration = here.iter().map(|(_, s)| s.duration_us).sum::<f64>() / here.len() as f64;
+        if duration <= 0.0 {
+            return None;
+        }
+        let wait = here
+            .iter()
+            .filter(|(r, _)| *r != slowest)
+            .map(|(_, s)| s.communication_us - least)
+            .sum::<f64>()
+            / (here.len() - 1) as f64;
+        let others_compute: Vec<f64> = here
+            .iter()
+            .filter(|(r, _)| *r != slowest)
+            .map(|(_, s)| s.kernel_us)
+            .collect();
+        let own_compute = here
+            .iter()
+            .find(|(r, _)| *r == slowest)
+            .map_or(0.0, |(_, s)| s.kernel_us);
+        if own_compute - crate::analysis::stats::median(&others_compute) >= 0.5 * wait {
+            explained += 1;
+        }
+        *counts.entry(slowest).or_insert(0) += 1;
+        waits.push(wait / duration);
+    }
+    let wait_share = waits.iter().sum::<f64>() / waits.len() as f64;
+    let mut slowest: Vec<(u32, u32)> = counts.into_iter().collect();
+    slowest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let steps = common.len() as u32;
+    let by_work = explained * 2 > common.len();
+    (wait_share >= th.straggler_share && by_work && slowest[0].1 * 2 < steps).then_some(
+        ShiftingStragglers {
+            slowest,
+            steps,
+            wait_share,
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +237,84 @@ mod tests {
         );
         assert_eq!(ranked[0].id(), "communication");
         assert_eq!(ranked.len(), 2);
+    }
+
+    /// `ranks` ranks over `steps` steps of 10 ms, the rank `slow(step)` computing 6 ms and
+    /// communicating 1 ms, every other rank computing 2 ms and waiting 5 ms in all-reduce.
+    fn job(ranks: u32, steps: u64, slow: impl Fn(u64) -> u32) -> Analysis {
+        use checkup_model::{RankSummary, StepBreakdown};
+        let mut a = Analysis::default();
+        for rank in 0..ranks {
+            let mut r = RankSummary {
+                rank,
+                ..RankSummary::default()
+            };
+            r.gpu.window_us = 10_000.0 * steps as f64;
+            r.steps = (0..steps)
+                .map(|step| {
+                    let is_slow = slow(step) == rank;
+                    StepBreakdown {
+                        step,
+                        duration_us: 10_000.0,
+                        kernel_us: if is_slow { 6_000.0 } else { 2_000.0 },
+                        communication_us: if is_slow { 1_000.0 } else { 5_000.0 },
+                        ..StepBreakdown::default()
+                    }
+                })
+                .collect();
+            a.ranks.push(r);
+        }
+        a
+    }
+
+    #[test]
+    fn a_slowest_rank_that_changes_every_step_is_a_shifting_straggler() {
+        let th = Thresholds::default();
+        let s = shifting_stragglers(&job(4, 8, |step| (step % 4) as u32), &th).unwrap();
+        assert_eq!(s.steps, 8);
+        assert_eq!(s.slowest, [(0, 2), (1, 2), (2, 2), (3, 2)]);
+        // Each step the three others wait 4 ms of 10 ms for the slow one.
+        assert!((s.wait_share - 0.4).abs() < 1e-9, "{}", s.wait_share);
+    }
+
+    #[test]
+    fn one_rank_slowest_in_half_the_steps_is_one_straggler_not_a_shifting_one() {
+        let th = Thresholds::default();
+        let a = job(
+            4,
+            8,
+            |step| if step % 2 == 0 { 3 } else { (step % 3) as u32 },
+        );
+        assert_eq!(shifting_stragglers(&a, &th), None);
+        let s = shifting_stragglers(
+            &job(4, 8, |step| if step < 3 { 3 } else { (step % 3) as u32 }),
+            &th,
+        );
+        assert!(s.is_some_and(|s| s.slowest[0] == (3, 3)));
+    }
+
+    #[test]
+    fn ranks_that_wait_for_each_other_with_equal_work_only_jitter() {
+        // The slowest rank changes, but computes what the others do: contention, not work.
+        let th = Thresholds::default();
+        let mut a = job(4, 8, |step| (step % 4) as u32);
+        for r in &mut a.ranks {
+            for s in &mut r.steps {
+                s.kernel_us = 2_000.0;
+            }
+        }
+        assert_eq!(shifting_stragglers(&a, &th), None);
+    }
+
+    #[test]
+    fn ranks_that_barely_wait_have_no_shifting_straggler() {
+        let th = Thresholds::default();
+        let mut a = job(4, 8, |step| (step % 4) as u32);
+        for r in &mut a.ranks {
+            for s in &mut r.steps {
+                s.communication_us = 1_000.0 + s.communication_us / 100.0;
+            }
+        }
+        assert_eq!(shifting_stragglers(&a, &th), None);
     }
 }

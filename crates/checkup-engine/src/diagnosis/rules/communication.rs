@@ -126,7 +126,9 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
             fixes: fixes::communication(false, gloo_carries_gpu_tensors(cx, r)),
         });
     }
-    if let Some((waiting, slow, extra)) = cx.straggler {
+    if let Some(s) = &cx.shifting {
+        out.push(shifting_finding(cx, s));
+    } else if let Some((waiting, slow, extra)) = cx.straggler {
         let (evidence, fixes) = straggler_work(cx, waiting, slow, extra);
         out.push(Finding {
             cause: Cause::CommunicationStraggler {
@@ -148,6 +150,38 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
         });
     }
     out
+}
+
+/// Every step waits for its slowest rank, a different one from step to step: the work per
+/// step is uneven between ranks and moves, so evening it out step by step is the fix.
+fn shifting_finding(cx: &Ctx, s: &crate::diagnosis::rank::ShiftingStragglers) -> Finding {
+    let mut evidence = vec![share_ev(
+        K::StepWaitShare,
+        s.wait_share,
+        Some(cx.th.straggler_share),
+        Source::AllRankTraces,
+    )];
+    evidence.extend(s.slowest.iter().take(4).map(|(rank, steps)| {
+        ev(
+            K::SlowestRankSteps { rank: *rank },
+            f64::from(*steps),
+            Unit::Steps,
+            None,
+            Source::AllRankTraces,
+        )
+    }));
+    Finding {
+        cause: Cause::CommunicationShiftingStraggler {
+            slowest_ranks: s.slowest.iter().map(|(r, _)| *r).collect(),
+            steps: s.steps,
+            wait_share: s.wait_share,
+        },
+        severity: cx.severity(s.wait_share),
+        confidence: confidence::INDIRECT,
+        share: s.wait_share,
+        evidence,
+        fixes: vec![checkup_model::Fix::EvenStepWork],
+    }
 }
 
 /// Whether the all-reduce goes through gloo on the host although the gradients live on

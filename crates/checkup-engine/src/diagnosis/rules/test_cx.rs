@@ -79,6 +79,7 @@ impl Fixture {
             env: &[],
             scaling: None,
             straggler: None,
+            shifting: None,
             training: self.a.training.values().next(),
             markers: self.a.markers.values().next().map_or(&[], Vec::as_slice),
         }
