@@ -10,8 +10,17 @@ should read all N, name rank 2N/3 as the one the others wait for, and hold a bou
 of memory however many ranks there are.
 
 usage: bench/many_ranks.py [--checkup PATH] [--ranks 64 256] [--keep DIR]
+                           [--hta PYTHON] [--pairs N] [--hta-limit-s S] [--hta-limit-gib G]
 Prints, per size: the folder's size, the engine's wall time, CPU time and peak RSS
 (`/usr/bin/time`), and what it named. The folders go to a temp folder, deleted after (unless --keep).
+
+--hta PYTHON: also runs Holistic Trace Analysis (`pip install HolisticTraceAnalysis` into that
+interpreter's environment) on the same traces: TraceAnalysis over the folder, then its temporal
+breakdown and its communication/computation overlap (what the checkup's per-rank table
+shows), N pairs in turns (checkup, HTA, checkup, HTA, ...), medians. HTA parses ranks in worker
+processes; GNU time's peak RSS is the largest single process (the parent, which gathers every
+rank's frames), so HTA's figure is a lower bound. A run past the time or memory limit is
+reported as such.
 """
 import argparse, gzip, json, os, platform, re, shutil, subprocess, tempfile
 
@@ -63,13 +72,93 @@ def run_engine(checkup, folder):
     return float(wall), cpu, int(rss_kb) / 1024, d["primary"], named, len(d["ranks"])
 
 
+HTA_SCRIPT = """
+import sys
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+tb = a.get_temporal_breakdown(visualize=False)
+ov = a.get_comm_comp_overlap(visualize=False)
+print(len(tb), "ranks")
+"""
+
+
+def flat_for_hta(folder):
+    """HTA reads one folder of trace files: rankK/trace.json.gz linked as rankK.json.gz."""
+    flat = folder + "_hta"
+    if not os.path.exists(flat):
+        os.makedirs(flat)
+        for name in os.listdir(folder):
+            src = os.path.join(folder, name, "trace.json.gz")
+            if os.path.exists(src):
+                os.symlink(src, os.path.join(flat, name + ".json.gz"))
+    return flat
+
+
+def run_hta(python, folder, limit_s, limit_gib):
+    """(wall s, CPU s, peak RSS MiB) or the limit it ran past."""
+    cmd = (f"ulimit -v {int(limit_gib * 2**20)}; exec timeout {limit_s} /usr/bin/time -f '%e %U %S %M' "
+           f"{python} -c '{HTA_SCRIPT}' {flat_for_hta(folder)}")
+    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True)
+    if out.returncode == 124:
+        return f"over {limit_s} s"
+    last = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
+    if out.returncode != 0 or "ranks" not in out.stdout:
+        if "MemoryError" in out.stderr or "Cannot allocate" in out.stderr:
+            return f"over {limit_gib:.0f} GiB"
+        return "failed: " + last[-200:]
+    wall, user, system, rss_kb = last.split()
+    return float(wall), float(user) + float(system), int(rss_kb) / 1024
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def compare(a, n, folder):
+    """Pairs in turns; prints one row per tool with the medians."""
+    ours, theirs = [], []
+    for _ in range(a.pairs):
+        ours.append(run_engine(a.checkup, folder))
+        theirs.append(run_hta(a.hta, folder, a.hta_limit_s, a.hta_limit_gib))
+    size = folder_bytes(folder) / 2**20
+    w, c, r = (median([x[i] for x in ours]) for i in range(3))
+    print(f"| {n} | {size:.0f} MB | checkup | {w:.1f} s | {c:.1f} s | {r:.0f} MiB | {ours[0][4]} |", flush=True)
+    done = [t for t in theirs if isinstance(t, tuple)]
+    if len(done) == len(theirs):
+        w2, c2, r2 = (median([x[i] for x in done]) for i in range(3))
+        print(f"| {n} | {size:.0f} MB | HTA 0.5 | {w2:.1f} s | {c2:.1f} s | ≥ {r2:.0f} MiB | "
+              f"{w2 / w:.1f}× the time, ≥ {r2 / r:.1f}× the memory |", flush=True)
+    else:
+        failed = next(t for t in theirs if not isinstance(t, tuple))
+        print(f"| {n} | {size:.0f} MB | HTA 0.5 | {failed} | | | |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--checkup", default=os.path.join(ROOT, "target", "release", "checkup"))
     ap.add_argument("--ranks", type=int, nargs="+", default=[64, 256])
     ap.add_argument("--keep")
+    ap.add_argument("--hta", help="a Python with HolisticTraceAnalysis installed")
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--hta-limit-s", type=int, default=1800)
+    ap.add_argument("--hta-limit-gib", type=float, default=20)
     a = ap.parse_args()
     print(f"machine: {platform.node()}, {os.cpu_count()} cores")
+    if a.hta:
+        print("| ranks | traces (gz) | tool | wall | CPU | peak RSS | named / ratio |")
+        print("|---|---|---|---|---|---|---|")
+        for n in a.ranks:
+            base = a.keep or tempfile.mkdtemp(prefix="ranks-")
+            folder = os.path.join(base, f"ddp_resnet50_x{n}")
+            try:
+                if not os.path.exists(folder):
+                    build(folder, n)
+                compare(a, n, folder)
+            finally:
+                if not a.keep:
+                    shutil.rmtree(base, ignore_errors=True)
+        return
     print("| ranks | traces (gz) | wall | CPU | peak RSS | ranks read | primary | straggler |")
     print("|---|---|---|---|---|---|---|---|")
     for n in a.ranks:

@@ -196,8 +196,11 @@ fn every_agent_command_the_docs_show_has_its_subcommand_and_options() {
 
 /// What each placeholder of the docs' commands stands for when the test runs them: a corpus
 /// recording of that kind, or a file of the kind named.
-const PLACEHOLDERS: [(&str, &str); 7] = [
+const PLACEHOLDERS: [(&str, &str); 10] = [
     ("RUN", "tests/corpus/checkpoint_stall"),
+    ("JOB_RUN", "tests/corpus/two_node_slow_rank"),
+    ("NODE0_RUN", "tests/corpus/two_node_slow_rank/node0"),
+    ("NODE1_RUN", "tests/corpus/two_node_slow_rank/node1"),
     ("RUN_FOLDER", "tests/corpus/checkpoint_stall"),
     ("HEALTHY_RUN", "tests/corpus/healthy"),
     ("DDP_RUN", "tests/corpus/ddp_comm_bound"),

@@ -315,8 +315,8 @@ gc.set_threshold(50_000, 50, 1000)",
                 Zh => format!("查明 rank {slow_rank} 为何比其他 rank 计算得多"),
             },
             &match l {
-                En => format!("Rank {slow_rank}'s GPU computes {}× as long per step as the other ranks' median, and every other rank waits for it at each all-reduce. Its batches are larger or longer than theirs (an uneven shard, a sampler that hands it the long sequences), or it does work the others do not (logging, evaluation, a bigger model part).", crate::fixed(*ratio, 1)),
-                Zh => format!("rank {slow_rank} 的 GPU 每步计算时间是其他 rank 中位数的 {} 倍，其他 rank 在每次 all-reduce 时都在等它。它的批次比其他 rank 大或长（数据分片不均、采样器把长序列都分给了它），或者它做了其他 rank 不做的工作（日志、评估、更大的模型部分）。", crate::fixed(*ratio, 1)),
+                En => format!("Rank {slow_rank}'s GPU computes {}× as long per step as the other ranks' median, and every other rank waits for it at each all-reduce. Its batches are larger or longer than theirs (an uneven shard, a sampler that hands it the long sequences), or it does work the others do not (logging, evaluation, a bigger model part). If its inputs are the same as theirs, its GPU is slower over the same kernels: compare its clocks, power and throttle reasons with the other GPUs' (the GPU charts, or nvidia-smi -q -d PERFORMANCE,CLOCK on its host).", crate::fixed(*ratio, 1)),
+                Zh => format!("rank {slow_rank} 的 GPU 每步计算时间是其他 rank 中位数的 {} 倍，其他 rank 在每次 all-reduce 时都在等它。它的批次比其他 rank 大或长（数据分片不均、采样器把长序列都分给了它），或者它做了其他 rank 不做的工作（日志、评估、更大的模型部分）。如果它的输入与其他 rank 相同，那就是它的 GPU 执行同样的内核更慢：把它的时钟、功耗和降频原因与其他 GPU 对比（GPU 图表，或在它的主机上运行 nvidia-smi -q -d PERFORMANCE,CLOCK）。", crate::fixed(*ratio, 1)),
             },
             Some(&format!(
                 "# {}\nif step < 3:\n    print(f\"rank {{dist.get_rank()}}: {{tuple(x.shape)}}\", flush=True)\n# {}\nsampler = DistributedSampler(dataset, drop_last=True)",
