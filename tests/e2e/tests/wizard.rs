@@ -249,3 +249,30 @@ async fn a_demo_checkup_walks_the_wizard_in_both_languages_to_a_pdf_a_baseline_a
     app.screenshot("en/7-opened-trace").await;
     app.quit().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_of_two_nodes_shows_its_slow_rank_with_its_node_and_a_rank_by_step_heatmap() {
+    let app = App::launch("two_nodes", &[]).await;
+    app.wait_for_count(
+        "ul.checkups li",
+        checkup_e2e::demo_count(),
+        Duration::from_secs(120),
+    )
+    .await;
+    app.click_titled("ul.checkups li", "two_node_slow_rank (demo)")
+        .await;
+    app.settled().await;
+    let verdict = app
+        .wait_for_text("#verdict", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    assert!(verdict.contains("communication/straggler"), "{verdict}");
+    for lang in ["en", "zh"] {
+        switch_language(&app, lang).await;
+        app.click("#step-profiling").await;
+        app.settled().await;
+        app.scroll_to("figure.chart[data-chart='rank_steps']").await;
+        app.screenshot(&format!("{lang}/two-nodes-rank-steps"))
+            .await;
+    }
+    app.quit().await;
+}
