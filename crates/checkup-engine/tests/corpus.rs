@@ -1325,6 +1325,11 @@ fn a_rank_with_four_times_the_work_on_the_second_node_is_named_and_its_work_is_t
     }
     // gloo's own staging copies and syncs are its communication, not the loop's read-backs.
     assert!(d.finding("host_sync").is_none(), "{}", d.primary);
+    // Only rank 3 is slow: rank 2, on its host, waits as the first host's ranks do.
+    assert!(!d
+        .notes
+        .iter()
+        .any(|n| matches!(n, checkup_model::Note::SlowNode { .. })));
     // Two ranks share each GPU here: NCCL cannot run that job, so it is not prescribed.
     assert!(d
         .findings

@@ -1151,6 +1151,14 @@ pub enum Fix {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "note")]
 pub enum Note {
+    /// Every rank of one host of a job is slower than every rank of the others: the host is
+    /// the difference (its GPUs, its network, its data), not one rank.
+    SlowNode {
+        /// The host, as the views name it.
+        node: String,
+        /// Its ranks.
+        ranks: Vec<u32>,
+    },
     /// The recording is one job of several hosts, merged from each host's run folder: GPUs
     /// numbered across the job, every time moved onto the clock of rank 0's host.
     JobOnNodes {

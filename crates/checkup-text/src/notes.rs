@@ -8,6 +8,14 @@ use crate::{pct, Language::*};
 pub fn note(n: &Note, l: Language) -> String {
     match (n, l) {
         (Note::JobOnNodes { nodes, host_readings_of }, l) => job_on_nodes(nodes, host_readings_of, l),
+        (Note::SlowNode { node, ranks }, En) => format!(
+            "Every rank of {node} ({}) reaches the all-reduce later than every rank of the other hosts: look at that host first — its GPUs' clocks and power, its network, its input data — before one rank's code.",
+            ranks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+        (Note::SlowNode { node, ranks }, Zh) => format!(
+            "{node} 上的每个 rank（{}）都比其他主机上的每个 rank 更晚到达 all-reduce：先检查这台主机——GPU 的时钟和功耗、网络、输入数据——再看某个 rank 的代码。",
+            ranks.iter().map(u32::to_string).collect::<Vec<_>>().join("、")
+        ),
         (Note::ProfilerOverheadLaunches { launch_share, busy_share }, En) => format!(
             "The profiled steps show the GPU waiting for kernel launches ({}% of the step), but at unprofiled speed the GPU is busy {}% of each step: that wait is profiler overhead, not a launch bottleneck.",
             pct(*launch_share), pct(*busy_share)

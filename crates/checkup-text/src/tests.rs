@@ -808,6 +808,10 @@ fn every_note_and_window_method_has_words() {
             from: StepMarks::WholeTrace,
         },
         job_of_two_hosts(),
+        Note::SlowNode {
+            node: "gpu-b".into(),
+            ranks: vec![8, 9, 10, 11, 12, 13, 14, 15],
+        },
     ] {
         translated(
             &format!("{n:?}"),

@@ -2,8 +2,8 @@
 //! slower one, NCCL peer-to-peer disabled although NVLink is there.
 
 use checkup_model::{
-    Cause, CheckId, CheckStatus, Comparison, Evidence, EvidenceKey as K, Finding, ScalingFigures,
-    Severity, Source, Unit,
+    Cause, CheckId, CheckStatus, Comparison, Evidence, EvidenceKey as K, Finding, Note,
+    ScalingFigures, Severity, Source, Unit,
 };
 
 use crate::diagnosis::thresholds::confidence;
@@ -12,8 +12,42 @@ use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     Outcome {
         findings: findings(cx),
-        notes: Vec::new(),
+        notes: slow_node(cx).into_iter().collect(),
     }
+}
+
+/// The host whose every rank the others wait for: with a straggler on a job of several
+/// hosts, when each of the slow rank's host's ranks (two or more) waits less than every rank
+/// of the other hosts by at least the straggler share (each of them is a straggler, not
+/// merely a rank beside one).
+fn slow_node(cx: &Ctx) -> Option<Note> {
+    let (_, slow, _) = cx.straggler?;
+    let node = cx.facts.node_of_rank(slow).filter(|n| n.ranks.len() >= 2)?;
+    let share = |rank: u32| {
+        cx.a.ranks
+            .iter()
+            .find(|r| r.rank == rank && r.gpu.window_us > 0.0)
+            .map(|r| r.gpu.exposed_comm_us / r.gpu.window_us)
+    };
+    let own = node
+        .ranks
+        .iter()
+        .map(|r| share(*r))
+        .collect::<Option<Vec<f64>>>()?;
+    let others: Vec<f64> = cx
+        .facts
+        .nodes
+        .iter()
+        .filter(|n| n.node_rank != node.node_rank || n.source != node.source)
+        .flat_map(|n| n.ranks.iter().filter_map(|r| share(*r)))
+        .collect();
+    let slowest_of_others = others.iter().copied().fold(f64::INFINITY, f64::min);
+    let latest_of_node = own.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let apart = slowest_of_others - latest_of_node >= cx.th.straggler_share;
+    (!others.is_empty() && apart).then(|| Note::SlowNode {
+        node: node.label(&cx.facts.nodes),
+        ranks: node.ranks.clone(),
+    })
 }
 
 fn findings(cx: &Ctx) -> Vec<Finding> {
@@ -282,5 +316,67 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
         share,
         evidence,
         fixes: fixes::communication(true, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnosis::rules::test_cx::{rank_with_waits, Fixture};
+    use checkup_model::NodeFacts;
+
+    /// Four ranks on two hosts, `exposed[r]` rank r's exposed communication share.
+    fn two_hosts(exposed: [f64; 4]) -> Fixture {
+        let mut fx = Fixture::default();
+        for (rank, share) in exposed.into_iter().enumerate() {
+            let mut r = rank_with_waits(10_000.0);
+            r.rank = rank as u32;
+            r.gpu.exposed_comm_us = share * 10_000.0;
+            fx.a.ranks.push(r);
+        }
+        fx.facts.nodes = (0..2)
+            .map(|n| NodeFacts {
+                hostname: Some(format!("gpu-{n}")),
+                node_rank: Some(n),
+                ranks: vec![2 * n, 2 * n + 1],
+                source: format!("job/node{n}"),
+                ..NodeFacts::default()
+            })
+            .collect();
+        fx
+    }
+
+    #[test]
+    fn a_host_whose_every_rank_is_waited_for_is_named() {
+        let fx = two_hosts([0.5, 0.45, 0.1, 0.15]);
+        let mut cx = fx.cx();
+        cx.straggler = Some((0, 2, 0.4));
+        assert_eq!(
+            slow_node(&cx),
+            Some(Note::SlowNode {
+                node: "gpu-1".into(),
+                ranks: vec![2, 3]
+            })
+        );
+    }
+
+    #[test]
+    fn a_rank_that_waits_nearly_as_long_as_the_other_hosts_ranks_is_not_slow() {
+        // As recorded in two_node_slow_rank: rank 2 waits 52 %, the first host's 54-56 %.
+        let fx = two_hosts([0.555, 0.541, 0.516, 0.177]);
+        let mut cx = fx.cx();
+        cx.straggler = Some((0, 3, 0.38));
+        assert_eq!(slow_node(&cx), None);
+    }
+
+    #[test]
+    fn one_slow_rank_on_a_host_does_not_make_the_host_slow() {
+        // Rank 3 waits as long as the first host's ranks: only rank 2 is slow.
+        let fx = two_hosts([0.5, 0.45, 0.1, 0.45]);
+        let mut cx = fx.cx();
+        cx.straggler = Some((0, 2, 0.4));
+        assert_eq!(slow_node(&cx), None);
+        cx.straggler = None;
+        assert_eq!(slow_node(&two_hosts([0.5, 0.45, 0.1, 0.15]).cx()), None);
     }
 }
