@@ -148,32 +148,24 @@ def main():
     if a.hta:
         print("| ranks | traces (gz) | tool | wall | CPU | peak RSS | named / ratio |")
         print("|---|---|---|---|---|---|---|")
-        for n in a.ranks:
-            base = a.keep or tempfile.mkdtemp(prefix="ranks-")
-            folder = os.path.join(base, f"ddp_resnet50_x{n}")
-            try:
-                if not os.path.exists(folder):
-                    build(folder, n)
-                compare(a, n, folder)
-            finally:
-                if not a.keep:
-                    shutil.rmtree(base, ignore_errors=True)
-        return
-    print("| ranks | traces (gz) | wall | CPU | peak RSS | ranks read | primary | straggler |")
-    print("|---|---|---|---|---|---|---|---|")
+    else:
+        print("| ranks | traces (gz) | wall | CPU | peak RSS | ranks read | primary | straggler |")
+        print("|---|---|---|---|---|---|---|---|")
     for n in a.ranks:
         base = a.keep or tempfile.mkdtemp(prefix="ranks-")
         folder = os.path.join(base, f"ddp_resnet50_x{n}")
         try:
             if not os.path.exists(folder):
                 build(folder, n)
+            if a.hta:
+                compare(a, n, folder)
+                continue
             wall, cpu, rss, primary, named, read = run_engine(a.checkup, folder)
             print(f"| {n} | {folder_bytes(folder) / 2**20:.0f} MB | {wall:.1f} s | {cpu:.1f} s | {rss:.0f} MiB "
                   f"| {read} | {primary} | {named} |", flush=True)
         finally:
             if not a.keep:
                 shutil.rmtree(base, ignore_errors=True)
-
 
 if __name__ == "__main__":
     main()

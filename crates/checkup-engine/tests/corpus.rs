@@ -1,7 +1,9 @@
 //! The engine on every real H200 recording of the corpus: each run's primary finding must
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{copy_dir, corpus};
 
 use checkup_engine::{analyze_paths, Options};
 use checkup_model::{
@@ -9,12 +11,6 @@ use checkup_model::{
     Severity, Source, WindowMethod,
 };
 use checkup_text::FixText;
-
-fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(run)
-}
 
 fn diagnose(run: &str) -> Diagnosis {
     analyze_paths(&[corpus(run)], &Options::default()).unwrap_or_else(|e| panic!("{run}: {e}"))
@@ -414,18 +410,6 @@ fn altered_copy(run: &str, file: &str, edit: impl Fn(String) -> String) -> tempf
     let text = std::fs::read_to_string(&p).unwrap();
     std::fs::write(&p, edit(text)).unwrap();
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

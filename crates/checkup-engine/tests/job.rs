@@ -2,15 +2,13 @@
 //! wrapping its own `torchrun --nnodes 2`), read as one recording: every rank, every GPU
 //! numbered across the job, every time on rank 0's host's clock.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::{copy_dir, corpus};
 
 use checkup_engine::ingest::{load, Recording};
-
-fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(run)
-}
 
 /// When each rank started step `step`, on the recording's clock.
 fn step_starts(rec: &Recording, step: u64) -> Vec<f64> {
@@ -22,18 +20,6 @@ fn step_starts(rec: &Recording, step: u64) -> Vec<f64> {
 
 fn spread(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 /// Rewrites the first column (epoch seconds) of a CSV file, shifted by `by`.
