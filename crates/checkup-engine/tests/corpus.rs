@@ -1333,3 +1333,41 @@ fn a_gloo_all_reduce_through_host_memory_is_communication() {
     // with their work (equal batches), so no step-by-step work imbalance is claimed.
     assert!(d.finding("communication/shifting_straggler").is_none());
 }
+
+#[test]
+fn a_slowest_rank_that_moves_every_step_is_named_as_turns_and_told_to_even_the_steps() {
+    let d = diagnose("two_node_rotating");
+    assert_eq!(d.primary, "communication/shifting_straggler");
+    match &d.findings[0].cause {
+        Cause::CommunicationShiftingStraggler {
+            slowest_ranks,
+            steps,
+            wait_share,
+        } => {
+            let mut ranks = slowest_ranks.clone();
+            ranks.sort_unstable();
+            assert_eq!(ranks, [0, 1, 2, 3], "every rank took its turn");
+            assert_eq!(*steps, 7);
+            assert!((0.3..0.45).contains(wait_share), "{wait_share}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(d.findings[0].fixes[..], [Fix::EvenStepWork]));
+    // The all-reduce's own cost is the slowest rank's, step by step, not every rank's waits.
+    let comm = d.finding("communication").expect("the all-reduce itself");
+    assert!(comm.share < 0.25, "{}", comm.share);
+    assert!(d.finding("communication/straggler").is_none());
+}
+
+#[test]
+fn a_host_whose_two_ranks_both_get_more_work_is_named_as_the_host() {
+    let d = diagnose("two_node_slow_node");
+    assert_eq!(d.primary, "communication/straggler");
+    assert!(matches!(d.diagnosed_rank, Some(2 | 3)));
+    let named = d.notes.iter().find_map(|n| match n {
+        checkup_model::Note::SlowNode { node, ranks } => Some((node.clone(), ranks.clone())),
+        _ => None,
+    });
+    assert_eq!(named, Some(("vm#1".to_string(), vec![2, 3])));
+    assert!(d.finding("communication/shifting_straggler").is_none());
+}

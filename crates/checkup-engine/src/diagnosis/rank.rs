@@ -89,6 +89,9 @@ pub struct ShiftingStragglers {
     pub steps: u32,
     /// The other ranks' mean wait for the step's slowest rank, share of the step.
     pub wait_share: f64,
+    /// The slowest rank's own exposed communication, mean share of the step: what the
+    /// all-reduce costs once nobody waits.
+    pub transfer_share: f64,
 }
 
 /// Whether every step waits for a slowest rank that is not the same rank most of the time,
@@ -114,6 +117,7 @@ pub fn shifting_stragglers(a: &Analysis, th: &Thresholds) -> Option<ShiftingStra
     }
     let mut counts: std::collections::BTreeMap<u32, u32> = Default::default();
     let mut waits = Vec::with_capacity(common.len());
+    let mut transfers = Vec::with_capacity(common.len());
     let mut explained = 0usize;
     for n in &common {
         let here: Vec<(u32, &checkup_model::StepBreakdown)> = ranks
@@ -148,8 +152,10 @@ pub fn shifting_stragglers(a: &Analysis, th: &Thresholds) -> Option<ShiftingStra
         }
         *counts.entry(slowest).or_insert(0) += 1;
         waits.push(wait / duration);
+        transfers.push(least / duration);
     }
     let wait_share = waits.iter().sum::<f64>() / waits.len() as f64;
+    let transfer_share = transfers.iter().sum::<f64>() / transfers.len() as f64;
     let mut slowest: Vec<(u32, u32)> = counts.into_iter().collect();
     slowest.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let steps = common.len() as u32;
@@ -159,6 +165,7 @@ pub fn shifting_stragglers(a: &Analysis, th: &Thresholds) -> Option<ShiftingStra
             slowest,
             steps,
             wait_share,
+            transfer_share,
         },
     )
 }
@@ -273,8 +280,14 @@ mod tests {
         let s = shifting_stragglers(&job(4, 8, |step| (step % 4) as u32), &th).unwrap();
         assert_eq!(s.steps, 8);
         assert_eq!(s.slowest, [(0, 2), (1, 2), (2, 2), (3, 2)]);
-        // Each step the three others wait 4 ms of 10 ms for the slow one.
+        // Each step the three others wait 4 ms of 10 ms for the slow one, whose own
+        // all-reduce takes 1 ms.
         assert!((s.wait_share - 0.4).abs() < 1e-9, "{}", s.wait_share);
+        assert!(
+            (s.transfer_share - 0.1).abs() < 1e-9,
+            "{}",
+            s.transfer_share
+        );
     }
 
     #[test]

@@ -66,14 +66,23 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
         }
         return out;
     };
-    let share = cx.share_of_window(r.gpu.exposed_comm_us).unwrap_or(0.0);
+    // When the slowest rank changes from step to step, every rank's exposed communication
+    // holds its waits for the others; the all-reduce's own cost is the slowest's, step by step.
+    let share = match &cx.shifting {
+        Some(s) => s.transfer_share,
+        None => cx.share_of_window(r.gpu.exposed_comm_us).unwrap_or(0.0),
+    };
     let src = cx.rank_source();
     let mut evidence = vec![
         share_ev(
             K::ExposedCommShare,
             share,
             Some(th.significant_share),
-            src.clone(),
+            if cx.shifting.is_some() {
+                Source::AllRankTraces
+            } else {
+                src.clone()
+            },
         ),
         share_ev(K::CommOverlap, r.comm.overlap_share, None, src.clone()),
         ev(
