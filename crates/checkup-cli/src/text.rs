@@ -11,6 +11,7 @@ use checkup_text::{comparison, evidence, findings, fixes, notes, report, severit
 struct Words {
     window: &'static str,
     diagnosed_rank: &'static str,
+    diagnosed_rank_shifting: &'static str,
     share: &'static str,
     confidence: &'static str,
     threshold: &'static str,
@@ -23,6 +24,7 @@ fn words(l: Language) -> Words {
         Language::En => Words {
             window: "Window",
             diagnosed_rank: "Diagnosed rank: {} (the slowest; the others wait for it)",
+            diagnosed_rank_shifting: "Diagnosed rank: {} (the one that waited least over the profiled steps; the slowest changes from step to step)",
             share: "share",
             confidence: "confidence",
             threshold: "threshold",
@@ -31,7 +33,8 @@ fn words(l: Language) -> Words {
         },
         Language::Zh => Words {
             window: "统计窗口",
-            diagnosed_rank: "诊断的 rank：{}（最慢的一个；其他 rank 在等它）",
+            diagnosed_rank: "诊断的 rank：{}——最慢的一个，其他 rank 在等它",
+            diagnosed_rank_shifting: "诊断的 rank：{}——在分析的步骤中等待最少的一个；最慢的 rank 每一步都在变",
             share: "占比",
             confidence: "置信度",
             threshold: "阈值",
@@ -86,11 +89,16 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
         notes::window_method(&d.window.method, l)
     );
     if let Some(r) = d.diagnosed_rank.filter(|_| d.ranks.len() > 1) {
+        let shifting = d.finding("communication/shifting_straggler").is_some();
+        let line = if shifting {
+            w.diagnosed_rank_shifting
+        } else {
+            w.diagnosed_rank
+        };
         let _ = writeln!(
             s,
             "{}",
-            w.diagnosed_rank
-                .replace("{}", &checkup_text::rank_label(r, &d.facts, l))
+            line.replace("{}", &checkup_text::rank_label(r, &d.facts, l))
         );
     }
     let _ = writeln!(s);

@@ -278,3 +278,23 @@ fn report_format_follows_the_file_name_and_a_contradiction_is_refused() {
     );
     assert!(!pdf_named_md.exists(), "nothing written");
 }
+
+#[test]
+fn a_job_of_two_hosts_names_the_diagnosed_rank_with_its_host_and_how_it_was_picked() {
+    let slow = corpus("two_node_slow_rank");
+    let (code, out, _) = checkup(&["analyze", slow.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Diagnosed rank: 3 on vm#1 (the slowest; the others wait for it)"),
+        "{out}"
+    );
+    let rotating = corpus("two_node_rotating");
+    let (code, out, _) = checkup(&["analyze", "--lang", "zh", rotating.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(
+            "诊断的 rank：3（vm#1）——在分析的步骤中等待最少的一个；最慢的 rank 每一步都在变"
+        ),
+        "{out}"
+    );
+}
