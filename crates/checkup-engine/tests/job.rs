@@ -66,6 +66,10 @@ fn a_folder_of_two_nodes_reads_as_four_ranks_on_one_clock() {
     }
     // DDP steps together: each step starts within a few milliseconds on every rank.
     assert!(spread(&step_starts(&rec, 20)) < 0.005);
+    // Each node's driver, from its own static facts, for the check across hosts.
+    assert!(nodes
+        .iter()
+        .all(|n| n.driver_version.as_deref() == Some("580.159.04")));
     assert_eq!(rec.facts.gpu_of_rank(1), Some(0));
     assert_eq!(rec.facts.gpu_of_rank(3), Some(1));
 }

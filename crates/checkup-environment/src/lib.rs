@@ -114,6 +114,21 @@ pub fn environment_checks(facts: &RunFacts) -> Vec<EnvCheck> {
             ));
         }
     }
+    // Hosts of one job on different drivers run different CUDA and NCCL code.
+    let drivers: Vec<(String, String)> = facts
+        .nodes
+        .iter()
+        .filter_map(|n| Some((n.label(&facts.nodes), n.driver_version.clone()?)))
+        .collect();
+    if facts.nodes.len() >= 2 && drivers.len() >= 2 {
+        let distinct: std::collections::BTreeSet<&String> =
+            drivers.iter().map(|(_, v)| v).collect();
+        out.push(EnvCheck::new(
+            CheckId::DriverAcrossHosts,
+            status(distinct.len() == 1, CheckStatus::Warn),
+            CheckValue::HostVersions { versions: drivers },
+        ));
+    }
     let p2p_disabled = facts
         .env
         .get("NCCL_P2P_DISABLE")
@@ -221,5 +236,48 @@ mod tests {
         // (7 + 1) × 2 = 16 cores: each process has its own core.
         assert_eq!(status(7), CheckStatus::Pass);
         assert_eq!(status(8), CheckStatus::Warn);
+    }
+
+    #[test]
+    fn a_host_of_a_job_on_another_driver_stands_out() {
+        let node = |host: &str, n: u32, driver: &str| checkup_model::NodeFacts {
+            hostname: Some(host.into()),
+            node_rank: Some(n),
+            ranks: vec![n],
+            driver_version: Some(driver.into()),
+            ..Default::default()
+        };
+        let job = |drivers: [&str; 3]| RunFacts {
+            nodes: vec![
+                node("gpu-a", 0, drivers[0]),
+                node("gpu-b", 1, drivers[1]),
+                node("gpu-c", 2, drivers[2]),
+            ],
+            ..RunFacts::default()
+        };
+        let check = |facts: &RunFacts| {
+            environment_checks(facts)
+                .into_iter()
+                .find(|c| c.id == CheckId::DriverAcrossHosts)
+                .unwrap()
+        };
+        let odd = check(&job(["580.159.04", "570.86.15", "580.159.04"]));
+        assert_eq!(odd.status, CheckStatus::Warn);
+        assert_eq!(
+            odd.value,
+            CheckValue::HostVersions {
+                versions: vec![
+                    ("gpu-a".into(), "580.159.04".into()),
+                    ("gpu-b".into(), "570.86.15".into()),
+                    ("gpu-c".into(), "580.159.04".into()),
+                ]
+            }
+        );
+        assert_eq!(check(&job(["580.159.04"; 3])).status, CheckStatus::Pass);
+        // One host: nothing to compare.
+        let alone = RunFacts::default();
+        assert!(environment_checks(&alone)
+            .iter()
+            .all(|c| c.id != CheckId::DriverAcrossHosts));
     }
 }

@@ -38,6 +38,8 @@ pub enum CheckId {
     ClockEventReasons,
     /// The CUDA runtime is one the driver supports.
     CudaDriverMatch,
+    /// The hosts of a job run the same NVIDIA driver.
+    DriverAcrossHosts,
     /// NCCL peer-to-peer is not disabled.
     NcclP2p,
     /// DataLoader workers fit the CPUs beside the GPUs.
@@ -68,7 +70,7 @@ pub enum CheckId {
 
 impl CheckId {
     /// Every check, in the order they are shown.
-    pub const ALL: [CheckId; 20] = [
+    pub const ALL: [CheckId; 21] = [
         CheckId::PersistenceMode,
         CheckId::Mig,
         CheckId::PcieLink,
@@ -77,6 +79,7 @@ impl CheckId {
         CheckId::PowerLimit,
         CheckId::ClockEventReasons,
         CheckId::CudaDriverMatch,
+        CheckId::DriverAcrossHosts,
         CheckId::NcclP2p,
         CheckId::DataloaderWorkersVsCpus,
         CheckId::NvidiaDriver,
@@ -102,6 +105,7 @@ impl CheckId {
             CheckId::PowerLimit => "power_limit",
             CheckId::ClockEventReasons => "clock_event_reasons",
             CheckId::CudaDriverMatch => "cuda_driver_match",
+            CheckId::DriverAcrossHosts => "driver_across_hosts",
             CheckId::NcclP2p => "nccl_p2p",
             CheckId::DataloaderWorkersVsCpus => "dataloader_workers_vs_cpus",
             CheckId::NvidiaDriver => "nvidia_driver",
@@ -142,6 +146,11 @@ pub struct GpuProcess {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "seen")]
 pub enum CheckValue {
+    /// A version on each host of a job: (host, version).
+    HostVersions {
+        /// Each host with its version, in node order.
+        versions: Vec<(String, String)>,
+    },
     /// A mode that is on or off (persistence).
     Enabled {
         /// Whether it is on.

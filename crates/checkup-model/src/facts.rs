@@ -73,6 +73,9 @@ pub struct NodeFacts {
     pub clock_offset_s: Option<f64>,
     /// The round trip of that measurement, s: the offset is right to within half of it.
     pub clock_rtt_s: Option<f64>,
+    /// Its NVIDIA driver's version.
+    #[serde(default)]
+    pub driver_version: Option<String>,
     /// The run folder it came from.
     #[serde(default)]
     pub source: String,

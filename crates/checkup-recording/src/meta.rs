@@ -104,6 +104,8 @@ pub fn read_meta(path: &Path) -> Result<Meta> {
         gpus: Vec::new(),
         clock_offset_s: f(n, "clock_offset_s"),
         clock_rtt_s: f(n, "clock_rtt_s"),
+        // The node's own static facts say it (static/facts.json).
+        driver_version: None,
         source: path
             .parent()
             .map(|d| d.display().to_string())

@@ -29,6 +29,7 @@ pub fn title(id: CheckId, gpu: Option<u32>, l: Language) -> String {
         C::PowerLimit => ("power limit", "功耗上限"),
         C::ClockEventReasons => ("clock-event reasons at snapshot", "快照时的降频原因"),
         C::CudaDriverMatch => ("CUDA runtime vs driver", "CUDA 运行时与驱动"),
+        C::DriverAcrossHosts => ("NVIDIA driver on every host", "各主机的 NVIDIA 驱动"),
         C::NcclP2p => ("NCCL peer-to-peer", "NCCL 点对点通信"),
         C::DataloaderWorkersVsCpus => (
             "DataLoader workers vs CPU cores",
@@ -128,6 +129,16 @@ pub fn value(v: &CheckValue, l: Language) -> String {
         }
         (V::ClockReasons { reasons }, En) => reasons.join(", "),
         (V::ClockReasons { reasons }, Zh) => reasons.join("，"),
+        (V::HostVersions { versions }, En) => versions
+            .iter()
+            .map(|(host, v)| format!("{host} {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (V::HostVersions { versions }, Zh) => versions
+            .iter()
+            .map(|(host, v)| format!("{host} {v}"))
+            .collect::<Vec<_>>()
+            .join("，"),
         (V::CudaVersions { runtime, driver }, En) => {
             format!("torch built for CUDA {runtime}; driver supports up to CUDA {driver}")
         }
@@ -322,6 +333,7 @@ fn meaning(c: &EnvCheck, l: Language) -> &'static str {
         (C::PowerLimit, ..) => ("A power limit below the default lowers clocks under heavy load.", "功耗上限低于默认值会在重负载下降低时钟。"),
         (C::ClockEventReasons, ..) => ("The GPU was holding its clocks down when the snapshot was taken.", "采集快照时 GPU 正在压低时钟。"),
         (C::CudaDriverMatch, ..) => ("PyTorch's CUDA runtime must not be newer than what the driver supports; otherwise CUDA fails to initialise or falls back to slow paths (forward-compat packages aside).", "PyTorch 的 CUDA 运行时版本不能高于驱动支持的版本，否则 CUDA 无法初始化或退化到慢路径（前向兼容包除外）。"),
+        (C::DriverAcrossHosts, ..) => ("The hosts of one job on different drivers run different CUDA and NCCL code: one host can be slower than the others, or fail where they do not.", "同一作业的各主机驱动不同，运行的 CUDA 与 NCCL 代码也不同：某台主机可能比其他主机慢，或在其他主机正常时出错。"),
         (C::NcclP2p, ..) => ("With P2P disabled, NCCL sends GPU-to-GPU traffic through host memory instead of NVLink/PCIe peer access: all-reduce gets several times slower.", "禁用 P2P 后，NCCL 经由主机内存而不是 NVLink/PCIe 直连传输 GPU 间流量：all-reduce 慢数倍。"),
         (C::DataloaderWorkersVsCpus, ..) => ("Each DataLoader worker is a process that wants a core, and so does each training process: with every core taken by workers, the training loop launches kernels late.", "每个 DataLoader worker 都是一个需要独占核心的进程，每个训练进程也是：核心都被 worker 占满时，训练循环发射内核会变慢。"),
         (C::NvidiaDriver, _, CheckStatus::Pass) => ("NVML answered: GPU sampling works.", "NVML 有响应：可以采样 GPU。"),
@@ -363,6 +375,7 @@ pub fn fix_for(id: CheckId, l: Language) -> String {
         C::PowerLimit => ("Ask the host's admin to restore the default power limit (nvidia-smi -pl)", "请主机管理员恢复默认功耗上限（nvidia-smi -pl）"),
         C::ClockEventReasons => ("Check cooling and power; compare against the sampled clock-event reasons during training", "检查散热与供电；与训练期间采样到的降频原因对照"),
         C::CudaDriverMatch => ("Install a torch wheel built for the driver's CUDA version (e.g. the cu12x index), or upgrade the driver", "安装与驱动 CUDA 版本匹配的 torch（例如 cu12x 索引），或升级驱动"),
+        C::DriverAcrossHosts => ("Install the same driver version on every host of the job (ask the cluster's admin); until then, expect the odd host to differ", "在作业的每台主机上安装相同版本的驱动（联系集群管理员）；在此之前，版本不同的主机表现可能不同"),
         C::NcclP2p => ("Unset NCCL_P2P_DISABLE (it is often left over from a workaround for a broken PCIe switch)", "取消 NCCL_P2P_DISABLE（它常是为绕过故障 PCIe 交换机而遗留的设置）"),
         C::DataloaderWorkersVsCpus => ("Lower num_workers to about (cores / GPUs) − 1", "把 num_workers 降到约（核心数 / GPU 数）− 1"),
         C::NvidiaDriver => ("Install the NVIDIA driver, or run the agent on the GPU host", "安装 NVIDIA 驱动，或在 GPU 主机上运行 agent"),

@@ -924,6 +924,7 @@ fn job_of_two_hosts() -> Note {
         gpus: vec![2 * n, 2 * n + 1],
         clock_offset_s: offset,
         clock_rtt_s: Some(2e-4),
+        driver_version: Some("580.159.04".into()),
         source: format!("/runs/{host}"),
     };
     Note::JobOnNodes {

@@ -139,6 +139,7 @@ pub(super) fn load_job(
             }
         }
         n.node.gpus = (0..local.len() as u32).map(|g| next_gpu + g).collect();
+        n.node.driver_version = n.rec.facts.driver_version.clone();
         next_gpu += local.len() as u32;
         merge_node(rec, n.rec, shift, i == rank0_node);
         traces.extend(n.traces);
