@@ -92,7 +92,6 @@ pub(super) fn load_job(
         .unwrap_or(0);
     // Times are moved onto rank 0's host's clock: its own offset is the reference.
     let reference = nodes[rank0_node].node.clock_offset_s.unwrap_or(0.0);
-    let all: Vec<NodeFacts> = nodes.iter().map(|n| n.node.clone()).collect();
     let mut next_gpu = 0u32;
     let mut facts_out = Vec::with_capacity(nodes.len());
     for (i, mut n) in nodes.into_iter().enumerate() {
@@ -148,7 +147,7 @@ pub(super) fn load_job(
     if next_gpu > 0 {
         rec.facts.gpu_count = Some(next_gpu);
     }
-    let host_readings_of = facts_out[rank0_node].label(&all);
+    let host_readings_of = facts_out[rank0_node].label(&facts_out);
     rec.notes.push(Note::JobOnNodes {
         nodes: facts_out.clone(),
         host_readings_of,

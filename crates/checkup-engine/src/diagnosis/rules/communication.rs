@@ -38,7 +38,7 @@ fn slow_node(cx: &Ctx) -> Option<Note> {
         .facts
         .nodes
         .iter()
-        .filter(|n| n.node_rank != node.node_rank || n.source != node.source)
+        .filter(|n| !std::ptr::eq(*n, node))
         .flat_map(|n| n.ranks.iter().filter_map(|r| share(*r)))
         .collect();
     let slowest_of_others = others.iter().copied().fold(f64::INFINITY, f64::min);
