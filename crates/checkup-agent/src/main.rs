@@ -122,6 +122,13 @@ enum Cmd {
         #[arg(last = true, required = true)]
         command: Vec<String>,
     },
+    /// Reduce each rank's trace of run folders to `trace_summary.json` beside it (`run` does
+    /// this when the training ends): `checkup gather` then copies summaries, not traces.
+    Summarize {
+        /// Run folders written by `checkup-agent run` (one per host of a job).
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -272,12 +279,40 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             if let Some(problem) = outcome.probe_problem() {
                 eprintln!("checkup-agent: {problem}");
             }
+            if let Some(problem) = &outcome.summary_problem {
+                eprintln!("checkup-agent: the traces were not summarised: {problem}");
+            }
             // The training command's exit code is the agent's: scripts chaining on it keep working.
             Ok(match outcome.exit_code {
                 Some(0) => ExitCode::SUCCESS,
                 Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
                 None => ExitCode::FAILURE,
             })
+        }
+        Cmd::Summarize { runs } => {
+            let mut out = std::io::stdout().lock();
+            for run in runs {
+                let done = checkup_engine::ingest::summarize_run(&run)
+                    .map_err(|e| AgentError::Invalid(e.to_string()))?;
+                if done.is_empty() {
+                    return Err(AgentError::Invalid(format!(
+                        "{}: no trace to summarise (rankN/trace.json.gz or *.pt.trace.json.gz): was the run profiled (--profile-steps)?",
+                        run.display()
+                    )));
+                }
+                for s in done {
+                    let _ = writeln!(
+                        out,
+                        "rank {}: {} ({:.1} MB) -> {} ({:.1} kB)",
+                        s.rank,
+                        s.trace.display(),
+                        s.trace_bytes as f64 / 1e6,
+                        s.summary.display(),
+                        s.summary_bytes as f64 / 1e3
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

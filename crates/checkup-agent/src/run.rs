@@ -118,6 +118,10 @@ pub struct RunOutcome {
     pub probe: Vec<serde_json::Value>,
     /// The run folder written.
     pub out: PathBuf,
+    /// The ranks whose traces were summarised beside them (`trace_summary.json`).
+    pub summarised_ranks: Vec<u32>,
+    /// Why the traces could not be summarised, when the run was profiled.
+    pub summary_problem: Option<String>,
 }
 
 impl RunOutcome {
@@ -239,12 +243,23 @@ pub fn run_command_streaming(
     write_meta(opts, &report, &probe, started, ended)?;
     write_static_facts(&opts.out)?;
     let _ = std::fs::remove_dir_all(&probe_dir);
+    // Each rank's trace is reduced where it lies once the training is over, never during it:
+    // a job's hosts then send summaries rather than traces (`checkup gather`).
+    let (summarised_ranks, summary_problem) = match opts.profile_steps {
+        0 => (Vec::new(), None),
+        _ => match checkup_engine::ingest::summarize_run(&opts.out) {
+            Ok(done) => (done.iter().map(|s| s.rank).collect(), None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        },
+    };
     Ok(RunOutcome {
         exit_code: status.code(),
         cancelled,
         sampler: report,
         probe,
         out: opts.out.clone(),
+        summarised_ranks,
+        summary_problem,
     })
 }
 

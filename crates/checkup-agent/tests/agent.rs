@@ -248,3 +248,42 @@ fn attaching_by_gpu_without_a_driver_says_why() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn summarize_writes_each_ranks_summary_and_refuses_a_run_without_traces() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/two_node_slow_rank");
+    let node1 = dir.path().join("node1");
+    std::fs::create_dir_all(&node1).unwrap();
+    for rank in ["rank2", "rank3"] {
+        std::fs::create_dir_all(node1.join(rank)).unwrap();
+        std::fs::copy(
+            corpus.join("node1").join(rank).join("trace.json.gz"),
+            node1.join(rank).join("trace.json.gz"),
+        )
+        .unwrap();
+    }
+    let out = agent(&["summarize", node1.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(said.lines().count(), 2, "{said}");
+    assert!(said.starts_with("rank 2: "), "{said}");
+    assert!(said.contains("rank3/trace.json.gz (0.1 MB) -> "), "{said}");
+    for rank in ["rank2", "rank3"] {
+        let summary = checkup_recording::trace_summary::read_trace_summary(
+            &node1.join(rank).join("trace_summary.json"),
+        )
+        .unwrap();
+        assert_eq!(summary.world_size, Some(4));
+    }
+
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(empty.join("rank0")).unwrap();
+    let out = agent(&["summarize", empty.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        format!("checkup-agent: {}: no trace to summarise (rankN/trace.json.gz or *.pt.trace.json.gz): was the run profiled (--profile-steps)?", empty.display())
+    );
+}

@@ -46,7 +46,9 @@ pub fn collect_seeds(target: Target, dirs: &[PathBuf]) -> Vec<Seed> {
         .map(|data| Seed { data, from: None })
         .collect();
     for f in files.into_iter().filter(|f| target.seeds_from(f)) {
-        let Some(data) = read_seed(&f) else { continue };
+        let Some(data) = read_seed(&f).and_then(|raw| target.seed_data(&f, raw)) else {
+            continue;
+        };
         if !data.is_empty() && data.len() <= MAX_SEED_BYTES {
             seeds.push(Seed {
                 data,

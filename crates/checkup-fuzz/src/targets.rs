@@ -25,13 +25,16 @@ pub enum Target {
     BaselineCard,
     RunRequest,
     SamplingRequest,
+    /// A rank's `trace_summary.json` made on its host, read in place of its trace and
+    /// diagnosed: its figures reach the rules without the trace reader's checks.
+    TraceSummary,
     /// A whole recorded run with one of its files replaced, read and diagnosed: the
     /// arithmetic behind the findings meets the hostile values.
     RunFolder,
 }
 
 impl Target {
-    pub const ALL: [Target; 18] = [
+    pub const ALL: [Target; 19] = [
         Target::KinetoJson,
         Target::KinetoGzip,
         Target::StepsCsv,
@@ -49,6 +52,7 @@ impl Target {
         Target::BaselineCard,
         Target::RunRequest,
         Target::SamplingRequest,
+        Target::TraceSummary,
         Target::RunFolder,
     ];
 
@@ -71,6 +75,7 @@ impl Target {
             Target::BaselineCard => "baseline_card",
             Target::RunRequest => "run_request",
             Target::SamplingRequest => "sampling_request",
+            Target::TraceSummary => "trace_summary",
             Target::RunFolder => "run_folder",
         }
     }
@@ -106,8 +111,30 @@ impl Target {
             Target::CollectEnv => name == "collect_env.txt" || name == "host.txt",
             Target::BaselineCard => name.ends_with(".card") || name == "baseline.txt",
             Target::RunRequest | Target::SamplingRequest => false,
+            // Summaries are made from the recordings' smaller rank traces (see `seed_data`).
+            Target::TraceSummary => {
+                name == "trace.json.gz"
+                    && checkup_recording::layout::rank_of_dir(parent).is_some()
+                    && path
+                        .metadata()
+                        .is_ok_and(|m| m.len() <= MAX_RUN_TRACE_BYTES)
+            }
             Target::RunFolder => RUN_FILES.contains(&name) && run_folder_of(path).is_some(),
         }
+    }
+
+    /// The seed a file found by [`Target::seeds_from`] gives: its bytes (`raw`, gzip
+    /// inflated), or for [`Target::TraceSummary`] the summary the agent would write of it.
+    pub fn seed_data(self, path: &Path, raw: Vec<u8>) -> Option<Vec<u8>> {
+        if self != Target::TraceSummary {
+            return Some(raw);
+        }
+        let dir = tempfile::tempdir().ok()?;
+        let rank = dir.path().join(path.parent()?.file_name()?);
+        std::fs::create_dir_all(&rank).ok()?;
+        std::fs::copy(path, rank.join("trace.json.gz")).ok()?;
+        let done = checkup_engine::ingest::summarize_run(dir.path()).ok()?;
+        std::fs::read(&done.first()?.summary).ok()
     }
 
     /// Seeds made here, for targets whose inputs no recording holds.
@@ -296,6 +323,13 @@ pub fn run(target: Target, data: &[u8], seed: Option<&Path>, scratch: &mut Scrat
         Target::SamplingRequest => serde_json::from_slice::<checkup_model::SamplingRequest>(data)
             .ok()
             .is_some_and(|r| checkup_agent::api::check_sampling(&r).is_ok()),
+        Target::TraceSummary => {
+            let run = scratch.dir.path().join("summarised");
+            let rank = run.join("rank0");
+            let _ = std::fs::create_dir_all(&rank);
+            let _ = std::fs::write(rank.join("trace_summary.json"), data);
+            checkup_engine::analyze_paths(&[run], &Default::default()).is_ok()
+        }
         Target::RunFolder => {
             let Some(seed) = seed else {
                 return false;

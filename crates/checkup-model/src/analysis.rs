@@ -235,6 +235,33 @@ pub struct CommStats {
     pub overlap_share: f64,
 }
 
+/// The shape of `trace_summary.json` this build writes and reads.
+pub const TRACE_SUMMARY_FORMAT: u32 = 1;
+
+/// One rank's profiler trace reduced on the host that recorded it (`rankN/trace_summary.json`):
+/// what the engine measures of the trace, so that a job's hosts send kilobytes instead of
+/// their traces. The measurement changes between versions, so only the version that made a
+/// summary reads it (`made_by`); an older one is measured again from its trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceSummaryFile {
+    /// [`TRACE_SUMMARY_FORMAT`] when written.
+    pub format: u32,
+    /// The GPU Checkup version that measured it.
+    pub made_by: String,
+    /// The trace's file name, in the same rank folder.
+    pub trace: String,
+    /// The trace's size, to say what was not copied.
+    pub trace_bytes: u64,
+    /// Its rank: the trace's `distributedInfo`, else its folder's.
+    pub rank: Option<u32>,
+    /// The job's ranks, from `distributedInfo`.
+    pub world_size: Option<u32>,
+    /// The GPU's name, from `deviceProperties`.
+    pub device_name: Option<String>,
+    /// What was measured, with the default thresholds.
+    pub summary: RankSummary,
+}
+
 /// Everything measured from one rank's profiler trace.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RankSummary {

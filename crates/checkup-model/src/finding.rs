@@ -1167,6 +1167,14 @@ pub enum Note {
         /// The host whose CPU readings the merged recording keeps.
         host_readings_of: String,
     },
+    /// Some ranks' traces stayed on their hosts: what was read of them is what each host
+    /// measured (`trace_summary.json`, by this same version).
+    TracesSummarisedOnHosts {
+        /// The ranks read from summaries.
+        ranks: Vec<u32>,
+        /// The size of their traces, left on the hosts.
+        trace_bytes: u64,
+    },
     /// The profiled steps show launch waits the unprofiled steps do not: profiler overhead.
     ProfilerOverheadLaunches {
         /// Launch waits' share of the profiled steps.

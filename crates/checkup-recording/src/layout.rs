@@ -15,6 +15,9 @@ pub const STEPS_CSV: &str = "steps.csv";
 pub const META_JSON: &str = "meta.json";
 /// The profiler trace of a run (or of one rank).
 pub const TRACE: &str = "trace.json.gz";
+/// What the engine measured of a rank's trace, written beside it on the host that recorded
+/// it (`checkup-agent summarize`), so the trace itself need not be copied.
+pub const TRACE_SUMMARY: &str = "trace_summary.json";
 /// Static facts of the host: `facts.json`, `nvidia-smi-q.xml`, `topo.txt`.
 pub const STATIC_DIR: &str = "static";
 /// The GPUs and driver as NVML saw them, written by the agent (under `static/`).

@@ -11,6 +11,7 @@ pub mod meta;
 pub mod samples;
 pub mod schema;
 pub mod steps;
+pub mod trace_summary;
 pub mod training;
 
 pub use error::{RecordingError, Result};

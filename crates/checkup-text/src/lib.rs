@@ -41,6 +41,15 @@ pub fn fixed(v: f64, decimals: usize) -> String {
     }
 }
 
+/// Ranks in order: "2–5" when they run without a gap, else "0, 2, 7".
+pub fn rank_span(v: &[u32]) -> String {
+    let gapless = v.len() > 1 && v.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]));
+    match (v.first(), v.last()) {
+        (Some(a), Some(b)) if gapless => format!("{a}–{b}"),
+        _ => v.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+    }
+}
+
 /// A rank as the views name it: with its node when the job ran on several ("3 on gpu-b").
 pub fn rank_label(rank: u32, facts: &checkup_model::RunFacts, l: Language) -> String {
     match facts.node_of_rank(rank) {

@@ -2,7 +2,7 @@
 
 use checkup_model::{Language, NodeFacts, Note, StepMarks, WindowMethod};
 
-use crate::{pct, Language::*};
+use crate::{pct, rank_span, Language::*};
 
 /// A finding's note in words.
 pub fn note(n: &Note, l: Language) -> String {
@@ -15,6 +15,20 @@ pub fn note(n: &Note, l: Language) -> String {
         (Note::SlowNode { node, ranks }, Zh) => format!(
             "{node} 上的每个 rank（{}）都比其他主机上的每个 rank 更晚到达 all-reduce：先检查这台主机——GPU 的时钟和功耗、网络、输入数据——再看某个 rank 的代码。",
             ranks.iter().map(u32::to_string).collect::<Vec<_>>().join("、")
+        ),
+        (Note::TracesSummarisedOnHosts { ranks, trace_bytes }, En) => {
+            let mb = *trace_bytes as f64 / 1e6;
+            let first = ranks.first().copied().unwrap_or_default();
+            match ranks.as_slice() {
+                [one] => format!("Rank {one} was measured on its host (trace_summary.json, by this version of GPU Checkup); its {mb:.1} MB trace stayed there. To open it, copy it next to its summary (checkup gather --trace-ranks {one})."),
+                _ => format!("Ranks {} were measured on their hosts (trace_summary.json, by this version of GPU Checkup); their {mb:.1} MB of traces stayed there. To open one, copy it next to its summary (checkup gather --trace-ranks {first}).", rank_span(ranks)),
+            }
+        }
+        (Note::TracesSummarisedOnHosts { ranks, trace_bytes }, Zh) => format!(
+            "rank {} 在各自的主机上完成测量（trace_summary.json，由同一版本的 GPU Checkup 生成）；其 trace 共 {:.1} MB 留在主机上。要打开某个 trace，请把它复制到对应的摘要旁边（checkup gather --trace-ranks {}）。",
+            rank_span(ranks),
+            *trace_bytes as f64 / 1e6,
+            ranks.first().copied().unwrap_or_default(),
         ),
         (Note::ProfilerOverheadLaunches { launch_share, busy_share }, En) => format!(
             "The profiled steps show the GPU waiting for kernel launches ({}% of the step), but at unprofiled speed the GPU is busy {}% of each step: that wait is profiler overhead, not a launch bottleneck.",
@@ -97,10 +111,7 @@ pub fn window_method(m: &WindowMethod, l: Language) -> String {
 /// A scrape interval: "15 s", "0.1 s".
 /// "a (ranks 0–1, GPUs 0–1), b (ranks 2–3, GPUs 2–3, clock +0.4 ms)" and what the merge did.
 fn job_on_nodes(nodes: &[NodeFacts], host_readings_of: &str, l: Language) -> String {
-    let span = |v: &[u32]| match (v.first(), v.last()) {
-        (Some(a), Some(b)) if a != b && v.len() as u32 == b - a + 1 => format!("{a}–{b}"),
-        _ => v.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-    };
+    let span = rank_span;
     let unmeasured: Vec<String> = nodes
         .iter()
         .filter(|n| n.clock_offset_s.is_none())

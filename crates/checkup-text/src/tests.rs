@@ -812,6 +812,10 @@ fn every_note_and_window_method_has_words() {
             node: "gpu-b".into(),
             ranks: vec![8, 9, 10, 11, 12, 13, 14, 15],
         },
+        Note::TracesSummarisedOnHosts {
+            ranks: vec![2, 3],
+            trace_bytes: 232_594,
+        },
     ] {
         translated(
             &format!("{n:?}"),
@@ -935,6 +939,21 @@ fn job_of_two_hosts() -> Note {
         ],
         host_readings_of: "gpu-a".into(),
     }
+}
+
+#[test]
+fn ranks_measured_on_their_hosts_say_where_their_traces_are() {
+    let note = |ranks: Vec<u32>, trace_bytes| {
+        notes::note(&Note::TracesSummarisedOnHosts { ranks, trace_bytes }, En)
+    };
+    assert_eq!(
+        note(vec![2, 3], 232_594),
+        "Ranks 2–3 were measured on their hosts (trace_summary.json, by this version of GPU Checkup); their 0.2 MB of traces stayed there. To open one, copy it next to its summary (checkup gather --trace-ranks 2)."
+    );
+    assert_eq!(
+        note(vec![3], 1_430_000),
+        "Rank 3 was measured on its host (trace_summary.json, by this version of GPU Checkup); its 1.4 MB trace stayed there. To open it, copy it next to its summary (checkup gather --trace-ranks 3)."
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use checkup_model::{NodeFacts, Note};
 use checkup_recording::{layout, meta};
 
-use super::{load_log, load_run_folder, InputKind, Recording};
+use super::{load_log, load_run_folder, InputKind, Recording, TraceInput};
 use crate::error::{EngineError, Result};
 
 /// The node folders inside `dir`, when it is a folder of a job's hosts (each a run folder
@@ -40,7 +40,7 @@ pub(super) fn node_folders_in(dir: &Path) -> Result<Vec<PathBuf>> {
 struct NodeRecording {
     node: NodeFacts,
     rec: Recording,
-    traces: Vec<(Option<u32>, PathBuf)>,
+    traces: Vec<TraceInput>,
 }
 
 fn read_node(dir: &Path) -> Result<NodeRecording> {
@@ -62,7 +62,7 @@ fn read_node(dir: &Path) -> Result<NodeRecording> {
         .steps
         .keys()
         .copied()
-        .chain(traces.iter().filter_map(|(r, _)| *r))
+        .chain(traces.iter().filter_map(|t| t.folder_rank))
         .collect();
     node.ranks = held.into_iter().collect();
     Ok(NodeRecording { node, rec, traces })
@@ -72,7 +72,7 @@ fn read_node(dir: &Path) -> Result<NodeRecording> {
 pub(super) fn load_job(
     dirs: &[PathBuf],
     rec: &mut Recording,
-    traces: &mut Vec<(Option<u32>, PathBuf)>,
+    traces: &mut Vec<TraceInput>,
 ) -> Result<()> {
     let mut nodes = dirs
         .iter()

@@ -5,6 +5,7 @@ mod job;
 pub mod kineto;
 pub mod smi_logs;
 pub mod static_files;
+mod summarize;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use crate::analysis::trace::analyze_trace;
 use crate::diagnosis::thresholds::Thresholds;
 use crate::error::{EngineError, Result};
 pub use kineto::Trace;
+pub use summarize::{summarize_run, Summarised};
 
 /// The most ranks a run may claim (`distributedInfo.world_size`, `meta.json`).
 pub const MAX_WORLD_SIZE: u32 = 1 << 16;
@@ -65,6 +67,33 @@ enum InputKind {
     SmiXml,
 }
 
+/// A rank's trace as found in the inputs: the trace itself, or what its host measured of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TraceInput {
+    /// The rank its `rankN/` folder says, if it is in one.
+    folder_rank: Option<u32>,
+    path: PathBuf,
+    form: TraceForm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TraceForm {
+    /// A Kineto trace, measured here.
+    Kineto,
+    /// `trace_summary.json`: measured on the host that recorded it, its trace left there.
+    Summary,
+}
+
+impl TraceInput {
+    fn kineto(folder_rank: Option<u32>, path: PathBuf) -> Self {
+        Self {
+            folder_rank,
+            path,
+            form: TraceForm::Kineto,
+        }
+    }
+}
+
 /// One rank's trace as the analysis keeps it: where it came from, what it says of the job, and
 /// what was measured from it. The trace itself is dropped once measured, so that memory does
 /// not grow with the ranks a run has.
@@ -80,6 +109,9 @@ pub struct RankTrace {
     pub device_name: Option<String>,
     /// The rank's GPU time split, step breakdowns, kernels and host waits.
     pub summary: checkup_model::RankSummary,
+    /// The size of the trace left on its host, when what is read here is the summary the
+    /// host made of it (`trace_summary.json`).
+    pub trace_left_on_host: Option<u64>,
 }
 
 /// Reads every path into one recording, its traces measured with the default thresholds.
@@ -91,7 +123,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Recording> {
 /// [`load`], the traces measured with `th` (the thresholds the diagnosis will use).
 pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
     let mut rec = Recording::default();
-    let mut trace_paths: Vec<(Option<u32>, PathBuf)> = Vec::new();
+    let mut trace_paths: Vec<TraceInput> = Vec::new();
     let mut pending_logs: Vec<(InputKind, PathBuf)> = Vec::new();
     let mut run_folders: Vec<PathBuf> = Vec::new();
     for path in paths {
@@ -100,9 +132,9 @@ pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
             InputKind::JobFolder => run_folders.extend(job::node_folders_in(path)?),
             InputKind::TraceFolder => {
                 let found = trace_files_in(path)?;
-                trace_paths.extend(found.into_iter().map(|p| (None, p)));
+                trace_paths.extend(found.into_iter().map(|p| TraceInput::kineto(None, p)));
             }
-            InputKind::Trace => trace_paths.push((None, path.clone())),
+            InputKind::Trace => trace_paths.push(TraceInput::kineto(None, path.clone())),
             kind => pending_logs.push((kind, path.clone())),
         }
     }
@@ -116,6 +148,7 @@ pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
         load_log(kind, &path, &mut rec)?;
     }
     rec.traces = read_traces(&trace_paths, th)?;
+    note_summarised_ranks(&mut rec);
     check_ranks(paths, &rec)?;
     fill_facts_from_traces(&mut rec);
     if rec.traces.is_empty() && rec.steps.is_empty() && rec.samples.is_empty() {
@@ -150,7 +183,8 @@ fn classify(path: &Path) -> Result<InputKind> {
         if !trace_files_in(path)?.is_empty() {
             return Ok(InputKind::TraceFolder);
         }
-        if job::node_folders_in(path)?.len() >= 2 {
+        // A folder of a job's hosts' run folders (`checkup gather`), even of one host.
+        if !job::node_folders_in(path)?.is_empty() {
             return Ok(InputKind::JobFolder);
         }
         return Err(EngineError::NothingToAnalyse {
@@ -236,7 +270,7 @@ fn rank_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
 fn load_run_folder(
     dir: &Path,
     rec: &mut Recording,
-    traces: &mut Vec<(Option<u32>, PathBuf)>,
+    traces: &mut Vec<TraceInput>,
     logs: &mut Vec<(InputKind, PathBuf)>,
 ) -> Result<()> {
     rec.sources.push(dir.to_path_buf());
@@ -263,10 +297,20 @@ fn load_run_folder(
         if let Some(p) = first_existing(unit, &[layout::MEMORY_CSV]) {
             rec.memory.insert(r, training::read_memory_csv(&p)?);
         }
+        // The trace is measured here when it was copied; its host's summary stands in for it
+        // when it was left there.
         if let Some(t) = first_existing(unit, &[layout::TRACE, "trace.json"]) {
-            traces.push((*rank, t));
+            traces.push(TraceInput::kineto(*rank, t));
         } else {
-            traces.extend(trace_files_in(unit)?.into_iter().map(|p| (*rank, p)));
+            let found = trace_files_in(unit)?;
+            match first_existing(unit, &[layout::TRACE_SUMMARY]) {
+                Some(summary) if found.is_empty() => traces.push(TraceInput {
+                    folder_rank: *rank,
+                    path: summary,
+                    form: TraceForm::Summary,
+                }),
+                _ => traces.extend(found.into_iter().map(|p| TraceInput::kineto(*rank, p))),
+            }
         }
     }
     if let Some(p) = first_existing(dir, &[layout::NVML_CSV]) {
@@ -366,49 +410,23 @@ type Measured = (usize, Result<RankTrace>);
 
 /// Reads and measures every trace, as many at once as there are cores: each worker holds one
 /// trace at a time and keeps only its measurements, so a run of 256 ranks needs the memory
-/// of a few traces, not of 256. They are ordered by rank: the trace's own
-/// `distributedInfo.rank` first, then its `rankN/` folder, then its position.
-fn read_traces(paths: &[(Option<u32>, PathBuf)], th: &Thresholds) -> Result<Vec<RankTrace>> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, paths.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
+/// of a few traces, not of 256. A summary made on the rank's host is read as it was measured
+/// there. They are ordered by rank: the trace's own `distributedInfo.rank` first, then its
+/// `rankN/` folder, then its position.
+fn read_traces(inputs: &[TraceInput], th: &Thresholds) -> Result<Vec<RankTrace>> {
     let read_one = |i: usize| -> Result<RankTrace> {
-        let (folder_rank, path) = &paths[i];
-        let mut t = kineto::read_trace(path)?;
-        t.rank = t.rank.or(*folder_rank).or(Some(i as u32));
-        let summary = analyze_trace(&t, th).summary;
-        Ok(RankTrace {
-            source: std::mem::take(&mut t.source),
-            rank: t.rank,
-            world_size: t.world_size,
-            device_name: t.device_name.take(),
-            summary,
-        })
+        let input = &inputs[i];
+        let placed = |rank: Option<u32>| rank.or(input.folder_rank).or(Some(i as u32));
+        match input.form {
+            TraceForm::Kineto => {
+                let mut t = kineto::read_trace(&input.path)?;
+                t.rank = placed(t.rank);
+                Ok(measure(t, th))
+            }
+            TraceForm::Summary => read_summary(&input.path, placed, th),
+        }
     };
-    let done: Vec<std::thread::Result<Vec<Measured>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= paths.len() {
-                            return mine;
-                        }
-                        mine.push((i, read_one(i)));
-                    }
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join()).collect()
-    });
-    let mut results: Vec<Measured> = Vec::with_capacity(paths.len());
-    for worker in done {
-        results.extend(
-            worker.map_err(|_| EngineError::invalid(Path::new("trace"), "trace reader failed"))?,
-        );
-    }
+    let mut results: Vec<Measured> = in_parallel(inputs.len(), read_one)?;
     // The first error in the order the paths were given, as a sequential read would report.
     results.sort_by_key(|(i, _)| *i);
     let mut traces = Vec::with_capacity(results.len());
@@ -429,6 +447,94 @@ fn read_traces(paths: &[(Option<u32>, PathBuf)], th: &Thresholds) -> Result<Vec<
         }
     }
     Ok(traces)
+}
+
+/// What the analysis keeps of a trace it has read.
+fn measure(mut t: Trace, th: &Thresholds) -> RankTrace {
+    let summary = analyze_trace(&t, th).summary;
+    RankTrace {
+        source: std::mem::take(&mut t.source),
+        rank: t.rank,
+        world_size: t.world_size,
+        device_name: t.device_name.take(),
+        summary,
+        trace_left_on_host: None,
+    }
+}
+
+/// A rank's summary made on its host, as a measured trace. It was measured with the default
+/// thresholds, so a diagnosis with others refuses it rather than mixing the two.
+fn read_summary(
+    path: &Path,
+    placed: impl Fn(Option<u32>) -> Option<u32>,
+    th: &Thresholds,
+) -> Result<RankTrace> {
+    if *th != Thresholds::default() {
+        return Err(EngineError::invalid(
+            path,
+            "this rank's trace was measured on its host with the default thresholds and this analysis uses others: copy the trace itself beside it",
+        ));
+    }
+    let file = checkup_recording::trace_summary::read_trace_summary(path)?;
+    let rank = placed(file.rank);
+    let mut summary = file.summary;
+    summary.source = path.display().to_string();
+    Ok(RankTrace {
+        source: path.to_path_buf(),
+        rank,
+        world_size: file.world_size,
+        device_name: file.device_name,
+        summary,
+        trace_left_on_host: Some(file.trace_bytes),
+    })
+}
+
+/// `work(0..n)`, as many at once as there are cores, each result with its index. A worker
+/// that panics is an error, not a crash of the caller.
+fn in_parallel<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> Result<Vec<(usize, T)>> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .clamp(1, n.max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<std::thread::Result<Vec<(usize, T)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            return mine;
+                        }
+                        mine.push((i, work(i)));
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect()
+    });
+    let mut results = Vec::with_capacity(n);
+    for worker in done {
+        results.extend(
+            worker.map_err(|_| EngineError::invalid(Path::new("trace"), "trace reader failed"))?,
+        );
+    }
+    Ok(results)
+}
+
+/// Says which ranks were read from their hosts' summaries, and how much trace stayed there.
+fn note_summarised_ranks(rec: &mut Recording) {
+    let left: Vec<(u32, u64)> = rec
+        .traces
+        .iter()
+        .filter_map(|t| Some((t.rank?, t.trace_left_on_host?)))
+        .collect();
+    if !left.is_empty() {
+        rec.notes.push(Note::TracesSummarisedOnHosts {
+            ranks: left.iter().map(|(r, _)| *r).collect(),
+            trace_bytes: left.iter().map(|(_, b)| *b).sum(),
+        });
+    }
 }
 
 fn check_ranks(paths: &[PathBuf], rec: &Recording) -> Result<()> {
