@@ -1,5 +1,6 @@
 //! `checkup`: the headless face of GPU Checkup, for servers and CI.
 
+mod gather;
 mod inputs;
 mod text;
 
@@ -79,6 +80,36 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+    /// Copy a job's run folders from its hosts over SSH: each rank's summary
+    /// (`trace_summary.json`, written by `checkup-agent run` when the training ended) instead
+    /// of its trace, then the trace of the rank the diagnosis follows. Then `checkup analyze
+    /// DEST` reads them as one checkup.
+    Gather {
+        /// Each host's run folder as scp writes it, HOST:PATH (an ~/.ssh/config alias or
+        /// user@host; a port goes in ~/.ssh/config).
+        #[arg(required = true, value_name = "HOST:PATH")]
+        sources: Vec<String>,
+        /// A new or empty folder; each host's run folder lands in a folder named after it.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Also copy these ranks' traces, e.g. 3,17.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            value_name = "RANKS",
+            conflicts_with = "all_traces"
+        )]
+        trace_ranks: Vec<u32>,
+        /// Copy every trace (no summary is relied on).
+        #[arg(long)]
+        all_traces: bool,
+        /// An ssh_config file to use instead of ~/.ssh/config (ssh -F).
+        #[arg(long, value_name = "FILE")]
+        ssh_config: Option<PathBuf>,
+        /// Language of the text: en or zh (Simplified Chinese).
+        #[arg(long, default_value = "en")]
+        lang: checkup_model::Language,
+    },
     /// Compare a run with a baseline (a card written by `checkup baseline`, or a run) and say
     /// what changed and why. Exit status for CI: 0 when the time per step is within
     /// --fail-over of the baseline's, 3 when it is slower by more, 4 when the two runs are
@@ -153,6 +184,8 @@ pub(crate) enum CliError {
     Report(#[from] checkup_report::ReportError),
     #[error(transparent)]
     Prometheus(#[from] checkup_prometheus::PrometheusError),
+    #[error(transparent)]
+    Connect(#[from] checkup_connect::ConnectError),
     #[error("{path}: cannot write: {source}")]
     Write {
         path: String,
@@ -318,6 +351,24 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             checkup_prometheus::openmetrics::write(&rec.samples, &labelling, &mut text)
                 .expect("writing to memory");
             write_out(output, &text)
+        }
+        Command::Gather {
+            sources,
+            output,
+            trace_ranks,
+            all_traces,
+            ssh_config,
+            lang,
+        } => {
+            let traces = match (all_traces, trace_ranks.is_empty()) {
+                (true, _) => checkup_connect::gather::TraceChoice::All,
+                (false, true) => checkup_connect::gather::TraceChoice::SummariesOnly,
+                (false, false) => {
+                    checkup_connect::gather::TraceChoice::Ranks(trace_ranks.into_iter().collect())
+                }
+            };
+            let said = gather::gather(&sources, &output, &traces, ssh_config, lang)?;
+            write_out(None, said.as_bytes())
         }
         Command::Compare {
             current,

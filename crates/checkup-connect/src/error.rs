@@ -95,6 +95,14 @@ pub enum ConnectError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A folder on a host that cannot be gathered as asked, and why.
+    #[error("{place}: {detail}")]
+    RemoteFolder {
+        /// `host:path`.
+        place: String,
+        /// What is wrong, and what to do.
+        detail: String,
+    },
     /// A request that cannot be made as given.
     #[error("{0}")]
     Invalid(String),
@@ -135,7 +143,7 @@ impl ConnectError {
             Self::Io { path, source } => {
                 ("err_file", path.display().to_string(), source.to_string())
             }
-            Self::Agent { .. } | Self::Invalid(_) => return None,
+            Self::Agent { .. } | Self::RemoteFolder { .. } | Self::Invalid(_) => return None,
         })
     }
 

@@ -5,16 +5,20 @@
 //!   different, started, its port forwarded and its token read over the same connection;
 //! - an agent the user forwarded already: `localhost:PORT` and its token ([`AgentClient::new`]).
 //!
+//! [`gather`] copies a job's run folders from its hosts over SSH, each rank's summary in
+//! place of its trace.
+//!
 //! [`client`] speaks the agent's API with the shared `checkup-model` types; its live stream
 //! resumes from the last sequence number after a reconnect, so no sample is lost.
 #![warn(missing_docs)]
 
 pub mod client;
 pub mod error;
+pub mod gather;
 pub mod local;
 pub mod ssh;
 
 pub use client::{AgentClient, SampleSubscription};
 pub use error::{ConnectError, Result};
 pub use local::{bundled_agent, LocalAgent};
-pub use ssh::{SshAgent, SshTarget};
+pub use ssh::{SshAgent, SshHost, SshTarget};

@@ -267,6 +267,82 @@ impl SshAgent {
     }
 }
 
+/// A host reached for its files and commands only, no agent: one master connection, so the
+/// user authenticates once however many commands follow (`checkup gather`).
+pub struct SshHost {
+    /// The host connected to.
+    pub target: SshTarget,
+    control_dir: tempfile::TempDir,
+    master: Child,
+}
+
+impl SshHost {
+    /// Opens the master connection (keys, ssh-agent, jump hosts as ssh_config says).
+    pub async fn connect(target: SshTarget) -> Result<Self> {
+        let control_dir = tempfile::Builder::new()
+            .prefix("gpu-checkup-ssh")
+            .tempdir()
+            .map_err(|e| ConnectError::io(std::env::temp_dir(), e))?;
+        let master = start_master(&target, &control_dir.path().join("master")).await?;
+        Ok(Self {
+            target,
+            control_dir,
+            master,
+        })
+    }
+
+    fn session(&self) -> Session<'_> {
+        Session {
+            target: &self.target,
+            control: self.control_dir.path().join("master"),
+        }
+    }
+
+    /// Runs a shell command on the host; its output is returned whole (keep it small).
+    pub async fn exec(&self, script: &str) -> Result<Output> {
+        self.session().exec(script, None).await
+    }
+
+    /// Runs a shell command on the host with its standard output written to the file `out`
+    /// as it comes (archives of any size); returns its exit status and standard error.
+    pub async fn exec_into(
+        &self,
+        script: &str,
+        out: &Path,
+    ) -> Result<(std::process::ExitStatus, String)> {
+        let file = std::fs::File::create(out).map_err(|e| ConnectError::io(out, e))?;
+        let session = self.session();
+        let mut child = ssh()
+            .args(base_args(session.target, &session.control))
+            .args([
+                "-o",
+                "ControlMaster=no",
+                "--",
+                &self.target.destination,
+                script,
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(file))
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(ConnectError::NoSshClient)?;
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err).await;
+        }
+        let status = child.wait().await.map_err(ConnectError::NoSshClient)?;
+        if status.code() == Some(255) {
+            return Err(ssh_error(&self.target.to_string(), &err));
+        }
+        Ok((status, err))
+    }
+
+    /// Closes the master connection.
+    pub async fn close(mut self) {
+        let _ = self.master.kill().await;
+    }
+}
+
 fn base_args(target: &SshTarget, control: &Path) -> Vec<String> {
     let mut args: Vec<String> = [
         // No prompts: the app has no terminal. Keys and ssh-agent work; known_hosts is honoured.
