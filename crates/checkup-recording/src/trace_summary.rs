@@ -73,6 +73,35 @@ mod tests {
     }
 
     #[test]
+    fn figures_read_back_to_the_same_bits() {
+        // Values from an H200 job's ranks that a fast float parser read back one bit off.
+        let mut file = summary_of_rank(1);
+        file.summary.kernels.gemm_conv_time_share = 0.463_713_727_529_050_43;
+        file.summary.kernels.share_under_10us = 0.473_347_547_973_414;
+        file.summary.comm.overlap_share = 0.105_724_389_797_989_15;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace_summary.json");
+        write_trace_summary(&path, &file).unwrap();
+        let back = read_trace_summary(&path).unwrap();
+        for (a, b) in [
+            (
+                back.summary.kernels.gemm_conv_time_share,
+                file.summary.kernels.gemm_conv_time_share,
+            ),
+            (
+                back.summary.kernels.share_under_10us,
+                file.summary.kernels.share_under_10us,
+            ),
+            (
+                back.summary.comm.overlap_share,
+                file.summary.comm.overlap_share,
+            ),
+        ] {
+            assert_eq!(a.to_bits(), b.to_bits(), "{b} read back as {a}");
+        }
+    }
+
+    #[test]
     fn a_summary_of_another_version_is_refused_with_what_to_do() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace_summary.json");
