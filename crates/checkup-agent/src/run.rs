@@ -122,6 +122,8 @@ pub struct RunOutcome {
     pub summarised_ranks: Vec<u32>,
     /// Why the traces could not be summarised, when the run was profiled.
     pub summary_problem: Option<String>,
+    /// How long summarising took, after the training had ended.
+    pub summarised_in_s: f64,
 }
 
 impl RunOutcome {
@@ -245,6 +247,7 @@ pub fn run_command_streaming(
     let _ = std::fs::remove_dir_all(&probe_dir);
     // Each rank's trace is reduced where it lies once the training is over, never during it:
     // a job's hosts then send summaries rather than traces (`checkup gather`).
+    let summarising = std::time::Instant::now();
     let (summarised_ranks, summary_problem) = match opts.profile_steps {
         0 => (Vec::new(), None),
         _ => match checkup_engine::ingest::summarize_run(&opts.out) {
@@ -260,6 +263,7 @@ pub fn run_command_streaming(
         out: opts.out.clone(),
         summarised_ranks,
         summary_problem,
+        summarised_in_s: summarising.elapsed().as_secs_f64(),
     })
 }
 
