@@ -9,6 +9,8 @@ use std::path::Path;
 use common::{copy_dir, corpus};
 
 use checkup_engine::ingest::{load, Recording};
+use checkup_engine::{analyze_paths, Options};
+use checkup_model::{EvidenceKey, Fix};
 
 /// When each rank started step `step`, on the recording's clock.
 fn step_starts(rec: &Recording, step: u64) -> Vec<f64> {
@@ -118,4 +120,84 @@ fn two_runs_that_both_hold_rank_0_are_refused_as_one_job() {
         .to_string();
     assert!(e.contains("rank 0 is also in"), "{e}");
     assert!(e.contains("checkup compare"), "{e}");
+}
+
+/// Marks every full NVML row of a node's samples with a software power cap and a power
+/// limit, as a GPU capped by its host's administrator reads.
+fn cap_power_of(node: &Path, limit_w: f64) {
+    let path = node.join("samples_nvml.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let cols: Vec<&str> = header.split(',').collect();
+    let col = |name: &str| cols.iter().position(|c| *c == name).unwrap();
+    let (util, limit, reasons) = (
+        col("util_gpu"),
+        col("power_limit_w"),
+        col("clock_event_reasons"),
+    );
+    let mut out = format!("{header}\n");
+    for line in lines {
+        let mut cells: Vec<String> = line.split(',').map(str::to_owned).collect();
+        if !cells[util].is_empty() {
+            cells[limit] = format!("{limit_w}");
+            cells[reasons] = "4".into();
+        }
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    std::fs::write(&path, out).unwrap();
+}
+
+#[test]
+fn a_slow_host_on_a_capped_gpu_is_told_to_mend_the_gpu_not_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    copy_dir(&corpus("two_node_slow_node"), &job);
+    let before = analyze_paths(std::slice::from_ref(&job), &Options::default()).unwrap();
+    let straggler = before.finding("communication/straggler").unwrap();
+    assert!(matches!(
+        straggler.fixes.as_slice(),
+        [Fix::EvenRankWork { slow_rank: 2, .. }]
+    ));
+    // Ranks 2 and 3 are both slow on node 1's GPU: capped, it is the difference.
+    cap_power_of(&job.join("node1"), 600.0);
+    let d = analyze_paths(std::slice::from_ref(&job), &Options::default()).unwrap();
+    assert_eq!(d.primary, "communication/straggler");
+    let straggler = d.finding("communication/straggler").unwrap();
+    assert_eq!(
+        straggler.fixes,
+        [Fix::SlowerGpu {
+            slow_rank: 2,
+            gpu: 1,
+            host: Some("vm#1".into()),
+            reasons: vec!["software power cap".into()],
+            power_limit_w: Some(600.0),
+            typical_power_limit_w: Some(700.0),
+        }]
+    );
+    assert_eq!(
+        straggler.evidence_value(&EvidenceKey::GpuPowerLimit { gpu: 1 }),
+        Some(600.0)
+    );
+}
+
+#[test]
+fn a_capped_gpu_shared_with_a_fast_rank_leaves_the_work_to_even() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    copy_dir(&corpus("two_node_slow_rank"), &job);
+    // Rank 2 computes on node 1's GPU as fast as ranks 0 and 1: the cap is not why rank 3
+    // is slow.
+    cap_power_of(&job.join("node1"), 600.0);
+    let d = analyze_paths(std::slice::from_ref(&job), &Options::default()).unwrap();
+    let straggler = d.finding("communication/straggler").unwrap();
+    assert!(
+        matches!(
+            straggler.fixes.as_slice(),
+            [Fix::EvenRankWork { slow_rank: 3, .. }]
+        ),
+        "{:?}",
+        straggler.fixes
+    );
 }

@@ -528,17 +528,17 @@ impl Finding {
         self.cause.id()
     }
 
-    /// A straggler whose extra work is the job's cost: the others' wait is time the whole
-    /// job loses, and evening the work out gains it back (one rank with more work, or work
-    /// that moves between ranks step by step). Any other straggler's wait is a symptom,
-    /// counted on the slow rank's own finding.
-    pub fn is_uneven_work_straggler(&self) -> bool {
+    /// A straggler whose extra compute is the job's cost: the others' wait is time the whole
+    /// job loses, and evening the work out (one rank with more work, or work that moves
+    /// between ranks step by step) or mending the slower GPU gains it back. Any other
+    /// straggler's wait is a symptom, counted on the slow rank's own finding.
+    pub fn is_explained_straggler(&self) -> bool {
         match self.cause {
             Cause::CommunicationShiftingStraggler { .. } => true,
             Cause::CommunicationStraggler { .. } => self
                 .fixes
                 .iter()
-                .any(|f| matches!(f, Fix::EvenRankWork { .. })),
+                .any(|f| matches!(f, Fix::EvenRankWork { .. } | Fix::SlowerGpu { .. })),
             _ => false,
         }
     }
@@ -660,6 +660,16 @@ pub enum EvidenceKey {
     ComputeRank {
         /// The rank.
         rank: u32,
+    },
+    /// Evidence: busy samples of one GPU with a throttling clock-event reason.
+    GpuThrottledSamples {
+        /// The GPU, by its number in the job.
+        gpu: u32,
+    },
+    /// Evidence: one GPU's power limit, W.
+    GpuPowerLimit {
+        /// The GPU, by its number in the job.
+        gpu: u32,
     },
     /// Evidence: the other ranks' mean wait for each step's slowest rank, share of the step.
     StepWaitShare,
@@ -802,6 +812,8 @@ pub enum Unit {
     GibPerMin,
     /// Mebibytes.
     Mib,
+    /// Watts.
+    Watts,
     /// Yes (1) or no (0).
     Flag,
     /// 1 warn, 2 fail.
@@ -810,7 +822,7 @@ pub enum Unit {
 
 impl Unit {
     /// The units every catalogue must word (the tests walk them).
-    pub const ALL: [Unit; 17] = [
+    pub const ALL: [Unit; 21] = [
         Unit::Percent,
         Unit::Ms,
         Unit::Us,
@@ -826,6 +838,10 @@ impl Unit {
         Unit::Mb,
         Unit::Times,
         Unit::Celsius,
+        Unit::Gib,
+        Unit::GibPerMin,
+        Unit::Mib,
+        Unit::Watts,
         Unit::Flag,
         Unit::Status,
     ];
@@ -1063,6 +1079,23 @@ pub enum Fix {
         slow_rank: u32,
         /// Its compute per step over the median of the others'.
         ratio: f64,
+    },
+    /// The straggler computes longer because its GPU runs slower than the others' (held
+    /// down by clock-event reasons they do not have, or capped at a lower power limit), not
+    /// because it has more work: that GPU is what to fix.
+    SlowerGpu {
+        /// The rank on it.
+        slow_rank: u32,
+        /// The GPU, by its number in the job.
+        gpu: u32,
+        /// Its host, as the views name it, when the job ran on several.
+        host: Option<String>,
+        /// Its throttling clock-event reasons, by NVML's names (empty: not throttled).
+        reasons: Vec<String>,
+        /// Its power limit, W, when lower than the others'.
+        power_limit_w: Option<f64>,
+        /// The others' power limit, W, when its own is lower.
+        typical_power_limit_w: Option<f64>,
     },
     /// Write checkpoints asynchronously.
     AsyncCheckpoint {
@@ -1388,7 +1421,7 @@ impl Diagnosis {
 
     fn gain_for_share(&self, f: &Finding, share: f64) -> Option<ExpectedGain> {
         let counts = f.family().is_lost_time()
-            && (f.is_uneven_work_straggler()
+            && (f.is_explained_straggler()
                 || !matches!(
                     f.cause,
                     Cause::CommunicationStraggler { .. }
@@ -1412,7 +1445,7 @@ impl Diagnosis {
         // busy time is no floor then.
         let busy = self
             .diagnosed_rank_summary()
-            .filter(|_| !f.is_uneven_work_straggler())
+            .filter(|_| !f.is_explained_straggler())
             .map(|r| r.gpu_busy_per_step_us / 1e3 * (1.0 - own_busy_part(&f.cause, &r.gpu)))
             .filter(|b| *b > 0.0);
         let removed = now * (1.0 - share.min(1.0));
@@ -1520,8 +1553,10 @@ impl Fix {
             | Fix::CompileFuseKernels
             | Fix::ReduceOverhead { .. }
             | Fix::SummariseOnGpu { .. }
-            // The others' wait is the slow rank's extra work: even work removes it.
+            // The others' wait is the slow rank's extra compute: even work, or a GPU as fast
+            // as the others', removes it.
             | Fix::EvenRankWork { .. }
+            | Fix::SlowerGpu { .. }
             | Fix::EvenStepWork => Whole,
             Fix::PersistentWorkers if at_epoch_starts => Whole,
             Fix::AsyncCheckpoint {

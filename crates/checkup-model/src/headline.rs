@@ -105,7 +105,7 @@ impl Diagnosis {
                     && f.share > 0.0
                     // A rank waiting for a straggler is the straggler's time, counted there,
                     // unless the straggler's extra work is the cause.
-                    && (f.is_uneven_work_straggler()
+                    && (f.is_explained_straggler()
                         || !matches!(f.cause, Cause::CommunicationStraggler { .. }))
             })
             .map(|(i, f)| LostTime {

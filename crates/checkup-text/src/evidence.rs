@@ -143,6 +143,18 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
                 Zh => format!("rank {rank} 最慢的分析步骤数"),
             }
         }
+        K::GpuThrottledSamples { gpu } => {
+            return match l {
+                En => format!("busy samples with a throttling clock-event reason, GPU {gpu}"),
+                Zh => format!("GPU {gpu} 带降频原因的忙碌采样"),
+            }
+        }
+        K::GpuPowerLimit { gpu } => {
+            return match l {
+                En => format!("power limit, GPU {gpu}"),
+                Zh => format!("GPU {gpu} 的功耗上限"),
+            }
+        }
         K::ComputeRank { rank } => {
             return match l {
                 En => format!("GPU compute per step, rank {rank}"),
@@ -295,6 +307,7 @@ pub fn unit(u: Unit, l: Language) -> &'static str {
         (Unit::GibPerMin, En) => "GiB/min",
         (Unit::GibPerMin, Zh) => "GiB/分钟",
         (Unit::Mib, _) => "MiB",
+        (Unit::Watts, _) => "W",
         (Unit::Flag, En) => "flag",
         (Unit::Flag, Zh) => "标志",
         (Unit::Status, En) => "status (1 warn, 2 fail)",

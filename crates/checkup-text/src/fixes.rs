@@ -325,6 +325,40 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "Every rank finishes its step at the same time; the others stop waiting in the all-reduce.", "每个 rank 同时完成一步，其他 rank 不再在 all-reduce 中等待。"),
         ),
+        (Fix::SlowerGpu { slow_rank, gpu, host, reasons, power_limit_w, typical_power_limit_w }, _) => {
+            let (on_host_en, on_host_zh) = match host {
+                Some(h) => (format!(" on {h}"), format!("（{h}）")),
+                None => (String::new(), String::new()),
+            };
+            let throttled = (!reasons.is_empty()).then(|| match l {
+                En => format!("it is held down by {} while the other GPUs are not", reasons.join(", ")),
+                Zh => format!("它因 {} 被降频，而其他 GPU 没有", reasons.join("、")),
+            });
+            let capped = power_limit_w.zip(*typical_power_limit_w).map(|(p, t)| match l {
+                En => format!("its power limit is {} W against {} W on the others", crate::fixed(p, 0), crate::fixed(t, 0)),
+                Zh => format!("它的功耗上限是 {} W，其他 GPU 是 {} W", crate::fixed(p, 0), crate::fixed(t, 0)),
+            });
+            let why = throttled.into_iter().chain(capped).collect::<Vec<_>>().join(match l {
+                En => "; ",
+                Zh => "；",
+            });
+            t(
+                &match l {
+                    En => format!("Bring GPU {gpu}{on_host_en}, where rank {slow_rank} runs, back to the others' speed"),
+                    Zh => format!("让 rank {slow_rank} 所在的 GPU {gpu}{on_host_zh}恢复到与其他 GPU 相同的速度"),
+                },
+                &match l {
+                    En => format!("Rank {slow_rank} computes longer than the others because its GPU runs the same kernels slower: {why}. Evening out the work would not help: every other rank waits for this GPU at each all-reduce. Show this to whoever runs the host: a GPU slowed by heat needs its cooling looked at, a power limit set lower than the others' can be restored by an administrator, and if neither can be done soon, run the job on the other GPUs without this one."),
+                    Zh => format!("rank {slow_rank} 比其他 rank 计算得久，是因为它的 GPU 执行同样的内核更慢：{why}。平均分配工作量没有用：其他每个 rank 在每次 all-reduce 时都在等这块 GPU。把这些交给管理这台主机的人：因过热变慢的 GPU 需要检查散热；比其他 GPU 低的功耗上限可以由管理员恢复；如果短期内都做不到，就不用这块 GPU，在其他 GPU 上运行作业。"),
+                },
+                Some(&format!(
+                    "# {}
+nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE",
+                    pick(l, "on its host: every GPU's clock-event reasons, power limit and temperature, side by side", "在它的主机上运行：并排查看每块 GPU 的降频原因、功耗上限和温度")
+                )),
+                pick(l, "Its steps take as long as the others'; the other ranks stop waiting in the all-reduce.", "它的每一步和其他 rank 一样快，其他 rank 不再在 all-reduce 中等待。"),
+            )
+        }
         (Fix::AsyncCheckpoint { checkpoint_seen }, _) => t(
             pick(l, "Write checkpoints asynchronously", "异步写检查点"),
             if *checkpoint_seen {

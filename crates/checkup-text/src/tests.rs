@@ -254,6 +254,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::NcclPerStep,
         K::HostCollectivePerStep,
         K::ComputeRank { rank: 3 },
+        K::GpuThrottledSamples { gpu: 3 },
+        K::GpuPowerLimit { gpu: 3 },
         K::StepWaitShare,
         K::SlowestRankSteps { rank: 2 },
         K::ExposedCommRank { rank: 1 },
@@ -364,6 +366,17 @@ fn all_fixes() -> Vec<Fix> {
         Fix::EvenRankWork {
             slow_rank: 3,
             ratio: 6.6,
+        },
+        Fix::SlowerGpu {
+            slow_rank: 3,
+            gpu: 3,
+            host: Some("gpu-b".into()),
+            reasons: vec![
+                "software power cap".into(),
+                "hardware thermal slowdown".into(),
+            ],
+            power_limit_w: Some(450.0),
+            typical_power_limit_w: Some(700.0),
         },
         Fix::AsyncCheckpoint {
             checkpoint_seen: true,
@@ -490,6 +503,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::NcclPerStep
         | K::HostCollectivePerStep
         | K::ComputeRank { .. }
+        | K::GpuThrottledSamples { .. }
+        | K::GpuPowerLimit { .. }
         | K::StepWaitShare
         | K::SlowestRankSteps { .. }
         | K::ExposedCommRank { .. }
@@ -561,6 +576,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::NcclForGpuTensors
         | Fix::EvenStepWork
         | Fix::EvenRankWork { .. }
+        | Fix::SlowerGpu { .. }
         | Fix::AsyncCheckpoint { .. }
         | Fix::LessPeriodicWork
         | Fix::ProfileSteps

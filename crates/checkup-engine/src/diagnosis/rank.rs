@@ -22,7 +22,7 @@ pub fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding
         f.family().is_lost_time()
             && f.share >= th.significant_share
             && (!matches!(f.cause, Cause::CommunicationStraggler { .. })
-                || f.is_uneven_work_straggler())
+                || f.is_explained_straggler())
     });
     let busy = findings.iter().position(|f| f.family().is_busy_verdict());
     // A run that memory will stop (a creep filling the card within the hour) leads: nothing

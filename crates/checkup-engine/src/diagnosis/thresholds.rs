@@ -50,6 +50,10 @@ pub struct Thresholds {
     pub tensor_active_low_pct: f64,
     /// Share of busy samples with a throttling clock-event reason that makes a finding.
     pub throttled_share: f64,
+    /// A GPU's power limit under this fraction of the other GPUs' median is a cap someone
+    /// set: GPUs of one model ship with one default limit, and two readings of one setting
+    /// differ by a watt or two, not by 5 %.
+    pub lower_power_limit_ratio: f64,
     /// SM clock under this fraction of its max while busy = clocks held down.
     pub sm_clock_low_ratio: f64,
     /// Host CPU use (all cores, percent) at which the host is saturated: more DataLoader
@@ -194,6 +198,7 @@ impl Default for Thresholds {
             elementwise_dominant_share: 0.75,
             tensor_active_low_pct: 5.0,
             throttled_share: 0.2,
+            lower_power_limit_ratio: 0.95,
             sm_clock_low_ratio: 0.9,
             host_cpu_saturated_pct: 85.0,
             host_cpu_own_share: 0.5,

@@ -299,15 +299,118 @@ fn straggler_work(
             Source::Trace { rank: Some(r.rank) },
         ));
     }
-    let fixes = if explains_wait {
-        vec![checkup_model::Fix::EvenRankWork {
+    // A rank computing less than halfway from the others' median to the slow rank's is not
+    // slow itself.
+    let slow_from = (typical + per_step(slow_rank)) / 2.0;
+    let is_slow = |rank: u32| {
+        cx.a.ranks
+            .iter()
+            .find(|r| r.rank == rank)
+            .is_some_and(|r| per_step(r) >= slow_from)
+    };
+    let fixes = match (explains_wait, slower_gpu(cx, slow, is_slow)) {
+        (false, _) => Vec::new(),
+        (true, Some((fix, mut clocks))) => {
+            evidence.append(&mut clocks);
+            vec![fix]
+        }
+        (true, None) => vec![checkup_model::Fix::EvenRankWork {
             slow_rank: slow,
             ratio,
-        }]
-    } else {
-        Vec::new()
+        }],
     };
     (evidence, fixes)
+}
+
+/// Whether the slow rank's GPU is what computes longer: throttled (clock-event reasons in at
+/// least the throttling finding's share of its busy samples) while no GPU of the other ranks
+/// is, and every rank on it slow. Its power limit is named too when it is lower than the
+/// others'. None when no other rank has a GPU of its own to compare with, when a rank that is
+/// not slow shares the GPU (its clocks are not the difference), or no samples say.
+fn slower_gpu(
+    cx: &Ctx,
+    slow: u32,
+    is_slow: impl Fn(u32) -> bool,
+) -> Option<(checkup_model::Fix, Vec<Evidence>)> {
+    let th = cx.th;
+    let gpu_of = |rank: u32| cx.facts.gpu_of_rank(rank).unwrap_or(rank);
+    if cx
+        .a
+        .ranks
+        .iter()
+        .any(|r| gpu_of(r.rank) == gpu_of(slow) && !is_slow(r.rank))
+    {
+        return None;
+    }
+    let stats = |gpu: u32| {
+        cx.a.samples
+            .iter()
+            .find(|s| s.gpu == gpu && s.nvml_samples > 0)
+    };
+    let gpu = gpu_of(slow);
+    let mine = stats(gpu)?;
+    let others: std::collections::BTreeSet<u32> =
+        cx.a.ranks
+            .iter()
+            .map(|r| gpu_of(r.rank))
+            .filter(|g| *g != gpu)
+            .collect();
+    let others: Vec<&checkup_model::SampleStats> = others.into_iter().filter_map(stats).collect();
+    let most_throttled_other = others
+        .iter()
+        .max_by(|a, b| a.throttled_share.total_cmp(&b.throttled_share))?;
+    if mine.throttled_share < th.throttled_share
+        || most_throttled_other.throttled_share >= th.throttled_share
+    {
+        return None;
+    }
+    let limits: Vec<f64> = others.iter().filter_map(|o| o.power_limit_w).collect();
+    let typical_limit = (!limits.is_empty()).then(|| crate::analysis::stats::median(&limits));
+    // Limits a few watts apart are one setting read twice; a cap is well below.
+    let capped = mine
+        .power_limit_w
+        .zip(typical_limit)
+        .filter(|(p, t)| *p < t * th.lower_power_limit_ratio);
+    let mut evidence = Vec::new();
+    for g in [mine, *most_throttled_other] {
+        evidence.push(share_ev(
+            K::GpuThrottledSamples { gpu: g.gpu },
+            g.throttled_share,
+            Some(th.throttled_share),
+            Source::NvmlSamples,
+        ));
+    }
+    if let Some((p, t)) = capped {
+        evidence.push(ev(
+            K::GpuPowerLimit { gpu },
+            p,
+            Unit::Watts,
+            None,
+            Source::NvmlSamples,
+        ));
+        if let Some(o) = others.iter().find(|o| o.power_limit_w == Some(t)) {
+            evidence.push(ev(
+                K::GpuPowerLimit { gpu: o.gpu },
+                t,
+                Unit::Watts,
+                None,
+                Source::NvmlSamples,
+            ));
+        }
+    }
+    let host = (cx.facts.nodes.len() > 1)
+        .then(|| cx.facts.node_of_rank(slow))
+        .flatten()
+        .map(|n| n.label(&cx.facts.nodes));
+    let fix = checkup_model::Fix::SlowerGpu {
+        slow_rank: slow,
+        gpu,
+        host,
+        reasons: mine.throttle_reasons.clone(),
+        power_limit_w: capped.map(|(p, _)| p),
+        typical_power_limit_w: capped.map(|(_, t)| t),
+    };
+    Some((fix, evidence))
 }
 
 fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
@@ -332,7 +435,7 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
 mod tests {
     use super::*;
     use crate::diagnosis::rules::test_cx::{rank_with_waits, Fixture};
-    use checkup_model::NodeFacts;
+    use checkup_model::{EvidenceKey, Fix, NodeFacts, SampleStats};
 
     /// Four ranks on two hosts, `exposed[r]` rank r's exposed communication share.
     fn two_hosts(exposed: [f64; 4]) -> Fixture {
@@ -353,6 +456,149 @@ mod tests {
             })
             .collect();
         fx
+    }
+
+    /// Two ranks on GPUs 0 and 1 (5 steps in a 50 ms window): rank 1 computes 6 ms a step,
+    /// rank 0 computes 2 ms and waits 40 % of its window (4 ms a step) for it. The GPUs'
+    /// throttled shares and power limits as given.
+    fn straggler_on_gpu_1(throttled: [f64; 2], limits: [f64; 2]) -> Fixture {
+        let mut fx = Fixture::default();
+        for (rank, compute_ms) in [(0u32, 2.0), (1, 6.0)] {
+            let mut r = rank_with_waits(50_000.0);
+            r.rank = rank;
+            r.gpu.compute_us = compute_ms * 5_000.0;
+            fx.a.ranks.push(r);
+            fx.a.samples.push(SampleStats {
+                gpu: rank,
+                nvml_samples: 100,
+                throttled_share: throttled[rank as usize],
+                throttle_reasons: if throttled[rank as usize] > 0.0 {
+                    vec!["software power cap".into()]
+                } else {
+                    Vec::new()
+                },
+                power_limit_w: Some(limits[rank as usize]),
+                ..SampleStats::default()
+            });
+        }
+        fx
+    }
+
+    fn fix_of(fx: &Fixture) -> Vec<Fix> {
+        straggler_work(&fx.cx(), 0, 1, 0.4).1
+    }
+
+    #[test]
+    fn a_straggler_on_a_throttled_gpu_gets_its_gpu_fixed_not_its_work_evened() {
+        let fx = straggler_on_gpu_1([0.0, 0.2], [700.0, 700.0]);
+        assert_eq!(
+            fix_of(&fx),
+            [Fix::SlowerGpu {
+                slow_rank: 1,
+                gpu: 1,
+                host: None,
+                reasons: vec!["software power cap".into()],
+                power_limit_w: None,
+                typical_power_limit_w: None,
+            }]
+        );
+        let (evidence, _) = straggler_work(&fx.cx(), 0, 1, 0.4);
+        let throttled: Vec<(EvidenceKey, f64)> = evidence
+            .iter()
+            .filter(|e| matches!(e.key, K::GpuThrottledSamples { .. }))
+            .map(|e| (e.key.clone(), e.value))
+            .collect();
+        assert_eq!(
+            throttled,
+            [
+                (K::GpuThrottledSamples { gpu: 1 }, 20.0),
+                (K::GpuThrottledSamples { gpu: 0 }, 0.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_lower_power_limit_is_named_with_the_throttling() {
+        let fx = straggler_on_gpu_1([0.05, 0.6], [700.0, 650.0]);
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::SlowerGpu {
+                power_limit_w: Some(650.0),
+                typical_power_limit_w: Some(700.0),
+                ..
+            }]
+        ));
+        // 5 % under the others' is a cap; a watt apart is one setting.
+        let fx = straggler_on_gpu_1([0.0, 0.6], [700.0, 666.0]);
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::SlowerGpu {
+                power_limit_w: None,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn a_gpu_throttled_like_the_others_or_barely_is_not_the_difference() {
+        // Under the throttling finding's share: the work is the difference.
+        let fx = straggler_on_gpu_1([0.0, 0.19], [700.0, 700.0]);
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::EvenRankWork { slow_rank: 1, .. }]
+        ));
+        // Every GPU throttled: the slow one's clocks are not what sets it apart.
+        let fx = straggler_on_gpu_1([0.3, 0.5], [700.0, 700.0]);
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::EvenRankWork { slow_rank: 1, .. }]
+        ));
+    }
+
+    #[test]
+    fn ranks_sharing_one_gpu_have_no_other_gpu_to_compare_with() {
+        let mut fx = straggler_on_gpu_1([0.0, 0.5], [700.0, 700.0]);
+        // Both ranks on one host with one GPU, as in the two-node recordings.
+        fx.facts.nodes = vec![NodeFacts {
+            ranks: vec![0, 1],
+            gpus: vec![1],
+            ..NodeFacts::default()
+        }];
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::EvenRankWork { slow_rank: 1, .. }]
+        ));
+    }
+
+    #[test]
+    fn a_throttled_gpu_whose_other_rank_is_fast_is_not_the_difference() {
+        // Ranks 1 and 2 share GPU 1, throttled; rank 2 computes as little as rank 0.
+        let mut fx = straggler_on_gpu_1([0.0, 0.5], [700.0, 700.0]);
+        let mut fast = fx.a.ranks[0].clone();
+        fast.rank = 2;
+        fx.a.ranks.push(fast);
+        fx.facts.nodes = vec![
+            NodeFacts {
+                ranks: vec![0],
+                gpus: vec![0],
+                ..NodeFacts::default()
+            },
+            NodeFacts {
+                ranks: vec![1, 2],
+                gpus: vec![1],
+                ..NodeFacts::default()
+            },
+        ];
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::EvenRankWork { slow_rank: 1, .. }]
+        ));
+        // Both ranks of GPU 1 slow: the GPU is.
+        fx.a.ranks[2].gpu.compute_us = fx.a.ranks[1].gpu.compute_us;
+        assert!(matches!(
+            fix_of(&fx).as_slice(),
+            [Fix::SlowerGpu { gpu: 1, .. }]
+        ));
     }
 
     #[test]
