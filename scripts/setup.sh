@@ -24,6 +24,8 @@ command -v ssh >/dev/null || need_apt+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
 # Prometheus: the tests read DCGM-exporter metrics back from a real server they backfill.
 command -v promtool >/dev/null || need_apt+=(prometheus)
+# Slurm: `checkup gather --slurm` is tested against a real controller and node on loopback.
+command -v slurmctld >/dev/null || need_apt+=(slurmctld slurmd slurm-client munge)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq

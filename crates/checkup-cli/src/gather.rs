@@ -6,28 +6,34 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use checkup_connect::gather::{GatheredNode, JobGather, JobSource, TraceChoice};
+use checkup_connect::{SshHost, SshTarget};
 use checkup_model::Language;
 use checkup_text::rank_span as ranks;
 
 use crate::CliError;
 
-/// Copies every source into `output` and says what was copied, what stayed on the hosts and
-/// what to run next. Files already copied stay when a later step fails.
+/// Where the run folders are: each host's, or one path on every node of a Slurm job.
+pub enum Where {
+    /// `HOST:PATH`, one per host.
+    Hosts(Vec<String>),
+    /// A Slurm job, asked of its login host; `path` with `{node}` (`SLURM_NODEID`) and
+    /// `{host}` replaced on each node, reached through the login host.
+    Slurm {
+        job: String,
+        login: String,
+        path: String,
+    },
+}
+
+/// Copies every run folder into `output` and says what was copied, what stayed on the hosts
+/// and what to run next. Files already copied stay when a later step fails.
 pub fn gather(
-    sources: &[String],
+    from: Where,
     output: &Path,
     traces: &TraceChoice,
     ssh_config: Option<PathBuf>,
     l: Language,
 ) -> Result<String, CliError> {
-    let sources = sources
-        .iter()
-        .map(|s| {
-            let mut source: JobSource = s.parse()?;
-            source.target.config_file.clone_from(&ssh_config);
-            Ok(source)
-        })
-        .collect::<Result<Vec<_>, CliError>>()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -36,6 +42,42 @@ pub fn gather(
             source,
         })?;
     runtime.block_on(async {
+        let mut said = String::new();
+        let sources = match from {
+            Where::Hosts(specs) => specs
+                .iter()
+                .map(|s| {
+                    let mut source: JobSource = s.parse()?;
+                    source.target.config_file.clone_from(&ssh_config);
+                    Ok(source)
+                })
+                .collect::<Result<Vec<_>, CliError>>()?,
+            Where::Slurm { job, login, path } => {
+                let mut login: SshTarget = login.parse()?;
+                login.config_file.clone_from(&ssh_config);
+                let host = SshHost::connect(login.clone()).await?;
+                let found = checkup_connect::slurm::job_nodes(&host, &job).await;
+                host.close().await;
+                let found = found?;
+                said.push_str(&slurm_job(&job, &found.state, &found.nodes, l));
+                found
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, node)| {
+                        let mut target: SshTarget = node.parse()?;
+                        target.config_file.clone_from(&ssh_config);
+                        target.jump = Some(login.to_string());
+                        Ok(JobSource {
+                            target,
+                            path: path
+                                .replace("{node}", &i.to_string())
+                                .replace("{host}", node),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, CliError>>()?
+            }
+        };
         let mut job = JobGather::copy(&sources, output, traces).await?;
         // The rank the diagnosis follows: its trace is the one worth opening.
         let diagnosis = checkup_engine::analyze_paths(&[output.to_path_buf()], &Default::default());
@@ -44,7 +86,7 @@ pub fn gather(
             Some(rank) => job.copy_traces(&BTreeSet::from([rank])).await?,
             None => Vec::new(),
         };
-        let mut said = copied(&job.nodes, l);
+        said.push_str(&copied(&job.nodes, l));
         job.close().await;
         if let Some(rank) = fetched.first() {
             said.push_str(&diagnosed_trace(*rank, l));
@@ -57,6 +99,29 @@ pub fn gather(
         }
         Ok(said)
     })
+}
+
+/// Where the job ran, and a word when it still runs.
+fn slurm_job(job: &str, state: &str, nodes: &[String], l: Language) -> String {
+    let list = nodes.join(", ");
+    let mut s = match l {
+        Language::En => format!(
+            "Slurm job {job} ({state}) ran on {} node{}: {list}\n",
+            nodes.len(),
+            if nodes.len() == 1 { "" } else { "s" }
+        ),
+        Language::Zh => format!(
+            "Slurm 作业 {job}（{state}）运行在 {} 个节点上：{list}\n",
+            nodes.len()
+        ),
+    };
+    if state == "RUNNING" {
+        s.push_str(match l {
+            Language::En => "It is still running: each node's folder is complete, its traces summarised, once the job ends.\n",
+            Language::Zh => "作业仍在运行：作业结束后，各节点的文件夹才完整，trace 才会生成摘要。\n",
+        });
+    }
+    s
 }
 
 fn mb(bytes: u64) -> String {

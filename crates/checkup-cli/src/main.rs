@@ -86,9 +86,16 @@ enum Command {
     /// DEST` reads them as one checkup.
     Gather {
         /// Each host's run folder as scp writes it, HOST:PATH (an ~/.ssh/config alias or
-        /// user@host; a port goes in ~/.ssh/config).
+        /// user@host; a port goes in ~/.ssh/config). With --slurm, one PATH for every node,
+        /// {node} standing for its SLURM_NODEID and {host} for its name.
         #[arg(required = true, value_name = "HOST:PATH")]
         sources: Vec<String>,
+        /// A Slurm job id: its nodes are asked of the --login host, and reached through it.
+        #[arg(long, value_name = "JOB", requires = "login")]
+        slurm: Option<String>,
+        /// The cluster's login host, where squeue/scontrol run (with --slurm).
+        #[arg(long, value_name = "HOST", requires = "slurm")]
+        login: Option<String>,
         /// A new or empty folder; each host's run folder lands in a folder named after it.
         #[arg(short, long)]
         output: PathBuf,
@@ -198,6 +205,10 @@ pub(crate) enum CliError {
     },
     #[error("{0}: {1}")]
     Baseline(String, checkup_report::ReportError),
+    #[error(
+        "with --slurm, give one path for every node (e.g. /scratch/job/node{{node}}), not {0}"
+    )]
+    SlurmPath(usize),
     #[error("--format {0} writes files: give the output path with -o")]
     NeedsOutput(&'static str),
     #[error("{path}: the file name says {named} but --format says {asked}: drop --format or rename the file")]
@@ -354,6 +365,8 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
         }
         Command::Gather {
             sources,
+            slurm,
+            login,
             output,
             trace_ranks,
             all_traces,
@@ -367,7 +380,16 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                     checkup_connect::gather::TraceChoice::Ranks(trace_ranks.into_iter().collect())
                 }
             };
-            let said = gather::gather(&sources, &output, &traces, ssh_config, lang)?;
+            let from = match (slurm, login, sources.as_slice()) {
+                (Some(job), Some(login), [path]) => gather::Where::Slurm {
+                    job,
+                    login,
+                    path: path.clone(),
+                },
+                (Some(_), _, _) => return Err(CliError::SlurmPath(sources.len())),
+                _ => gather::Where::Hosts(sources),
+            };
+            let said = gather::gather(from, &output, &traces, ssh_config, lang)?;
             write_out(None, said.as_bytes())
         }
         Command::Compare {

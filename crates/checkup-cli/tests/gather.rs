@@ -202,3 +202,94 @@ fn a_wrong_folder_or_host_is_named_with_what_to_do() {
         "checkup: `gpu-host` is not a host's run folder: there is no ':'. Write it as scp does, HOST:PATH (e.g. gpu-a:/scratch/run)"
     );
 }
+
+#[test]
+fn a_slurm_job_is_found_on_its_login_host_and_its_nodes_folders_gathered() {
+    // A real controller and node, the node named as the test's SSH alias; the login host's
+    // sessions find the cluster through SLURM_CONF, as a cluster's profile sets it.
+    let slurm = checkup_testkit::TestSlurm::start("gpu-host");
+    let conf = slurm.conf();
+    let sshd = TestSshd::start_with_env(&[("SLURM_CONF", conf.as_path())]);
+    let run = sshd.remote_dir().join("job/node0");
+    copy_dir(&corpus("ddp_resnet50"), &run);
+    checkup_engine::ingest::summarize_run(&run).unwrap();
+    let job = slurm.submit_running("sleep 120");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gathered");
+    let template = format!("{}/job/node{{node}}", sshd.remote_dir().display());
+    let config = sshd.config_file();
+    let (code, said, err) = checkup(&[
+        "gather",
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--slurm",
+        &job,
+        "--login",
+        "gpu-host",
+        &template,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{said}{err}");
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("Slurm job {job} (RUNNING) ran on 1 node: gpu-host")
+    );
+    assert_eq!(
+        lines[1],
+        "It is still running: each node's folder is complete, its traces summarised, once the job ends."
+    );
+    assert!(
+        lines[2].starts_with(&format!(
+            "gpu-host:{} -> {}: ",
+            run.display(),
+            out.join("gpu-host").display()
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        json(&out)["primary"],
+        json(&corpus("ddp_resnet50"))["primary"]
+    );
+
+    let (code, _, err) = checkup(&[
+        "gather",
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--slurm",
+        "999999",
+        "--login",
+        "gpu-host",
+        &template,
+        "-o",
+        dir.path().join("none").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("checkup: Slurm job 999999 on gpu-host: the controller does not know the job (slurm_load_jobs error: Invalid job id specified) and the accounting has no record of it ("),
+        "{err}"
+    );
+    assert!(
+        err.trim_end()
+            .ends_with("): give each node's run folder as HOST:PATH"),
+        "{err}"
+    );
+
+    let (_, _, err) = checkup(&[
+        "gather",
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--slurm",
+        "42;reboot",
+        "--login",
+        "gpu-host",
+        &template,
+        "-o",
+        dir.path().join("bad").to_str().unwrap(),
+    ]);
+    assert_eq!(
+        err.trim_end(),
+        "checkup: Slurm job 42;reboot on gpu-host: a Slurm job id is a number (e.g. 4242, or 4242_3 for an array task)"
+    );
+}

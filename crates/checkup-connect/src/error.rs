@@ -95,6 +95,16 @@ pub enum ConnectError {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A Slurm job whose nodes the login host could not give.
+    #[error("Slurm job {job} on {host}: {detail}")]
+    Slurm {
+        /// The login host asked.
+        host: String,
+        /// The job id.
+        job: String,
+        /// What went wrong, and what to do.
+        detail: String,
+    },
     /// A folder on a host that cannot be gathered as asked, and why.
     #[error("{place}: {detail}")]
     RemoteFolder {
@@ -143,7 +153,10 @@ impl ConnectError {
             Self::Io { path, source } => {
                 ("err_file", path.display().to_string(), source.to_string())
             }
-            Self::Agent { .. } | Self::RemoteFolder { .. } | Self::Invalid(_) => return None,
+            Self::Agent { .. }
+            | Self::Slurm { .. }
+            | Self::RemoteFolder { .. }
+            | Self::Invalid(_) => return None,
         })
     }
 

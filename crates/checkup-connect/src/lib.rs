@@ -6,7 +6,7 @@
 //! - an agent the user forwarded already: `localhost:PORT` and its token ([`AgentClient::new`]).
 //!
 //! [`gather`] copies a job's run folders from its hosts over SSH, each rank's summary in
-//! place of its trace.
+//! place of its trace; [`slurm`] asks a cluster's login host where a job ran.
 //!
 //! [`client`] speaks the agent's API with the shared `checkup-model` types; its live stream
 //! resumes from the last sequence number after a reconnect, so no sample is lost.
@@ -16,6 +16,7 @@ pub mod client;
 pub mod error;
 pub mod gather;
 pub mod local;
+pub mod slurm;
 pub mod ssh;
 
 pub use client::{AgentClient, SampleSubscription};

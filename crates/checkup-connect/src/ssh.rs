@@ -39,6 +39,8 @@ pub struct SshTarget {
     pub config_file: Option<PathBuf>,
     /// The agent's folder on the host.
     pub remote_dir: String,
+    /// A host to reach it through (`ssh -J`): a cluster's login host for its nodes.
+    pub jump: Option<String>,
 }
 
 impl FromStr for SshTarget {
@@ -102,6 +104,7 @@ impl FromStr for SshTarget {
             port,
             config_file: None,
             remote_dir: DEFAULT_REMOTE_DIR.into(),
+            jump: None,
         })
     }
 }
@@ -365,6 +368,9 @@ fn base_args(target: &SshTarget, control: &Path) -> Vec<String> {
     }
     if let Some(f) = &target.config_file {
         args.extend(["-F".into(), f.display().to_string()]);
+    }
+    if let Some(j) = &target.jump {
+        args.extend(["-J".into(), j.clone()]);
     }
     args
 }

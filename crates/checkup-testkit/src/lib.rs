@@ -8,12 +8,14 @@
 mod binaries;
 mod processes;
 mod prometheus;
+mod slurm;
 mod sshd;
 mod xvfb;
 
 pub use binaries::{target_dir, workspace_binary, workspace_release_binary, workspace_root};
 pub use processes::{descendants, memory_of, Memory};
 pub use prometheus::TestPrometheus;
+pub use slurm::TestSlurm;
 pub use sshd::TestSshd;
 pub use xvfb::Xvfb;
 

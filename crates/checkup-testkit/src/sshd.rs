@@ -24,6 +24,12 @@ fn keygen(path: &Path) {
 
 impl TestSshd {
     pub fn start() -> Self {
+        Self::start_with_env(&[])
+    }
+
+    /// An sshd whose sessions get these environment variables (`SetEnv`), as a login host's
+    /// profile would set them (`SLURM_CONF` for a test cluster).
+    pub fn start_with_env(env: &[(&str, &Path)]) -> Self {
         let sshd = Path::new("/usr/sbin/sshd");
         assert!(
             sshd.exists(),
@@ -43,8 +49,12 @@ impl TestSshd {
             format!(
                 "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\nAuthorizedKeysFile {d}/authorized_keys\nPidFile {d}/sshd.pid\n\
                  StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
-                 PermitRootLogin prohibit-password\nAllowTcpForwarding yes\n",
-                d = d.display()
+                 PermitRootLogin prohibit-password\nAllowTcpForwarding yes\n{set_env}",
+                d = d.display(),
+                set_env = env
+                    .iter()
+                    .map(|(k, v)| format!("SetEnv {k}={}\n", v.display()))
+                    .collect::<String>()
             ),
         )
         .unwrap();
