@@ -1,11 +1,13 @@
-//! The terminal view of a diagnosis: ranked findings with evidence and fixes, and of a
-//! comparison, in the chosen language.
+//! The terminal view of a diagnosis: ranked findings with evidence and fixes, of a
+//! comparison, and of what `checkup gather` copied, in the chosen language.
 
 use std::fmt::Write;
+use std::path::Path;
 
+use checkup_connect::gather::GatheredNode;
 use checkup_model::{Comparison, Diagnosis, Language, RunComparison};
 use checkup_report::format_number;
-use checkup_text::{comparison, evidence, findings, fixes, notes, report, severity};
+use checkup_text::{comparison, evidence, findings, fixes, notes, rank_span, report, severity};
 
 /// Words of this view that are the terminal's own.
 struct Words {
@@ -196,4 +198,138 @@ pub fn comparison(c: &RunComparison, l: Language) -> String {
         );
     }
     out
+}
+
+// `checkup gather`: what was copied, what stayed on the hosts, what to run next.
+
+/// Where the job ran, and a word when it still runs.
+pub fn gather_slurm_job(job: &str, state: &str, nodes: &[String], l: Language) -> String {
+    let list = nodes.join(", ");
+    let mut s = match l {
+        Language::En => format!(
+            "Slurm job {job} ({state}) ran on {} node{}: {list}\n",
+            nodes.len(),
+            if nodes.len() == 1 { "" } else { "s" }
+        ),
+        Language::Zh => format!(
+            "Slurm 作业 {job}（{state}）运行在 {} 个节点上：{list}\n",
+            nodes.len()
+        ),
+    };
+    if state == "RUNNING" {
+        s.push_str(match l {
+            Language::En => "It is still running: each node's folder is complete, its traces summarised, once the job ends.\n",
+            Language::Zh => "作业仍在运行：作业结束后，各节点的文件夹才完整，trace 才会生成摘要。\n",
+        });
+    }
+    s
+}
+
+fn mb(bytes: u64) -> String {
+    format!("{:.2} MB", bytes as f64 / 1e6)
+}
+
+/// A line per host: where its folder went, how much came, which traces stayed.
+pub fn gather_copied(nodes: &[GatheredNode], l: Language) -> String {
+    let mut s = String::new();
+    for n in nodes {
+        let left: Vec<u32> = n.traces_left.iter().map(|t| t.rank).collect();
+        let left_bytes: u64 = n.traces_left.iter().map(|t| t.bytes).sum();
+        let _ = match l {
+            Language::En => write!(
+                s,
+                "{} -> {}: {} files, {}",
+                n.source,
+                n.folder.display(),
+                n.files,
+                mb(n.bytes)
+            ),
+            Language::Zh => write!(
+                s,
+                "{} -> {}：{} 个文件，{}",
+                n.source,
+                n.folder.display(),
+                n.files,
+                mb(n.bytes)
+            ),
+        };
+        if !left.is_empty() {
+            let _ = match l {
+                Language::En if left.len() == 1 => write!(
+                    s,
+                    "; the trace of rank {} ({}) stays there, its summary came",
+                    rank_span(&left),
+                    mb(left_bytes)
+                ),
+                Language::En => write!(
+                    s,
+                    "; the traces of ranks {} ({}) stay there, their summaries came",
+                    rank_span(&left),
+                    mb(left_bytes)
+                ),
+                Language::Zh => write!(
+                    s,
+                    "；rank {} 的 trace（{}）留在主机上，只复制了摘要",
+                    rank_span(&left),
+                    mb(left_bytes)
+                ),
+            };
+        }
+        if !n.unsummarised_ranks.is_empty() {
+            let _ = match l {
+                Language::En => write!(
+                    s,
+                    "; no summary of rank(s) {} (an older agent?), so their traces came",
+                    rank_span(&n.unsummarised_ranks)
+                ),
+                Language::Zh => write!(
+                    s,
+                    "；rank {} 没有摘要（旧版 agent？），复制了它们的 trace",
+                    rank_span(&n.unsummarised_ranks)
+                ),
+            };
+        }
+        s.push('\n');
+    }
+    let copied: u64 = nodes.iter().map(|n| n.bytes).sum();
+    let left: u64 = nodes
+        .iter()
+        .flat_map(|n| &n.traces_left)
+        .map(|t| t.bytes)
+        .sum();
+    let _ = match l {
+        Language::En => writeln!(
+            s,
+            "{} host{}: {} copied, {} of traces left on the hosts.",
+            nodes.len(),
+            if nodes.len() == 1 { "" } else { "s" },
+            mb(copied),
+            mb(left)
+        ),
+        Language::Zh => writeln!(
+            s,
+            "{} 台主机：复制了 {}，{} 的 trace 留在主机上。",
+            nodes.len(),
+            mb(copied),
+            mb(left)
+        ),
+    };
+    s
+}
+
+pub fn gather_diagnosed_trace(rank: u32, l: Language) -> String {
+    match l {
+        Language::En => {
+            format!("Copied the trace of rank {rank}, the rank the diagnosis follows.\n")
+        }
+        Language::Zh => format!("已复制 rank {rank} 的 trace：诊断针对的就是这个 rank。\n"),
+    }
+}
+
+pub fn gather_next_step(output: &Path, l: Language) -> String {
+    let dir = output.display();
+    match l {
+        Language::En => format!("Next: checkup analyze {dir}   (or checkup report {dir} -o report.pdf)\n"),
+        Language::Zh => format!("下一步：checkup analyze {dir} --lang zh   （或 checkup report {dir} --lang zh -o report.pdf）\n"),
+    }
 }

@@ -6,26 +6,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use checkup_testkit::TestSshd;
+use checkup_testkit::{copy_dir, corpus, TestSshd};
 use common::checkup;
-
-fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(run)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
 
 /// The two-node job on the "hosts", each node's traces summarised as `checkup-agent run`
 /// leaves them.

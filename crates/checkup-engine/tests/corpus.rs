@@ -1,9 +1,7 @@
 //! The engine on every real H200 recording of the corpus: each run's primary finding must
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
-mod common;
-
-use common::{copy_dir, corpus};
+use checkup_testkit::{copy_dir, corpus};
 
 use checkup_engine::{analyze_paths, Options};
 use checkup_model::{

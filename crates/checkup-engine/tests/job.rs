@@ -2,11 +2,9 @@
 //! wrapping its own `torchrun --nnodes 2`), read as one recording: every rank, every GPU
 //! numbered across the job, every time on rank 0's host's clock.
 
-mod common;
-
 use std::path::Path;
 
-use common::{copy_dir, corpus};
+use checkup_testkit::{copy_dir, corpus};
 
 use checkup_engine::ingest::{load, Recording};
 use checkup_engine::{analyze_paths, Options};

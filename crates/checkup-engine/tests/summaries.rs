@@ -1,11 +1,9 @@
 //! Traces reduced on the hosts that recorded them (`trace_summary.json`): a job whose hosts
 //! sent summaries instead of traces is diagnosed exactly as if the traces had been copied.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{copy_dir, corpus};
+use checkup_testkit::{copy_dir, corpus};
 
 use checkup_engine::ingest::{load, summarize_run};
 use checkup_engine::{analyze_paths, Options};

@@ -6,6 +6,7 @@
 //! which torch cannot be imported ([`unimportable_torch`]).
 
 mod binaries;
+mod files;
 mod processes;
 mod prometheus;
 mod slurm;
@@ -13,6 +14,7 @@ mod sshd;
 mod xvfb;
 
 pub use binaries::{target_dir, workspace_binary, workspace_release_binary, workspace_root};
+pub use files::{copy_dir, corpus};
 pub use processes::{descendants, memory_of, Memory};
 pub use prometheus::TestPrometheus;
 pub use slurm::TestSlurm;

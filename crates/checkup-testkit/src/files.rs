@@ -1,12 +1,10 @@
-//! What the engine's test files share: the corpus and copies of its recordings to alter.
+//! The project's recordings, and copies of them for tests that alter one.
 
 use std::path::{Path, PathBuf};
 
 /// A recording of `tests/corpus` (or its `labels.json`).
 pub fn corpus(run: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/corpus")
-        .join(run)
+    crate::workspace_root().join("tests/corpus").join(run)
 }
 
 /// Copies the folder `from` and everything in it to `to`.
