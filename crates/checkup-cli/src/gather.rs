@@ -85,7 +85,6 @@ pub fn gather(
             None => Vec::new(),
         };
         said.push_str(&text::gather_copied(&job.nodes, l));
-        job.close().await;
         if let Some(rank) = fetched.first() {
             said.push_str(&text::gather_diagnosed_trace(*rank, l));
         }

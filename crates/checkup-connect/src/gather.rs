@@ -2,7 +2,7 @@
 //! agent summarised its ranks' traces where they lie (`trace_summary.json`), so what crosses
 //! the network is the small files of each run folder and one summary per rank; a rank's
 //! trace is copied only when asked for (the rank a diagnosis follows, or all of them). One
-//! master connection per host carries its listing, its archive and any later trace.
+//! master connection per host carries its listing and its archive, a few hosts at a time.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -108,12 +108,15 @@ pub struct GatheredNode {
     pub unsummarised_ranks: Vec<u32>,
 }
 
-/// A job's hosts, connected, and what was gathered from them.
+/// What was gathered from a job's hosts.
 pub struct JobGather {
-    hosts: Vec<SshHost>,
     /// One per source, in the order given.
     pub nodes: Vec<GatheredNode>,
 }
+
+/// Hosts copied from at once: under OpenSSH's default `MaxStartups` (10 connections being
+/// authenticated), since a cluster's nodes are often all reached through one login host.
+const HOSTS_AT_ONCE: usize = 8;
 
 /// A file of a run folder on its host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,39 +129,35 @@ impl JobGather {
     /// Connects to every source's host (at once) and copies each run folder into its own
     /// folder under `dest` (which must not exist or be empty), traces as `traces` says.
     pub async fn copy(sources: &[JobSource], dest: &Path, traces: &TraceChoice) -> Result<Self> {
+        use futures_util::StreamExt;
         if sources.is_empty() {
             return Err(ConnectError::Invalid(
                 "no run folder to gather: give each host's as HOST:PATH".into(),
             ));
         }
         prepare_destination(dest)?;
-        let hosts = futures_util::future::join_all(
-            sources.iter().map(|s| SshHost::connect(s.target.clone())),
-        )
-        .await
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?;
         let folders = node_folders(sources, dest);
-        let copies = futures_util::future::join_all(
-            sources
-                .iter()
-                .zip(&hosts)
-                .zip(&folders)
-                .map(|((s, h), f)| copy_node(h, s, f, traces)),
-        )
-        .await;
-        let mut nodes = Vec::with_capacity(copies.len());
-        for c in copies {
-            nodes.push(c?);
-        }
-        Ok(Self { hosts, nodes })
+        let copies: Vec<Result<GatheredNode>> =
+            futures_util::stream::iter(sources.iter().zip(&folders))
+                .map(|(source, folder)| async move {
+                    let host = SshHost::connect(source.target.clone()).await?;
+                    let node = copy_node(&host, source, folder, traces).await;
+                    host.close().await;
+                    node
+                })
+                .buffered(HOSTS_AT_ONCE)
+                .collect()
+                .await;
+        let nodes = copies.into_iter().collect::<Result<Vec<_>>>()?;
+        Ok(Self { nodes })
     }
 
-    /// Copies the traces of `ranks` that were left on their hosts into their rank folders;
-    /// answers the ranks copied (a rank no host left a trace of is not in it).
+    /// Copies the traces of `ranks` that were left on their hosts into their rank folders,
+    /// connecting again to the hosts that hold them; answers the ranks copied (a rank no host
+    /// left a trace of is not in it).
     pub async fn copy_traces(&mut self, ranks: &BTreeSet<u32>) -> Result<Vec<u32>> {
         let mut copied = Vec::new();
-        for (node, host) in self.nodes.iter_mut().zip(&self.hosts) {
+        for node in &mut self.nodes {
             let (wanted, kept): (Vec<LeftTrace>, Vec<LeftTrace>) = node
                 .traces_left
                 .drain(..)
@@ -174,20 +173,16 @@ impl JobGather {
                     bytes: t.bytes,
                 })
                 .collect();
-            fetch(host, &node.source, &files, &node.folder).await?;
+            let host = SshHost::connect(node.source.target.clone()).await?;
+            let fetched = fetch(&host, &node.source, &files, &node.folder).await;
+            host.close().await;
+            fetched?;
             node.files += files.len();
             node.bytes += files.iter().map(|f| f.bytes).sum::<u64>();
             copied.extend(wanted.iter().map(|t| t.rank));
         }
         copied.sort_unstable();
         Ok(copied)
-    }
-
-    /// Closes every host's connection.
-    pub async fn close(self) {
-        for h in self.hosts {
-            h.close().await;
-        }
     }
 }
 
