@@ -1369,3 +1369,40 @@ fn a_host_whose_two_ranks_both_get_more_work_is_named_as_the_host() {
     assert_eq!(named, Some(("vm#1".to_string(), vec![2, 3])));
     assert!(d.finding("communication/shifting_straggler").is_none());
 }
+
+#[test]
+fn a_rank_starved_by_its_input_pipeline_is_named_and_its_loader_fixed_at_its_share_of_the_host() {
+    let d = diagnose("two_node_starved_rank");
+    assert_eq!(d.primary, "data_loading");
+    assert_eq!(d.diagnosed_rank, Some(3));
+    // Four ranks share the host's 16 cores: two workers each, not fourteen.
+    assert!(
+        matches!(
+            d.findings[0].fixes[..],
+            [
+                Fix::MoreWorkers {
+                    suggested: 2,
+                    current: Some(1)
+                },
+                ..
+            ]
+        ),
+        "{:?}",
+        d.findings[0].fixes
+    );
+    // The others' all-reduce time is their wait for rank 3, a symptom without a fix of its
+    // own, and not the all-reduce's cost.
+    let straggler = d
+        .finding("communication/straggler")
+        .expect("the others wait");
+    assert!(matches!(
+        straggler.cause,
+        Cause::CommunicationStraggler { slow_rank: 3, .. }
+    ));
+    assert!(straggler.fixes.is_empty(), "{:?}", straggler.fixes);
+    assert!(!d.findings.iter().any(|f| f.id() == "communication"));
+    assert!(!d
+        .notes
+        .iter()
+        .any(|n| matches!(n, checkup_model::Note::SlowNode { .. })));
+}

@@ -108,6 +108,25 @@ impl RunFacts {
         self.nodes.iter().find(|n| n.ranks.contains(&rank))
     }
 
+    /// The training processes on the host of `rank`: the ranks of every node with its host
+    /// name (two "nodes" may share a machine), else of its node; on a run of one host, the
+    /// job's world size.
+    pub fn ranks_on_host_of(&self, rank: u32) -> u32 {
+        let Some(node) = self.node_of_rank(rank) else {
+            return self.world_size.unwrap_or(1).max(1);
+        };
+        let on_host: usize = match &node.hostname {
+            Some(h) => self
+                .nodes
+                .iter()
+                .filter(|n| n.hostname.as_ref() == Some(h))
+                .map(|n| n.ranks.len())
+                .sum(),
+            None => node.ranks.len(),
+        };
+        (on_host as u32).max(1)
+    }
+
     /// A rank's GPU as the job numbers them, when its node is known: the node's k-th rank
     /// runs on its k-th GPU (torchrun's local rank), or on its only one.
     pub fn gpu_of_rank(&self, rank: u32) -> Option<u32> {
@@ -235,4 +254,41 @@ pub enum LinkKind {
         /// The `nvidia-smi topo -m` code.
         path: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(hosts: [&str; 2], ranks_per_node: u32) -> RunFacts {
+        RunFacts {
+            world_size: Some(2 * ranks_per_node),
+            nodes: hosts
+                .iter()
+                .enumerate()
+                .map(|(n, h)| NodeFacts {
+                    hostname: Some((*h).into()),
+                    node_rank: Some(n as u32),
+                    ranks: (0..ranks_per_node)
+                        .map(|r| n as u32 * ranks_per_node + r)
+                        .collect(),
+                    ..NodeFacts::default()
+                })
+                .collect(),
+            ..RunFacts::default()
+        }
+    }
+
+    #[test]
+    fn the_ranks_on_a_host_are_its_nodes_ranks_or_the_whole_job_on_one_host() {
+        assert_eq!(job(["gpu-a", "gpu-b"], 8).ranks_on_host_of(9), 8);
+        // Two "nodes" launched on one machine share its cores.
+        assert_eq!(job(["vm", "vm"], 2).ranks_on_host_of(3), 4);
+        let one_host = RunFacts {
+            world_size: Some(4),
+            ..RunFacts::default()
+        };
+        assert_eq!(one_host.ranks_on_host_of(2), 4);
+        assert_eq!(RunFacts::default().ranks_on_host_of(0), 1);
+    }
 }

@@ -72,8 +72,15 @@ impl RunSettings {
 
 /// Fixes for a starved input pipeline, minus what the run already does: more workers when
 /// the host has CPU to spare, cheaper samples and cores left to the loop when it has not;
-/// pinned memory and persistent workers where they are not set.
-pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>) -> Vec<Fix> {
+/// pinned memory and persistent workers where they are not set. `ranks_on_host` training
+/// processes share the host's `cores`, each with its own loader: the workers suggested are
+/// one rank's share.
+pub fn data_loading(
+    run: &RunSettings,
+    host_saturated: bool,
+    cores: Option<u32>,
+    ranks_on_host: u32,
+) -> Vec<Fix> {
     let settings = run.dataloader.as_ref();
     let workers_now = settings.and_then(|s| s.num_workers);
     let mut out = Vec::new();
@@ -90,8 +97,15 @@ pub fn data_loading(run: &RunSettings, host_saturated: bool, cores: Option<u32>)
             }
         }
     } else {
-        // Two cores for the training process and the system; between 4 and 16 workers.
-        let suggested = cores.map(|c| c.saturating_sub(2).clamp(4, 16)).unwrap_or(8);
+        // One process alone: two cores for it and the system, between 4 and 16 workers.
+        // Several: a core for each and one for the system, the rest shared out, at least one
+        // worker each.
+        let suggested = match (cores, ranks_on_host.max(1)) {
+            (Some(c), 1) => c.saturating_sub(2).clamp(4, 16),
+            (Some(c), ranks) => (c.saturating_sub(ranks + 1) / ranks).clamp(1, 16),
+            (None, 1) => 8,
+            (None, _) => 2,
+        };
         if workers_now.is_none_or(|w| w < suggested) {
             out.push(Fix::MoreWorkers {
                 suggested,
@@ -381,7 +395,7 @@ mod tests {
     #[test]
     fn more_workers_quotes_the_current_count_and_leaves_two_cores() {
         assert_eq!(
-            data_loading(&loader(2, true, true), false, Some(16)),
+            data_loading(&loader(2, true, true), false, Some(16), 1),
             vec![Fix::MoreWorkers {
                 suggested: 14,
                 current: Some(2)
@@ -390,21 +404,47 @@ mod tests {
     }
 
     #[test]
+    fn the_ranks_of_one_host_share_its_cores_out() {
+        // 4 ranks on 16 cores: a core for each process and one for the system, 11 left.
+        assert_eq!(
+            data_loading(&loader(1, true, true), false, Some(16), 4),
+            vec![Fix::MoreWorkers {
+                suggested: 2,
+                current: Some(1)
+            }]
+        );
+        // 8 ranks on 16 cores leave one worker each; 8 ranks on 128 cores, 14.
+        assert!(matches!(
+            data_loading(&loader(0, true, false), false, Some(16), 8)[0],
+            Fix::MoreWorkers { suggested: 1, .. }
+        ));
+        assert!(matches!(
+            data_loading(&loader(2, true, true), false, Some(128), 8)[0],
+            Fix::MoreWorkers { suggested: 14, .. }
+        ));
+        // A rank that already has its share is told to make samples cheaper instead.
+        assert!(matches!(
+            data_loading(&loader(2, true, true), false, Some(16), 4)[0],
+            Fix::CheaperSamplesAtWorkerLimit { workers: 2 }
+        ));
+    }
+
+    #[test]
     fn a_loader_with_as_many_workers_as_suggested_is_told_to_make_samples_cheaper() {
-        let f = data_loading(&loader(14, true, true), false, Some(16));
+        let f = data_loading(&loader(14, true, true), false, Some(16), 1);
         // Not "the CPU is saturated": it is not; the workers are as many as they should be.
         assert_eq!(f, vec![Fix::CheaperSamplesAtWorkerLimit { workers: 14 }]);
     }
 
     #[test]
     fn workers_on_all_but_one_core_of_a_saturated_host_get_two_cores_back() {
-        let f = data_loading(&loader(15, false, false), true, Some(16));
+        let f = data_loading(&loader(15, false, false), true, Some(16), 1);
         assert!(f.contains(&Fix::LeaveCoresToLoop {
             workers: 15,
             cores: 16,
             suggested: 14
         }));
-        assert!(!data_loading(&loader(14, false, false), true, Some(16))
+        assert!(!data_loading(&loader(14, false, false), true, Some(16), 1)
             .iter()
             .any(|f| matches!(f, Fix::LeaveCoresToLoop { .. })));
     }
@@ -445,16 +485,16 @@ mod tests {
     fn persistent_workers_are_never_asked_of_a_loader_left_without_workers() {
         // A saturated host gets no more workers; torch refuses persistent_workers=True
         // with num_workers=0.
-        let f = data_loading(&loader(0, false, false), true, Some(16));
+        let f = data_loading(&loader(0, false, false), true, Some(16), 1);
         assert!(!f.contains(&Fix::PersistentWorkers), "{f:?}");
         // Told to add workers, it is told to keep them too.
-        let f = data_loading(&loader(0, false, false), false, Some(16));
+        let f = data_loading(&loader(0, false, false), false, Some(16), 1);
         assert!(f.contains(&Fix::PersistentWorkers), "{f:?}");
     }
 
     #[test]
     fn settings_already_made_are_not_suggested() {
-        let f = data_loading(&loader(8, true, true), false, Some(32));
+        let f = data_loading(&loader(8, true, true), false, Some(32), 1);
         assert!(!f.contains(&Fix::PinMemory) && !f.contains(&Fix::PersistentWorkers));
     }
 
@@ -526,7 +566,7 @@ mod tests {
             ..Default::default()
         };
         let run = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        let f = data_loading(&run, false, Some(16));
+        let f = data_loading(&run, false, Some(16), 1);
         assert_eq!(
             f[0],
             Fix::MoreWorkers {

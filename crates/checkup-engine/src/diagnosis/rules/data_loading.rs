@@ -193,7 +193,12 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let fixes = match whose {
         Some(Whose::Others) => fixes::cpu_contention(),
         _ if at_epoch_starts.is_some() => fixes::epoch_start_waits(&run),
-        _ => fixes::data_loading(&run, whose.is_some(), cx.facts.host_cpus),
+        _ => fixes::data_loading(
+            &run,
+            whose.is_some(),
+            cx.facts.host_cpus,
+            cx.rank.map_or(1, |r| cx.facts.ranks_on_host_of(r.rank)),
+        ),
     };
     Some(Finding {
         cause,
