@@ -12,8 +12,6 @@ use checkup_text::{comparison, evidence, findings, fixes, notes, rank_span, repo
 /// Words of this view that are the terminal's own.
 struct Words {
     window: &'static str,
-    diagnosed_rank: &'static str,
-    diagnosed_rank_shifting: &'static str,
     share: &'static str,
     confidence: &'static str,
     threshold: &'static str,
@@ -25,8 +23,6 @@ fn words(l: Language) -> Words {
     match l {
         Language::En => Words {
             window: "Window",
-            diagnosed_rank: "Diagnosed rank: {} (the slowest; the others wait for it)",
-            diagnosed_rank_shifting: "Diagnosed rank: {} (the one that waited least over the profiled steps; the slowest changes from step to step)",
             share: "share",
             confidence: "confidence",
             threshold: "threshold",
@@ -35,8 +31,6 @@ fn words(l: Language) -> Words {
         },
         Language::Zh => Words {
             window: "统计窗口",
-            diagnosed_rank: "诊断的 rank：{}——最慢的一个，其他 rank 在等它",
-            diagnosed_rank_shifting: "诊断的 rank：{}——在分析的步骤中等待最少的一个；最慢的 rank 每一步都在变",
             share: "占比",
             confidence: "置信度",
             threshold: "阈值",
@@ -90,18 +84,8 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
         w.window,
         notes::window_method(&d.window.method, l)
     );
-    if let Some(r) = d.diagnosed_rank.filter(|_| d.ranks.len() > 1) {
-        let shifting = d.finding("communication/shifting_straggler").is_some();
-        let line = if shifting {
-            w.diagnosed_rank_shifting
-        } else {
-            w.diagnosed_rank
-        };
-        let _ = writeln!(
-            s,
-            "{}",
-            line.replace("{}", &checkup_text::rank_label(r, &d.facts, l))
-        );
+    if let Some(line) = report::diagnosed_rank(d, l) {
+        let _ = writeln!(s, "{line}");
     }
     let _ = writeln!(s);
     // Informational findings behind the lead come after a heading of their own, as in the

@@ -362,6 +362,9 @@ pub fn render(
     let _ = writeln!(s, "## {}\n", t.verdict);
     let _ = writeln!(s, "**{}{}`{}`**\n", t.primary, t.colon, d.primary);
     let _ = writeln!(s, "{}\n", escape(&findings::verdict(d, l)));
+    if let Some(line) = report::diagnosed_rank(d, l) {
+        let _ = writeln!(s, "{}\n", escape(&line));
+    }
     at_a_glance(&mut s, d, l);
     fixes_by_gain(&mut s, d, l);
     environment_problems(&mut s, d, l);

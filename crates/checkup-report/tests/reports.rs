@@ -269,6 +269,39 @@ fn a_job_of_several_ranks_gets_a_rank_by_step_heatmap_whose_cells_hold_the_trace
     assert!(single.iter().all(|c| c.name != "rank_steps"));
 }
 
+#[test]
+fn the_verdict_of_a_job_of_several_ranks_names_the_rank_it_follows_and_its_host() {
+    // A starved rank's cause (its input pipeline) says nothing of which rank it is: the
+    // verdict names it, as a printed report is read from its first page.
+    let d = diagnose("two_node_starved_rank");
+    let verdict = |l| {
+        let md = checkup_report::markdown(
+            &d,
+            &ReportOptions {
+                language: l,
+                ..ReportOptions::default()
+            },
+        )
+        .0;
+        let glance = md
+            .find("## ")
+            .and_then(|i| md[i + 3..].find("## ").map(|j| i + 3 + j));
+        md[..glance.unwrap()].to_owned()
+    };
+    assert!(
+        // Markdown escapes the '#' of the host's label.
+        verdict(Language::En)
+            .contains(r"Diagnosed rank: 3 on vm\#1 (the slowest; the others wait for it)"),
+        "{}",
+        verdict(Language::En)
+    );
+    assert!(
+        verdict(Language::Zh).contains(r"诊断的 rank：3（vm\#1）——最慢的一个，其他 rank 在等它")
+    );
+    let single = checkup_report::markdown(&diagnose("healthy"), &ReportOptions::default()).0;
+    assert!(!single.contains("Diagnosed rank"));
+}
+
 /// The card a run's recording gives, written to its file and read back, as a later
 /// comparison reads it.
 fn card_file(run: &str) -> BaselineCard {

@@ -499,3 +499,18 @@ static ZH: Text = Text {
     page: "第",
     generated_by: "由 GPU Checkup 生成",
 };
+
+/// The rank a diagnosis of several ranks follows, and how it was picked, with its host on a
+/// job of several: "Diagnosed rank: 3 on gpu-b (the slowest; the others wait for it)". None
+/// for a run of one rank.
+pub fn diagnosed_rank(d: &checkup_model::Diagnosis, l: Language) -> Option<String> {
+    let r = d.diagnosed_rank.filter(|_| d.ranks.len() > 1)?;
+    let rank = crate::rank_label(r, &d.facts, l);
+    let shifting = d.finding("communication/shifting_straggler").is_some();
+    Some(match (l, shifting) {
+        (Language::En, false) => format!("Diagnosed rank: {rank} (the slowest; the others wait for it)"),
+        (Language::En, true) => format!("Diagnosed rank: {rank} (the one that waited least over the profiled steps; the slowest changes from step to step)"),
+        (Language::Zh, false) => format!("诊断的 rank：{rank}——最慢的一个，其他 rank 在等它"),
+        (Language::Zh, true) => format!("诊断的 rank：{rank}——在分析的步骤中等待最少的一个；最慢的 rank 每一步都在变"),
+    })
+}
