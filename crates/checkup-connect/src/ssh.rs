@@ -313,31 +313,7 @@ impl SshHost {
         script: &str,
         out: &Path,
     ) -> Result<(std::process::ExitStatus, String)> {
-        let file = std::fs::File::create(out).map_err(|e| ConnectError::io(out, e))?;
-        let session = self.session();
-        let mut child = ssh()
-            .args(base_args(session.target, &session.control))
-            .args([
-                "-o",
-                "ControlMaster=no",
-                "--",
-                &self.target.destination,
-                script,
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(file))
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(ConnectError::NoSshClient)?;
-        let mut err = String::new();
-        if let Some(mut e) = child.stderr.take() {
-            let _ = e.read_to_string(&mut err).await;
-        }
-        let status = child.wait().await.map_err(ConnectError::NoSshClient)?;
-        if status.code() == Some(255) {
-            return Err(ssh_error(&self.target.to_string(), &err));
-        }
-        Ok((status, err))
+        self.session().exec_into(script, out).await
     }
 
     /// Closes the master connection.
@@ -439,7 +415,8 @@ struct Session<'a> {
 }
 
 impl Session<'_> {
-    async fn exec(&self, script: &str, stdin_file: Option<&Path>) -> Result<Output> {
+    /// `ssh` running `script` on the host over the master connection.
+    fn command(&self, script: &str) -> Command {
         let mut cmd = ssh();
         cmd.args(base_args(self.target, &self.control)).args([
             "-o",
@@ -448,23 +425,53 @@ impl Session<'_> {
             &self.target.destination,
             script,
         ]);
+        cmd
+    }
+
+    /// 255 is ssh's own failure (the connection); other codes are the script's.
+    fn check_connection(&self, status: std::process::ExitStatus, stderr: &str) -> Result<()> {
+        match status.code() {
+            Some(255) => Err(ssh_error(&self.target.to_string(), stderr)),
+            _ => Ok(()),
+        }
+    }
+
+    async fn exec(&self, script: &str, stdin_file: Option<&Path>) -> Result<Output> {
         let stdin = match stdin_file {
             Some(p) => Stdio::from(std::fs::File::open(p).map_err(|e| ConnectError::io(p, e))?),
             None => Stdio::null(),
         };
-        let out = cmd
+        let out = self
+            .command(script)
             .stdin(stdin)
             .output()
             .await
             .map_err(ConnectError::NoSshClient)?;
-        // 255: ssh itself failed (the connection); other codes are the script's.
-        if out.status.code() == Some(255) {
-            return Err(ssh_error(
-                &self.target.to_string(),
-                &String::from_utf8_lossy(&out.stderr),
-            ));
-        }
+        self.check_connection(out.status, &String::from_utf8_lossy(&out.stderr))?;
         Ok(out)
+    }
+
+    /// [`Session::exec`] with standard output written to the file `out` as it comes.
+    async fn exec_into(
+        &self,
+        script: &str,
+        out: &Path,
+    ) -> Result<(std::process::ExitStatus, String)> {
+        let file = std::fs::File::create(out).map_err(|e| ConnectError::io(out, e))?;
+        let mut child = self
+            .command(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(file))
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(ConnectError::NoSshClient)?;
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err).await;
+        }
+        let status = child.wait().await.map_err(ConnectError::NoSshClient)?;
+        self.check_connection(status, &err)?;
+        Ok((status, err))
     }
 
     fn dir(&self) -> &str {

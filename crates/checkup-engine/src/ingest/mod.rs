@@ -267,6 +267,21 @@ fn rank_dirs(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
     Ok(out)
 }
 
+/// A run folder's rank units: the folder itself (a run of one process), then each `rankN/`.
+fn rank_units(dir: &Path) -> Result<Vec<(Option<u32>, PathBuf)>> {
+    let mut units = vec![(None, dir.to_path_buf())];
+    units.extend(rank_dirs(dir)?.into_iter().map(|(r, p)| (Some(r), p)));
+    Ok(units)
+}
+
+/// A rank unit's traces: its `trace.json[.gz]`, else its `*.pt.trace.json[.gz]` files.
+fn traces_in_unit(unit: &Path) -> Result<Vec<PathBuf>> {
+    match first_existing(unit, &[layout::TRACE, "trace.json"]) {
+        Some(t) => Ok(vec![t]),
+        None => trace_files_in(unit),
+    }
+}
+
 fn load_run_folder(
     dir: &Path,
     rec: &mut Recording,
@@ -279,10 +294,7 @@ fn load_run_folder(
         meta::merge_into(&mut rec.facts, m.facts);
         rec.profile_steps = rec.profile_steps.or(m.profile_steps);
     }
-    let ranks = rank_dirs(dir)?;
-    let mut units: Vec<(Option<u32>, PathBuf)> = vec![(None, dir.to_path_buf())];
-    units.extend(ranks.iter().map(|(r, p)| (Some(*r), p.clone())));
-    for (rank, unit) in &units {
+    for (rank, unit) in &rank_units(dir)? {
         if let Some(steps) = first_existing(unit, &[layout::STEPS_CSV]) {
             rec.steps
                 .insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
@@ -299,18 +311,14 @@ fn load_run_folder(
         }
         // The trace is measured here when it was copied; its host's summary stands in for it
         // when it was left there.
-        if let Some(t) = first_existing(unit, &[layout::TRACE, "trace.json"]) {
-            traces.push(TraceInput::kineto(*rank, t));
-        } else {
-            let found = trace_files_in(unit)?;
-            match first_existing(unit, &[layout::TRACE_SUMMARY]) {
-                Some(summary) if found.is_empty() => traces.push(TraceInput {
-                    folder_rank: *rank,
-                    path: summary,
-                    form: TraceForm::Summary,
-                }),
-                _ => traces.extend(found.into_iter().map(|p| TraceInput::kineto(*rank, p))),
-            }
+        let found = traces_in_unit(unit)?;
+        match first_existing(unit, &[layout::TRACE_SUMMARY]) {
+            Some(summary) if found.is_empty() => traces.push(TraceInput {
+                folder_rank: *rank,
+                path: summary,
+                form: TraceForm::Summary,
+            }),
+            _ => traces.extend(found.into_iter().map(|p| TraceInput::kineto(*rank, p))),
         }
     }
     if let Some(p) = first_existing(dir, &[layout::NVML_CSV]) {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use checkup_model::{TraceSummaryFile, TRACE_SUMMARY_FORMAT};
 use checkup_recording::{layout, trace_summary};
 
-use super::{first_existing, in_parallel, kineto, measure, rank_dirs, trace_files_in};
+use super::{in_parallel, kineto, measure, rank_units, traces_in_unit};
 use crate::diagnosis::thresholds::Thresholds;
 use crate::error::{EngineError, Result};
 
@@ -33,14 +33,9 @@ pub struct Summarised {
 /// no trace is skipped (a run that was not profiled gives an empty list); one with several is
 /// refused (a summary stands for one trace).
 pub fn summarize_run(dir: &Path) -> Result<Vec<Summarised>> {
-    let mut units: Vec<(Option<u32>, PathBuf)> = vec![(None, dir.to_path_buf())];
-    units.extend(rank_dirs(dir)?.into_iter().map(|(r, p)| (Some(r), p)));
     let mut found: Vec<(Option<u32>, PathBuf)> = Vec::new();
-    for (rank, unit) in units {
-        let traces = match first_existing(&unit, &[layout::TRACE, "trace.json"]) {
-            Some(t) => vec![t],
-            None => trace_files_in(&unit)?,
-        };
+    for (rank, unit) in rank_units(dir)? {
+        let traces = traces_in_unit(&unit)?;
         match traces.as_slice() {
             [] => {}
             [one] => found.push((rank, one.clone())),
