@@ -127,6 +127,12 @@ impl RunFacts {
         (on_host as u32).max(1)
     }
 
+    /// A rank's GPU: [`RunFacts::gpu_of_rank`] when its node is known, else GPU `rank`
+    /// (one host, torchrun's local rank).
+    pub fn gpu_of_rank_or_own(&self, rank: u32) -> u32 {
+        self.gpu_of_rank(rank).unwrap_or(rank)
+    }
+
     /// A rank's GPU as the job numbers them, when its node is known: the node's k-th rank
     /// runs on its k-th GPU (torchrun's local rank), or on its only one.
     pub fn gpu_of_rank(&self, rank: u32) -> Option<u32> {

@@ -1325,7 +1325,7 @@ impl Diagnosis {
     pub fn diagnosed_samples(&self) -> Option<&SampleStats> {
         let gpu = self
             .diagnosed_rank
-            .map(|r| self.facts.gpu_of_rank(r).unwrap_or(r));
+            .map(|r| self.facts.gpu_of_rank_or_own(r));
         self.samples
             .iter()
             .find(|s| Some(s.gpu) == gpu)

@@ -293,7 +293,7 @@ pub fn diagnose(
         gpu: a
             .samples
             .iter()
-            .find(|s| Some(s.gpu) == diagnosed.map(|r| facts.gpu_of_rank(r).unwrap_or(r)))
+            .find(|s| Some(s.gpu) == diagnosed.map(|r| facts.gpu_of_rank_or_own(r)))
             .or(a.samples.first()),
         env: &environment,
         scaling: scaling.as_ref(),

@@ -333,7 +333,7 @@ fn slower_gpu(
     is_slow: impl Fn(u32) -> bool,
 ) -> Option<(checkup_model::Fix, Vec<Evidence>)> {
     let th = cx.th;
-    let gpu_of = |rank: u32| cx.facts.gpu_of_rank(rank).unwrap_or(rank);
+    let gpu_of = |rank: u32| cx.facts.gpu_of_rank_or_own(rank);
     if cx
         .a
         .ranks
