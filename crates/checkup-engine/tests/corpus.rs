@@ -322,7 +322,8 @@ fn workers_on_every_core_starve_the_training_loop_an_input_pipeline_not_tiny_ker
             Fix::LeaveCoresToLoop {
                 workers: 16,
                 cores: 16,
-                suggested: 14
+                suggested: 14,
+                ranks: 1,
             }
         ]
     );

@@ -199,3 +199,58 @@ fn a_capped_gpu_shared_with_a_fast_rank_leaves_the_work_to_even() {
         straggler.fixes
     );
 }
+
+/// Names the GPUs of a node's recorded static facts `model`, as a node of another GPU
+/// model records them.
+fn gpu_model_of(node: &Path, model: &str) {
+    let path = node.join("static/facts.json");
+    let mut facts: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    facts["gpu_name"] = model.into();
+    for g in facts["gpus"].as_array_mut().unwrap() {
+        g["name"] = model.into();
+    }
+    std::fs::write(&path, serde_json::to_vec_pretty(&facts).unwrap()).unwrap();
+}
+
+#[test]
+fn a_slow_host_of_another_gpu_model_is_told_to_match_the_models_not_even_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    copy_dir(&corpus("two_node_slow_node"), &job);
+    // Ranks 2 and 3 are both slow on node 1's GPU, here another model than node 0's.
+    gpu_model_of(&job.join("node1"), "NVIDIA A100-SXM4-80GB");
+    let d = analyze_paths(std::slice::from_ref(&job), &Options::default()).unwrap();
+    let straggler = d.finding("communication/straggler").unwrap();
+    assert_eq!(
+        straggler.fixes,
+        [Fix::OtherGpuModel {
+            slow_rank: 2,
+            gpu: 1,
+            host: Some("vm#1".into()),
+            model: "NVIDIA A100-SXM4-80GB".into(),
+            others_model: "NVIDIA H200".into(),
+        }]
+    );
+    assert!(straggler.is_explained_straggler());
+}
+
+#[test]
+fn a_slow_rank_beside_a_fast_one_on_the_other_model_is_not_blamed_on_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job");
+    copy_dir(&corpus("two_node_slow_rank"), &job);
+    // Rank 2 computes on node 1's GPU as fast as ranks 0 and 1: the model is not why rank 3
+    // is slow.
+    gpu_model_of(&job.join("node1"), "NVIDIA A100-SXM4-80GB");
+    let d = analyze_paths(std::slice::from_ref(&job), &Options::default()).unwrap();
+    let straggler = d.finding("communication/straggler").unwrap();
+    assert!(
+        matches!(
+            straggler.fixes.as_slice(),
+            [Fix::EvenRankWork { slow_rank: 3, .. }]
+        ),
+        "{:?}",
+        straggler.fixes
+    );
+}

@@ -535,10 +535,12 @@ impl Finding {
     pub fn is_explained_straggler(&self) -> bool {
         match self.cause {
             Cause::CommunicationShiftingStraggler { .. } => true,
-            Cause::CommunicationStraggler { .. } => self
-                .fixes
-                .iter()
-                .any(|f| matches!(f, Fix::EvenRankWork { .. } | Fix::SlowerGpu { .. })),
+            Cause::CommunicationStraggler { .. } => self.fixes.iter().any(|f| {
+                matches!(
+                    f,
+                    Fix::EvenRankWork { .. } | Fix::SlowerGpu { .. } | Fix::OtherGpuModel { .. }
+                )
+            }),
             _ => false,
         }
     }
@@ -990,12 +992,15 @@ pub enum Fix {
     },
     /// Workers on every core: leave two to the training loop.
     LeaveCoresToLoop {
-        /// The loader's workers.
+        /// The loader's workers (each training process's).
         workers: u32,
         /// The host's cores.
         cores: u32,
-        /// Workers to use instead.
+        /// Workers to use instead, per training process.
         suggested: u32,
+        /// Training processes (ranks) on the host, each with its workers.
+        #[serde(default = "one")]
+        ranks: u32,
     },
     /// Give the DataLoader more worker processes.
     MoreWorkers {
@@ -1096,6 +1101,20 @@ pub enum Fix {
         power_limit_w: Option<f64>,
         /// The others' power limit, W, when its own is lower.
         typical_power_limit_w: Option<f64>,
+    },
+    /// The slow rank's GPU is another model than every other rank's: the same work takes
+    /// another time there, and in synchronous training the slower GPU sets every step.
+    OtherGpuModel {
+        /// The rank on it.
+        slow_rank: u32,
+        /// The GPU, by its number in the job.
+        gpu: u32,
+        /// Its host, as the views name it, when the job ran on several.
+        host: Option<String>,
+        /// Its model.
+        model: String,
+        /// The other ranks' GPUs' model.
+        others_model: String,
     },
     /// Write checkpoints asynchronously.
     AsyncCheckpoint {
@@ -1557,6 +1576,7 @@ impl Fix {
             // as the others', removes it.
             | Fix::EvenRankWork { .. }
             | Fix::SlowerGpu { .. }
+            | Fix::OtherGpuModel { .. }
             | Fix::EvenStepWork => Whole,
             Fix::PersistentWorkers if at_epoch_starts => Whole,
             Fix::AsyncCheckpoint {
@@ -1663,6 +1683,11 @@ pub fn format_number(v: f64) -> String {
         Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
         _ => s,
     }
+}
+
+/// A count that was one before it was recorded (fixes stored before the field existed).
+fn one() -> u32 {
+    1
 }
 
 #[cfg(test)]

@@ -62,7 +62,15 @@ pub fn text(f: &Fix, l: Language) -> FixText {
             )),
             pick(l, "Step time falls toward the GPU's compute time once a batch costs less CPU than a step.", "当一个批次的 CPU 成本低于一步的时间，步骤时间会降到 GPU 的计算时间。"),
         ),
-        (Fix::LeaveCoresToLoop { workers, cores, suggested }, _) => t(
+        (
+            Fix::LeaveCoresToLoop {
+                workers,
+                cores,
+                suggested,
+                ranks: 1,
+            },
+            _,
+        ) => t(
             pick(l, "Leave two cores to the training loop", "给训练循环留出两个核心"),
             &match l {
                 En => format!("{workers} workers on {cores} cores compete with the process that runs the training loop: it launches kernels and collates batches late. Two workers fewer give it a core of its own."),
@@ -77,6 +85,32 @@ pub fn text(f: &Fix, l: Language) -> FixText {
             )),
             pick(l, "Kernel launches return to their unloaded speed; batches come at most two workers' share slower until each batch costs less CPU.", "内核发射恢复到无负载时的速度；在每个批次的 CPU 成本降下来之前，批次最多慢两个 worker 的份额。"),
         ),
+        (
+            Fix::LeaveCoresToLoop {
+                workers,
+                cores,
+                suggested,
+                ranks,
+            },
+            _,
+        ) => {
+            let processes = ranks * (workers + 1);
+            t(
+                pick(l, "Leave a core to each training loop", "给每个训练循环留出一个核心"),
+                &match l {
+                    En => format!("{ranks} training processes share this host's {cores} cores, each with {workers} workers: {processes} processes, so the ones that run the training loops launch kernels and collate batches late. {suggested} workers each leave every training process a core of its own and one core for the system."),
+                    Zh => format!("{ranks} 个训练进程共用本机的 {cores} 个核心，每个进程有 {workers} 个 worker：共 {processes} 个进程，运行训练循环的进程发射内核、整理批次都会变慢。每个进程用 {suggested} 个 worker，就能让每个训练进程独占一个核心，并给系统留一个。"),
+                },
+                Some(&format!(
+                    "loader = torch.utils.data.DataLoader(\n    dataset, batch_size=batch_size,\n    num_workers={suggested},          # {}\n    pin_memory=True, persistent_workers=True,\n)",
+                    match l {
+                        En => format!("was {workers}: {ranks} ranks share {cores} cores"),
+                        Zh => format!("原为 {workers}：{ranks} 个 rank 共用 {cores} 个核心"),
+                    }
+                )),
+                pick(l, "Kernel launches return to their unloaded speed on every rank; batches come slower by the workers taken away until each batch costs less CPU.", "每个 rank 的内核发射恢复到无负载时的速度；在每个批次的 CPU 成本降下来之前，批次会因减少的 worker 而变慢。"),
+            )
+        }
         (Fix::MoreWorkers { suggested, current }, _) => t(
             pick(l, "Give the DataLoader more worker processes", "给 DataLoader 更多 worker 进程"),
             &match (l, current) {
@@ -355,6 +389,28 @@ gc.set_threshold(50_000, 50, 1000)",
                     "# {}
 nvidia-smi -q -d PERFORMANCE,POWER,TEMPERATURE",
                     pick(l, "on its host: every GPU's clock-event reasons, power limit and temperature, side by side", "在它的主机上运行：并排查看每块 GPU 的降频原因、功耗上限和温度")
+                )),
+                pick(l, "Its steps take as long as the others'; the other ranks stop waiting in the all-reduce.", "它的每一步和其他 rank 一样快，其他 rank 不再在 all-reduce 中等待。"),
+            )
+        }
+        (Fix::OtherGpuModel { slow_rank, gpu, host, model, others_model }, _) => {
+            let (on_host_en, on_host_zh) = match host {
+                Some(h) => (format!(" on {h}"), format!("（{h}）")),
+                None => (String::new(), String::new()),
+            };
+            t(
+                &match l {
+                    En => format!("Run rank {slow_rank} on a GPU of the others' model, or give it less work"),
+                    Zh => format!("让 rank {slow_rank} 使用与其他 rank 相同型号的 GPU，或给它更少的工作"),
+                },
+                &match l {
+                    En => format!("Rank {slow_rank} runs on GPU {gpu}{on_host_en} ({model}), where every other rank has {others_model}. The same work takes longer there, and in synchronous training every other rank waits for it at each all-reduce: evening out the data would not help, the ranks already get the same. Ask for nodes of one GPU model (a Slurm constraint or GPU type, e.g. --gres=gpu:h200:8), or leave this GPU out; a job that must mix models gives the slower GPUs smaller batches."),
+                    Zh => format!("rank {slow_rank} 运行在 GPU {gpu}{on_host_zh}上，型号为 {model}，而其他 rank 都是 {others_model}。同样的工作在这里更慢，同步训练中其他每个 rank 在每次 all-reduce 时都要等它：平均分配数据没有用，各 rank 拿到的已经一样多。申请同一型号 GPU 的节点（Slurm 的 constraint 或 GPU 类型，如 --gres=gpu:h200:8），或不用这块 GPU；必须混用型号时，给较慢的 GPU 更小的批次。"),
+                },
+                Some(&format!(
+                    "# {}
+nvidia-smi --query-gpu=index,name,clocks.max.sm --format=csv",
+                    pick(l, "on each host: which GPU model every index is", "在每台主机上运行：查看每个编号的 GPU 型号")
                 )),
                 pick(l, "Its steps take as long as the others'; the other ranks stop waiting in the all-reduce.", "它的每一步和其他 rank 一样快，其他 rank 不再在 all-reduce 中等待。"),
             )

@@ -86,14 +86,24 @@ pub fn data_loading(
     let mut out = Vec::new();
     if host_saturated {
         out.push(Fix::CheaperSamples);
-        // Workers on every core leave none for the process that launches the kernels.
+        // Workers on every core leave none for the processes that launch the kernels: each
+        // rank on the host is one, with its own workers.
         if let (Some(w), Some(c)) = (workers_now, cores.filter(|c| *c > 2)) {
-            if w + 1 >= c {
-                out.push(Fix::LeaveCoresToLoop {
-                    workers: w,
-                    cores: c,
-                    suggested: c - 2,
-                });
+            let ranks = ranks_on_host.max(1);
+            if ranks * (w + 1) >= c {
+                // A core for each training process and one for the system, the rest shared.
+                let suggested = match ranks {
+                    1 => c - 2,
+                    r => (c.saturating_sub(r + 1) / r).max(1),
+                };
+                if suggested < w {
+                    out.push(Fix::LeaveCoresToLoop {
+                        workers: w,
+                        cores: c,
+                        suggested,
+                        ranks,
+                    });
+                }
             }
         }
     } else {
@@ -442,11 +452,36 @@ mod tests {
         assert!(f.contains(&Fix::LeaveCoresToLoop {
             workers: 15,
             cores: 16,
-            suggested: 14
+            suggested: 14,
+            ranks: 1
         }));
         assert!(!data_loading(&loader(14, false, false), true, Some(16), 1)
             .iter()
             .any(|f| matches!(f, Fix::LeaveCoresToLoop { .. })));
+    }
+
+    #[test]
+    fn ranks_sharing_a_saturated_host_count_every_rank_s_workers() {
+        let leave = |workers, ranks| {
+            data_loading(&loader(workers, false, false), true, Some(16), ranks)
+                .into_iter()
+                .find(|f| matches!(f, Fix::LeaveCoresToLoop { .. }))
+        };
+        // Four ranks × (3 workers + itself) fill the 16 cores: a core each for the four
+        // training processes and one for the system leave 11, two workers each.
+        assert_eq!(
+            leave(3, 4),
+            Some(Fix::LeaveCoresToLoop {
+                workers: 3,
+                cores: 16,
+                suggested: 2,
+                ranks: 4
+            })
+        );
+        // Alone on the host, three workers leave cores to spare.
+        assert_eq!(leave(3, 1), None);
+        // Already at their share: nothing to take away.
+        assert_eq!(leave(2, 4), None);
     }
 
     #[test]

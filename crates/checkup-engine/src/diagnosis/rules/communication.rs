@@ -308,18 +308,72 @@ fn straggler_work(
             .find(|r| r.rank == rank)
             .is_some_and(|r| per_step(r) >= slow_from)
     };
-    let fixes = match (explains_wait, slower_gpu(cx, slow, is_slow)) {
-        (false, _) => Vec::new(),
-        (true, Some((fix, mut clocks))) => {
-            evidence.append(&mut clocks);
-            vec![fix]
-        }
-        (true, None) => vec![checkup_model::Fix::EvenRankWork {
+    // Another GPU model is the surer reason than throttling, and both than uneven work.
+    let fixes = if !explains_wait {
+        Vec::new()
+    } else if let Some(fix) = other_gpu_model(cx, slow, &is_slow) {
+        vec![fix]
+    } else if let Some((fix, mut clocks)) = slower_gpu(cx, slow, &is_slow) {
+        evidence.append(&mut clocks);
+        vec![fix]
+    } else {
+        vec![checkup_model::Fix::EvenRankWork {
             slow_rank: slow,
             ratio,
-        }],
+        }]
     };
     (evidence, fixes)
+}
+
+/// Whether the slow rank's GPU is another model than the other ranks' GPUs, which are all of
+/// one model, with every rank on it slow: the same work takes it another time. None when a
+/// GPU's model is unknown, the others are of several models, or a rank that is not slow
+/// shares the GPU.
+fn other_gpu_model(
+    cx: &Ctx,
+    slow: u32,
+    is_slow: &impl Fn(u32) -> bool,
+) -> Option<checkup_model::Fix> {
+    let gpu_of = |rank: u32| cx.facts.gpu_of_rank_or_own(rank);
+    let gpu = gpu_of(slow);
+    let model = |g: u32| {
+        cx.facts
+            .gpus
+            .iter()
+            .find(|x| x.index == g)
+            .and_then(|x| x.name.clone())
+    };
+    if cx
+        .a
+        .ranks
+        .iter()
+        .any(|r| gpu_of(r.rank) == gpu && !is_slow(r.rank))
+    {
+        return None;
+    }
+    let mine = model(gpu)?;
+    let others =
+        cx.a.ranks
+            .iter()
+            .map(|r| gpu_of(r.rank))
+            .filter(|g| *g != gpu)
+            .map(model)
+            .collect::<Option<std::collections::BTreeSet<String>>>()?;
+    let others_model = match others.into_iter().collect::<Vec<_>>().as_slice() {
+        [one] if *one != mine => one.clone(),
+        _ => return None,
+    };
+    let host = (cx.facts.nodes.len() > 1)
+        .then(|| cx.facts.node_of_rank(slow))
+        .flatten()
+        .map(|n| n.label(&cx.facts.nodes));
+    Some(checkup_model::Fix::OtherGpuModel {
+        slow_rank: slow,
+        gpu,
+        host,
+        model: mine,
+        others_model,
+    })
 }
 
 /// Whether the slow rank's GPU is what computes longer: throttled (clock-event reasons in at
@@ -330,7 +384,7 @@ fn straggler_work(
 fn slower_gpu(
     cx: &Ctx,
     slow: u32,
-    is_slow: impl Fn(u32) -> bool,
+    is_slow: &impl Fn(u32) -> bool,
 ) -> Option<(checkup_model::Fix, Vec<Evidence>)> {
     let th = cx.th;
     let gpu_of = |rank: u32| cx.facts.gpu_of_rank_or_own(rank);
