@@ -118,14 +118,14 @@ struct ActiveRun {
 pub const MAX_STREAM_CLIENTS: usize = 16;
 
 impl AgentState {
-    /// The state of an agent that keeps its runs in `runs_dir` (and its stream's spill file there), replaying a recorded run instead of the GPUs when `replay` is set.
+    /// The state of an agent that keeps its runs in `runs_dir` (and its stream's spill file there), replaying a recorded run instead of the GPUs when `replay` is set; `(gpus, gpu_problem)` are the GPUs it reads, or why it reads none.
     pub fn new(
         token: String,
         runs_dir: PathBuf,
         replay: Option<PathBuf>,
+        (gpus, gpu_problem): (u32, Option<checkup_model::GpuProblem>),
     ) -> std::io::Result<Arc<Self>> {
         let stream = Arc::new(SampleStream::new(&runs_dir.join(".stream.jsonl"), 20_000)?);
-        let (gpus, gpu_problem) = gpu_presence();
         Ok(Arc::new(Self {
             token,
             gpus,
@@ -265,10 +265,14 @@ async fn health(State(s): State<Arc<AgentState>>) -> Json<AgentHealth> {
     })
 }
 
-async fn check(Query(q): Query<checkup_model::CheckQuery>) -> Response {
+async fn check(
+    State(s): State<Arc<AgentState>>,
+    Query(q): Query<checkup_model::CheckQuery>,
+) -> Response {
     let opts = crate::check::CheckOptions {
         python: q.python,
         cwd: q.cwd.map(std::path::PathBuf::from),
+        replay: s.replay.clone(),
         ..Default::default()
     };
     match tokio::task::spawn_blocking(move || crate::check::run_check(&opts)).await {
@@ -785,10 +789,13 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
     }
     let token = new_token().map_err(|e| crate::AgentError::io("/dev/urandom", e))?;
     write_token(&o.token_file, &token).map_err(|e| crate::AgentError::io(&o.token_file, e))?;
-    if let Some(r) = &o.replay {
-        // Refused at start, not at the first sampling request.
-        crate::collect::replay::Replay::open(r)?;
-    }
+    // A recording to replay is refused at start, not at the first sampling request. A
+    // replaying agent reads the recording's GPUs: its health counts those, with no problem of
+    // this host's (a driver it lacks) in their place.
+    let presence = match &o.replay {
+        Some(r) => (crate::collect::replay::Replay::open(r)?.gpus(), None),
+        None => gpu_presence(),
+    };
     if let Some(keep) = o.keep_runs {
         let pruned = crate::retention::prune(&o.runs_dir, keep, std::time::SystemTime::now());
         if !pruned.folders.is_empty() {
@@ -801,7 +808,7 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
             );
         }
     }
-    let state = AgentState::new(token, o.runs_dir.clone(), o.replay.clone())
+    let state = AgentState::new(token, o.runs_dir.clone(), o.replay.clone(), presence)
         .map_err(|e| crate::AgentError::io(&o.runs_dir, e))?;
     let listener = tokio::net::TcpListener::bind(o.addr)
         .await

@@ -23,6 +23,39 @@ pub struct CheckOptions {
     /// The folder the training runs in, where environments are looked for; None: the
     /// agent's own.
     pub cwd: Option<PathBuf>,
+    /// The recorded run whose samples this agent plays back: its GPUs and driver (its
+    /// `static/facts.json`) stand in for this host's, as its samples do.
+    pub replay: Option<PathBuf>,
+}
+
+/// The GPU and driver facts a recorded run holds (`static/facts.json`), if it holds them.
+fn recorded_gpu_facts(run: &Path) -> Option<RunFacts> {
+    let path = run
+        .join(checkup_recording::layout::STATIC_DIR)
+        .join(checkup_recording::layout::FACTS_JSON);
+    let recorded: RunFacts = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    Some(RunFacts {
+        driver_version: recorded.driver_version,
+        cuda_driver_version: recorded.cuda_driver_version,
+        gpu_count: recorded.gpu_count,
+        gpu_name: recorded.gpu_name,
+        gpus: recorded.gpus,
+        ..RunFacts::default()
+    })
+}
+
+/// The driver answered: its version, the CUDA version it supports and its GPUs, from the
+/// facts NVML (or a replayed recording) gave.
+fn driver_answers(facts: &RunFacts) -> EnvCheck {
+    EnvCheck::new(
+        CheckId::NvidiaDriver,
+        CheckStatus::Pass,
+        CheckValue::Driver {
+            gpus: facts.gpu_count.unwrap_or(facts.gpus.len() as u32),
+            driver: facts.driver_version.clone().unwrap_or_default(),
+            cuda: facts.cuda_driver_version.clone().unwrap_or_default(),
+        },
+    )
 }
 
 pub use checkup_model::CheckReport;
@@ -54,19 +87,20 @@ pub fn gpu_facts() -> RunFacts {
 pub fn run_check(opts: &CheckOptions) -> CheckReport {
     let mut facts = RunFacts::default();
     let mut checks = Vec::new();
+    let recorded = opts.replay.as_deref().and_then(recorded_gpu_facts);
+    if let Some(r) = &recorded {
+        facts = r.clone();
+        checks.push(driver_answers(&facts));
+    }
     #[cfg(feature = "nvml")]
-    match crate::collect::nvml::NvmlCollector::new() {
-        Ok(nv) => {
+    match recorded
+        .is_none()
+        .then(crate::collect::nvml::NvmlCollector::new)
+    {
+        None => {}
+        Some(Ok(nv)) => {
             nvml_facts(&nv, &mut facts);
-            checks.push(EnvCheck::new(
-                CheckId::NvidiaDriver,
-                CheckStatus::Pass,
-                CheckValue::Driver {
-                    gpus: nv.gpu_count(),
-                    driver: facts.driver_version.clone().unwrap_or_default(),
-                    cuda: facts.cuda_driver_version.clone().unwrap_or_default(),
-                },
-            ));
+            checks.push(driver_answers(&facts));
             let me = std::process::id();
             let others: Vec<GpuProcess> = nv
                 .gpu_processes()
@@ -96,7 +130,7 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
                 ));
             }
         }
-        Err(e) => checks.push(EnvCheck::new(
+        Some(Err(e)) => checks.push(EnvCheck::new(
             CheckId::NvidiaDriver,
             CheckStatus::Fail,
             CheckValue::System {
@@ -105,11 +139,13 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         )),
     }
     #[cfg(not(feature = "nvml"))]
-    checks.push(EnvCheck::new(
-        CheckId::NvidiaDriver,
-        CheckStatus::Unknown,
-        CheckValue::NoNvml,
-    ));
+    if recorded.is_none() {
+        checks.push(EnvCheck::new(
+            CheckId::NvidiaDriver,
+            CheckStatus::Unknown,
+            CheckValue::NoNvml,
+        ));
+    }
 
     facts.host_cpus = std::thread::available_parallelism()
         .ok()
@@ -194,6 +230,9 @@ pub fn run_check(opts: &CheckOptions) -> CheckReport {
         collect_env,
         python: Some(python),
         interpreters,
+        gpus_recorded_in: recorded
+            .and(opts.replay.as_ref())
+            .map(|r| r.display().to_string()),
     }
 }
 

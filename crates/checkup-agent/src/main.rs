@@ -156,6 +156,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 workers,
                 collect_env,
                 cwd: None,
+                replay: None,
             });
             let mut out = std::io::stdout().lock();
             if json {

@@ -763,3 +763,52 @@ fn a_hung_run_is_cancelled_with_its_whole_process_tree_and_frees_the_run_slot() 
     );
     assert_eq!(status, 202, "{answer}");
 }
+
+#[test]
+fn a_replaying_agent_checks_the_recorded_gpus_and_driver_in_place_of_this_host_s() {
+    let run = corpus_run("agent_ddp");
+    let a = start_with(&["--replay", &run]);
+    let (status, body) = http(&a, "GET", "/v1/check", Some(&a.token.clone()), None);
+    assert_eq!(status, 200, "{body}");
+    let report: checkup_model::CheckReport = serde_json::from_str(&body).unwrap();
+    // The two H200s of the recording, with its driver, not this machine's (none on CI).
+    assert_eq!(report.facts.driver_version.as_deref(), Some("580.159.04"));
+    assert_eq!(report.facts.gpus.len(), 2);
+    assert_eq!(report.gpus_recorded_in.as_deref(), Some(run.as_str()));
+    let driver = report
+        .checks
+        .iter()
+        .find(|c| c.id == checkup_model::CheckId::NvidiaDriver)
+        .unwrap();
+    assert_eq!(driver.status, checkup_model::CheckStatus::Pass);
+    // The recorded GPUs are judged by the same rules: persistence on both, full PCIe links.
+    let persistence: Vec<_> = report
+        .checks
+        .iter()
+        .filter(|c| c.id == checkup_model::CheckId::PersistenceMode)
+        .map(|c| (c.gpu, c.status))
+        .collect();
+    assert_eq!(
+        persistence,
+        [
+            (Some(0), checkup_model::CheckStatus::Pass),
+            (Some(1), checkup_model::CheckStatus::Pass)
+        ]
+    );
+    // A recording without static facts leaves the GPUs to this host.
+    let b = start_with(&["--replay", &corpus_run("memory_bound")]);
+    let (_, body) = http(&b, "GET", "/v1/check", Some(&b.token.clone()), None);
+    let report: checkup_model::CheckReport = serde_json::from_str(&body).unwrap();
+    assert_eq!(report.gpus_recorded_in, None);
+}
+
+#[test]
+fn a_replaying_agent_counts_the_recorded_gpus_in_its_health() {
+    let a = start_with(&["--replay", &corpus_run("agent_ddp")]);
+    let (status, body) = http(&a, "GET", "/v1/health", Some(&a.token.clone()), None);
+    assert_eq!(status, 200, "{body}");
+    let health: checkup_model::AgentHealth = serde_json::from_str(&body).unwrap();
+    // Two H200s recorded; this host's own driver (none on CI) is not what it reads.
+    assert_eq!((health.gpus, health.gpu_problem), (2, None));
+    assert!(health.replaying.is_some_and(|r| r.ends_with("agent_ddp")));
+}

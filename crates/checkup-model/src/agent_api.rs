@@ -77,6 +77,10 @@ pub struct CheckReport {
     /// working folder), to pick from.
     #[serde(default)]
     pub interpreters: Vec<String>,
+    /// The recording whose GPUs and driver these are, when the agent plays one back
+    /// (`serve --replay`): the rest is this host's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpus_recorded_in: Option<String>,
 }
 
 /// `GET /v1/check?python=…&cwd=…`: the interpreter to check, and the folder the training
