@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use checkup_model::{Diagnosis, Note};
-use checkup_prometheus::time::{parse_duration, parse_instant};
-use checkup_prometheus::{Client, PrometheusError, Selection};
+use checkup_model::Diagnosis;
+use checkup_prometheus::diagnose::TypedRange;
+use checkup_prometheus::{PrometheusError, Selection};
 
 /// The inputs of `analyze` and `report`.
 #[derive(clap::Args)]
@@ -63,49 +63,21 @@ impl Inputs {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
-        let bad = |what: &'static str| move |message| PrometheusError::BadTime { what, message };
-        let end = match &self.to {
-            Some(t) => parse_instant(t, now).map_err(bad("--to"))?,
-            None => now,
-        };
-        let start = match (&self.from, &self.last) {
-            (Some(f), _) => parse_instant(f, now).map_err(bad("--from"))?,
-            (None, Some(d)) => end - parse_duration(d).map_err(bad("--last"))?,
-            (None, None) => end - 30.0 * 60.0,
-        };
-        let client = Client::new(url)?;
-        let metrics = checkup_prometheus::read(
-            &client,
+        let (start, end) = TypedRange {
+            from: self.from.as_deref(),
+            to: self.to.as_deref(),
+            last: self.last.as_deref(),
+        }
+        .resolve(now, ["--from", "--to", "--last"])?;
+        checkup_prometheus::diagnose::diagnose(
+            url,
             &Selection {
                 host: self.host.clone(),
                 gpus: self.gpus.clone(),
                 start,
                 end,
             },
-        )?;
-        let gpus: Vec<String> = metrics.gpus.iter().map(u32::to_string).collect();
-        let rec = checkup_engine::ingest::Recording {
-            facts: metrics.facts,
-            samples: metrics.samples,
-            notes: vec![Note::SamplesFromPrometheus {
-                url: client.url().to_owned(),
-                host: metrics.host.clone(),
-                interval_s: metrics.interval_s,
-            }],
-            sources: vec![PathBuf::from(format!(
-                "{} host {} GPU {} from {} to {}",
-                client.url(),
-                metrics.host,
-                gpus.join(","),
-                checkup_prometheus::rfc3339(start),
-                checkup_prometheus::rfc3339(end)
-            ))],
-            ..Default::default()
-        };
-        Ok(checkup_engine::diagnose_recording(
-            rec,
-            None,
             &options.thresholds,
-        ))
+        )
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod dcgm;
+pub mod diagnose;
 pub mod error;
 pub mod openmetrics;
 pub mod time;
