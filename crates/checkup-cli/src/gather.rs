@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use checkup_connect::gather::{JobGather, JobSource, TraceChoice};
-use checkup_connect::{SshHost, SshTarget};
+use checkup_connect::SshTarget;
 use checkup_model::Language;
 
 use crate::{text, CliError};
@@ -53,19 +53,20 @@ pub fn gather(
             Where::Slurm { job, login, path } => {
                 let mut login: SshTarget = login.parse()?;
                 login.config_file.clone_from(&ssh_config);
-                let host = SshHost::connect(login.clone()).await?;
-                let found = checkup_connect::slurm::job_nodes(&host, &job).await;
-                host.close().await;
-                let found = found?;
+                let (found, targets) =
+                    checkup_connect::slurm::job_node_targets(&login, &job, |node| {
+                        let mut target: SshTarget = node.parse()?;
+                        target.config_file.clone_from(&ssh_config);
+                        Ok(target)
+                    })
+                    .await?;
                 said.push_str(&text::gather_slurm_job(&job, &found.state, &found.nodes, l));
                 found
                     .nodes
                     .iter()
+                    .zip(targets)
                     .enumerate()
-                    .map(|(i, node)| {
-                        let mut target: SshTarget = node.parse()?;
-                        target.config_file.clone_from(&ssh_config);
-                        target.jump = Some(login.to_string());
+                    .map(|(i, (node, target))| {
                         Ok(JobSource {
                             target,
                             path: path

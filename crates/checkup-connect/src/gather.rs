@@ -206,21 +206,9 @@ fn node_folders(sources: &[JobSource], dest: &Path) -> Vec<PathBuf> {
     sources
         .iter()
         .map(|s| {
-            let host: String = s
-                .target
-                .destination
-                .rsplit('@')
-                .next()
-                .unwrap_or_default()
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
+            let host = crate::ssh::folder_name(
+                s.target.destination.rsplit('@').next().unwrap_or_default(),
+            );
             let mut name = host.clone();
             let mut n = 1;
             while taken.contains(&name) {

@@ -22,4 +22,4 @@ pub mod ssh;
 pub use client::{AgentClient, SampleSubscription};
 pub use error::{ConnectError, Result};
 pub use local::{bundled_agent, LocalAgent};
-pub use ssh::{SshAgent, SshHost, SshTarget};
+pub use ssh::{folder_name, SshAgent, SshHost, SshTarget};

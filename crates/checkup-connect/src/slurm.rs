@@ -4,7 +4,7 @@
 //! hostnames`), which is the order of `SLURM_NODEID`.
 
 use crate::error::{ConnectError, Result};
-use crate::ssh::SshHost;
+use crate::ssh::{SshHost, SshTarget};
 
 /// A job's state and its nodes, `SLURM_NODEID` order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +13,30 @@ pub struct JobNodes {
     pub state: String,
     /// Host names, node 0 first.
     pub nodes: Vec<String>,
+}
+
+/// Job `job`'s nodes, asked of the login host, each as an SSH target reached through it
+/// (`ssh -J`), as users reach a cluster's nodes. `node_target` makes a node's target from its
+/// host name (the caller's SSH settings).
+pub async fn job_node_targets(
+    login: &SshTarget,
+    job: &str,
+    node_target: impl Fn(&str) -> Result<SshTarget>,
+) -> Result<(JobNodes, Vec<SshTarget>)> {
+    let host = SshHost::connect(login.clone()).await?;
+    let found = job_nodes(&host, job).await;
+    host.close().await;
+    let found = found?;
+    let targets = found
+        .nodes
+        .iter()
+        .map(|node| {
+            let mut target = node_target(node)?;
+            target.jump = Some(login.to_string());
+            Ok(target)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((found, targets))
 }
 
 /// Asks `login` where job `job` ran (or runs).

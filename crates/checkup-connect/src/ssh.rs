@@ -25,6 +25,11 @@ pub const DEFAULT_REMOTE_DIR: &str = "~/.cache/gpu-checkup";
 /// user; that one must neither be taken for the agent nor be killed as another build.
 const PID_IS_THIS_AGENT: &str = "[ -n \"$pid\" ] && [ \"$(tr '\\0' ' ' < /proc/\"$pid\"/cmdline 2>/dev/null | cut -d' ' -f1-2)\" = \"$d/checkup-agent serve\" ]";
 
+/// Shell assignment (after `d=`): `$h`, this host's own folder inside the agent's folder.
+/// The agent binary is shared; its state file, token, runs and log are the host's: a
+/// cluster's nodes often share one home over NFS, and each node runs an agent of its own.
+const HOST_STATE: &str = "h=\"$d/hosts/$(uname -n)\"";
+
 /// The remote agent exits after this long without a client, sampling or a run.
 const REMOTE_IDLE_EXIT_S: u64 = 1800;
 
@@ -107,6 +112,30 @@ impl FromStr for SshTarget {
             jump: None,
         })
     }
+}
+
+impl SshTarget {
+    /// Puts the agent in `template` on the host, `{host}` replaced by this host's name as
+    /// given (characters a folder name cannot hold as `_`): one folder per host where hosts
+    /// share a home and even a host name (containers, or one machine reached by several
+    /// aliases).
+    pub fn set_remote_dir(&mut self, template: &str) {
+        self.remote_dir = template.replace("{host}", &folder_name(&self.destination));
+    }
+}
+
+/// A host's name as a folder name: characters other than letters, digits and `._-` as `_`
+/// (`alice@10.0.0.7` → `alice_10.0.0.7`).
+pub fn folder_name(host: &str) -> String {
+    host.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 impl std::fmt::Display for SshTarget {
@@ -484,7 +513,7 @@ impl Session<'_> {
         // One round trip: the state file, then "alive" if its pid still runs.
         let d = self.dir();
         let script = format!(
-            "d={d}; f=\"$d/agent.json\"; cat \"$f\" 2>/dev/null || exit 0; echo; \
+            "d={d}; {HOST_STATE}; f=\"$h/agent.json\"; cat \"$f\" 2>/dev/null || exit 0; echo; \
              pid=$(sed -n 's/.*\"pid\":\\([0-9]*\\).*/\\1/p' \"$f\"); \
              {PID_IS_THIS_AGENT} && echo alive"
         );
@@ -532,7 +561,10 @@ impl Session<'_> {
             if let Some(old) = self.running_agent().await? {
                 let _ = self
                     .exec(
-                        &format!("kill {} 2>/dev/null; rm -f {d}/agent.json", old.pid),
+                        &format!(
+                            "d={d}; {HOST_STATE}; kill {} 2>/dev/null; rm -f \"$h/agent.json\"",
+                            old.pid
+                        ),
                         None,
                     )
                     .await;
@@ -562,7 +594,7 @@ impl Session<'_> {
         // Checked again right before it runs: the file is started only if it is still the
         // bundled build (nothing replaced it since the check above or the upload).
         let start = format!(
-            "d={d}; test \"$(sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64)\" = {local_sha} || exit {CHECKSUM_MISMATCH}; rm -f \"$d/agent.json\"; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$d/agent.json\" --token-file \"$d/token\" --runs \"$d/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$d/agent.log\" 2>&1 < /dev/null &"
+            "d={d}; test \"$(sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64)\" = {local_sha} || exit {CHECKSUM_MISMATCH}; {HOST_STATE}; mkdir -p \"$h\" && chmod 700 \"$h\" || exit 1; rm -f \"$h/agent.json\"; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$h/agent.json\" --token-file \"$h/token\" --runs \"$h/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$h/agent.log\" 2>&1 < /dev/null &"
         );
         let run = self.exec(&start, None).await?;
         if run.status.code() == Some(CHECKSUM_MISMATCH) {
@@ -582,7 +614,10 @@ impl Session<'_> {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         let tail = self
-            .exec(&format!("tail -n 20 {d}/agent.log 2>/dev/null"), None)
+            .exec(
+                &format!("d={d}; {HOST_STATE}; tail -n 20 \"$h/agent.log\" 2>/dev/null"),
+                None,
+            )
             .await?;
         let why = String::from_utf8_lossy(&tail.stdout).trim().to_owned();
         Err(ConnectError::AgentDidNotStart(if why.is_empty() {
@@ -647,6 +682,16 @@ mod tests {
 
     fn parse(s: &str) -> SshTarget {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn a_remote_folder_template_gets_each_host_s_name() {
+        let mut t = parse("alice@10.0.0.7:2222");
+        t.set_remote_dir("/scratch/checkup/{host}");
+        assert_eq!(t.remote_dir, "/scratch/checkup/alice_10.0.0.7");
+        let mut t = parse("node-3");
+        t.set_remote_dir("~/.cache/gpu-checkup");
+        assert_eq!(t.remote_dir, "~/.cache/gpu-checkup");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use checkup_connect::{ConnectError, SshAgent, SshTarget};
-use checkup_testkit::{wait_until_gone, TestSshd};
+use checkup_testkit::{host_state_dir, wait_until_gone, TestSshd};
 use common::{agent_binary, host_at_10_hz, take};
 
 /// The test host's alias as the app would be given it, with the test's ssh_config and the
@@ -56,7 +56,7 @@ async fn an_ssh_host_gets_the_agent_uploaded_forwarded_and_streams_through_a_dro
         "the uploaded agent is the bundled one"
     );
     let token_mode = std::os::unix::fs::PermissionsExt::mode(
-        &std::fs::metadata(sshd.remote_dir().join("token"))
+        &std::fs::metadata(host_state_dir(&sshd.remote_dir()).join("token"))
             .unwrap()
             .permissions(),
     );
@@ -184,8 +184,9 @@ async fn a_state_file_left_by_a_dead_agent_names_a_process_that_is_neither_trust
     std::fs::write(dir.join("checkup-agent"), b"an older build").unwrap();
     let mut bystander = Bystander(Command::new("sleep").arg("120").spawn().unwrap());
     let pid = bystander.0.id();
+    std::fs::create_dir_all(host_state_dir(&dir)).unwrap();
     std::fs::write(
-        dir.join("agent.json"),
+        host_state_dir(&dir).join("agent.json"),
         format!(
             r#"{{"listening":"127.0.0.1:9","token_file":"/nonexistent/token","runs":"/nonexistent","pid":{pid},"agent":"0.0.1"}}"#
         ),

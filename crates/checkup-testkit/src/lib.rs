@@ -18,7 +18,7 @@ pub use files::{copy_dir, corpus};
 pub use processes::{descendants, memory_of, Memory};
 pub use prometheus::TestPrometheus;
 pub use slurm::TestSlurm;
-pub use sshd::TestSshd;
+pub use sshd::{host_state_dir, TestSshd};
 pub use xvfb::Xvfb;
 
 /// A TCP port free on 127.0.0.1 right now.

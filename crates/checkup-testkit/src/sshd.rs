@@ -1,7 +1,8 @@
 //! A throwaway `sshd` on a loopback port with its own host key, and an ssh_config whose
-//! aliases reach it: `gpu-host` (a key it accepts), `wrong-key` (a key it refuses) and
-//! `unknown-host` (no known_hosts entry). The "remote" home is this machine's, so callers
-//! keep the agent in [`TestSshd::remote_dir`].
+//! aliases reach it: `gpu-host` (a key it accepts), `node-1` to `node-3` (the same, as a
+//! fleet's hosts), `wrong-key` (a key it refuses) and `unknown-host` (no known_hosts
+//! entry). The "remote" home is this machine's, so callers keep the agent in
+//! [`TestSshd::remote_dir`].
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -75,6 +76,10 @@ impl TestSshd {
         let mut config = String::new();
         for (alias, key, known) in [
             ("gpu-host", "client_key", "known_hosts"),
+            // The nodes of a fleet: the same machine under three names.
+            ("node-1", "client_key", "known_hosts"),
+            ("node-2", "client_key", "known_hosts"),
+            ("node-3", "client_key", "known_hosts"),
             ("wrong-key", "stranger_key", "known_hosts"),
             ("unknown-host", "client_key", "no_known_hosts"),
         ] {
@@ -103,11 +108,24 @@ impl TestSshd {
     }
 }
 
+/// The folder of this host's agent state (state file, token, runs, log) inside an agent
+/// folder `dir`: `hosts/<host name>`, as the app keeps it.
+pub fn host_state_dir(dir: &Path) -> PathBuf {
+    let name = Command::new("uname")
+        .arg("-n")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    dir.join("hosts").join(name)
+}
+
 impl Drop for TestSshd {
     fn drop(&mut self) {
         let _ = self.child.kill();
         // The agent the test started on the "remote" host writes its pid into agent.json.
-        if let Ok(text) = std::fs::read_to_string(self.remote_dir().join("agent.json")) {
+        if let Ok(text) =
+            std::fs::read_to_string(host_state_dir(&self.remote_dir()).join("agent.json"))
+        {
             if let Some(pid) = json_pid(&text) {
                 let _ = Command::new("kill").arg(pid.to_string()).status();
             }
