@@ -4,6 +4,10 @@
 //! versions, NCCL settings).
 #![warn(missing_docs)]
 
+mod across_hosts;
+
+pub use across_hosts::across_hosts;
+
 use checkup_model::{CheckId, CheckStatus, CheckValue, EnvCheck, RunFacts};
 
 /// Pass when `ok`, else `otherwise`.

@@ -7,7 +7,10 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::{CheckupSummary, CheckupView, CompareView, HostInfo, Language, StoreNotice};
+use crate::{
+    CheckupSummary, CheckupView, CompareView, FleetEnvironment, FleetSource, FleetView, HostInfo,
+    Language, StoreNotice,
+};
 
 /// A command of the shell: `Self` is its arguments.
 pub trait Command: Serialize + DeserializeOwned {
@@ -248,6 +251,21 @@ command!(
     OpenRecording = "open_recording" -> i64 { path: String }
 );
 command!(
+    /// Diagnoses a host's GPU metrics from a Prometheus server (DCGM-exporter's) over a
+    /// range as typed (`from`, else the `last` duration before `to`, else the last 30
+    /// minutes; `to` defaults to now); answers the new checkup's id.
+    OpenPrometheus = "open_prometheus" -> i64 {
+        url: String,
+        /// The host by its `Hostname` or `instance` label; empty when the range holds one.
+        host: String,
+        /// GPU indices on it; empty for all.
+        gpus: Vec<u32>,
+        from: String,
+        to: String,
+        last: String,
+    }
+);
+command!(
     /// Adds a note to a finding of a checkup; answers the note's id.
     AddNote = "add_note" -> i64 { id: i64, finding_id: String, author: String, body: String }
 );
@@ -260,8 +278,38 @@ command!(
     CompareCheckups = "compare_checkups" -> CompareView { before: i64, after: i64 }
 );
 
+command!(
+    /// Connects to several hosts at once (a list of SSH hosts or a Slurm job's nodes),
+    /// replacing the fleet connected before; a host that cannot be reached is listed with why.
+    ConnectFleet = "connect_fleet" -> FleetView { source: FleetSource }
+);
+command!(
+    /// Runs the environment check on every host of the fleet and compares them.
+    CheckFleet = "check_fleet" -> FleetEnvironment {}
+);
+command!(
+    /// Watches every host's GPUs for `seconds`; progress comes as `fleet-progress` events,
+    /// and each host's samples are stored as a checkup of it at the end.
+    WatchFleet = "watch_fleet" -> () { seconds: f64 }
+);
+command!(
+    /// Copies a job's run folder from every host of the fleet (`path` with `{node}`, the
+    /// host's place in the fleet from 0, and `{host}`, its name as given), each rank's
+    /// summary in place of its trace, diagnoses the job, copies the trace of the rank the
+    /// diagnosis follows, and answers the new checkup's id.
+    GatherFleetJob = "gather_fleet_job" -> i64 { path: String }
+);
+command!(
+    /// Ends the fleet watch early; what was sampled is kept.
+    StopFleet = "stop_fleet" -> () {}
+);
+command!(
+    /// Leaves every host of the fleet (their agents stop).
+    DisconnectFleet = "disconnect_fleet" -> () {}
+);
+
 /// Every command's name: the shell registers each (its test checks).
-pub const COMMAND_NAMES: [&str; 21] = [
+pub const COMMAND_NAMES: [&str; 28] = [
     UiPainted::NAME,
     PickRecording::NAME,
     ListCheckups::NAME,
@@ -280,9 +328,16 @@ pub const COMMAND_NAMES: [&str; 21] = [
     ListGpuProcesses::NAME,
     StopLive::NAME,
     OpenRecording::NAME,
+    OpenPrometheus::NAME,
     AddNote::NAME,
     SetBaseline::NAME,
     CompareCheckups::NAME,
+    ConnectFleet::NAME,
+    CheckFleet::NAME,
+    WatchFleet::NAME,
+    GatherFleetJob::NAME,
+    StopFleet::NAME,
+    DisconnectFleet::NAME,
 ];
 
 #[cfg(test)]

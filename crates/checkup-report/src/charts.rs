@@ -21,7 +21,7 @@ const FONT: &str = "sans-serif";
 /// measure and render with one face.
 pub(crate) static FONT_BYTES: &[u8] = include_bytes!("../fonts/wqy-microhei.ttc");
 
-fn register_font() {
+pub(crate) fn register_font() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // The font is compiled in; failing to parse it would be a build defect caught by tests.
@@ -29,8 +29,8 @@ fn register_font() {
     });
 }
 
-const INK: RGBColor = RGBColor(20, 20, 20);
-const BLUE: RGBColor = RGBColor(31, 94, 160);
+pub(crate) const INK: RGBColor = RGBColor(20, 20, 20);
+pub(crate) const BLUE: RGBColor = RGBColor(31, 94, 160);
 const ORANGE: RGBColor = RGBColor(204, 102, 0);
 const GREEN: RGBColor = RGBColor(46, 125, 50);
 const GREY: RGBColor = RGBColor(120, 120, 120);
@@ -256,7 +256,7 @@ const DASH_TAG_ALPHA: f64 = 0.996;
 const DASH_TAG_ATTR: &str = "opacity=\"0.996\"";
 const DASH_ATTRS: &str = "opacity=\"1\" stroke-dasharray=\"6 4\"";
 
-fn dashed_style(color: RGBColor) -> ShapeStyle {
+pub(crate) fn dashed_style(color: RGBColor) -> ShapeStyle {
     ShapeStyle::from(&color.mix(DASH_TAG_ALPHA)).stroke_width(2)
 }
 
@@ -278,7 +278,7 @@ fn tick(v: &f64) -> String {
     }
 }
 
-fn style(size: u32) -> TextStyle<'static> {
+pub(crate) fn style(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().color(&INK)
 }
 

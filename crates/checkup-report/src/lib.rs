@@ -6,6 +6,7 @@
 
 pub mod baseline;
 pub mod charts;
+mod glance;
 mod markdown;
 mod pdf;
 
@@ -15,6 +16,7 @@ use checkup_text::report::text;
 pub use baseline::{compare, BaselineCard};
 pub use charts::{charts, live_charts, time_chart_window, Chart};
 pub use checkup_model::Language;
+pub use glance::gpu_glance;
 pub use markdown::{escape, format_number, short_kernel_name};
 
 /// Why a report or a baseline card could not be made or read.

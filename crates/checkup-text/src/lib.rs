@@ -14,6 +14,7 @@ pub mod comparison;
 pub mod evidence;
 pub mod findings;
 pub mod fixes;
+pub mod fleet;
 pub mod headline;
 pub mod notes;
 pub mod readback;

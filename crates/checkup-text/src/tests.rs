@@ -3,7 +3,7 @@
 
 use checkup_model::*;
 
-use crate::{checks, comparison, evidence, findings, fixes, notes, Language::*};
+use crate::{checks, comparison, evidence, findings, fixes, fleet, notes, Language::*};
 
 fn all_causes() -> Vec<Cause> {
     let check = EnvCheck::new(
@@ -310,6 +310,13 @@ fn all_fixes() -> Vec<Fix> {
             workers: 16,
             cores: 16,
             suggested: 14,
+            ranks: 1,
+        },
+        Fix::LeaveCoresToLoop {
+            workers: 3,
+            cores: 16,
+            suggested: 2,
+            ranks: 4,
         },
         Fix::MoreWorkers {
             suggested: 14,
@@ -377,6 +384,13 @@ fn all_fixes() -> Vec<Fix> {
             ],
             power_limit_w: Some(450.0),
             typical_power_limit_w: Some(700.0),
+        },
+        Fix::OtherGpuModel {
+            slow_rank: 3,
+            gpu: 3,
+            host: Some("gpu-b".into()),
+            model: "NVIDIA A100-SXM4-80GB".into(),
+            others_model: "NVIDIA H200".into(),
         },
         Fix::AsyncCheckpoint {
             checkpoint_seen: true,
@@ -577,6 +591,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::EvenStepWork
         | Fix::EvenRankWork { .. }
         | Fix::SlowerGpu { .. }
+        | Fix::OtherGpuModel { .. }
         | Fix::AsyncCheckpoint { .. }
         | Fix::LessPeriodicWork
         | Fix::ProfileSteps
@@ -1002,4 +1017,62 @@ fn ranks_that_take_turns_being_slowest_are_listed_in_words() {
         "In each of the 7 profiled steps one rank is the last to reach the all-reduce and the others wait for it, 31% of the step on average; but it is not always the same rank (ranks 2, 0, 3 and 1 took turns). The work per step differs between the ranks and moves between them: batches of different size or length."
     );
     assert!(findings::summary(&f, Zh).contains("rank 2、0、3、1 轮流最慢"));
+}
+
+#[test]
+fn every_difference_between_hosts_reads_in_both_languages() {
+    let all = [
+        HostDifference::PersistenceOff {
+            host: "b".into(),
+            gpus: vec![1],
+        },
+        HostDifference::OlderDriver {
+            host: "b".into(),
+            driver: "570.86.15".into(),
+            newest: "580.159.04".into(),
+        },
+        HostDifference::SlowerPcieLink {
+            host: "b".into(),
+            gpu: 0,
+            gen: 4,
+            width: 8,
+            usual_gen: 5,
+            usual_width: 16,
+        },
+        HostDifference::LowerPowerLimit {
+            host: "b".into(),
+            gpu: 0,
+            limit_w: 600.0,
+            usual_w: 700.0,
+        },
+        HostDifference::OtherGpuModel {
+            host: "b".into(),
+            model: "NVIDIA H100".into(),
+            usual: "NVIDIA H200".into(),
+        },
+        HostDifference::OtherTorch {
+            host: "b".into(),
+            torch: "2.4.1".into(),
+            usual: "2.11.0".into(),
+        },
+    ];
+    for d in &all {
+        let (en, zh) = (fleet::difference(d, En), fleet::difference(d, Zh));
+        translated("a difference between hosts", &en, &zh);
+        assert!(
+            en.starts_with("b: ") && zh.starts_with("b："),
+            "{en} / {zh}"
+        );
+    }
+    // Each variant is listed above: a new one fails to build here until it is.
+    for d in &all {
+        match d {
+            HostDifference::PersistenceOff { .. }
+            | HostDifference::OlderDriver { .. }
+            | HostDifference::SlowerPcieLink { .. }
+            | HostDifference::LowerPowerLimit { .. }
+            | HostDifference::OtherGpuModel { .. }
+            | HostDifference::OtherTorch { .. } => {}
+        }
+    }
 }
