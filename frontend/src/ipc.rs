@@ -38,6 +38,11 @@ pub fn on_live_progress(f: impl Fn(LiveProgress) + 'static) {
     wasm_bindgen_futures::spawn_local(on_event("live-progress", f));
 }
 
+/// Calls `f` with every `fleet-progress` event (a fleet watch) for the life of the page.
+pub fn on_fleet_progress(f: impl Fn(checkup_model::FleetProgress) + 'static) {
+    wasm_bindgen_futures::spawn_local(on_event("fleet-progress", f));
+}
+
 /// Calls `f` whenever the backend changed the list of checkups by itself (the demo import);
 /// returns once listening, so a list read afterwards misses no change.
 pub async fn on_checkups_changed(f: impl Fn() + 'static) {

@@ -4,6 +4,7 @@
 //! commands and events, as `checkup-model` types: the UI computes nothing itself.
 
 mod chart;
+mod fleet;
 mod i18n;
 mod ipc;
 mod steps;
@@ -43,6 +44,12 @@ pub struct Ui {
     pub sample_job: RwSignal<String>,
     pub profile_command: RwSignal<String>,
     pub profile_cwd: RwSignal<String>,
+    /// The hosts connected together, their environments compared, and their watch.
+    pub fleet: RwSignal<Option<checkup_model::FleetView>>,
+    pub fleet_env: RwSignal<Option<checkup_model::FleetEnvironment>>,
+    pub fleet_live: RwSignal<Option<checkup_model::FleetProgress>>,
+    /// Whether the main area shows the fleet instead of a checkup.
+    pub show_fleet: RwSignal<bool>,
 }
 
 impl Ui {
@@ -90,6 +97,7 @@ impl Ui {
 
     /// Opens a checkup; `at` overrides the step it resumes at.
     pub fn open(self, id: i64, at: Option<WizardStep>) {
+        self.show_fleet.set(false);
         // Cleared now, not when the answer comes: an error reported meanwhile (a live phase
         // that failed) stays visible.
         self.error.set(None);
@@ -187,6 +195,10 @@ fn App() -> impl IntoView {
         sample_job: RwSignal::new(String::new()),
         profile_command: RwSignal::new("python train.py".into()),
         profile_cwd: RwSignal::new(String::new()),
+        fleet: RwSignal::new(None),
+        fleet_env: RwSignal::new(None),
+        fleet_live: RwSignal::new(None),
+        show_fleet: RwSignal::new(false),
     };
     ui.first_load();
     ipc::on_live_progress(move |p: LiveProgress| {
@@ -215,6 +227,12 @@ fn App() -> impl IntoView {
             ui.error.set(error);
         }
     });
+    ipc::on_fleet_progress(move |p: checkup_model::FleetProgress| {
+        if p.done {
+            ui.refresh();
+        }
+        ui.fleet_live.set(Some(p));
+    });
     let switch_lang = move |l: &'static str| {
         ui.lang.set(l.to_string());
         if let Some(id) = ui.current_id() {
@@ -233,6 +251,7 @@ fn App() -> impl IntoView {
                     <button id="lang-zh" on:click=move |_| switch_lang("zh")>"中文"</button>
                 </div>
                 {steps::hosts::panel(ui)}
+                <div class="hosts">{fleet::connect_panel(ui)}</div>
                 <h2 class="history">{move || tr(&ui.l(), "history")}</h2>
                 <ul class="checkups">
                     <For each=move || ui.checkups.get() key=|c| (c.id, c.wizard_step, c.primary.clone(), c.is_baseline) let:c>
@@ -262,6 +281,7 @@ fn App() -> impl IntoView {
                     <p class="busy">{move || ui.busy.get().unwrap_or_default()}</p>
                 </Show>
                 {move || match ui.view.get() {
+                    _ if ui.show_fleet.get() => fleet::page(ui).into_any(),
                     None => view! { <p class="empty">{tr(&ui.l(), "pick")}</p> }.into_any(),
                     Some(v) => view! {
                         <nav class="steps">

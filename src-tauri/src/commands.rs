@@ -12,7 +12,7 @@ use checkup_report::ReportOptions;
 use checkup_store::NewCheckup;
 use tauri::{AppHandle, State};
 
-use crate::hosts;
+use crate::{fleet, hosts};
 use crate::{live, AppError, AppState};
 
 /// The UI's first full screen (the history list) is painted. With
@@ -458,6 +458,62 @@ pub async fn open_recording(
     crate::store_recording(&state.store, title, &path, &d, false).await
 }
 
+/// A host's GPU metrics from Prometheus, diagnosed and kept as a checkup of that host.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn open_prometheus(
+    state: State<'_, AppState>,
+    args: cmd::OpenPrometheus,
+) -> Result<i64, AppError> {
+    let cmd::OpenPrometheus {
+        url,
+        host,
+        gpus,
+        from,
+        to,
+        last,
+    } = args;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let (start, end) = checkup_prometheus::diagnose::TypedRange {
+        from: Some(&from),
+        to: Some(&to),
+        last: Some(&last),
+    }
+    .resolve(now, ["from", "to", "last"])?;
+    let selection = checkup_prometheus::Selection {
+        host: Some(host.trim().to_owned()).filter(|h| !h.is_empty()),
+        gpus,
+        start,
+        end,
+    };
+    // Blocking HTTP and the analysis: off the async threads.
+    let url = url.trim().to_owned();
+    let d = tauri::async_runtime::spawn_blocking(move || {
+        checkup_prometheus::diagnose::diagnose(&url, &selection, &Default::default())
+    })
+    .await
+    .map_err(|e| AppError::Other(format!("reading Prometheus stopped: {e}")))??;
+    crate::give_back_freed_heap();
+    // The host as the metrics' labels name it (the one chosen, or the only one there).
+    let read_from = d.notes.iter().find_map(|n| match n {
+        checkup_model::Note::SamplesFromPrometheus { host, .. } => Some(host.clone()),
+        _ => None,
+    });
+    let host = read_from.unwrap_or(host);
+    let checkup = NewCheckup {
+        title: format!(
+            "{host} from Prometheus, {}",
+            checkup_prometheus::rfc3339(start)
+        ),
+        host,
+        source: None,
+        is_demo: false,
+        rerun_of: None,
+    };
+    crate::store_diagnosed(&state.store, &checkup, &d).await
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_note(state: State<'_, AppState>, args: cmd::AddNote) -> Result<i64, AppError> {
     let cmd::AddNote {
@@ -553,4 +609,95 @@ mod tests {
             .contains("unclosed quote"));
         assert!(split_command("   ").is_err());
     }
+}
+
+/// Connects to several hosts at once, replacing the fleet connected before.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn connect_fleet(
+    state: State<'_, AppState>,
+    args: cmd::ConnectFleet,
+) -> Result<checkup_model::FleetView, AppError> {
+    let cmd::ConnectFleet { source } = args;
+    if let Some(old) = state.fleet.lock().await.take() {
+        old.close().await;
+    }
+    let fleet = fleet::connect(source).await?;
+    let view = fleet.view();
+    *state.fleet.lock().await = Some(fleet);
+    Ok(view)
+}
+
+/// The environment check on every host of the fleet, compared.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn check_fleet(
+    state: State<'_, AppState>,
+    args: cmd::CheckFleet,
+) -> Result<checkup_model::FleetEnvironment, AppError> {
+    let cmd::CheckFleet {} = args;
+    fleet::check(&state).await
+}
+
+/// Watches the fleet's GPUs; progress arrives as `fleet-progress` events.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn watch_fleet(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    args: cmd::WatchFleet,
+) -> Result<(), AppError> {
+    let cmd::WatchFleet { seconds } = args;
+    // NaN and infinity are outside the range too.
+    if !(1.0..=checkup_model::SAMPLING_MAX_S_LIMIT).contains(&seconds) {
+        return Err(AppError::Other(format!(
+            "watch between 1 s and a week, not {seconds} s"
+        )));
+    }
+    if state
+        .fleet
+        .lock()
+        .await
+        .as_ref()
+        .is_none_or(|f| !f.any_connected())
+    {
+        return Err(AppError::NoFleet);
+    }
+    let phase = live::LivePhase::begin(&state.fleet_watch)?;
+    tauri::async_runtime::spawn(fleet::watch(app, seconds, phase));
+    Ok(())
+}
+
+/// A job's run folders copied from the fleet's hosts and diagnosed as one checkup.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn gather_fleet_job(
+    state: State<'_, AppState>,
+    args: cmd::GatherFleetJob,
+) -> Result<i64, AppError> {
+    let cmd::GatherFleetJob { path } = args;
+    fleet::gather_job(&state, &path).await
+}
+
+/// Ends the fleet watch early; each host's samples so far are analysed and kept.
+#[tauri::command(rename_all = "snake_case")]
+pub fn stop_fleet(state: State<'_, AppState>, args: cmd::StopFleet) {
+    let cmd::StopFleet {} = args;
+    if let Some(w) = state
+        .fleet_watch
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+    {
+        w.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Leaves every host of the fleet.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn disconnect_fleet(
+    state: State<'_, AppState>,
+    args: cmd::DisconnectFleet,
+) -> Result<(), AppError> {
+    let cmd::DisconnectFleet {} = args;
+    if let Some(f) = state.fleet.lock().await.take() {
+        f.close().await;
+    }
+    Ok(())
 }

@@ -21,6 +21,14 @@ impl Host {
         }
     }
 
+    /// The SSH host, when it is one.
+    pub fn ssh_target(&self) -> Option<&checkup_connect::SshTarget> {
+        match self {
+            Host::Ssh(a) => Some(&a.target),
+            _ => None,
+        }
+    }
+
     pub fn label(&self) -> String {
         match self {
             Host::Local(_) => "this computer".into(),
@@ -60,17 +68,7 @@ pub async fn connect(
             ),
             Vec::new(),
         ),
-        HostRequest::Ssh { spec } => {
-            let mut target: SshTarget = spec.parse()?;
-            target.config_file = std::env::var_os("GPU_CHECKUP_SSH_CONFIG").map(Into::into);
-            // Hosts whose home is small or shared can keep the agent elsewhere (/scratch).
-            if let Some(dir) = std::env::var_os("GPU_CHECKUP_REMOTE_DIR") {
-                target.remote_dir = dir.to_string_lossy().into_owned();
-            }
-            let agent = SshAgent::connect(target, &remote_agent_binary()).await?;
-            let log = agent.log.clone();
-            (Host::Ssh(agent), log)
-        }
+        HostRequest::Ssh { spec } => connect_ssh(ssh_target(&spec)?).await?,
         HostRequest::Forwarded { addr, token } => {
             let addr = addr
                 .trim()
@@ -86,6 +84,25 @@ pub async fn connect(
             (Host::Forwarded { addr, client }, Vec::new())
         }
     })
+}
+
+/// An SSH host as the user gave it, with the app's SSH settings.
+pub fn ssh_target(spec: &str) -> Result<SshTarget, checkup_connect::ConnectError> {
+    let mut target: SshTarget = spec.parse()?;
+    target.config_file = std::env::var_os("GPU_CHECKUP_SSH_CONFIG").map(Into::into);
+    // Hosts whose home is small or shared can keep the agent elsewhere (/scratch).
+    if let Some(dir) = std::env::var_os("GPU_CHECKUP_REMOTE_DIR") {
+        target.set_remote_dir(&dir.to_string_lossy());
+    }
+    Ok(target)
+}
+
+/// Connects to an SSH host, uploading and starting its agent where needed; answers what
+/// connecting did.
+pub async fn connect_ssh(target: SshTarget) -> Result<(Host, Vec<String>), AppError> {
+    let agent = SshAgent::connect(target, &remote_agent_binary()).await?;
+    let log = agent.log.clone();
+    Ok((Host::Ssh(agent), log))
 }
 
 /// The agent copied to SSH hosts: the glibc-2.31 build when present (it runs on older

@@ -4,6 +4,7 @@
 
 mod commands;
 mod demo;
+mod fleet;
 mod footprint;
 mod hosts;
 mod live;
@@ -25,6 +26,10 @@ pub struct AppState {
     pub host: tokio::sync::Mutex<Option<hosts::Host>>,
     /// The live phase (sampling or profiling) in progress, if any.
     pub live: std::sync::Mutex<Option<live::LivePhase>>,
+    /// The hosts connected together (a fleet), if any: apart from the one host above.
+    pub fleet: tokio::sync::Mutex<Option<fleet::Fleet>>,
+    /// The fleet watch in progress, if any.
+    pub fleet_watch: std::sync::Mutex<Option<live::LivePhase>>,
 }
 
 impl AppState {
@@ -45,8 +50,12 @@ pub enum AppError {
     Report(#[from] checkup_report::ReportError),
     #[error(transparent)]
     Connect(#[from] checkup_connect::ConnectError),
+    #[error(transparent)]
+    Prometheus(#[from] checkup_prometheus::PrometheusError),
     #[error("no GPU host connected: pick this computer, an SSH host or a forwarded agent first")]
     NoHost,
+    #[error("no hosts connected together: give several SSH hosts or a Slurm job first")]
+    NoFleet,
     /// An older version stored this checkup's diagnosis and its recording is gone.
     #[error("checkup {id} was stored by an older version and its recording {recording} is no longer there: open the recording again")]
     StaleWithoutRecording { id: i64, recording: String },
@@ -59,9 +68,11 @@ impl From<&AppError> for checkup_model::UiError {
         let parts = match e {
             AppError::Connect(c) => c.parts(),
             AppError::NoHost => Some(("err_no_host", String::new(), String::new())),
+            AppError::NoFleet => Some(("err_no_fleet", String::new(), String::new())),
             AppError::StaleWithoutRecording { recording, .. } => {
                 Some(("err_stale_diagnosis", recording.clone(), String::new()))
             }
+            AppError::Prometheus(p) => prometheus_parts(p),
             AppError::Engine(checkup_engine::EngineError::NoGpuData { path }) => {
                 Some(("err_no_gpu_data", path.display().to_string(), String::new()))
             }
@@ -77,6 +88,23 @@ impl From<&AppError> for checkup_model::UiError {
             None => checkup_model::UiError::plain(e.to_string()),
         }
     }
+}
+
+/// The Prometheus errors a person fixes in the app's form, by kind (worded by the UI in its
+/// language, without the CLI's option names); the rest are shown as their message.
+fn prometheus_parts(
+    e: &checkup_prometheus::PrometheusError,
+) -> Option<(&'static str, String, String)> {
+    use checkup_prometheus::PrometheusError as P;
+    Some(match e {
+        P::SeveralHosts { hosts } => ("err_prom_several_hosts", hosts.join(", "), String::new()),
+        P::UnknownHost { host, known } => ("err_prom_unknown_host", host.clone(), known.join(", ")),
+        P::Unreachable { url, message } => ("err_prom_unreachable", url.clone(), message.clone()),
+        P::NoMetrics { url, .. } => ("err_prom_no_metrics", url.clone(), e.to_string()),
+        P::BadTime { what, message } => ("err_prom_bad_time", (*what).to_owned(), message.clone()),
+        P::EmptyRange { .. } => ("err_prom_empty_range", String::new(), e.to_string()),
+        _ => return None,
+    })
 }
 
 // Commands return errors to the UI as a UiError: the UI words the known kinds itself.
@@ -116,15 +144,23 @@ pub(crate) async fn store_recording(
     diagnosis: &checkup_model::Diagnosis,
     is_demo: bool,
 ) -> Result<i64, AppError> {
-    let id = store
-        .create(&checkup_store::NewCheckup {
-            title,
-            host: checkup_model::RECORDING_HOST.into(),
-            source: Some(path.display().to_string()),
-            is_demo,
-            rerun_of: None,
-        })
-        .await?;
+    let checkup = checkup_store::NewCheckup {
+        title,
+        host: checkup_model::RECORDING_HOST.into(),
+        source: Some(path.display().to_string()),
+        is_demo,
+        rerun_of: None,
+    };
+    store_diagnosed(store, &checkup, diagnosis).await
+}
+
+/// Stores a diagnosis as a new checkup that opens at it.
+pub(crate) async fn store_diagnosed(
+    store: &checkup_store::Store,
+    checkup: &checkup_store::NewCheckup,
+    diagnosis: &checkup_model::Diagnosis,
+) -> Result<i64, AppError> {
+    let id = store.create(checkup).await?;
     store.save_diagnosis(id, diagnosis).await?;
     store
         .set_wizard_step(id, checkup_model::WizardStep::Diagnosis)
@@ -179,6 +215,8 @@ pub fn run() {
                 data: data.clone(),
                 host: tokio::sync::Mutex::new(None),
                 live: std::sync::Mutex::new(None),
+                fleet: tokio::sync::Mutex::new(None),
+                fleet_watch: std::sync::Mutex::new(None),
             });
             Ok(())
         })
@@ -200,14 +238,46 @@ pub fn run() {
             commands::list_gpu_processes,
             commands::stop_live,
             commands::open_recording,
+            commands::open_prometheus,
             commands::pick_recording,
             commands::add_note,
             commands::set_baseline,
             commands::compare_checkups,
+            commands::connect_fleet,
+            commands::check_fleet,
+            commands::watch_fleet,
+            commands::gather_fleet_job,
+            commands::stop_fleet,
+            commands::disconnect_fleet,
         ])
         .run(tauri::generate_context!())
         .unwrap_or_else(|e| {
             eprintln!("GPU Checkup could not start: {e}");
             std::process::exit(1);
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prometheus_host_the_server_lacks_reaches_the_ui_as_a_worded_kind_with_the_hosts_it_has() {
+        let e = AppError::from(checkup_prometheus::PrometheusError::UnknownHost {
+            host: "gpu-box-9".into(),
+            known: vec!["gpu-box-7".into(), "gpu-box-8".into()],
+        });
+        // As a command's error reaches the UI: serialised.
+        let ui: checkup_model::UiError =
+            serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
+        assert_eq!(ui.code.as_deref(), Some("err_prom_unknown_host"));
+        assert_eq!(
+            (ui.subject.as_str(), ui.detail.as_str()),
+            ("gpu-box-9", "gpu-box-7, gpu-box-8")
+        );
+        assert_eq!(
+            checkup_text::ui::error_words(checkup_model::Language::Zh, &ui).words,
+            "Prometheus 在该时间范围内没有 gpu-box-9 的 GPU 指标；有指标的主机：gpu-box-7, gpu-box-8。"
+        );
+    }
 }

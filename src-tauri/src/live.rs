@@ -56,6 +56,13 @@ impl LivePhase {
     }
 }
 
+impl LivePhase {
+    /// Frees the live slot: the phase has ended.
+    pub fn end(&self) {
+        self.running.store(false, Ordering::Relaxed);
+    }
+}
+
 /// The last report of a phase: done, with its error if any; frees the live slot.
 fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, phase: &LivePhase) {
     p.error = result.err().as_ref().map(checkup_model::UiError::from);
@@ -65,7 +72,7 @@ fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, ph
     } else {
         LiveStatus::Done
     };
-    phase.running.store(false, Ordering::Relaxed);
+    phase.end();
     emit(app, &p);
 }
 

@@ -89,6 +89,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         <div class=primary_class id="verdict">
             <strong>{tr(&l, "primary")}{colon}<code>{d.primary.clone()}</code></strong>
             <p>{findings::verdict(&d, language)}</p>
+            {checkup_text::report::diagnosed_rank(&d, language).map(|r| view! { <p class="meta" id="diagnosed-rank">{r}</p> })}
         </div>
         {super::rerun::comparison(ui)}
         {glance}
@@ -96,6 +97,13 @@ pub fn view(ui: Ui) -> impl IntoView {
         {findings}
         {also}
         <p class="meta">{tr(&l, "window")}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>
+        // What the engine says of how it read the run: where the samples came from, the
+        // hosts of a job, what a source could not tell.
+        {(!d.notes.is_empty()).then(|| view! {
+            <ul class="meta run-notes" id="run-notes">
+                {d.notes.iter().map(|n| view! { <li>{checkup_text::notes::note(n, language)}</li> }).collect_view()}
+            </ul>
+        })}
     }
     .into_any()
 }

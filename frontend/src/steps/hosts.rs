@@ -1,5 +1,5 @@
 //! Where the checkup runs: this computer (the bundled agent), an SSH host, an agent the user
-//! forwarded already, or a recording opened offline.
+//! forwarded already, a host's GPU metrics in Prometheus, or a recording opened offline.
 
 use checkup_model::commands as cmd;
 use checkup_model::{HostRequest, WizardStep};
@@ -48,6 +48,17 @@ fn gpu_problem(ui: Ui, health: &checkup_model::AgentHealth) -> Option<impl IntoV
     })
 }
 
+/// What the Prometheus form holds: the server, the host and GPUs, the range as typed.
+#[derive(Clone, Copy, Default)]
+struct Prometheus {
+    url: RwSignal<String>,
+    host: RwSignal<String>,
+    gpus: RwSignal<String>,
+    from: RwSignal<String>,
+    to: RwSignal<String>,
+    last: RwSignal<String>,
+}
+
 pub fn panel(ui: Ui) -> impl IntoView {
     let ssh = RwSignal::new(String::new());
     let addr = RwSignal::new(String::new());
@@ -76,6 +87,38 @@ pub fn panel(ui: Ui) -> impl IntoView {
         let p = path.get_untracked();
         spawn_local(async move {
             match call(cmd::OpenRecording { path: p }).await {
+                Ok(id) => {
+                    ui.busy.set(None);
+                    ui.refresh();
+                    ui.open(id, Some(WizardStep::Diagnosis));
+                }
+                Err(e) => ui.fail(e),
+            }
+        });
+    };
+    let prometheus = Prometheus::default();
+    let open_prometheus = move |_| {
+        ui.busy
+            .set(Some(tr(&ui.lang.get_untracked(), "reading_prometheus")));
+        ui.error.set(None);
+        let p = prometheus;
+        // GPU indices as typed ("0, 1"); anything else is left for the backend to refuse.
+        let gpus = p
+            .gpus
+            .get_untracked()
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter_map(|g| g.parse().ok())
+            .collect();
+        let args = cmd::OpenPrometheus {
+            url: p.url.get_untracked(),
+            host: p.host.get_untracked(),
+            gpus,
+            from: p.from.get_untracked(),
+            to: p.to.get_untracked(),
+            last: p.last.get_untracked(),
+        };
+        spawn_local(async move {
+            match call(args).await {
                 Ok(id) => {
                     ui.busy.set(None);
                     ui.refresh();
@@ -127,6 +170,18 @@ pub fn panel(ui: Ui) -> impl IntoView {
                 <input id="fwd-addr" placeholder="localhost:7780" prop:value=move || addr.get() on:input=move |ev| addr.set(event_target_value(&ev)) />
                 <input id="fwd-token" type="password" placeholder=move || tr(&ui.l(), "token") prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev)) />
                 <button id="connect-forwarded" on:click=move |_| connect(ui, HostRequest::Forwarded { addr: addr.get_untracked(), token: token.get_untracked() })>{move || tr(&ui.l(), "connect")}</button>
+            </details>
+            <details class="prometheus" id="prometheus">
+                <summary>{move || tr(&ui.l(), "prometheus")}</summary>
+                <input id="prom-url" placeholder="http://prometheus:9090" prop:value=move || prometheus.url.get() on:input=move |ev| prometheus.url.set(event_target_value(&ev)) />
+                <input id="prom-host" placeholder=move || tr(&ui.l(), "prom_host") prop:value=move || prometheus.host.get() on:input=move |ev| prometheus.host.set(event_target_value(&ev)) />
+                <input id="prom-gpus" placeholder=move || tr(&ui.l(), "prom_gpus") prop:value=move || prometheus.gpus.get() on:input=move |ev| prometheus.gpus.set(event_target_value(&ev)) />
+                <div class="row">
+                    <input id="prom-from" placeholder=move || tr(&ui.l(), "prom_from") prop:value=move || prometheus.from.get() on:input=move |ev| prometheus.from.set(event_target_value(&ev)) />
+                    <input id="prom-to" placeholder=move || tr(&ui.l(), "prom_to") prop:value=move || prometheus.to.get() on:input=move |ev| prometheus.to.set(event_target_value(&ev)) />
+                </div>
+                <input id="prom-last" placeholder=move || tr(&ui.l(), "prom_last") prop:value=move || prometheus.last.get() on:input=move |ev| prometheus.last.set(event_target_value(&ev)) />
+                <button id="open-prometheus" on:click=open_prometheus>{move || tr(&ui.l(), "read_prometheus")}</button>
             </details>
             <details class="recording">
                 <summary>{move || tr(&ui.l(), "open_recording")}</summary>
