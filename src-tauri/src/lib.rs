@@ -72,7 +72,7 @@ impl From<&AppError> for checkup_model::UiError {
             AppError::StaleWithoutRecording { recording, .. } => {
                 Some(("err_stale_diagnosis", recording.clone(), String::new()))
             }
-            AppError::Prometheus(p) => prometheus_parts(p),
+            AppError::Prometheus(p) => Some(prometheus_parts(p)),
             AppError::Engine(checkup_engine::EngineError::NoGpuData { path }) => {
                 Some(("err_no_gpu_data", path.display().to_string(), String::new()))
             }
@@ -90,21 +90,41 @@ impl From<&AppError> for checkup_model::UiError {
     }
 }
 
-/// The Prometheus errors a person fixes in the app's form, by kind (worded by the UI in its
-/// language, without the CLI's option names); the rest are shown as their message.
-fn prometheus_parts(
-    e: &checkup_prometheus::PrometheusError,
-) -> Option<(&'static str, String, String)> {
+/// Every Prometheus error by kind, worded by the UI in its language without the CLI's option
+/// names; what the server said goes in the detail.
+fn prometheus_parts(e: &checkup_prometheus::PrometheusError) -> (&'static str, String, String) {
     use checkup_prometheus::PrometheusError as P;
-    Some(match e {
+    match e {
         P::SeveralHosts { hosts } => ("err_prom_several_hosts", hosts.join(", "), String::new()),
         P::UnknownHost { host, known } => ("err_prom_unknown_host", host.clone(), known.join(", ")),
         P::Unreachable { url, message } => ("err_prom_unreachable", url.clone(), message.clone()),
         P::NoMetrics { url, .. } => ("err_prom_no_metrics", url.clone(), e.to_string()),
         P::BadTime { what, message } => ("err_prom_bad_time", (*what).to_owned(), message.clone()),
         P::EmptyRange { .. } => ("err_prom_empty_range", String::new(), e.to_string()),
-        _ => return None,
-    })
+        P::BadUrl { url } => ("err_prom_bad_url", url.clone(), String::new()),
+        P::NotPrometheus {
+            url,
+            status,
+            excerpt,
+        } => (
+            "err_prom_not_prometheus",
+            url.clone(),
+            format!("HTTP {status}: {excerpt}"),
+        ),
+        P::Refused { url, kind, message } => (
+            "err_prom_refused",
+            url.clone(),
+            format!("{kind}: {message}"),
+        ),
+        P::UnknownGpu { missing, have, .. } => (
+            "err_prom_unknown_gpu",
+            missing.to_string(),
+            have.iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    }
 }
 
 // Commands return errors to the UI as a UiError: the UI words the known kinds itself.

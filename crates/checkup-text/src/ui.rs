@@ -141,6 +141,10 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
     ("err_prom_no_metrics", "Prometheus at {subject} has no DCGM-exporter GPU metrics for this host in the range: check the time range, the host's name (its Hostname or instance label) and that DCGM-exporter is scraped.", "{subject} 上的 Prometheus 在该时间范围内没有此主机的 DCGM-exporter GPU 指标：请检查时间范围、主机名（Hostname 或 instance 标签），以及 DCGM-exporter 是否被抓取。"),
     ("err_prom_bad_time", "The time range's “{subject}” does not read: give Unix seconds, RFC 3339 (2026-12-03T04:00:00Z), now or now-30m, and a duration as 90s, 30m, 1h30m or 2d.", "时间范围中的“{subject}”无法识别：请填写 Unix 秒、RFC 3339（2026-12-03T04:00:00Z）、now 或 now-30m；时长写作 90s、30m、1h30m 或 2d。"),
     ("err_prom_empty_range", "The time range is empty: its start must come before its end.", "时间范围为空：起始时间必须早于结束时间。"),
+    ("err_prom_bad_url", "“{subject}” is not a Prometheus address: give it with its scheme, as http://HOST:9090.", "“{subject}”不是 Prometheus 地址：请带上协议填写，如 http://HOST:9090。"),
+    ("err_prom_not_prometheus", "{subject} did not answer as Prometheus's HTTP API does: is it the Prometheus server's address (port 9090 by default), with any path it is served under? Its answer is below.", "{subject} 的应答不是 Prometheus HTTP API 的应答：请确认这是 Prometheus 服务器的地址（默认端口 9090），并带上它所在的路径。它的应答见下方。"),
+    ("err_prom_refused", "Prometheus at {subject} refused the query; its reason is below. A timeout or too many points per series asks for a shorter time range.", "{subject} 上的 Prometheus 拒绝了查询，原因见下方。若是超时或每条序列的点数过多，请缩短时间范围。"),
+    ("err_prom_unknown_gpu", "The host has no GPU {subject} in the range; its GPUs there: {detail}. Leave the GPU field empty to read them all.", "该主机在此时间范围内没有 GPU {subject}；它有的 GPU：{detail}。GPU 一栏留空即读取全部。"),
     ("err_no_fleet", "No hosts connected together: give several SSH hosts or a Slurm job first.", "尚未同时连接多台主机：请先填写多个 SSH 主机或一个 Slurm 作业。"),
     ("err_stale_diagnosis", "This checkup was stored by an older version of GPU Checkup, and its recording {subject} is no longer there to analyse again. Open the recording again (Open a recording), or run the checkup again.", "这次体检由旧版 GPU 体检保存，而它的记录 {subject} 已不在原处，无法重新分析。请重新打开该记录（打开记录），或重新做一次体检。"),
     ("err_no_gpu_data", "Only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose.", "只有主机采样：没有记录到任何 GPU 数据（主机没有 NVIDIA 驱动，或没有采样任何 GPU），因此无法诊断。"),
@@ -382,7 +386,11 @@ mod tests {
         // Every error kind the connection names is worded without a library's message
         // inline, but for those whose detail is part of what to say.
         // The hosts a Prometheus server has are what to try, not a library's words.
-        let inline = ["err_unsupported_host", "err_prom_unknown_host"];
+        let inline = [
+            "err_unsupported_host",
+            "err_prom_unknown_host",
+            "err_prom_unknown_gpu",
+        ];
         for (key, en, zh) in CATALOGUE.iter().filter(|(k, _, _)| k.starts_with("err_")) {
             if !inline.contains(key) {
                 assert!(

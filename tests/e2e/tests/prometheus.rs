@@ -2,7 +2,7 @@
 //! them: a real Prometheus server holding the `memory_bound` H200 recording as
 //! DCGM-exporter's metrics, read for one host over the recording's range and diagnosed as
 //! that recording is; a host the server does not have is named with the ones it has, in
-//! either language.
+//! either language, and an address where something else answers is said to be one.
 
 use std::time::Duration;
 
@@ -36,6 +36,25 @@ async fn a_hosts_gpu_metrics_in_prometheus_are_read_and_diagnosed_in_both_langua
 
     let app = App::launch("prometheus", &[]).await;
     app.click("#prometheus summary").await;
+    // An address where something else answers: said so, with what it answered folded away.
+    let elsewhere = format!("{}/not-prometheus", prometheus.url);
+    app.type_into("#prom-url", &elsewhere).await;
+    app.type_into("#prom-host", "gpu-box-7").await;
+    app.click("#open-prometheus").await;
+    let error = app
+        .wait_for_text("#error", Duration::from_secs(30), |t| !t.is_empty())
+        .await;
+    assert_eq!(
+        error,
+        format!(
+            "{elsewhere} did not answer as Prometheus's HTTP API does: is it the Prometheus \
+             server's address (port 9090 by default), with any path it is served under? Its \
+             answer is below."
+        )
+    );
+    app.click("#error-details summary").await;
+    let answer = app.text("#error-details pre").await;
+    assert!(answer.starts_with("HTTP 404"), "{answer}");
     app.type_into("#prom-url", &prometheus.url).await;
     app.type_into("#prom-host", "gpu-box-9").await;
     app.type_into("#prom-from", &from).await;
