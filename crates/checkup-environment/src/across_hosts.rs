@@ -3,6 +3,7 @@
 //! alone; these only speak where hosts differ, so a setting every host shares is not
 //! repeated here.
 
+use crate::version_numbers;
 use checkup_model::{GpuStatic, HostDifference, RunFacts};
 
 /// A power limit under this share of the same GPU's elsewhere is a cap, not rounding (the
@@ -21,7 +22,7 @@ pub fn across_hosts(hosts: &[(String, RunFacts)]) -> Vec<HostDifference> {
     let newest_driver = hosts
         .iter()
         .filter_map(|(_, f)| f.driver_version.as_deref())
-        .max_by(|a, b| version(a).cmp(&version(b)));
+        .max_by(|a, b| version_numbers(a).cmp(&version_numbers(b)));
     let any_persistent = |except: usize| {
         hosts.iter().enumerate().any(|(i, (_, f))| {
             i != except && f.gpus.iter().any(|g| g.persistence_mode == Some(true))
@@ -36,7 +37,7 @@ pub fn across_hosts(hosts: &[(String, RunFacts)]) -> Vec<HostDifference> {
             });
         }
         if let (Some(driver), Some(newest)) = (&facts.driver_version, newest_driver) {
-            if version(driver) < version(newest) {
+            if version_numbers(driver) < version_numbers(newest) {
                 out.push(HostDifference::OlderDriver {
                     host: host.clone(),
                     driver: driver.clone(),
@@ -137,14 +138,6 @@ fn same_gpus_elsewhere<'a>(
         .filter(move |(j, _)| *j != i)
         .flat_map(|(_, (_, f))| f.gpus.iter())
         .filter(move |p| p.name == model)
-}
-
-/// A dotted version as numbers (`580.159.04` → [580, 159, 4]), for ordering.
-fn version(v: &str) -> Vec<u64> {
-    v.split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().unwrap_or(0))
-        .collect()
 }
 
 #[cfg(test)]

@@ -182,14 +182,21 @@ pub fn is_truthy(v: &str) -> bool {
     )
 }
 
+/// A version's numbers in order ("580.159.04" → 580, 159, 4; "12.8" → 12, 8), to compare
+/// versions number by number.
+pub(crate) fn version_numbers(v: &str) -> Vec<u64> {
+    v.split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap_or(0))
+        .collect()
+}
+
+/// A version's major and minor number (minor 0 when it has none).
 fn version_pair(v: &str) -> Option<(u32, u32)> {
-    let mut it = v
-        .trim()
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty());
+    let n = version_numbers(v);
     Some((
-        it.next()?.parse().ok()?,
-        it.next().and_then(|m| m.parse().ok()).unwrap_or(0),
+        u32::try_from(*n.first()?).ok()?,
+        n.get(1).and_then(|m| u32::try_from(*m).ok()).unwrap_or(0),
     ))
 }
 
