@@ -121,6 +121,8 @@ class Observer:
         self.model_notes = []
         self.syncs = None
         self.sync_note = None
+        self.cache_empties = None          # torch.cuda.empty_cache calls from the watch on
+        self.cache_empties_from = None
         self.watching = False
         self.watch_undo = []
         self.lazy_patched = set()
@@ -381,6 +383,7 @@ class Observer:
         self.syncs = P.SyncSites(first, end)
         self.watch_started_step = self.tracker.step
         self._watch_syncs()
+        _safe(self._watch_empty_cache)
         if self.compile_calls:
             # Global module hooks on a compiled model can make dynamo recompile.
             self.model_notes.append("model_hooks_skipped_compiled")
@@ -456,6 +459,29 @@ class Observer:
                 pass
 
         self.watch_undo.append(undo)
+
+    def _watch_empty_cache(self):
+        """Counts `torch.cuda.empty_cache()` calls by line from the watch window to the end
+        of the run (not undone with the window: a call every N steps would be missed by 8
+        steps, and a wrapper on a call that itself takes milliseconds costs nothing)."""
+        torch = self.torch
+        if self.cache_empties is not None:
+            return
+        observer = self
+        self.cache_empties = P.SyncSites(self.tracker.step, None)
+        self.cache_empties_from = self.tracker.step
+        original = torch.cuda.empty_cache
+
+        def empty_cache(*args, **kwargs):
+            site = P.user_frame(sys._getframe(1), observer.skip_dirs)
+            if site is not None:
+                observer.cache_empties.record(site, "empty_cache")
+            return original(*args, **kwargs)
+
+        torch.cuda.empty_cache = empty_cache
+        memory_module = getattr(torch.cuda, "memory", None)
+        if memory_module is not None and getattr(memory_module, "empty_cache", None) is original:
+            memory_module.empty_cache = empty_cache
 
     def _watch_forward(self):
         from torch import nn
@@ -565,6 +591,9 @@ class Observer:
         syncs = None
         if self.syncs is not None:
             syncs = self.syncs.summary(getattr(self, "watch_steps_seen", 0) or 0)
+        cache_empties = None
+        if self.cache_empties is not None:
+            cache_empties = self.cache_empties.summary(steps - self.cache_empties_from)
         return {
             "format": TRAINING_FORMAT,
             "torch": torch.__version__,
@@ -581,6 +610,7 @@ class Observer:
                         "long_gc": self.gc_long},
             "memory": self.peak_memory,
             "syncs": syncs,
+            "empty_cache": cache_empties,
             "not_recorded": notes,
         }
 

@@ -463,6 +463,9 @@ class FakeCuda:
     def synchronize(self):
         self.synchronized += 1
 
+    def empty_cache(self):
+        self.emptied = getattr(self, "emptied", 0) + 1
+
 
 class FakeTorch:
     __file__ = "/nonexistent/torch/__init__.py"
@@ -521,6 +524,27 @@ class SyncWatchTest(unittest.TestCase):
         self.assertEqual((os.path.basename(top["file"]), top["line"], top["count"]),
                          ("test_checkup_probe.py", line, 3))
         self.assertEqual(s["sites"][1]["kinds"], {"synchronize": 1})
+
+    def test_empty_cache_calls_are_counted_by_line_to_the_end_of_the_run(self):
+        torch = FakeTorch()
+        obs = self.observer(torch)
+        obs.tracker.step = 2
+        obs.start_watch()
+        for _ in range(2):
+            torch.cuda.empty_cache(); line = sys._getframe().f_lineno  # noqa: E702
+        obs.tracker.step = 3
+        obs.stop_watch()
+        # Still counted after the window: a call every N steps falls outside 8 steps.
+        obs.tracker.step = 5
+        torch.cuda.empty_cache()
+        obs.tracker.step = 6
+        self.assertEqual(torch.cuda.emptied, 3)
+        s = obs.cache_empties.summary(obs.tracker.step - obs.cache_empties_from)
+        self.assertEqual((s["steps"], s["total"], s["per_step"]), ([2, 5], 3, 0.75))
+        top = s["sites"][0]
+        self.assertEqual((os.path.basename(top["file"]), top["line"], top["count"]),
+                         ("test_checkup_probe.py", line, 2))
+        self.assertEqual(top["kinds"], {"empty_cache": 2})
 
     def test_a_run_whose_warnings_are_errors_is_not_watched(self):
         import warnings

@@ -344,6 +344,8 @@ fn write_meta(
         "NCCL_NVLS_ENABLE",
         "NCCL_IB_DISABLE",
         "CUDA_VISIBLE_DEVICES",
+        // Turns PyTorch's caching allocator off: every tensor from and to the driver.
+        "PYTORCH_NO_CUDA_MEMORY_CACHING",
     ]
     .iter()
     .map(|k| {

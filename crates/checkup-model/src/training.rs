@@ -35,6 +35,9 @@ pub struct TrainingContext {
     pub memory: Option<CudaMemory>,
     /// Synchronising calls in the watch window, by line of training code.
     pub syncs: Option<SyncSummary>,
+    /// `torch.cuda.empty_cache()` calls from the watch window to the end of the run, by line
+    /// of training code (`total` over the steps in `steps`).
+    pub empty_cache: Option<SyncSummary>,
     /// What the probe could not record, by reason.
     pub not_recorded: Vec<NotRecorded>,
 }
