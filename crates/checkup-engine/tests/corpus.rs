@@ -717,6 +717,64 @@ fn the_line_that_reads_every_gradient_norm_back_is_named_with_its_count() {
 }
 
 #[test]
+fn empty_cache_every_step_is_the_allocator_going_to_the_driver_not_launch_overhead() {
+    let d = diagnose("probe_empty_cache_every_step");
+    assert_eq!(d.primary, "host_sync/allocator");
+    // The launch gaps follow from the drained queue: not told to compile the model.
+    assert!(d.finding("kernel_launch").is_none(), "{:?}", d.findings);
+    let f = &d.findings[0];
+    // 41.0 ms per step; the same loop keeping its cache ran 18.6 and 26.3 ms.
+    assert!((0.45..0.65).contains(&f.share), "{}", f.share);
+    assert!(evidence(&d, "host_sync/allocator", K::AllocCallsPerStep) >= 50.0);
+    assert_eq!(
+        evidence(&d, "host_sync/allocator", K::EmptyCacheCallsPerStep),
+        1.01
+    );
+    let Fix::KeepAllocatorCache {
+        site: Some(site),
+        calls_per_step: Some(n),
+        caching_off: false,
+    } = &f.fixes[0]
+    else {
+        panic!("{:?}", f.fixes);
+    };
+    assert_eq!(
+        (site.location().as_str(), *n),
+        ("empty_cache_every_step.py:29", 1.01)
+    );
+    let words = fix_words(&f.fixes[0]);
+    assert!(
+        words.title.contains("empty_cache_every_step.py:29"),
+        "{words:?}"
+    );
+}
+
+#[test]
+fn a_run_with_the_caching_allocator_turned_off_is_told_to_turn_it_back_on() {
+    let d = diagnose("probe_no_memory_caching");
+    assert_eq!(d.primary, "host_sync/allocator");
+    let f = &d.findings[0];
+    // 238.6 ms per step; 56.2 ms with the allocator's cache.
+    assert!((0.65..0.85).contains(&f.share), "{}", f.share);
+    assert_eq!(
+        f.fixes,
+        vec![Fix::KeepAllocatorCache {
+            site: None,
+            calls_per_step: None,
+            caching_off: true
+        }]
+    );
+}
+
+#[test]
+fn an_fp32_transformer_is_compute_bound_and_told_to_use_tensor_cores() {
+    let d = diagnose("probe_fp32_transformer");
+    assert_eq!(d.primary, "compute_bound");
+    assert_eq!(d.findings[0].fixes[0], Fix::TensorCores);
+    assert!(evidence(&d, "compute_bound", K::TensorActive) < 5.0);
+}
+
+#[test]
 fn a_checkpoint_every_40_steps_outranks_the_launch_claim_of_the_profiled_window() {
     let d = diagnose("probe_checkpoint_every_n");
     assert_eq!(d.primary, "periodic_stall");

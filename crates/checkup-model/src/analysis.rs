@@ -182,8 +182,9 @@ pub struct KernelTime {
 }
 
 /// What the host was doing while the GPU sat idle. Each idle gap of the steady window is
-/// given to one cause, in this order: DataLoader, checkpoint writes, a host synchronisation
-/// that returned inside the gap, otherwise launch overhead (host-wait gaps) or other.
+/// given to one cause, in this order: DataLoader, checkpoint writes, the driver allocating
+/// or freeing device memory, a host synchronisation that returned inside the gap, otherwise
+/// launch overhead (host-wait gaps) or other.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostWaits {
     /// Waiting for the DataLoader.
@@ -215,6 +216,17 @@ pub struct HostWaits {
     /// Median host time per steady step not spent blocked in synchronising calls or the
     /// DataLoader: what the host needs to launch one step's work (profiled, so inflated).
     pub host_work_per_step_us: f64,
+    /// GPU idle while the host allocated or freed device memory through the driver
+    /// (`cudaMalloc`, `cudaFree`), or launched into the queue a `cudaFree` drained.
+    #[serde(default)]
+    pub alloc_us: f64,
+    /// `cudaMalloc` / `cudaFree` calls per steady step: none once the caching allocator
+    /// holds what the step needs.
+    #[serde(default)]
+    pub alloc_calls_per_step: f64,
+    /// Host time in those calls per steady step.
+    #[serde(default)]
+    pub alloc_host_us_per_step: f64,
 }
 
 /// Communication: NCCL kernels on the GPU and collectives a CPU backend (gloo) ran on the

@@ -247,6 +247,14 @@ pub enum Cause {
     /// The host synchronises with the GPU inside the step and the GPU idles meanwhile.
     #[serde(rename = "host_sync")]
     HostSync,
+    /// The caching allocator asks the driver for device memory in every step
+    /// (`cudaMalloc`, `cudaFree`; its cache emptied, or caching turned off): `cudaFree` waits
+    /// for the whole GPU, and the GPU idles while the host allocates and launches again.
+    #[serde(rename = "host_sync/allocator")]
+    HostSyncAllocator {
+        /// `cudaMalloc` / `cudaFree` calls per step.
+        calls_per_step: f64,
+    },
     /// Exposed host-to-device copies.
     #[serde(rename = "h2d_copy")]
     H2dCopy,
@@ -384,7 +392,7 @@ impl Cause {
             | Cause::CommunicationStraggler { .. }
             | Cause::CommunicationShiftingStraggler { .. }
             | Cause::CommunicationP2pDisabled => Family::Communication,
-            Cause::HostSync => Family::HostSync,
+            Cause::HostSync | Cause::HostSyncAllocator { .. } => Family::HostSync,
             Cause::H2dCopy | Cause::H2dCopyPageable => Family::H2dCopy,
             Cause::PeriodicStall { .. } => Family::PeriodicStall,
             Cause::ThrottlingPower { .. } | Cause::ThrottlingThermal { .. } => Family::Throttling,
@@ -409,6 +417,7 @@ impl Cause {
             Cause::CommunicationShiftingStraggler { .. } => "shifting_straggler",
             Cause::CommunicationP2pDisabled => "p2p_disabled",
             Cause::H2dCopyPageable => "pageable",
+            Cause::HostSyncAllocator { .. } => "allocator",
             Cause::ThrottlingPower { .. } => "power",
             Cause::ThrottlingThermal { .. } => "thermal",
             Cause::Environment { check } => check.id.as_str(),
@@ -626,6 +635,15 @@ pub enum EvidenceKey {
     ReadbacksPerStall,
     /// Evidence: aten::item / _local_scalar_dense per step.
     ItemCallsPerStep,
+    /// Evidence: GPU idle while the driver allocated or freed device memory and while the
+    /// host launched into the queue that drained, share of step.
+    AllocIdleShare,
+    /// Evidence: `cudaMalloc` / `cudaFree` calls per step.
+    AllocCallsPerStep,
+    /// Evidence: host time in those calls per step.
+    AllocHostTimePerStep,
+    /// Evidence: `torch.cuda.empty_cache()` calls per step, as the probe counted them.
+    EmptyCacheCallsPerStep,
     /// Evidence: host time to launch a step, outside syncs.
     HostLaunchTime,
     /// Evidence: GPU busy time per step.
@@ -1054,6 +1072,19 @@ pub enum Fix {
         /// Its calls per step.
         #[serde(default)]
         site_per_step: Option<f64>,
+    },
+    /// Keep the caching allocator's memory between steps: take `torch.cuda.empty_cache()` out
+    /// of the loop (at its line, when the probe saw it), or turn caching back on.
+    KeepAllocatorCache {
+        /// The line that empties the cache most, when the probe saw it.
+        #[serde(default)]
+        site: Option<crate::SyncSite>,
+        /// `torch.cuda.empty_cache()` calls per step, when the probe counted them.
+        #[serde(default)]
+        calls_per_step: Option<f64>,
+        /// `PYTORCH_NO_CUDA_MEMORY_CACHING` is set in the run's environment.
+        #[serde(default)]
+        caching_off: bool,
     },
     /// Compute metrics on the GPU.
     GpuMetrics,
@@ -1590,6 +1621,8 @@ impl Fix {
                 _ => Whole,
             },
             Fix::FewerReadbacks { .. } => Whole,
+            // What the allocator's calls cost goes when the cache is kept.
+            Fix::KeepAllocatorCache { .. } => Whole,
             // The slowdown is the per-step work that grows: constant work removes it.
             Fix::ConstantHostWork => Whole,
             // Exhaustive, so a new fix is placed here on purpose.

@@ -64,6 +64,22 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "aten::item / _local_scalar_dense per step",
             "每步 aten::item / _local_scalar_dense 次数",
         ),
+        K::AllocIdleShare => (
+            "GPU idle around cudaMalloc / cudaFree and the launches after them (share of step)",
+            "cudaMalloc / cudaFree 期间及其后发射时的 GPU 空闲（占步骤比例）",
+        ),
+        K::AllocCallsPerStep => (
+            "cudaMalloc / cudaFree calls per step",
+            "每步 cudaMalloc / cudaFree 调用次数",
+        ),
+        K::AllocHostTimePerStep => (
+            "host time in cudaMalloc / cudaFree per step",
+            "每步花在 cudaMalloc / cudaFree 上的主机时间",
+        ),
+        K::EmptyCacheCallsPerStep => (
+            "torch.cuda.empty_cache() calls per step, counted in unprofiled steps",
+            "每步 torch.cuda.empty_cache() 调用次数（在未分析的步骤中计数）",
+        ),
         K::ProbeSyncsPerStep => (
             "synchronising calls per step, counted in unprofiled steps",
             "每步同步调用次数（在未分析的步骤中计数）",

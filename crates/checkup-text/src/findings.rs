@@ -55,6 +55,10 @@ pub fn title(c: &Cause, l: Language) -> String {
             "Host synchronisation leaves the GPU idle",
             "主机同步使 GPU 空闲",
         ),
+        Cause::HostSyncAllocator { .. } => (
+            "The memory allocator goes to the driver every step",
+            "显存分配器每步都向驱动申请和释放显存",
+        ),
         Cause::H2dCopy | Cause::H2dCopyPageable => (
             "Host-to-device copies stall the GPU",
             "主机到设备的拷贝阻塞 GPU",
@@ -191,6 +195,8 @@ pub fn summary(f: &Finding, l: Language) -> String {
         (Cause::CommunicationP2pDisabled, Zh) => "NCCL_P2P_DISABLE 迫使 all-reduce 流量经由主机内存，而不是 NVLink。".into(),
         (Cause::HostSync, En) => "The training loop waits for the GPU (loss.item(), .cpu(), explicit synchronize) and then the GPU waits while the host does CPU work before launching the next step.".into(),
         (Cause::HostSync, Zh) => "训练循环每步都在等待 GPU（loss.item()、.cpu()、显式 synchronize），随后 GPU 又要等主机做完 CPU 计算才能发射下一步。".into(),
+        (Cause::HostSyncAllocator { calls_per_step }, En) => format!("PyTorch's caching allocator normally keeps GPU memory between steps; here it allocates and frees it through the driver {calls_per_step:.0} times per step (cudaMalloc, cudaFree). Each cudaFree waits for everything queued on the GPU, and each cudaMalloc holds the host, so the GPU idles while the host catches up."),
+        (Cause::HostSyncAllocator { calls_per_step }, Zh) => format!("PyTorch 的缓存分配器通常在步骤之间保留显存；这里它每步通过驱动分配和释放显存 {calls_per_step:.0} 次（cudaMalloc、cudaFree）。每次 cudaFree 都要等 GPU 上排队的工作全部完成，每次 cudaMalloc 都占住主机，于是 GPU 空闲，等主机追上来。"),
         (Cause::H2dCopyPageable, En) => "Batches are copied to the GPU from pageable host memory: each copy is slow, synchronous, and nothing computes meanwhile.".into(),
         (Cause::H2dCopyPageable, Zh) => "批次从可分页（pageable）主机内存拷贝到 GPU：每次拷贝都很慢、是同步的，期间没有任何计算。".into(),
         (Cause::H2dCopy, En) => "Host-to-device copies are not overlapped with compute.".into(),

@@ -271,6 +271,36 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "The idle gap after each sync disappears; the GPU stays fed.", "每次同步之后的空闲间隙消失，GPU 持续有活干。"),
         ),
+        (Fix::KeepAllocatorCache { caching_off: true, .. }, _) => t(
+            pick(l, "Turn the caching allocator back on", "重新打开缓存分配器"),
+            pick(l, "PYTORCH_NO_CUDA_MEMORY_CACHING is set in this run's environment: every tensor's memory is allocated from and freed to the driver. It is a debugging setting (for memory checkers); training runs without it.", "本次运行的环境中设置了 PYTORCH_NO_CUDA_MEMORY_CACHING：每个张量的显存都直接向驱动申请和释放。这是调试用的设置（供显存检查工具使用），训练时不应设置。"),
+            Some(&format!("unset PYTORCH_NO_CUDA_MEMORY_CACHING   # {}", pick(l, "before starting the training", "在启动训练之前"))),
+            pick(l, "The allocator keeps its blocks between steps; cudaMalloc and cudaFree leave the steps.", "分配器在步骤之间保留显存块；步骤中不再有 cudaMalloc 和 cudaFree。"),
+        ),
+        (Fix::KeepAllocatorCache { site: Some(site), calls_per_step, .. }, _) => t(
+            &match l {
+                En => format!("Take torch.cuda.empty_cache() out of the loop at {}", site.location()),
+                Zh => format!("把 {} 处的 torch.cuda.empty_cache() 移出训练循环", site.location()),
+            },
+            &match (l, calls_per_step) {
+                (En, Some(n)) => format!("{} in {}() empties the allocator's cache {n:.1} times per step: `{}`. The next step then asks the driver for all that memory again. Emptying the cache does not give the training more memory (PyTorch reuses its cached blocks itself); it only hands them to other processes.", site.location(), site.function, site.code),
+                (Zh, Some(n)) => format!("{} 中 {}() 的这一行每步清空分配器缓存 {n:.1} 次：`{}`。下一步又要向驱动重新申请这些显存。清空缓存不会给训练更多显存（PyTorch 自己会复用缓存的块），只是把它们让给其他进程。", site.location(), site.function, site.code),
+                (En, None) => format!("{} in {}() empties the allocator's cache: `{}`. The next step asks the driver for that memory again.", site.location(), site.function, site.code),
+                (Zh, None) => format!("{} 中 {}() 的这一行清空分配器缓存：`{}`。下一步又要向驱动重新申请这些显存。", site.location(), site.function, site.code),
+            },
+            Some(&format!(
+                "# torch.cuda.empty_cache()   # {}\n# {}",
+                pick(l, "removed from the training step", "从训练步骤中删除"),
+                pick(l, "if memory runs short, lower the peak instead: a smaller batch, activation checkpointing, or\n# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation", "若显存不够，应降低峰值：更小的批次、激活检查点，或用\n# PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True 减少碎片")
+            )),
+            pick(l, "The allocator keeps its blocks between steps; cudaMalloc and cudaFree leave the steps and the GPU stays fed.", "分配器在步骤之间保留显存块；步骤中不再有 cudaMalloc 和 cudaFree，GPU 持续有活干。"),
+        ),
+        (Fix::KeepAllocatorCache { site: None, .. }, _) => t(
+            pick(l, "Keep the allocator's cache between steps", "在步骤之间保留分配器缓存"),
+            pick(l, "Something empties PyTorch's memory cache every step: look for torch.cuda.empty_cache() in the loop (or in a callback it calls) and for PYTORCH_NO_CUDA_MEMORY_CACHING in the environment. If the cache is emptied because allocations fail near the memory limit, lower the peak instead.", "有代码每步清空 PyTorch 的显存缓存：在训练循环（或它调用的回调）中查找 torch.cuda.empty_cache()，并检查环境变量 PYTORCH_NO_CUDA_MEMORY_CACHING。若是因为接近显存上限分配失败而清空缓存，应降低显存峰值。"),
+            Some("grep -rn \"empty_cache\\|NO_CUDA_MEMORY_CACHING\" ."),
+            pick(l, "The allocator keeps its blocks between steps; cudaMalloc and cudaFree leave the steps.", "分配器在步骤之间保留显存块；步骤中不再有 cudaMalloc 和 cudaFree。"),
+        ),
         (Fix::GpuMetrics, _) => t(
             pick(l, "Compute metrics on the GPU", "在 GPU 上计算指标"),
             pick(l, "Build confusion matrices and accuracies with torch ops on CUDA tensors (e.g. torch.bincount) instead of NumPy loops on copied tensors.", "用 CUDA 张量上的 torch 运算（如 torch.bincount）计算混淆矩阵和准确率，而不是在拷贝出来的张量上用 NumPy 循环。"),

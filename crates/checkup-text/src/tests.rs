@@ -78,6 +78,9 @@ fn all_causes() -> Vec<Cause> {
         },
         Cause::CommunicationP2pDisabled,
         Cause::HostSync,
+        Cause::HostSyncAllocator {
+            calls_per_step: 57.0,
+        },
         Cause::H2dCopy,
         Cause::H2dCopyPageable,
         Cause::PeriodicStall {
@@ -238,6 +241,10 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::MainCpuWhileIdle,
         K::WorkersCpuWhileIdle,
         K::ItemCallsPerStep,
+        K::AllocIdleShare,
+        K::AllocCallsPerStep,
+        K::AllocHostTimePerStep,
+        K::EmptyCacheCallsPerStep,
         K::HostLaunchTime,
         K::GpuBusyPerStep,
         K::LaunchIdleShare,
@@ -346,6 +353,27 @@ fn all_fixes() -> Vec<Fix> {
             class: Some("RMSprop".into()),
         },
         Fix::BiggerKernels,
+        Fix::KeepAllocatorCache {
+            site: None,
+            calls_per_step: None,
+            caching_off: false,
+        },
+        Fix::KeepAllocatorCache {
+            site: None,
+            calls_per_step: None,
+            caching_off: true,
+        },
+        Fix::KeepAllocatorCache {
+            site: Some(SyncSite {
+                file: "/work/train.py".into(),
+                line: 31,
+                function: "main".into(),
+                code: "torch.cuda.empty_cache()".into(),
+                count: 190,
+            }),
+            calls_per_step: Some(1.0),
+            caching_off: false,
+        },
         Fix::FewerReadbacks {
             site: None,
             site_per_step: None,
@@ -457,6 +485,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::CommunicationShiftingStraggler { .. }
         | Cause::CommunicationP2pDisabled
         | Cause::HostSync
+        | Cause::HostSyncAllocator { .. }
         | Cause::H2dCopy
         | Cause::H2dCopyPageable
         | Cause::PeriodicStall { .. }
@@ -501,6 +530,10 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::MainCpuWhileIdle
         | K::WorkersCpuWhileIdle
         | K::ItemCallsPerStep
+        | K::AllocIdleShare
+        | K::AllocCallsPerStep
+        | K::AllocHostTimePerStep
+        | K::EmptyCacheCallsPerStep
         | K::HostLaunchTime
         | K::GpuBusyPerStep
         | K::LaunchIdleShare
@@ -580,6 +613,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::ForeachOptimizer { .. }
         | Fix::BiggerKernels
         | Fix::FewerReadbacks { .. }
+        | Fix::KeepAllocatorCache { .. }
         | Fix::GpuMetrics
         | Fix::SummariseOnGpu { .. }
         | Fix::FindHiddenSyncs

@@ -145,6 +145,15 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     };
     let mut sync_ends: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.end).collect();
     sync_ends.sort_by(f64::total_cmp);
+    // The driver allocating or freeing device memory: cudaFree waits for the device, then
+    // the host launches into the drained queue; cudaMalloc holds the host meanwhile.
+    let allocs = merge(
+        t.runtime
+            .iter()
+            .filter(|r| r.kind == RuntimeKind::Alloc)
+            .map(|r| (r.start, r.end))
+            .collect(),
+    );
 
     let mut idle = IdleSplit::default();
     let mut waits = HostWaits::default();
@@ -182,7 +191,10 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         prev_g0 = g0;
         let lo_i = sync_ends.partition_point(|&e| e < since);
         let synced = sync_ends.get(lo_i).is_some_and(|&e| e <= g1);
-        if synced {
+        let a = allocs.partition_point(|&(_, end)| end <= since);
+        if allocs.get(a).is_some_and(|&(start, _)| start < g1) {
+            waits.alloc_us += rest;
+        } else if synced {
             waits.sync_us += rest;
             let k = periods.partition_point(|&(_, (_, p1))| p1 <= g0);
             if let Some(&(number, _)) = periods.get(k) {
@@ -248,6 +260,14 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         after_readback = readback;
     }
     waits.sync_calls_per_step = waits_in_steady as f64 / n_steady;
+    let steady_allocs: Vec<_> = t
+        .runtime
+        .iter()
+        .filter(|r| r.kind == RuntimeKind::Alloc && in_steady(r.start))
+        .collect();
+    waits.alloc_calls_per_step = steady_allocs.len() as f64 / n_steady;
+    waits.alloc_host_us_per_step =
+        steady_allocs.iter().map(|r| r.end - r.start).sum::<f64>() / n_steady;
     // `.item()` on a CPU tensor (optimizer step counters) does not wait for the GPU: count
     // only those that enclose a blocking CUDA call.
     let mut blocking_starts: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.start).collect();

@@ -249,10 +249,11 @@ fn share_ev(key: EvidenceKey, share: f64, at_least: Option<f64>, source: Source)
 
 /// The rules, in the order they run: `idle` reads the lost-time findings before it,
 /// `busy` comes after them, then memory, `environment` last.
-const RULES: [Rule; 13] = [
+const RULES: [Rule; 14] = [
     rules::data_loading::rule,
     rules::copies::rule,
     rules::sync::rule,
+    rules::allocator::rule,
     rules::launches::rule,
     rules::communication::rule,
     rules::stalls::rule,

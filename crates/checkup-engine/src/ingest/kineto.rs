@@ -105,6 +105,10 @@ pub enum RuntimeKind {
     Sync,
     /// `cudaMemcpy*`: blocking when it copies device-to-host into pageable memory.
     Memcpy,
+    /// The driver's device memory allocated or freed (`cudaMalloc`, `cudaFree`): what the
+    /// caching allocator does when its cache is empty or emptied. `cudaFree` waits for the
+    /// whole device first.
+    Alloc,
     /// Any other runtime call.
     Other,
 }
@@ -1093,6 +1097,11 @@ fn runtime_kind(name: &str) -> RuntimeKind {
         || name == "cudaMemcpy2D"
     {
         RuntimeKind::Sync
+    } else if matches!(
+        name,
+        "cudaMalloc" | "cudaFree" | "cuMemAlloc_v2" | "cuMemFree_v2"
+    ) {
+        RuntimeKind::Alloc
     } else if name.contains("Launch") {
         RuntimeKind::Launch
     } else if name.contains("Memcpy") {

@@ -3,6 +3,7 @@
 
 use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Note, Source, Unit};
 
+use super::allocator::allocator_drains_queue;
 use super::sync::sync_drains_queue;
 use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
@@ -20,6 +21,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let saturation = host_saturation(cx);
     if trace_share < th.reportable_share
         || sync_drains_queue(cx)
+        || allocator_drains_queue(cx)
         || saturation.is_some_and(|s| s.whose == Whose::TheTraining)
     {
         return Outcome::default();

@@ -1,5 +1,6 @@
 //! One module per cause. Each exports `rule`, of the shape [`super::Rule`].
 
+pub mod allocator;
 pub mod busy;
 pub mod communication;
 pub mod copies;
