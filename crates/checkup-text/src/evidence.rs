@@ -77,8 +77,8 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
             "每步花在 cudaMalloc / cudaFree 上的主机时间",
         ),
         K::EmptyCacheCallsPerStep => (
-            "torch.cuda.empty_cache() calls per step, counted in unprofiled steps",
-            "每步 torch.cuda.empty_cache() 调用次数（在未分析的步骤中计数）",
+            "torch.cuda.empty_cache() calls per step, counted from the probe's watch to the run's end",
+            "每步 torch.cuda.empty_cache() 调用次数（从探针的观察窗口起计数至运行结束）",
         ),
         K::ProbeSyncsPerStep => (
             "synchronising calls per step, counted in unprofiled steps",
