@@ -183,6 +183,14 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// A per-step idle cause's share of the run from its share of the profiled window: at
+    /// unprofiled speed it is at most what the GPU neither computes (`busy`) nor spends
+    /// waiting for data, and it costs that share of the normal steps only.
+    fn idle_share_at_unprofiled_speed(&self, trace_share: f64, busy: f64) -> f64 {
+        let data_idle = self.timing.and_then(|t| t.data_idle_share).unwrap_or(0.0);
+        trace_share.min((1.0 - busy - data_idle).max(0.0)) * self.normal_time_share()
+    }
+
     /// The share of the run's time spent in normal steps (outside the stalls' excess): a
     /// per-step cause costs its share of a normal step times this.
     fn normal_time_share(&self) -> f64 {

@@ -71,8 +71,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             None,
             Source::Busy { method },
         ));
-        let data_idle = cx.timing.and_then(|t| t.data_idle_share).unwrap_or(0.0);
-        share = share.min((1.0 - busy - data_idle).max(0.0)) * cx.normal_time_share();
+        share = cx.idle_share_at_unprofiled_speed(share, busy);
         sure = confidence::CORROBORATED;
     }
     let empties = cx.training.and_then(|t| t.empty_cache.as_ref());

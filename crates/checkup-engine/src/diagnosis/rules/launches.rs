@@ -74,8 +74,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         // Launch gaps cost their share of the normal steps only: periodic stalls (a
         // checkpoint every N steps) are time the launches do not explain, and neither is
         // the GPU's idle time the steps spent waiting for data (each epoch's first batch).
-        let data_idle = cx.timing.and_then(|t| t.data_idle_share).unwrap_or(0.0);
-        share = share.min((1.0 - busy - data_idle).max(0.0)) * cx.normal_time_share();
+        share = cx.idle_share_at_unprofiled_speed(share, busy);
         sure = confidence::CORROBORATED;
     }
     if let Some(t) = cx.timing {
