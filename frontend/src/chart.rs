@@ -4,7 +4,8 @@
 //! it again for the seconds dragged over, and *Whole run* goes back.
 
 use checkup_model::commands as cmd;
-use checkup_model::{format_number, ChartSvg};
+use checkup_model::ChartSvg;
+use checkup_text::format_number;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 

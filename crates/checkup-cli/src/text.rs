@@ -109,8 +109,8 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
             checkup_text::pct(f.confidence)
         );
         let _ = writeln!(s, "   {}", findings::summary(f, l));
-        if let Some(g) = d.expected_gain(f) {
-            let _ = writeln!(s, "   {}", findings::gain(&g, l));
+        if let Some(g) = &f.gains.cause {
+            let _ = writeln!(s, "   {}", findings::gain(g, l));
         }
         for e in &f.evidence {
             let threshold = e.threshold.as_ref().map(|t| {
@@ -134,7 +134,7 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
                 evidence::source(&e.source, l)
             );
         }
-        for (k, fix_id) in f.fixes.iter().enumerate() {
+        for (k, (fix_id, gain)) in f.fixes_with_gains().enumerate() {
             let fix = fixes::text(fix_id, l);
             let _ = writeln!(
                 s,
@@ -144,8 +144,8 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
                 fix.title,
                 fix.effect
             );
-            if let Some(g) = d.fix_gain(f, fix_id) {
-                let _ = writeln!(s, "       {}", findings::fix_gain(&g, l));
+            if let Some(g) = gain {
+                let _ = writeln!(s, "       {}", findings::fix_gain(g, l));
             }
             if let Some(code) = &fix.snippet {
                 for line in code.lines() {

@@ -32,6 +32,33 @@ fn analyze_json_has_the_stable_keys_scripts_rely_on() {
 }
 
 #[test]
+fn analyze_json_carries_the_gains_the_report_promises() {
+    let (code, out, err) = checkup(&[
+        "analyze",
+        corpus("dataloader_starved").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    // About 458 ms per step now, 42.8 ms without the wait for data (the report's words).
+    let before = f["gain"]["before_ms"].as_f64().unwrap();
+    let after = f["gain"]["after_ms"].as_f64().unwrap();
+    assert!((before - 458.2).abs() < 0.1 && (after - 42.8).abs() < 0.1, "{f}");
+    assert_eq!(f["gain"]["basis"], "unprofiled_steps");
+    // More workers remove the cause; pinned memory beside them has no number of its own.
+    assert_eq!(f["fixes"][0]["fix"], "more_workers");
+    assert_eq!(f["fixes"][0]["gain"]["after_ms"], f["gain"]["after_ms"]);
+    assert_eq!(f["fixes"][0]["gain"]["reach"], "cause");
+    assert_eq!(f["fixes"][1]["fix"], "pin_memory");
+    assert!(f["fixes"][1].get("gain").is_none(), "{f}");
+    // What to do first: that fix, pointed at by index.
+    let plan = &v["plan"][0];
+    assert_eq!((plan["finding"].as_u64(), plan["fix"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(plan["gain"], f["fixes"][0]["gain"]);
+}
+
+#[test]
 fn analyze_text_leads_with_the_primary_finding_and_its_fix() {
     let (code, out, _) = checkup(&["analyze", corpus("h2d_pageable").to_str().unwrap()]);
     assert_eq!(code, 0);

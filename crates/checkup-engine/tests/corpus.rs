@@ -818,31 +818,31 @@ fn an_evaluation_every_40_steps_is_named_as_evaluation() {
 fn each_lost_time_finding_states_the_step_time_without_its_cause() {
     let d = diagnose("dataloader_starved");
     let f = &d.findings[0];
-    let g = d.expected_gain(f).expect("a gain for the input pipeline");
+    let g = f.gains.cause.expect("a gain for the input pipeline");
     let t = d.diagnosed_timing().unwrap();
     let busy = d.diagnosed_rank_summary().unwrap().gpu_busy_per_step_us / 1e3;
-    assert_eq!(g.step_ms_now, t.mean_step_ms);
+    assert_eq!(g.before_ms, t.mean_step_ms);
     // Its share of the step gone, never below the GPU's own busy time.
     let want = (t.mean_step_ms * (1.0 - f.share)).max(busy);
-    assert!((g.step_ms_after - want).abs() < 1e-9, "{g:?}");
-    assert!((400.0..520.0).contains(&g.step_ms_now), "{g:?}");
+    assert!((g.after_ms - want).abs() < 1e-9, "{g:?}");
+    assert!((400.0..520.0).contains(&g.before_ms), "{g:?}");
     assert!((8.0..14.0).contains(&g.speedup()), "{g:?}");
     let words = checkup_text::findings::gain(&g, Language::En);
     assert!(words.contains(" ms per step ("), "{words}");
     // The compute-bound note behind it explains 4 %: it proposes nothing.
     let busy_note = d.finding("compute_bound").unwrap();
     assert!(busy_note.fixes.is_empty(), "{:?}", busy_note.fixes);
-    assert!(d.expected_gain(busy_note).is_none());
+    assert!(busy_note.gains.cause.is_none());
 }
 
 #[test]
 fn a_stall_gain_takes_the_stalls_out_of_the_mean_step() {
     let d = diagnose("probe_checkpoint_every_n");
-    let g = d.expected_gain(&d.findings[0]).unwrap();
+    let g = d.findings[0].gains.cause.unwrap();
     let t = d.diagnosed_timing().unwrap();
     // Without the checkpoints, the mean step is about the median one.
     assert!(
-        (g.step_ms_after - t.median_step_ms).abs() < 0.1 * t.median_step_ms,
+        (g.after_ms - t.median_step_ms).abs() < 0.1 * t.median_step_ms,
         "{g:?} vs median {}",
         t.median_step_ms
     );
@@ -888,7 +888,7 @@ fn read_backs_in_every_layer_of_a_large_model_are_host_sync_at_their_own_line() 
     assert!(!snippet.contains("grad"), "{snippet}");
     // Without the syncs a step still takes the GPU's own busy time (96 ms): the 16 % idle
     // they cause would leave less than that, so the GPU's time is the gain's floor.
-    let gain = d.expected_gain(sync).expect("a gain");
+    let gain = sync.gains.cause.expect("a gain");
     let busy = evidence(&d, "host_sync", K::GpuBusyPerStep);
     assert!(gain.bounded_by_gpu_busy, "{gain:?}");
     // Evidence is rounded to what it prints (96.0 ms).
@@ -896,8 +896,8 @@ fn read_backs_in_every_layer_of_a_large_model_are_host_sync_at_their_own_line() 
         gain.gpu_busy_ms.is_some_and(|g| (g - busy).abs() < 0.05),
         "{gain:?}"
     );
-    assert_eq!(Some(gain.step_ms_after), gain.gpu_busy_ms);
-    assert!((gain.step_ms_now / busy - 1.15).abs() < 0.03, "{gain:?}");
+    assert_eq!(Some(gain.after_ms), gain.gpu_busy_ms);
+    assert!((gain.before_ms / busy - 1.15).abs() < 0.03, "{gain:?}");
 }
 
 #[test]
@@ -960,14 +960,10 @@ fn a_copy_fix_gains_down_to_the_gpus_compute_not_to_its_copies() {
     let copies = g.exposed_memory_us / (g.compute_us + g.exposed_comm_us + g.exposed_memory_us);
     let floor = r.gpu_busy_per_step_us / 1e3 * (1.0 - copies);
     let want = (t.mean_step_ms * (1.0 - f.share)).max(floor);
-    let gain = d
-        .fix_gain(f, &f.fixes[0])
+    let gain = f.gains.fixes[0]
         .expect("pinned copies have a gain")
         .expected;
-    assert!(
-        (gain.step_ms_after - want).abs() < 1e-9,
-        "{gain:?} vs {want}"
-    );
+    assert!((gain.after_ms - want).abs() < 1e-9, "{gain:?} vs {want}");
     // Half the step is copies: about twice as fast without them (it read 80 → 75.5 ms when
     // the floor still held the copies).
     assert!((1.8..2.2).contains(&gain.speedup()), "{gain:?}");
@@ -996,15 +992,17 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
     );
     // The loader's fix carries its finding's own gain, and the list runs from most to least.
     let loader = d.finding("data_loading").unwrap();
-    assert_eq!(Some(plan[0].gain.expected), d.expected_gain(loader));
+    assert_eq!(Some(plan[0].gain.expected), loader.gains.cause);
     let saved: Vec<f64> = plan
         .iter()
-        .map(|r| r.gain.expected.step_ms_now - r.gain.expected.step_ms_after)
+        .map(|r| r.gain.expected.before_ms - r.gain.expected.after_ms)
         .collect();
     assert!(saved.windows(2).all(|w| w[0] >= w[1]), "{saved:?}");
     // Pinned memory beside more workers helps but removes no measured time of its own.
     let pin = loader.fixes.iter().find(|f| **f == Fix::PinMemory);
-    assert!(pin.is_none_or(|p| d.fix_gain(loader, p).is_none()));
+    assert!(pin.is_none_or(|p| loader
+        .fixes_with_gains()
+        .any(|(f, g)| f == p && g.is_none())));
 }
 
 #[test]
@@ -1013,9 +1011,9 @@ fn the_fix_for_the_line_that_makes_every_sync_gains_all_of_the_sync_time() {
     let sync = d.finding("host_sync").unwrap();
     // 112 of 112 read-backs per step at layer_stats_items.py:15.
     assert_eq!(evidence(&d, "host_sync", K::TopSyncSiteShare), 100.0);
-    let gain = d.fix_gain(sync, &sync.fixes[0]).unwrap();
+    let gain = sync.gains.fixes[0].unwrap();
     assert_eq!(gain.reach, checkup_model::FixReach::Cause);
-    assert_eq!(Some(gain.expected), d.expected_gain(sync));
+    assert_eq!(Some(gain.expected), sync.gains.cause);
     let words = checkup_text::findings::fix_gain(&gain, Language::Zh);
     assert!(words.starts_with("预期收益：每步约 "), "{words}");
 }
@@ -1026,17 +1024,17 @@ fn fixes_that_find_where_the_time_goes_carry_no_gain() {
     for run in corpus_runs() {
         let d = diagnose(&run);
         for f in &d.findings {
-            for fix in &f.fixes {
+            for (fix, gain) in f.fixes_with_gains() {
                 if matches!(
                     fix,
                     Fix::ProfileSteps | Fix::FindHiddenSyncs | Fix::Environment { .. }
                 ) {
-                    assert!(d.fix_gain(f, fix).is_none(), "{run}: {fix:?}");
+                    assert!(gain.is_none(), "{run}: {fix:?}");
                 }
                 // A gain never promises a step shorter than zero or longer than now.
-                if let Some(g) = d.fix_gain(f, fix).map(|g| g.expected) {
+                if let Some(g) = gain.map(|g| g.expected) {
                     assert!(
-                        g.step_ms_after > 0.0 && g.step_ms_after <= g.step_ms_now,
+                        g.after_ms > 0.0 && g.after_ms <= g.before_ms,
                         "{run}: {fix:?} {g:?}"
                     );
                 }
@@ -1123,8 +1121,8 @@ fn a_loop_that_rescans_every_prediction_slows_down_and_its_host_time_is_what_gre
     assert_eq!(host_rss_mib, None);
     assert_eq!(f.fixes, [Fix::ConstantHostWork]);
     // Its fix removes the time lost: back to the first tenth's pace.
-    let gain = d.fix_gain(f, &f.fixes[0]).unwrap();
-    assert!(gain.expected.step_ms_after < gain.expected.step_ms_now);
+    let gain = f.gains.fixes[0].unwrap();
+    assert!(gain.expected.after_ms < gain.expected.before_ms);
 }
 
 #[test]

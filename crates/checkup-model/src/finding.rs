@@ -11,8 +11,8 @@ use crate::{
 };
 
 /// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
-/// 2: typed facts.
-pub const DIAGNOSIS_FORMAT: u32 = 2;
+/// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix.
+pub const DIAGNOSIS_FORMAT: u32 = 3;
 
 /// Finding families: the first part of a finding's id (`communication/p2p_disabled` →
 /// `communication`).
@@ -488,10 +488,26 @@ pub struct Finding {
     pub evidence: Vec<Evidence>,
     /// What to change, first fix first.
     pub fixes: Vec<Fix>,
+    /// What removing the cause, and each fix, should make of the step: the engine computes
+    /// them once the findings are ranked (empty until then); views only word them.
+    pub gains: Gains,
+}
+
+/// A finding's expected gains, as the engine computed them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gains {
+    /// The step time with the whole cause gone. None for verdicts that are not lost time
+    /// (compute or memory bound, an environment check), an idle GPU of unknown cause, a rank
+    /// that waits for a straggler (its fix is on the other rank), and throttling, whose lost
+    /// time is inside the GPU's busy time.
+    pub cause: Option<ExpectedGain>,
+    /// One per fix, in the finding's order: None where the recording puts no number on what
+    /// the fix removes (it supports the main fix, or finds where the time goes).
+    pub fixes: Vec<Option<FixGain>>,
 }
 
 /// A finding as JSON: its stable `id` first, derived from the cause, for scripts that read
-/// `findings[].id`.
+/// `findings[].id`; its gain, and each fix with its own.
 #[derive(Serialize, Deserialize)]
 struct FindingJson {
     #[serde(default)]
@@ -500,33 +516,59 @@ struct FindingJson {
     severity: Severity,
     confidence: f64,
     share: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gain: Option<ExpectedGain>,
     evidence: Vec<Evidence>,
-    fixes: Vec<Fix>,
+    fixes: Vec<FixJson>,
+}
+
+/// A fix as JSON: the fix (`{"fix": "more_workers", …}`) and, where the engine put a number
+/// on it, `gain`.
+#[derive(Serialize, Deserialize)]
+struct FixJson {
+    #[serde(flatten)]
+    fix: Fix,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    gain: Option<FixGain>,
 }
 
 impl From<Finding> for FindingJson {
     fn from(f: Finding) -> Self {
+        let mut gains = f.gains.fixes.into_iter();
         FindingJson {
             id: f.cause.id(),
             cause: f.cause,
             severity: f.severity,
             confidence: f.confidence,
             share: f.share,
+            gain: f.gains.cause,
             evidence: f.evidence,
-            fixes: f.fixes,
+            fixes: f
+                .fixes
+                .into_iter()
+                .map(|fix| FixJson {
+                    fix,
+                    gain: gains.next().flatten(),
+                })
+                .collect(),
         }
     }
 }
 
 impl From<FindingJson> for Finding {
     fn from(f: FindingJson) -> Self {
+        let (fixes, fix_gains) = f.fixes.into_iter().map(|x| (x.fix, x.gain)).unzip();
         Finding {
             cause: f.cause,
             severity: f.severity,
             confidence: f.confidence,
             share: f.share,
             evidence: f.evidence,
-            fixes: f.fixes,
+            fixes,
+            gains: Gains {
+                cause: f.gain,
+                fixes: fix_gains,
+            },
         }
     }
 }
@@ -557,6 +599,14 @@ impl Finding {
     /// The family of its cause.
     pub fn family(&self) -> Family {
         self.cause.family()
+    }
+
+    /// Each fix with its expected gain, in the finding's order.
+    pub fn fixes_with_gains(&self) -> impl Iterator<Item = (&Fix, Option<&FixGain>)> {
+        self.fixes
+            .iter()
+            .enumerate()
+            .map(|(i, fix)| (fix, self.gains.fixes.get(i).and_then(Option::as_ref)))
     }
 
     /// The value of the evidence row with `key`.
@@ -1343,6 +1393,21 @@ pub struct Diagnosis {
     /// Each rank's whole run (stalls included), for baseline cards and comparisons.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub whole_run: Vec<crate::WholeRun>,
+    /// What to do first: the best fix of each finding whose fixes have a gain, ranked by the
+    /// time it saves per step.
+    #[serde(default)]
+    pub plan: Vec<PlannedFix>,
+}
+
+/// One entry of the plan: which finding's which fix, and what it should give.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlannedFix {
+    /// Index of the finding in `Diagnosis::findings`.
+    pub finding: usize,
+    /// Index of the fix in that finding's `fixes`.
+    pub fix: usize,
+    /// Its expected gain.
+    pub gain: FixGain,
 }
 
 fn format_1() -> u32 {
@@ -1407,30 +1472,6 @@ impl Diagnosis {
             .or(self.step_timing.first())
     }
 
-    /// What removing a finding's cause would make of the step: its share of the step time
-    /// gone, and never below the GPU's own busy time per step (the step cannot be shorter than
-    /// the work the GPU does in it). None for verdicts that are not lost time (compute or
-    /// memory bound, an environment check), for an idle GPU of unknown cause, for a rank that
-    /// waits for a straggler (its fix is on the other rank), and for throttling, whose lost
-    /// time is inside the GPU's busy time.
-    pub fn expected_gain(&self, f: &Finding) -> Option<ExpectedGain> {
-        self.gain_for_share(f, f.share)
-    }
-
-    /// What one of a finding's fixes would make of the step: the finding's gain when the fix
-    /// removes its cause, the part it removes when the recording says which part (one line
-    /// of several that synchronise), None when it only helps the main fix or finds where the
-    /// time goes.
-    pub fn fix_gain(&self, f: &Finding, fix: &Fix) -> Option<FixGain> {
-        let reach = fix.reach(f);
-        let expected = match reach {
-            FixReach::Cause => self.expected_gain(f),
-            FixReach::Part(part) => self.gain_for_share(f, f.share * part),
-            FixReach::Supporting => None,
-        }?;
-        Some(FixGain { expected, reach })
-    }
-
     /// The findings as the views list them, each with its rank's index: the lead and every
     /// finding above informational first, then the informational ones behind the lead that
     /// explain little ("also noticed"), which views set apart instead of leading with fixes.
@@ -1441,92 +1482,20 @@ impl Diagnosis {
             .partition(|(i, f)| *i == 0 || f.severity > Severity::Info)
     }
 
-    /// What to do first: for each finding whose fixes have a gain, the fix that saves the
-    /// most (the first of equals, in the finding's order), ranked by the time it saves per
-    /// step. One per finding, because the gains of one finding's fixes do not add up: pinned
-    /// memory and an overlapped copy both remove the same copy time.
+    /// The plan with its findings and fixes looked up; entries that point at no finding or
+    /// fix (a hand-edited file) are left out.
     pub fn fixes_by_gain(&self) -> Vec<RankedFix<'_>> {
-        let saved = |g: &FixGain| g.expected.step_ms_now - g.expected.step_ms_after;
-        let mut out: Vec<RankedFix> = Vec::new();
-        for (i, f) in self.findings.iter().enumerate() {
-            let mut best: Option<RankedFix> = None;
-            for fix in &f.fixes {
-                let Some(gain) = self.fix_gain(f, fix) else {
-                    continue;
-                };
-                if best.is_none_or(|b| saved(&gain) > saved(&b.gain)) {
-                    best = Some(RankedFix {
-                        finding: i,
-                        fix,
-                        gain,
-                    });
-                }
-            }
-            out.extend(best);
-        }
-        // Stable: equal savings keep the findings' order.
-        out.sort_by(|a, b| saved(&b.gain).total_cmp(&saved(&a.gain)));
-        out
-    }
-
-    fn gain_for_share(&self, f: &Finding, share: f64) -> Option<ExpectedGain> {
-        let counts = f.family().is_lost_time()
-            && (f.is_explained_straggler()
-                || !matches!(
-                    f.cause,
-                    Cause::CommunicationStraggler { .. }
-                        | Cause::ThrottlingPower { .. }
-                        | Cause::ThrottlingThermal { .. }
-                ));
-        if !counts || share <= 0.0 {
-            return None;
-        }
-        let (now, basis) = match self.diagnosed_timing().filter(|t| t.mean_step_ms > 0.0) {
-            Some(t) => (t.mean_step_ms, StepBasis::UnprofiledSteps),
-            None => {
-                let r = self.diagnosed_rank_summary()?;
-                (r.profiled_step_us / 1e3, StepBasis::ProfiledSteps)
-            }
-        };
-        if now <= 0.0 {
-            return None;
-        }
-        // Evening out a straggler's work shrinks the slow rank's own GPU time too: its
-        // busy time is no floor then.
-        let busy = self
-            .diagnosed_rank_summary()
-            .filter(|_| !f.is_explained_straggler())
-            .map(|r| r.gpu_busy_per_step_us / 1e3 * (1.0 - own_busy_part(&f.cause, &r.gpu)))
-            .filter(|b| *b > 0.0);
-        let removed = now * (1.0 - share.min(1.0));
-        let (after, bounded) = match busy {
-            Some(b) if b > removed => (b.min(now), true),
-            _ => (removed, false),
-        };
-        Some(ExpectedGain {
-            step_ms_now: now,
-            step_ms_after: after,
-            gpu_busy_ms: busy,
-            bounded_by_gpu_busy: bounded,
-            basis,
-        })
-    }
-}
-
-/// The part of the GPU's busy time that is the finding's own cause: copies and communication
-/// keep the copy engines and NCCL busy in the time they cost, so the floor a gain stops at
-/// is the rest of the GPU's work (removing exposed copies cannot leave the copies' time).
-fn own_busy_part(cause: &Cause, gpu: &crate::GpuTimeSplit) -> f64 {
-    let own = match cause {
-        Cause::H2dCopy | Cause::H2dCopyPageable => gpu.exposed_memory_us,
-        Cause::Communication { .. } | Cause::CommunicationP2pDisabled => gpu.exposed_comm_us,
-        _ => return 0.0,
-    };
-    let busy = gpu.compute_us + gpu.exposed_comm_us + gpu.exposed_memory_us;
-    if busy > 0.0 {
-        (own / busy).clamp(0.0, 1.0)
-    } else {
-        0.0
+        self.plan
+            .iter()
+            .filter_map(|p| {
+                let fix = self.findings.get(p.finding)?.fixes.get(p.fix)?;
+                Some(RankedFix {
+                    finding: p.finding,
+                    fix,
+                    gain: p.gain,
+                })
+            })
+            .collect()
     }
 }
 
@@ -1546,16 +1515,18 @@ pub struct RankedFix<'a> {
 
 /// One fix's expected gain and the part of its finding's time it rests on (the words say
 /// which part when it is not all of it).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct FixGain {
     /// The step time it should give.
+    #[serde(flatten)]
     pub expected: ExpectedGain,
     /// How much of the finding's time it removes.
     pub reach: FixReach,
 }
 
 /// How much of its finding's lost time a fix removes, as far as the recording tells.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FixReach {
     /// All of it: the fix removes the cause the finding measured.
     Cause,
@@ -1574,118 +1545,28 @@ impl Fix {
     pub fn is_investigation(&self) -> bool {
         matches!(self, Fix::ProfileSteps | Fix::FindHiddenSyncs)
     }
-
-    /// What part of `finding`'s lost time this fix removes. Most fixes mean one thing
-    /// wherever they appear; persistent workers remove the epoch-start waits they are
-    /// offered for, but only support more workers against a slow loader.
-    pub fn reach(&self, finding: &Finding) -> FixReach {
-        use FixReach::{Cause as Whole, Part, Supporting};
-        let at_epoch_starts = matches!(
-            finding.cause,
-            Cause::DataLoading {
-                idle_per_epoch_start_ms: Some(_),
-                ..
-            } | Cause::PeriodicStall {
-                work: Some(PeriodicWork::EpochStart { .. }),
-                ..
-            }
-        );
-        match self {
-            Fix::CheaperSamples
-            | Fix::CheaperSamplesAtWorkerLimit { .. }
-            | Fix::MoreWorkers { .. }
-            | Fix::LoaderAcrossEpochs { .. }
-            | Fix::FreezeGc
-            | Fix::PinnedCopy
-            | Fix::OverlapCopy
-            | Fix::FindCpuHogs
-            | Fix::ReserveCores
-            | Fix::CompileFuseKernels
-            | Fix::ReduceOverhead { .. }
-            | Fix::SummariseOnGpu { .. }
-            // The others' wait is the slow rank's extra compute: even work, or a GPU as fast
-            // as the others', removes it.
-            | Fix::EvenRankWork { .. }
-            | Fix::SlowerGpu { .. }
-            | Fix::OtherGpuModel { .. }
-            | Fix::EvenStepWork => Whole,
-            Fix::PersistentWorkers if at_epoch_starts => Whole,
-            Fix::AsyncCheckpoint {
-                checkpoint_seen: true,
-            } => Whole,
-            Fix::FewerReadbacks {
-                site: Some(_),
-                site_per_step: Some(_),
-            } => match finding.evidence_value(&EvidenceKey::TopSyncSiteShare) {
-                Some(pct) if pct < 100.0 => Part((pct / 100.0).max(0.0)),
-                _ => Whole,
-            },
-            Fix::FewerReadbacks { .. } => Whole,
-            // What the allocator's calls cost goes when the cache is kept.
-            Fix::KeepAllocatorCache { .. } => Whole,
-            // The slowdown is the per-step work that grows: constant work removes it.
-            Fix::ConstantHostWork => Whole,
-            // Exhaustive, so a new fix is placed here on purpose.
-            Fix::LeaveCoresToLoop { .. }
-            | Fix::PinMemory
-            | Fix::PersistentWorkers
-            | Fix::AsyncCheckpoint { .. }
-            | Fix::FewerCopyBytes
-            | Fix::ForeachOptimizer { .. }
-            | Fix::BiggerKernels
-            | Fix::GpuMetrics
-            | Fix::FindHiddenSyncs
-            | Fix::EnableP2p
-            | Fix::AccumulateGradients
-            | Fix::MoreWorkPerAllReduce
-            | Fix::CompressGradients
-            | Fix::NcclForGpuTensors
-            | Fix::LessPeriodicWork
-            | Fix::ProfileSteps
-            | Fix::MainThreadCpu
-            | Fix::CoolGpu
-            | Fix::CheckPower
-            | Fix::TensorCores
-            | Fix::Compile
-            | Fix::ChannelsLast
-            | Fix::FusedOptimizer { .. }
-            | Fix::FuseElementwise
-            | Fix::Bf16Activations
-            | Fix::FusedKernels
-            | Fix::Environment { .. }
-            | Fix::KeepValuesNotTensors
-            | Fix::BoundHostHistory
-            | Fix::ExpandableSegments
-            | Fix::FreeSharedGpu { .. }
-            | Fix::Bf16Memory { .. }
-            | Fix::ActivationCheckpointing { .. }
-            | Fix::EightBitOptimizer { .. }
-            | Fix::SmallerMicroBatch { .. }
-            | Fix::OffloadOptimizer { .. } => Supporting,
-        }
-    }
 }
 
 /// The step time if a finding's cause were removed, and what that rests on.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ExpectedGain {
     /// The step time now, ms.
-    pub step_ms_now: f64,
+    pub before_ms: f64,
     /// The step time with the cause removed, ms.
-    pub step_ms_after: f64,
-    /// The GPU's busy time per step, which bounds `step_ms_after` from below.
+    pub after_ms: f64,
+    /// The GPU's busy time per step, which bounds `after_ms` from below.
     pub gpu_busy_ms: Option<f64>,
-    /// Whether that bound, not the cause's share, set `step_ms_after`.
+    /// Whether that bound, not the cause's share, set `after_ms`.
     pub bounded_by_gpu_busy: bool,
-    /// Which step time `step_ms_now` is.
+    /// Which step time `before_ms` is.
     pub basis: StepBasis,
 }
 
 impl ExpectedGain {
     /// Now over after: 1.25 means 25 % more steps per second.
     pub fn speedup(&self) -> f64 {
-        if self.step_ms_after > 0.0 {
-            self.step_ms_now / self.step_ms_after
+        if self.after_ms > 0.0 {
+            self.before_ms / self.after_ms
         } else {
             1.0
         }
@@ -1702,22 +1583,6 @@ pub enum StepBasis {
     ProfiledSteps,
 }
 
-/// How every view prints a measured value: 3 significant-ish digits, no trailing noise, and
-/// never "-0".
-pub fn format_number(v: f64) -> String {
-    let s = if v.abs() >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.2}")
-    };
-    match s.strip_prefix('-') {
-        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
-        _ => s,
-    }
-}
-
 /// A count that was one before it was recorded (fixes stored before the field existed).
 fn one() -> u32 {
     1
@@ -1726,100 +1591,6 @@ fn one() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sync_finding(top_site_pct: f64) -> Finding {
-        Finding {
-            cause: Cause::HostSync,
-            severity: Severity::Major,
-            confidence: 0.9,
-            share: 0.4,
-            evidence: vec![Evidence {
-                key: EvidenceKey::TopSyncSiteShare,
-                value: top_site_pct,
-                unit: Unit::Percent,
-                threshold: None,
-                source: Source::Probe,
-            }],
-            fixes: vec![Fix::FewerReadbacks {
-                site: Some(crate::SyncSite {
-                    file: "train.py".into(),
-                    line: 88,
-                    function: "step".into(),
-                    code: "p.grad.norm().item()".into(),
-                    count: 380,
-                }),
-                site_per_step: Some(380.0 * top_site_pct / 100.0),
-            }],
-        }
-    }
-
-    #[test]
-    fn a_line_that_makes_part_of_the_syncs_reaches_that_part_of_their_time() {
-        let f = sync_finding(60.0);
-        assert_eq!(f.fixes[0].reach(&f), FixReach::Part(0.6));
-        let f = sync_finding(100.0);
-        assert_eq!(f.fixes[0].reach(&f), FixReach::Cause);
-    }
-
-    #[test]
-    fn persistent_workers_remove_epoch_start_waits_but_only_support_a_slow_loader() {
-        let at_starts = |ms| Finding {
-            cause: Cause::DataLoading {
-                data_wait_ms: Some(8.0),
-                step_ms: Some(22.0),
-                idle_per_epoch_start_ms: ms,
-            },
-            ..sync_finding(100.0)
-        };
-        assert_eq!(
-            Fix::PersistentWorkers.reach(&at_starts(Some(234.0))),
-            FixReach::Cause
-        );
-        assert_eq!(
-            Fix::PersistentWorkers.reach(&at_starts(None)),
-            FixReach::Supporting
-        );
-        assert_eq!(Fix::PinMemory.reach(&at_starts(None)), FixReach::Supporting);
-    }
-
-    #[test]
-    fn a_partial_fix_removes_its_part_of_the_share_from_the_step() {
-        let f = sync_finding(50.0);
-        let d = Diagnosis {
-            format: DIAGNOSIS_FORMAT,
-            primary: f.id(),
-            findings: vec![f.clone()],
-            window: Default::default(),
-            facts: Default::default(),
-            environment: vec![],
-            ranks: vec![],
-            diagnosed_rank: None,
-            step_timing: vec![crate::StepTiming {
-                mean_step_ms: 100.0,
-                ..Default::default()
-            }],
-            samples: vec![],
-            host: None,
-            scaling: None,
-            notes: vec![],
-            sources: vec![],
-            charts: Default::default(),
-            training: None,
-            whole_run: Vec::new(),
-        };
-        // 40 % of a 100 ms step is the syncs' time; the line makes half of them.
-        let whole = d.expected_gain(&f).unwrap();
-        let part = d.fix_gain(&f, &f.fixes[0]).unwrap();
-        assert!((whole.step_ms_after - 60.0).abs() < 1e-9, "{whole:?}");
-        assert!(
-            (part.expected.step_ms_after - 80.0).abs() < 1e-9,
-            "{part:?}"
-        );
-        assert_eq!(part.reach, FixReach::Part(0.5));
-        let plan = d.fixes_by_gain();
-        assert_eq!(plan.len(), 1);
-        assert_eq!(plan[0].gain, part);
-    }
 
     #[test]
     fn a_finding_id_is_its_family_then_its_sub_id() {
@@ -1836,9 +1607,15 @@ mod tests {
         assert_eq!(c.family(), Family::DataLoading);
     }
 
-    #[test]
-    fn a_finding_reads_back_from_its_json_with_the_id_scripts_use() {
-        let f = Finding {
+    fn checkpoint_stall() -> Finding {
+        let gain = ExpectedGain {
+            before_ms: 41.0,
+            after_ms: 18.2,
+            gpu_busy_ms: Some(17.5),
+            bounded_by_gpu_busy: false,
+            basis: StepBasis::UnprofiledSteps,
+        };
+        Finding {
             cause: Cause::PeriodicStall {
                 period_steps: 25.0,
                 excess_ms: 410.0,
@@ -1854,24 +1631,104 @@ mod tests {
                 threshold: None,
                 source: Source::Trace { rank: Some(1) },
             }],
-            fixes: vec![Fix::MoreWorkers {
-                suggested: 14,
-                current: Some(2),
-            }],
-        };
+            fixes: vec![
+                Fix::MoreWorkers {
+                    suggested: 14,
+                    current: Some(2),
+                },
+                Fix::PinMemory,
+            ],
+            gains: Gains {
+                cause: Some(gain),
+                fixes: vec![
+                    Some(FixGain {
+                        expected: gain,
+                        reach: FixReach::Part(0.5),
+                    }),
+                    None,
+                ],
+            },
+        }
+    }
+
+    #[test]
+    fn a_finding_reads_back_from_its_json_with_the_id_and_gains_scripts_use() {
+        let f = checkpoint_stall();
         let json = serde_json::to_value(&f).unwrap();
         assert_eq!(json["id"], "periodic_stall");
         assert_eq!(json["cause"]["kind"], "periodic_stall");
+        assert_eq!(json["gain"]["before_ms"], 41.0);
+        assert_eq!(json["gain"]["after_ms"], 18.2);
+        assert_eq!(json["gain"]["basis"], "unprofiled_steps");
         assert_eq!(json["fixes"][0]["fix"], "more_workers");
+        assert_eq!(json["fixes"][0]["suggested"], 14);
+        assert_eq!(json["fixes"][0]["gain"]["after_ms"], 18.2);
+        assert_eq!(json["fixes"][0]["gain"]["reach"]["part"], 0.5);
+        assert_eq!(json["fixes"][1]["fix"], "pin_memory");
+        assert!(json["fixes"][1].get("gain").is_none());
         assert_eq!(serde_json::from_value::<Finding>(json).unwrap(), f);
     }
 
     #[test]
-    fn numbers_print_without_a_negative_zero() {
-        assert_eq!(format_number(-0.001), "0.00");
-        assert_eq!(format_number(-0.0), "0");
-        assert_eq!(format_number(-12.34), "-12.3");
-        assert_eq!(format_number(2000.0), "2000");
+    fn a_finding_stored_without_gains_reads_back_with_none() {
+        let json = serde_json::json!({
+            "id": "host_sync", "cause": {"kind": "host_sync"}, "severity": "major",
+            "confidence": 0.9, "share": 0.4, "evidence": [],
+            "fixes": [{"fix": "find_hidden_syncs"}]
+        });
+        let f: Finding = serde_json::from_value(json).unwrap();
+        assert_eq!(f.fixes, vec![Fix::FindHiddenSyncs]);
+        assert_eq!(f.gains.cause, None);
+        assert_eq!(
+            f.fixes_with_gains().collect::<Vec<_>>(),
+            [(&Fix::FindHiddenSyncs, None)]
+        );
+    }
+
+    #[test]
+    fn the_plan_looks_up_its_findings_and_fixes_and_skips_dangling_entries() {
+        let f = checkpoint_stall();
+        let gain = f.gains.fixes[0].unwrap();
+        let d = Diagnosis {
+            format: DIAGNOSIS_FORMAT,
+            primary: f.id(),
+            findings: vec![f],
+            window: Default::default(),
+            facts: Default::default(),
+            environment: vec![],
+            ranks: vec![],
+            diagnosed_rank: None,
+            step_timing: vec![],
+            samples: vec![],
+            host: None,
+            scaling: None,
+            notes: vec![],
+            sources: vec![],
+            charts: Default::default(),
+            training: None,
+            whole_run: Vec::new(),
+            plan: vec![
+                PlannedFix {
+                    finding: 0,
+                    fix: 0,
+                    gain,
+                },
+                PlannedFix {
+                    finding: 0,
+                    fix: 7,
+                    gain,
+                },
+                PlannedFix {
+                    finding: 3,
+                    fix: 0,
+                    gain,
+                },
+            ],
+        };
+        let plan = d.fixes_by_gain();
+        assert_eq!(plan.len(), 1);
+        assert_eq!(plan[0].fix, &d.findings[0].fixes[0]);
+        assert_eq!(plan[0].gain, gain);
     }
 
     #[test]

@@ -24,11 +24,11 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-pub use checkup_model::format_number;
+pub use checkup_text::format_number;
 
 /// One finding: its title, share and summary, its gain, its evidence and its fixes with
 /// their gains and code.
-fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Finding) {
+fn finding_section(s: &mut String, l: Language, i: usize, f: &Finding) {
     let t = report::text(l);
     let _ = writeln!(
         s,
@@ -51,8 +51,8 @@ fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Fin
         comma = t.comma
     );
     let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
-    if let Some(g) = d.expected_gain(f) {
-        let _ = writeln!(s, "*{}*\n", escape(&findings::gain(&g, l)));
+    if let Some(g) = &f.gains.cause {
+        let _ = writeln!(s, "*{}*\n", escape(&findings::gain(g, l)));
     }
     if !f.evidence.is_empty() {
         let h = t.evidence_headers;
@@ -83,7 +83,7 @@ fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Fin
         }
         let _ = writeln!(s);
     }
-    for (k, fix_id) in f.fixes.iter().enumerate() {
+    for (k, (fix_id, gain)) in f.fixes_with_gains().enumerate() {
         let fix = fixes::text(fix_id, l);
         let _ = writeln!(
             s,
@@ -98,8 +98,8 @@ fn finding_section(s: &mut String, d: &Diagnosis, l: Language, i: usize, f: &Fin
             t.colon.trim_end(),
             escape(&fix.effect)
         );
-        if let Some(g) = d.fix_gain(f, fix_id) {
-            let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(&g, l)));
+        if let Some(g) = gain {
+            let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(g, l)));
         }
         if let Some(code) = &fix.snippet {
             let fence = if code.contains("```") { "~~~~" } else { "```" };
@@ -395,12 +395,12 @@ pub fn render(
     // Informational findings that explain little follow under their own heading.
     let (main, also) = d.findings_then_also_noticed();
     for (i, f) in main {
-        finding_section(&mut s, d, l, i, f);
+        finding_section(&mut s, l, i, f);
     }
     if !also.is_empty() {
         let _ = writeln!(s, "## {}\n", t.also_noticed);
         for (i, f) in also {
-            finding_section(&mut s, d, l, i, f);
+            finding_section(&mut s, l, i, f);
         }
     }
 

@@ -490,7 +490,7 @@ pub(crate) fn ms(v: f64) -> String {
 pub fn fix_gain(fg: &FixGain, l: Language) -> String {
     let g = &fg.expected;
     let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
-    let (now, after) = (ms(g.step_ms_now), ms(g.step_ms_after));
+    let (now, after) = (ms(g.before_ms), ms(g.after_ms));
     let part = match (fg.reach, l) {
         (FixReach::Part(p), En) => format!(
             ", for the {}% of the synchronising calls this line makes",
@@ -509,7 +509,7 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
 /// on: "about 23.0 → 8.1 ms per step (2.8×) …".
 pub fn gain(g: &ExpectedGain, l: Language) -> String {
     let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
-    let (now, after) = (ms(g.step_ms_now), ms(g.step_ms_after));
+    let (now, after) = (ms(g.before_ms), ms(g.after_ms));
     let basis = match (g.basis, l) {
         (StepBasis::UnprofiledSteps, En) => "the mean of the unprofiled steps",
         (StepBasis::UnprofiledSteps, Zh) => "未分析步骤的平均值",

@@ -28,6 +28,22 @@ pub use fixes::FixText;
 
 use checkup_model::Severity;
 
+/// How every view prints a measured value: 3 significant-ish digits, no trailing noise, and
+/// never "-0".
+pub fn format_number(v: f64) -> String {
+    let s = if v.abs() >= 100.0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    match s.strip_prefix('-') {
+        Some(rest) if rest.chars().all(|c| c == '0' || c == '.') => rest.to_owned(),
+        _ => s,
+    }
+}
+
 /// A share (0..=1) as whole percent, never "-0".
 pub fn pct(share: f64) -> String {
     fixed(share * 100.0, 0)

@@ -665,6 +665,7 @@ fn translated(what: &str, en: &str, zh: &str) {
 
 fn finding(cause: Cause) -> Finding {
     Finding {
+        gains: Default::default(),
         cause,
         severity: Severity::Major,
         confidence: 0.9,
@@ -1035,6 +1036,7 @@ fn a_job_of_several_hosts_says_where_each_rank_ran_and_whose_clock_rules() {
 #[test]
 fn ranks_that_take_turns_being_slowest_are_listed_in_words() {
     let f = Finding {
+        gains: Default::default(),
         cause: Cause::CommunicationShiftingStraggler {
             slowest_ranks: vec![2, 0, 3, 1],
             steps: 7,
@@ -1109,4 +1111,13 @@ fn every_difference_between_hosts_reads_in_both_languages() {
             | HostDifference::OtherTorch { .. } => {}
         }
     }
+}
+
+#[test]
+fn numbers_print_without_a_negative_zero() {
+    use crate::format_number;
+    assert_eq!(format_number(-0.001), "0.00");
+    assert_eq!(format_number(-0.0), "0");
+    assert_eq!(format_number(-12.34), "-12.3");
+    assert_eq!(format_number(2000.0), "2000");
 }

@@ -2,8 +2,8 @@
 //! fixes with copyable code and a button to re-run the checkup and compare once applied, and
 //! the team's review notes. A re-run opens with its comparison to the checkup it re-runs.
 
-use checkup_model::{format_number, ExpectedGain, Finding, FindingNote, FixGain};
-use checkup_text::{evidence, findings, fixes};
+use checkup_model::{Finding, FindingNote};
+use checkup_text::{evidence, findings, fixes, format_number};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -32,11 +32,7 @@ pub fn view(ui: Ui) -> impl IntoView {
     let finding_views = |list: Vec<(usize, &Finding)>| {
         list.into_iter()
             .map(|(_, f)| f.clone())
-            .map(|f| {
-                let gain = d.expected_gain(&f);
-                let fix_gains = f.fixes.iter().map(|x| d.fix_gain(&f, x)).collect();
-                finding_view(ui, f, gain, fix_gains, &notes)
-            })
+            .map(|f| finding_view(ui, f, &notes))
             .collect_view()
     };
     let also_count = also.len();
@@ -108,18 +104,14 @@ pub fn view(ui: Ui) -> impl IntoView {
     .into_any()
 }
 
-/// `gain`: the step time without this finding's cause, when it is lost time; `fix_gains`:
-/// each fix's own, in the order of its fixes.
-fn finding_view(
-    ui: Ui,
-    f: Finding,
-    gain: Option<ExpectedGain>,
-    fix_gains: Vec<Option<FixGain>>,
-    notes: &[FindingNote],
-) -> impl IntoView {
+/// One finding with its evidence and fixes, each with the gain the engine computed.
+fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
     let l = ui.l();
     let language = lang(&l);
-    let gain = gain.map(|g| view! { <p class="gain">{findings::gain(&g, language)}</p> });
+    let gain = f
+        .gains
+        .cause
+        .map(|g| view! { <p class="gain">{findings::gain(&g, language)}</p> });
     let severity = f.severity.key();
     let evidence = f
         .evidence
@@ -127,9 +119,7 @@ fn finding_view(
         .map(|e| view! { <tr><td>{evidence::label(&e.key, language)}</td><td>{format!("{} {}", format_number(e.value), evidence::unit(e.unit, language))}</td><td>{evidence::source(&e.source, language)}</td></tr> })
         .collect_view();
     let fixes = f
-        .fixes
-        .iter()
-        .zip(fix_gains)
+        .fixes_with_gains()
         .map(|(fix, gain)| {
             let x = fixes::text(fix, language);
             let gain =

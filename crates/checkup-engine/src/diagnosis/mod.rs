@@ -4,6 +4,7 @@
 //! (`checkup-text`), not the engine's.
 
 pub mod fixes;
+pub mod gains;
 mod rank;
 mod rules;
 mod scaling;
@@ -350,7 +351,7 @@ pub fn diagnose(
     let primary = findings
         .first()
         .map_or_else(|| Diagnosis::UNDETERMINED.to_owned(), Finding::id);
-    Diagnosis {
+    let mut d = Diagnosis {
         format: DIAGNOSIS_FORMAT,
         primary,
         findings,
@@ -368,7 +369,10 @@ pub fn diagnose(
         training,
         whole_run: a.whole_run.clone(),
         facts,
-    }
+        plan: Vec::new(),
+    };
+    gains::fill(&mut d);
+    d
 }
 
 /// An out-of-memory check for each GPU whose training's allocator counted OOMs: what they

@@ -99,6 +99,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         caching_off,
     };
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::HostSyncAllocator {
             calls_per_step: w.alloc_calls_per_step,
         },

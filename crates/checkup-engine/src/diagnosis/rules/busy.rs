@@ -86,6 +86,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     };
     if memory_bound {
         return Some(Finding {
+            gains: Default::default(),
             cause: Cause::MemoryBandwidth {
                 busy_share: busy,
                 dram_pct: dram,
@@ -110,6 +111,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let conv_heavy =
         kernels.is_some_and(|k| k.top.iter().take(5).any(|t| is_convolution_kernel(&t.name)));
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::ComputeBound {
             compute_share,
             gpu_is_limit,

@@ -150,6 +150,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
             .is_some_and(|s| s.efficiency < th.scaling_efficiency_ok)
     {
         out.push(Finding {
+            gains: Default::default(),
             cause: Cause::Communication {
                 exposed_share: share,
                 scaling: cx.scaling.map(|s| ScalingFigures {
@@ -174,6 +175,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
     } else if let Some((waiting, slow, extra)) = cx.straggler {
         let (evidence, fixes) = straggler_work(cx, waiting, slow, extra);
         out.push(Finding {
+            gains: Default::default(),
             cause: Cause::CommunicationStraggler {
                 waiting_rank: waiting,
                 slow_rank: slow,
@@ -214,6 +216,7 @@ fn shifting_finding(cx: &Ctx, s: &crate::diagnosis::rank::ShiftingStragglers) ->
         )
     }));
     Finding {
+        gains: Default::default(),
         cause: Cause::CommunicationShiftingStraggler {
             slowest_ranks: s.slowest.iter().map(|(r, _)| *r).collect(),
             steps: s.steps,
@@ -476,6 +479,7 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
         Source::MetaEnvAndTopology,
     ));
     Finding {
+        gains: Default::default(),
         cause: Cause::CommunicationP2pDisabled,
         severity: Severity::Critical.max(cx.severity(share)),
         confidence: confidence::P2P_DISABLED,

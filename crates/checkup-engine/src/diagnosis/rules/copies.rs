@@ -58,6 +58,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         ));
     }
     Some(Finding {
+        gains: Default::default(),
         cause: if pageable {
             Cause::H2dCopyPageable
         } else {

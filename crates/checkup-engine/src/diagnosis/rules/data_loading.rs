@@ -201,6 +201,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         ),
     };
     Some(Finding {
+        gains: Default::default(),
         cause,
         severity: cx.severity(share),
         confidence: if trace_share.is_some() && steps_share.is_some() {

@@ -18,6 +18,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         .map(|c| {
             let fail = c.status == CheckStatus::Fail;
             Finding {
+                gains: Default::default(),
                 cause: Cause::Environment { check: c.clone() },
                 severity: if fail {
                     Severity::Major

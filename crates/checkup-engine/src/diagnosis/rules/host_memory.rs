@@ -37,6 +37,7 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     }
     let mib_per_min = grew / minutes;
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::HostMemoryCreep {
             from_mib: first,
             to_mib: last,

@@ -101,6 +101,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         }
     }
     Some(Finding {
+        gains: Default::default(),
         // With per-process samples the suspect is read from them; the tree's total stands in
         // only for recordings made before those columns.
         fixes: fixes::gpu_idle(

@@ -139,6 +139,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         ),
     };
     Some(Finding {
+        gains: Default::default(),
         cause,
         severity: cx.severity(share),
         confidence: sure,

@@ -68,6 +68,7 @@ fn creep(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         Source::NvmlSamples
     };
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::MemoryCreep {
             from_gib: from,
             to_gib: to,
@@ -140,6 +141,7 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         ));
     }
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::MemoryNearLimit {
             peak_gib: peak,
             capacity_gib: capacity,
@@ -279,6 +281,7 @@ fn fragmented(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         ));
     }
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::MemoryFragmented {
             reserved_gib: reserved,
             peak_allocated_gib: allocated,

@@ -91,6 +91,7 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         SlowdownPart::DataWait | SlowdownPart::Other => vec![Fix::ProfileSteps],
     };
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::Slowdown {
             first_ms: first.step_ms,
             last_ms: last.step_ms,

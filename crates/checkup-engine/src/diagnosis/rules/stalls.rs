@@ -247,6 +247,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     });
     let work = work.map(|(w, _)| w);
     Some(Finding {
+        gains: Default::default(),
         fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings()),
         cause: Cause::PeriodicStall {
             period_steps: period,

@@ -92,6 +92,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     let src = cx.rank_source();
     Some(Finding {
+        gains: Default::default(),
         cause: Cause::HostSync,
         severity: cx.severity(share),
         confidence: confidence::MEASURED,

@@ -57,6 +57,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let clock_ratio = ratio.unwrap_or(1.0);
     let reasons = g.throttle_reasons.clone();
     Some(Finding {
+        gains: Default::default(),
         cause: if thermal {
             Cause::ThrottlingThermal {
                 clock_ratio,

@@ -1,0 +1,364 @@
+//! What each finding and each of its fixes should make of the step, computed once when the
+//! findings are ranked and stored in the diagnosis: every view (CLI, `--json`, report, app)
+//! words the same numbers, and a script can gate on them.
+
+use checkup_model::{
+    Cause, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain, FixReach, GpuTimeSplit,
+    PeriodicWork, PlannedFix, StepBasis,
+};
+
+/// Fills every finding's gains and the diagnosis' plan (what to do first).
+pub(crate) fn fill(d: &mut Diagnosis) {
+    for i in 0..d.findings.len() {
+        let f = &d.findings[i];
+        let cause = gain_for_share(d, f, f.share);
+        let fixes = f
+            .fixes
+            .iter()
+            .map(|fix| fix_gain(d, f, fix, cause))
+            .collect();
+        d.findings[i].gains = checkup_model::Gains { cause, fixes };
+    }
+    d.plan = plan(&d.findings);
+}
+
+/// One fix's gain: the finding's when the fix removes its cause, the part it removes when
+/// the recording says which part (one line of several that synchronise), None when it only
+/// helps the main fix or finds where the time goes.
+fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) -> Option<FixGain> {
+    let reach = reach(fix, f);
+    let expected = match reach {
+        FixReach::Cause => cause,
+        FixReach::Part(part) => gain_for_share(d, f, f.share * part),
+        FixReach::Supporting => None,
+    }?;
+    Some(FixGain { expected, reach })
+}
+
+/// For each finding whose fixes have a gain, the fix that saves the most (the first of
+/// equals, in the finding's order), ranked by the time it saves per step. One per finding,
+/// because the gains of one finding's fixes do not add up: pinned memory and an overlapped
+/// copy both remove the same copy time.
+fn plan(findings: &[Finding]) -> Vec<PlannedFix> {
+    let saved = |g: &FixGain| g.expected.before_ms - g.expected.after_ms;
+    let mut out: Vec<PlannedFix> = Vec::new();
+    for (i, f) in findings.iter().enumerate() {
+        let mut best: Option<PlannedFix> = None;
+        for (j, gain) in f.gains.fixes.iter().enumerate() {
+            let Some(gain) = gain else { continue };
+            if best.is_none_or(|b| saved(gain) > saved(&b.gain)) {
+                best = Some(PlannedFix {
+                    finding: i,
+                    fix: j,
+                    gain: *gain,
+                });
+            }
+        }
+        out.extend(best);
+    }
+    // Stable: equal savings keep the findings' order.
+    out.sort_by(|a, b| saved(&b.gain).total_cmp(&saved(&a.gain)));
+    out
+}
+
+/// What removing `share` of the step would make of it: that share gone, and never below the
+/// GPU's own busy time per step (the step cannot be shorter than the work the GPU does in it).
+/// None for findings that are not lost time, for a rank that waits for a straggler (its fix is
+/// on the other rank), and for throttling, whose lost time is inside the GPU's busy time.
+fn gain_for_share(d: &Diagnosis, f: &Finding, share: f64) -> Option<ExpectedGain> {
+    let counts = f.family().is_lost_time()
+        && (f.is_explained_straggler()
+            || !matches!(
+                f.cause,
+                Cause::CommunicationStraggler { .. }
+                    | Cause::ThrottlingPower { .. }
+                    | Cause::ThrottlingThermal { .. }
+            ));
+    if !counts || share <= 0.0 {
+        return None;
+    }
+    let (before, basis) = match d.diagnosed_timing().filter(|t| t.mean_step_ms > 0.0) {
+        Some(t) => (t.mean_step_ms, StepBasis::UnprofiledSteps),
+        None => {
+            let r = d.diagnosed_rank_summary()?;
+            (r.profiled_step_us / 1e3, StepBasis::ProfiledSteps)
+        }
+    };
+    if before <= 0.0 {
+        return None;
+    }
+    // Evening out a straggler's work shrinks the slow rank's own GPU time too: its busy time
+    // is no floor then.
+    let busy = d
+        .diagnosed_rank_summary()
+        .filter(|_| !f.is_explained_straggler())
+        .map(|r| r.gpu_busy_per_step_us / 1e3 * (1.0 - own_busy_part(&f.cause, &r.gpu)))
+        .filter(|b| *b > 0.0);
+    let removed = before * (1.0 - share.min(1.0));
+    let (after, bounded) = match busy {
+        Some(b) if b > removed => (b.min(before), true),
+        _ => (removed, false),
+    };
+    Some(ExpectedGain {
+        before_ms: before,
+        after_ms: after,
+        gpu_busy_ms: busy,
+        bounded_by_gpu_busy: bounded,
+        basis,
+    })
+}
+
+/// The part of the GPU's busy time that is the finding's own cause: copies and communication
+/// keep the copy engines and NCCL busy in the time they cost, so the floor a gain stops at is
+/// the rest of the GPU's work (removing exposed copies cannot leave the copies' time).
+fn own_busy_part(cause: &Cause, gpu: &GpuTimeSplit) -> f64 {
+    let own = match cause {
+        Cause::H2dCopy | Cause::H2dCopyPageable => gpu.exposed_memory_us,
+        Cause::Communication { .. } | Cause::CommunicationP2pDisabled => gpu.exposed_comm_us,
+        _ => return 0.0,
+    };
+    let busy = gpu.compute_us + gpu.exposed_comm_us + gpu.exposed_memory_us;
+    if busy > 0.0 {
+        (own / busy).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// What part of `finding`'s lost time `fix` removes. Most fixes mean one thing wherever they
+/// appear; persistent workers remove the epoch-start waits they are offered for, but only
+/// support more workers against a slow loader.
+pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
+    use FixReach::{Cause as Whole, Part, Supporting};
+    let at_epoch_starts = matches!(
+        finding.cause,
+        Cause::DataLoading {
+            idle_per_epoch_start_ms: Some(_),
+            ..
+        } | Cause::PeriodicStall {
+            work: Some(PeriodicWork::EpochStart { .. }),
+            ..
+        }
+    );
+    match fix {
+        Fix::CheaperSamples
+        | Fix::CheaperSamplesAtWorkerLimit { .. }
+        | Fix::MoreWorkers { .. }
+        | Fix::LoaderAcrossEpochs { .. }
+        | Fix::FreezeGc
+        | Fix::PinnedCopy
+        | Fix::OverlapCopy
+        | Fix::FindCpuHogs
+        | Fix::ReserveCores
+        | Fix::CompileFuseKernels
+        | Fix::ReduceOverhead { .. }
+        | Fix::SummariseOnGpu { .. }
+        // The others' wait is the slow rank's extra compute: even work, or a GPU as fast as
+        // the others', removes it.
+        | Fix::EvenRankWork { .. }
+        | Fix::SlowerGpu { .. }
+        | Fix::OtherGpuModel { .. }
+        | Fix::EvenStepWork => Whole,
+        Fix::PersistentWorkers if at_epoch_starts => Whole,
+        Fix::AsyncCheckpoint {
+            checkpoint_seen: true,
+        } => Whole,
+        Fix::FewerReadbacks {
+            site: Some(_),
+            site_per_step: Some(_),
+        } => match finding.evidence_value(&EvidenceKey::TopSyncSiteShare) {
+            Some(pct) if pct < 100.0 => Part((pct / 100.0).max(0.0)),
+            _ => Whole,
+        },
+        Fix::FewerReadbacks { .. } => Whole,
+        // What the allocator's calls cost goes when the cache is kept.
+        Fix::KeepAllocatorCache { .. } => Whole,
+        // The slowdown is the per-step work that grows: constant work removes it.
+        Fix::ConstantHostWork => Whole,
+        // Exhaustive, so a new fix is placed here on purpose.
+        Fix::LeaveCoresToLoop { .. }
+        | Fix::PinMemory
+        | Fix::PersistentWorkers
+        | Fix::AsyncCheckpoint { .. }
+        | Fix::FewerCopyBytes
+        | Fix::ForeachOptimizer { .. }
+        | Fix::BiggerKernels
+        | Fix::GpuMetrics
+        | Fix::FindHiddenSyncs
+        | Fix::EnableP2p
+        | Fix::AccumulateGradients
+        | Fix::MoreWorkPerAllReduce
+        | Fix::CompressGradients
+        | Fix::NcclForGpuTensors
+        | Fix::LessPeriodicWork
+        | Fix::ProfileSteps
+        | Fix::MainThreadCpu
+        | Fix::CoolGpu
+        | Fix::CheckPower
+        | Fix::TensorCores
+        | Fix::Compile
+        | Fix::ChannelsLast
+        | Fix::FusedOptimizer { .. }
+        | Fix::FuseElementwise
+        | Fix::Bf16Activations
+        | Fix::FusedKernels
+        | Fix::Environment { .. }
+        | Fix::KeepValuesNotTensors
+        | Fix::BoundHostHistory
+        | Fix::ExpandableSegments
+        | Fix::FreeSharedGpu { .. }
+        | Fix::Bf16Memory { .. }
+        | Fix::ActivationCheckpointing { .. }
+        | Fix::EightBitOptimizer { .. }
+        | Fix::SmallerMicroBatch { .. }
+        | Fix::OffloadOptimizer { .. } => Supporting,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use checkup_model::{
+        Evidence, Gains, Severity, Source, StepTiming, SyncSite, Unit, DIAGNOSIS_FORMAT,
+    };
+
+    fn sync_finding(top_site_pct: f64) -> Finding {
+        Finding {
+            cause: Cause::HostSync,
+            severity: Severity::Major,
+            confidence: 0.9,
+            share: 0.4,
+            evidence: vec![Evidence {
+                key: EvidenceKey::TopSyncSiteShare,
+                value: top_site_pct,
+                unit: Unit::Percent,
+                threshold: None,
+                source: Source::Probe,
+            }],
+            fixes: vec![Fix::FewerReadbacks {
+                site: Some(SyncSite {
+                    file: "train.py".into(),
+                    line: 88,
+                    function: "step".into(),
+                    code: "p.grad.norm().item()".into(),
+                    count: 380,
+                }),
+                site_per_step: Some(380.0 * top_site_pct / 100.0),
+            }],
+            gains: Gains::default(),
+        }
+    }
+
+    fn diagnosis(findings: Vec<Finding>, mean_step_ms: f64) -> Diagnosis {
+        Diagnosis {
+            format: DIAGNOSIS_FORMAT,
+            primary: findings[0].id(),
+            findings,
+            window: Default::default(),
+            facts: Default::default(),
+            environment: vec![],
+            ranks: vec![],
+            diagnosed_rank: None,
+            step_timing: vec![StepTiming {
+                mean_step_ms,
+                ..Default::default()
+            }],
+            samples: vec![],
+            host: None,
+            scaling: None,
+            notes: vec![],
+            sources: vec![],
+            charts: Default::default(),
+            training: None,
+            whole_run: Vec::new(),
+            plan: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_line_that_makes_part_of_the_syncs_reaches_that_part_of_their_time() {
+        let f = sync_finding(60.0);
+        assert_eq!(reach(&f.fixes[0], &f), FixReach::Part(0.6));
+        let f = sync_finding(100.0);
+        assert_eq!(reach(&f.fixes[0], &f), FixReach::Cause);
+    }
+
+    #[test]
+    fn persistent_workers_remove_epoch_start_waits_but_only_support_a_slow_loader() {
+        let at_starts = |ms| Finding {
+            cause: Cause::DataLoading {
+                data_wait_ms: Some(8.0),
+                step_ms: Some(22.0),
+                idle_per_epoch_start_ms: ms,
+            },
+            ..sync_finding(100.0)
+        };
+        assert_eq!(
+            reach(&Fix::PersistentWorkers, &at_starts(Some(234.0))),
+            FixReach::Cause
+        );
+        assert_eq!(
+            reach(&Fix::PersistentWorkers, &at_starts(None)),
+            FixReach::Supporting
+        );
+        assert_eq!(
+            reach(&Fix::PinMemory, &at_starts(None)),
+            FixReach::Supporting
+        );
+    }
+
+    #[test]
+    fn a_partial_fix_removes_its_part_of_the_share_from_the_step() {
+        // 40 % of a 100 ms step is the syncs' time; the line makes half of them.
+        let mut d = diagnosis(vec![sync_finding(50.0)], 100.0);
+        fill(&mut d);
+        let f = &d.findings[0];
+        let whole = f.gains.cause.unwrap();
+        let part = f.gains.fixes[0].unwrap();
+        assert!((whole.after_ms - 60.0).abs() < 1e-9, "{whole:?}");
+        assert!((part.expected.after_ms - 80.0).abs() < 1e-9, "{part:?}");
+        assert_eq!(part.reach, FixReach::Part(0.5));
+        assert_eq!(
+            d.plan,
+            [PlannedFix {
+                finding: 0,
+                fix: 0,
+                gain: part
+            }]
+        );
+    }
+
+    #[test]
+    fn the_plan_ranks_each_findings_best_fix_by_the_time_it_saves() {
+        // A whole-cause sync finding (40 % of the step) and a copy finding of 20 %, whose
+        // supporting fix has no gain and so is never its best.
+        let copies = Finding {
+            cause: Cause::H2dCopy,
+            share: 0.2,
+            fixes: vec![Fix::FewerCopyBytes, Fix::PinnedCopy],
+            ..sync_finding(100.0)
+        };
+        let mut d = diagnosis(vec![copies, sync_finding(100.0)], 100.0);
+        fill(&mut d);
+        assert_eq!(d.findings[0].gains.fixes[0], None);
+        let order: Vec<(usize, usize)> = d.plan.iter().map(|p| (p.finding, p.fix)).collect();
+        assert_eq!(order, [(1, 0), (0, 1)]);
+        assert!((d.plan[0].gain.expected.after_ms - 60.0).abs() < 1e-9);
+        assert!((d.plan[1].gain.expected.after_ms - 80.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn throttling_and_verdicts_get_no_gain() {
+        let throttled = Finding {
+            cause: Cause::ThrottlingPower {
+                clock_ratio: 0.7,
+                reasons: vec!["SwPowerCap".into()],
+            },
+            ..sync_finding(100.0)
+        };
+        let mut d = diagnosis(vec![throttled], 100.0);
+        fill(&mut d);
+        assert_eq!(d.findings[0].gains.cause, None);
+        assert!(d.plan.is_empty());
+    }
+}
