@@ -1,6 +1,7 @@
 //! The engine on every real H200 recording of the corpus: each run's primary finding must
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
+use checkup_model::{Communication, GpuIdle, Memory, PeriodicStall, Slowdown};
 use checkup_testkit::{copy_dir, corpus};
 
 use checkup_engine::{analyze_paths, Options};
@@ -33,9 +34,9 @@ fn evidence(d: &Diagnosis, finding: &str, key: K) -> f64 {
 /// A periodic stall's period and the work it coincides with.
 fn stall_cause(f: &Finding) -> (f64, Option<checkup_model::PeriodicWork>) {
     match &f.cause {
-        checkup_model::Cause::PeriodicStall {
+        checkup_model::Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps, work, ..
-        } => (*period_steps, work.clone()),
+        }) => (*period_steps, work.clone()),
         c => panic!("not a periodic stall: {c:?}"),
     }
 }
@@ -805,10 +806,10 @@ fn an_evaluation_every_40_steps_is_named_as_evaluation() {
     let stall = d.finding("periodic_stall").unwrap();
     assert!(matches!(
         stall.cause,
-        checkup_model::Cause::PeriodicStall {
+        checkup_model::Cause::PeriodicStall(PeriodicStall::Stalls {
             work: Some(checkup_model::PeriodicWork::Eval),
             ..
-        }
+        })
     ));
     assert_eq!(stall.fixes, vec![Fix::LessPeriodicWork]);
     assert!(evidence(&d, "periodic_stall", K::StallsWithMarker) >= 5.0);
@@ -932,13 +933,13 @@ fn samples_of_a_starved_loader_name_the_input_pipeline_as_the_suspect_and_prescr
     assert_eq!(d.primary, "gpu_idle");
     let f = d.finding("gpu_idle").unwrap();
     match &f.cause {
-        checkup_model::Cause::GpuIdle {
+        checkup_model::Cause::GpuIdle(GpuIdle::Unexplained {
             suspect:
                 Some(checkup_model::IdleSuspect::InputPipeline {
                     workers_cpu_pct, ..
                 }),
             ..
-        } => assert!(
+        }) => assert!(
             (120.0..200.0).contains(workers_cpu_pct),
             "{workers_cpu_pct}"
         ),
@@ -1102,13 +1103,13 @@ fn a_loop_that_rescans_every_prediction_slows_down_and_its_host_time_is_what_gre
     let d = diagnose("probe_metrics_over_all_steps");
     assert_eq!(d.primary, "slowdown");
     let f = d.finding("slowdown").unwrap();
-    let Cause::Slowdown {
+    let Cause::Slowdown(Slowdown::StepsGrow {
         first_ms,
         last_ms,
         grew,
         host_rss_mib,
         ..
-    } = f.cause
+    }) = f.cause
     else {
         panic!("{:?}", f.cause)
     };
@@ -1131,13 +1132,13 @@ fn losses_kept_with_their_graphs_creep_to_out_of_memory_and_lead() {
     assert_eq!(d.primary, "memory/creep");
     let f = &d.findings[0];
     assert_eq!(f.severity, checkup_model::Severity::Critical);
-    let Cause::MemoryCreep {
+    let Cause::Memory(Memory::Creep {
         from_gib,
         to_gib,
         capacity_gib,
         full_in_min,
         ..
-    } = f.cause
+    }) = f.cause
     else {
         panic!("{:?}", f.cause)
     };
@@ -1157,11 +1158,11 @@ fn a_batch_sized_to_the_memory_left_is_near_the_limit_with_savers_in_order_of_co
     let d = diagnose("probe_batch_at_memory_limit");
     assert_eq!(d.primary, "compute_bound");
     let f = d.finding("memory/near_limit").unwrap();
-    let Cause::MemoryNearLimit {
+    let Cause::Memory(Memory::NearLimit {
         peak_gib,
         capacity_gib,
         ..
-    } = f.cause
+    }) = f.cause
     else {
         panic!()
     };
@@ -1196,7 +1197,7 @@ fn another_process_on_the_gpu_is_measured_and_freeing_the_gpu_comes_first() {
     let d = diagnose("probe_batch_beside_another_process");
     assert_eq!(d.primary, "compute_bound");
     let f = d.finding("memory/near_limit").unwrap();
-    let Cause::MemoryNearLimit { others_gib, .. } = f.cause else {
+    let Cause::Memory(Memory::NearLimit { others_gib, .. }) = f.cause else {
         panic!()
     };
     // samples_gpu_processes.csv: PID 615 held 41,570 MiB (40 GiB and its context) while
@@ -1275,11 +1276,11 @@ fn predictions_kept_on_the_host_creep_its_memory_and_nothing_else() {
     let d = diagnose("probe_predictions_kept_on_host");
     assert_eq!(d.primary, "compute_bound");
     let f = d.finding("memory/host_creep").unwrap();
-    let Cause::HostMemoryCreep {
+    let Cause::Memory(Memory::HostCreep {
         from_mib,
         to_mib,
         mib_per_min,
-    } = f.cause
+    }) = f.cause
     else {
         panic!()
     };
@@ -1298,11 +1299,11 @@ fn predictions_kept_on_the_host_creep_its_memory_and_nothing_else() {
 fn batches_of_changing_length_fragment_the_allocator() {
     let d = diagnose("probe_variable_length_batches");
     let f = d.finding("memory/fragmented").unwrap();
-    let Cause::MemoryFragmented {
+    let Cause::Memory(Memory::Fragmented {
         reserved_gib,
         peak_allocated_gib,
         retries,
-    } = f.cause
+    }) = f.cause
     else {
         panic!()
     };
@@ -1349,7 +1350,7 @@ fn a_rank_with_four_times_the_work_on_the_second_node_is_named_and_its_work_is_t
     let straggler = &d.findings[0];
     assert!(matches!(
         straggler.cause,
-        Cause::CommunicationStraggler { slow_rank: 3, .. }
+        Cause::Communication(Communication::Straggler { slow_rank: 3, .. })
     ));
     // Rank 3 computes 9.0 ms per step, the others 1.4 ms: the evidence shows both.
     let compute = |rank| evidence(&d, "communication/straggler", K::ComputeRank { rank });
@@ -1394,11 +1395,11 @@ fn a_slowest_rank_that_moves_every_step_is_named_as_turns_and_told_to_even_the_s
     let d = diagnose("two_node_rotating");
     assert_eq!(d.primary, "communication/shifting_straggler");
     match &d.findings[0].cause {
-        Cause::CommunicationShiftingStraggler {
+        Cause::Communication(Communication::ShiftingStraggler {
             slowest_ranks,
             steps,
             wait_share,
-        } => {
+        }) => {
             let mut ranks = slowest_ranks.clone();
             ranks.sort_unstable();
             assert_eq!(ranks, [0, 1, 2, 3], "every rank took its turn");
@@ -1454,7 +1455,7 @@ fn a_rank_starved_by_its_input_pipeline_is_named_and_its_loader_fixed_at_its_sha
         .expect("the others wait");
     assert!(matches!(
         straggler.cause,
-        Cause::CommunicationStraggler { slow_rank: 3, .. }
+        Cause::Communication(Communication::Straggler { slow_rank: 3, .. })
     ));
     assert!(straggler.fixes.is_empty(), "{:?}", straggler.fixes);
     assert!(!d.findings.iter().any(|f| f.id() == "communication"));

@@ -3,6 +3,7 @@
 //! middle, rank 0's for all the others, each trace's `distributedInfo` rewritten to its rank
 //! and the world size (as `bench/many_ranks.py` builds them for the benchmark).
 
+use checkup_model::Communication;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -63,11 +64,11 @@ fn eight_ranks_are_all_read_and_the_one_the_others_wait_for_is_named() {
         .findings
         .iter()
         .find_map(|f| match f.cause {
-            Cause::CommunicationStraggler {
+            Cause::Communication(Communication::Straggler {
                 slow_rank,
                 waiting_rank,
                 ..
-            } => Some((slow_rank, waiting_rank)),
+            }) => Some((slow_rank, waiting_rank)),
             _ => None,
         })
         .expect("a straggler finding");

@@ -2,6 +2,7 @@
 //! works, and the time each lost-time finding costs per step. The report's first page and
 //! the app's verdict show them; every one is read from the diagnosis, never estimated anew.
 
+use crate::Communication;
 use serde::{Deserialize, Serialize};
 
 use crate::{Cause, Diagnosis, StepBasis};
@@ -106,7 +107,7 @@ impl Diagnosis {
                     // A rank waiting for a straggler is the straggler's time, counted there,
                     // unless the straggler's extra work is the cause.
                     && (f.is_explained_straggler()
-                        || !matches!(f.cause, Cause::CommunicationStraggler { .. }))
+                        || !matches!(f.cause, Cause::Communication(Communication::Straggler { .. })))
             })
             .map(|(i, f)| LostTime {
                 finding: i,

@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod causes;
 pub mod checks;
 pub mod comparison;
 pub mod evidence;

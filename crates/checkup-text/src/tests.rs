@@ -2,6 +2,10 @@
 //! and the Chinese is not the English left as it is (names such as `num_workers` aside).
 
 use checkup_model::*;
+use checkup_model::{
+    Communication, ComputeBound, DataLoading, Environment, GpuIdle, H2dCopy, HostSync,
+    KernelLaunch, Memory, MemoryBandwidth, PeriodicStall, Slowdown, Throttling,
+};
 
 use crate::{checks, comparison, evidence, findings, fixes, fleet, notes, Language::*};
 
@@ -16,196 +20,196 @@ fn all_causes() -> Vec<Cause> {
     )
     .on_gpu(0);
     vec![
-        Cause::ComputeBound {
+        Cause::ComputeBound(ComputeBound::GpuComputes {
             compute_share: 0.9,
             gpu_is_limit: true,
             tensor_cores_idle: true,
-        },
-        Cause::MemoryBandwidth {
+        }),
+        Cause::MemoryBandwidth(MemoryBandwidth::MemoryTraffic {
             busy_share: 0.95,
             dram_pct: Some(80.0),
             tensor_pct: Some(2.0),
-        },
-        Cause::DataLoading {
+        }),
+        Cause::DataLoading(DataLoading::SlowLoader {
             data_wait_ms: Some(40.0),
             step_ms: Some(50.0),
             idle_per_epoch_start_ms: None,
-        },
-        Cause::DataLoading {
+        }),
+        Cause::DataLoading(DataLoading::SlowLoader {
             data_wait_ms: Some(8.0),
             step_ms: Some(22.0),
             idle_per_epoch_start_ms: Some(230.0),
-        },
-        Cause::DataLoadingCpuSaturated {
+        }),
+        Cause::DataLoading(DataLoading::CpuSaturated {
             host_cpu_pct: 99.0,
             training_cores: 15.5,
             launch_wait_share: Some(0.3),
-        },
-        Cause::DataLoadingCpuSaturated {
+        }),
+        Cause::DataLoading(DataLoading::CpuSaturated {
             host_cpu_pct: 99.0,
             training_cores: 15.5,
             launch_wait_share: None,
-        },
-        Cause::DataLoadingCpuContention {
+        }),
+        Cause::DataLoading(DataLoading::CpuContention {
             host_cpu_pct: 99.0,
             training_cores: 0.7,
-        },
-        Cause::KernelLaunch {
+        }),
+        Cause::KernelLaunch(KernelLaunch::TinyKernels {
             kernels_per_step: 1000.0,
             median_kernel_us: 3.2,
-        },
-        Cause::KernelLaunchCpuContention {
+        }),
+        Cause::KernelLaunch(KernelLaunch::CpuContention {
             host_cpu_pct: 99.0,
             training_cores: 0.7,
-        },
-        Cause::Communication {
+        }),
+        Cause::Communication(Communication::Exposed {
             exposed_share: 0.4,
             scaling: Some(ScalingFigures {
                 gpus: 2,
                 speedup: 1.1,
                 efficiency: 0.55,
             }),
-        },
-        Cause::CommunicationStraggler {
+        }),
+        Cause::Communication(Communication::Straggler {
             waiting_rank: 1,
             slow_rank: 0,
             extra_share: 0.12,
-        },
-        Cause::CommunicationShiftingStraggler {
+        }),
+        Cause::Communication(Communication::ShiftingStraggler {
             slowest_ranks: vec![2, 0, 3, 1],
             steps: 7,
             wait_share: 0.31,
-        },
-        Cause::CommunicationP2pDisabled,
-        Cause::HostSync,
-        Cause::HostSyncAllocator {
+        }),
+        Cause::Communication(Communication::P2pDisabled),
+        Cause::HostSync(HostSync::Readbacks),
+        Cause::HostSync(HostSync::Allocator {
             calls_per_step: 57.0,
-        },
-        Cause::H2dCopy,
-        Cause::H2dCopyPageable,
-        Cause::PeriodicStall {
+        }),
+        Cause::H2dCopy(H2dCopy::Exposed),
+        Cause::H2dCopy(H2dCopy::Pageable),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 25.0,
             excess_ms: 400.0,
             work: None,
-        },
-        Cause::PeriodicStall {
+        }),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 30.0,
             excess_ms: 900.0,
             work: Some(PeriodicWork::EpochStart {
                 workers: 2,
                 batches_per_epoch: Some(30),
             }),
-        },
-        Cause::PeriodicStall {
+        }),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 40.0,
             excess_ms: 4000.0,
             work: Some(PeriodicWork::Checkpoint),
-        },
-        Cause::PeriodicStall {
+        }),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 40.0,
             excess_ms: 350.0,
             work: Some(PeriodicWork::Eval),
-        },
-        Cause::PeriodicStall {
+        }),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 100.0,
             excess_ms: 200.0,
             work: Some(PeriodicWork::GarbageCollection),
-        },
-        Cause::PeriodicStall {
+        }),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 12.0,
             excess_ms: 1175.0,
             work: Some(PeriodicWork::HostReadback {
                 readbacks_per_stall: 161.0,
             }),
-        },
-        Cause::ThrottlingPower {
+        }),
+        Cause::Throttling(Throttling::Power {
             clock_ratio: 0.7,
             reasons: vec!["sw_power_cap".into()],
-        },
-        Cause::ThrottlingThermal {
+        }),
+        Cause::Throttling(Throttling::Thermal {
             clock_ratio: 0.7,
             reasons: vec!["hw_thermal_slowdown".into()],
-        },
-        Cause::GpuIdle {
+        }),
+        Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: 0.1,
             recorded: Recorded::SamplesOnly,
             suspect: None,
-        },
-        Cause::Slowdown {
+        }),
+        Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
             last_ms: 23.2,
             began_at_s: 4.0,
             began_at_step: 240,
             grew: SlowdownPart::HostWork,
             host_rss_mib: Some([427.0, 1209.0]),
-        },
-        Cause::Slowdown {
+        }),
+        Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
             last_ms: 23.2,
             began_at_s: 4.0,
             began_at_step: 240,
             grew: SlowdownPart::DataWait,
             host_rss_mib: None,
-        },
-        Cause::Slowdown {
+        }),
+        Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
             last_ms: 23.2,
             began_at_s: 4.0,
             began_at_step: 240,
             grew: SlowdownPart::Other,
             host_rss_mib: None,
-        },
-        Cause::MemoryCreep {
+        }),
+        Cause::Memory(Memory::Creep {
             from_gib: 0.5,
             to_gib: 44.2,
             gib_per_min: 800.0,
             capacity_gib: 140.0,
             full_in_min: Some(0.1),
-        },
-        Cause::MemoryNearLimit {
+        }),
+        Cause::Memory(Memory::NearLimit {
             peak_gib: 127.0,
             capacity_gib: 140.4,
             others_gib: 1.5,
-        },
-        Cause::MemoryFragmented {
+        }),
+        Cause::Memory(Memory::Fragmented {
             reserved_gib: 32.4,
             peak_allocated_gib: 24.0,
             retries: 3,
-        },
-        Cause::HostMemoryCreep {
+        }),
+        Cause::Memory(Memory::HostCreep {
             from_mib: 1210.0,
             to_mib: 14530.0,
             mib_per_min: 9300.0,
-        },
-        Cause::GpuIdle {
+        }),
+        Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: 0.1,
             recorded: Recorded::StepsNoTrace,
             suspect: None,
-        },
-        Cause::GpuIdle {
+        }),
+        Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: 0.1,
             recorded: Recorded::TraceNoSteps,
             suspect: None,
-        },
-        Cause::GpuIdle {
+        }),
+        Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: 0.1,
             recorded: Recorded::StepsAndTrace,
             suspect: None,
-        },
-        Cause::GpuIdle {
+        }),
+        Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: 0.06,
             recorded: Recorded::SamplesOnly,
             suspect: Some(IdleSuspect::InputPipeline {
                 workers_cpu_pct: 195.0,
                 busy_workers: 2.0,
             }),
-        },
-        Cause::GpuIdle {
+        }),
+        Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: 0.12,
             recorded: Recorded::SamplesOnly,
             suspect: Some(IdleSuspect::PythonLoop { main_cpu_pct: 99.0 }),
-        },
-        Cause::Environment { check },
+        }),
+        Cause::Environment(Environment::Check { check }),
     ]
 }
 
@@ -473,31 +477,31 @@ fn all_fixes() -> Vec<Fix> {
 #[allow(dead_code)]
 fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
     match c {
-        Cause::ComputeBound { .. }
-        | Cause::MemoryBandwidth { .. }
-        | Cause::DataLoading { .. }
-        | Cause::DataLoadingCpuSaturated { .. }
-        | Cause::DataLoadingCpuContention { .. }
-        | Cause::KernelLaunch { .. }
-        | Cause::KernelLaunchCpuContention { .. }
-        | Cause::Communication { .. }
-        | Cause::CommunicationStraggler { .. }
-        | Cause::CommunicationShiftingStraggler { .. }
-        | Cause::CommunicationP2pDisabled
-        | Cause::HostSync
-        | Cause::HostSyncAllocator { .. }
-        | Cause::H2dCopy
-        | Cause::H2dCopyPageable
-        | Cause::PeriodicStall { .. }
-        | Cause::ThrottlingPower { .. }
-        | Cause::ThrottlingThermal { .. }
-        | Cause::GpuIdle { .. }
-        | Cause::Environment { .. }
-        | Cause::Slowdown { .. }
-        | Cause::MemoryCreep { .. }
-        | Cause::MemoryNearLimit { .. }
-        | Cause::MemoryFragmented { .. }
-        | Cause::HostMemoryCreep { .. } => {}
+        Cause::ComputeBound(ComputeBound::GpuComputes { .. })
+        | Cause::MemoryBandwidth(MemoryBandwidth::MemoryTraffic { .. })
+        | Cause::DataLoading(DataLoading::SlowLoader { .. })
+        | Cause::DataLoading(DataLoading::CpuSaturated { .. })
+        | Cause::DataLoading(DataLoading::CpuContention { .. })
+        | Cause::KernelLaunch(KernelLaunch::TinyKernels { .. })
+        | Cause::KernelLaunch(KernelLaunch::CpuContention { .. })
+        | Cause::Communication(Communication::Exposed { .. })
+        | Cause::Communication(Communication::Straggler { .. })
+        | Cause::Communication(Communication::ShiftingStraggler { .. })
+        | Cause::Communication(Communication::P2pDisabled)
+        | Cause::HostSync(HostSync::Readbacks)
+        | Cause::HostSync(HostSync::Allocator { .. })
+        | Cause::H2dCopy(H2dCopy::Exposed)
+        | Cause::H2dCopy(H2dCopy::Pageable)
+        | Cause::PeriodicStall(PeriodicStall::Stalls { .. })
+        | Cause::Throttling(Throttling::Power { .. })
+        | Cause::Throttling(Throttling::Thermal { .. })
+        | Cause::GpuIdle(GpuIdle::Unexplained { .. })
+        | Cause::Environment(Environment::Check { .. })
+        | Cause::Slowdown(Slowdown::StepsGrow { .. })
+        | Cause::Memory(Memory::Creep { .. })
+        | Cause::Memory(Memory::NearLimit { .. })
+        | Cause::Memory(Memory::Fragmented { .. })
+        | Cause::Memory(Memory::HostCreep { .. }) => {}
     }
     use EvidenceKey as K;
     match k {
@@ -1037,11 +1041,11 @@ fn a_job_of_several_hosts_says_where_each_rank_ran_and_whose_clock_rules() {
 fn ranks_that_take_turns_being_slowest_are_listed_in_words() {
     let f = Finding {
         gains: Default::default(),
-        cause: Cause::CommunicationShiftingStraggler {
+        cause: Cause::Communication(Communication::ShiftingStraggler {
             slowest_ranks: vec![2, 0, 3, 1],
             steps: 7,
             wait_share: 0.31,
-        },
+        }),
         severity: Severity::Major,
         confidence: 0.7,
         share: 0.31,

@@ -3,8 +3,8 @@
 //! words the same numbers, and a script can gate on them.
 
 use checkup_model::{
-    Cause, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain, FixReach, GpuTimeSplit,
-    PeriodicWork, PlannedFix, StepBasis,
+    Cause, Communication, DataLoading, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain,
+    FixReach, GpuTimeSplit, PeriodicStall, PeriodicWork, PlannedFix, StepBasis, Throttling,
 };
 
 /// Fills every finding's gains and the diagnosis' plan (what to do first).
@@ -70,9 +70,9 @@ fn gain_for_share(d: &Diagnosis, f: &Finding, share: f64) -> Option<ExpectedGain
         && (f.is_explained_straggler()
             || !matches!(
                 f.cause,
-                Cause::CommunicationStraggler { .. }
-                    | Cause::ThrottlingPower { .. }
-                    | Cause::ThrottlingThermal { .. }
+                Cause::Communication(Communication::Straggler { .. })
+                    | Cause::Throttling(Throttling::Power { .. })
+                    | Cause::Throttling(Throttling::Thermal { .. })
             ));
     if !counts || share <= 0.0 {
         return None;
@@ -113,8 +113,9 @@ fn gain_for_share(d: &Diagnosis, f: &Finding, share: f64) -> Option<ExpectedGain
 /// the rest of the GPU's work (removing exposed copies cannot leave the copies' time).
 fn own_busy_part(cause: &Cause, gpu: &GpuTimeSplit) -> f64 {
     let own = match cause {
-        Cause::H2dCopy | Cause::H2dCopyPageable => gpu.exposed_memory_us,
-        Cause::Communication { .. } | Cause::CommunicationP2pDisabled => gpu.exposed_comm_us,
+        Cause::H2dCopy(_) => gpu.exposed_memory_us,
+        Cause::Communication(Communication::Exposed { .. })
+        | Cause::Communication(Communication::P2pDisabled) => gpu.exposed_comm_us,
         _ => return 0.0,
     };
     let busy = gpu.compute_us + gpu.exposed_comm_us + gpu.exposed_memory_us;
@@ -132,13 +133,13 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
     use FixReach::{Cause as Whole, Part, Supporting};
     let at_epoch_starts = matches!(
         finding.cause,
-        Cause::DataLoading {
+        Cause::DataLoading(DataLoading::SlowLoader {
             idle_per_epoch_start_ms: Some(_),
             ..
-        } | Cause::PeriodicStall {
+        }) | Cause::PeriodicStall(PeriodicStall::Stalls {
             work: Some(PeriodicWork::EpochStart { .. }),
             ..
-        }
+        })
     );
     match fix {
         Fix::CheaperSamples
@@ -219,12 +220,13 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
 mod tests {
     use super::*;
     use checkup_model::{
-        Evidence, Gains, Severity, Source, StepTiming, SyncSite, Unit, DIAGNOSIS_FORMAT,
+        Evidence, Gains, H2dCopy, HostSync, Severity, Source, StepTiming, SyncSite, Unit,
+        DIAGNOSIS_FORMAT,
     };
 
     fn sync_finding(top_site_pct: f64) -> Finding {
         Finding {
-            cause: Cause::HostSync,
+            cause: Cause::HostSync(HostSync::Readbacks),
             severity: Severity::Major,
             confidence: 0.9,
             share: 0.4,
@@ -286,11 +288,11 @@ mod tests {
     #[test]
     fn persistent_workers_remove_epoch_start_waits_but_only_support_a_slow_loader() {
         let at_starts = |ms| Finding {
-            cause: Cause::DataLoading {
+            cause: Cause::DataLoading(DataLoading::SlowLoader {
                 data_wait_ms: Some(8.0),
                 step_ms: Some(22.0),
                 idle_per_epoch_start_ms: ms,
-            },
+            }),
             ..sync_finding(100.0)
         };
         assert_eq!(
@@ -333,7 +335,7 @@ mod tests {
         // A whole-cause sync finding (40 % of the step) and a copy finding of 20 %, whose
         // supporting fix has no gain and so is never its best.
         let copies = Finding {
-            cause: Cause::H2dCopy,
+            cause: Cause::H2dCopy(H2dCopy::Exposed),
             share: 0.2,
             fixes: vec![Fix::FewerCopyBytes, Fix::PinnedCopy],
             ..sync_finding(100.0)
@@ -350,10 +352,10 @@ mod tests {
     #[test]
     fn throttling_and_verdicts_get_no_gain() {
         let throttled = Finding {
-            cause: Cause::ThrottlingPower {
+            cause: Cause::Throttling(Throttling::Power {
                 clock_ratio: 0.7,
                 reasons: vec!["SwPowerCap".into()],
-            },
+            }),
             ..sync_finding(100.0)
         };
         let mut d = diagnosis(vec![throttled], 100.0);

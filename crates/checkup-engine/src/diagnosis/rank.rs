@@ -1,9 +1,9 @@
 //! Which rank to diagnose, and the order of the findings.
 
-use checkup_model::{Cause, Family, Finding, Severity};
+use checkup_model::{Cause, Communication, Family, Finding, Severity};
 
-use super::thresholds::Thresholds;
 use crate::analysis::Analysis;
+use super::thresholds::Thresholds;
 
 /// Orders findings: the lost-time finding with the largest share leads when it is
 /// significant; otherwise the GPU-busy verdict (compute or memory bound) leads. Findings under
@@ -21,8 +21,10 @@ pub fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding
     let lost = findings.iter().position(|f| {
         f.family().is_lost_time()
             && f.share >= th.significant_share
-            && (!matches!(f.cause, Cause::CommunicationStraggler { .. })
-                || f.is_explained_straggler())
+            && (!matches!(
+                f.cause,
+                Cause::Communication(Communication::Straggler { .. })
+            ) || f.is_explained_straggler())
     });
     let busy = findings.iter().position(|f| f.family().is_busy_verdict());
     // A run that memory will stop (a creep filling the card within the hour) leads: nothing
@@ -174,6 +176,7 @@ pub fn shifting_stragglers(a: &Analysis, th: &Thresholds) -> Option<ShiftingStra
 mod tests {
     use super::*;
     use crate::diagnosis::test_support::finding;
+    use checkup_model::{ComputeBound, H2dCopy, HostSync};
 
     #[test]
     fn a_significant_lost_time_finding_leads_over_a_larger_compute_verdict() {
@@ -181,14 +184,14 @@ mod tests {
         let ranked = rank_findings(
             vec![
                 finding(
-                    Cause::ComputeBound {
+                    Cause::ComputeBound(ComputeBound::GpuComputes {
                         compute_share: 0.8,
                         gpu_is_limit: false,
                         tensor_cores_idle: false,
-                    },
+                    }),
                     0.8,
                 ),
-                finding(Cause::HostSync, 0.15),
+                finding(Cause::HostSync(HostSync::Readbacks), 0.15),
             ],
             &th,
         );
@@ -200,13 +203,13 @@ mod tests {
         let th = Thresholds::default();
         let ranked = rank_findings(
             vec![
-                finding(Cause::HostSync, 0.149),
+                finding(Cause::HostSync(HostSync::Readbacks), 0.149),
                 finding(
-                    Cause::ComputeBound {
+                    Cause::ComputeBound(ComputeBound::GpuComputes {
                         compute_share: 0.8,
                         gpu_is_limit: true,
                         tensor_cores_idle: false,
-                    },
+                    }),
                     0.8,
                 ),
             ],
@@ -219,23 +222,23 @@ mod tests {
     #[test]
     fn a_straggler_never_leads_and_tiny_findings_are_dropped() {
         let th = Thresholds::default();
-        let mut tiny = finding(Cause::H2dCopy, 0.049);
+        let mut tiny = finding(Cause::H2dCopy(H2dCopy::Exposed), 0.049);
         tiny.severity = Severity::Info;
         let ranked = rank_findings(
             vec![
                 finding(
-                    Cause::CommunicationStraggler {
+                    Cause::Communication(Communication::Straggler {
                         waiting_rank: 1,
                         slow_rank: 0,
                         extra_share: 0.5,
-                    },
+                    }),
                     0.5,
                 ),
                 finding(
-                    Cause::Communication {
+                    Cause::Communication(Communication::Exposed {
                         exposed_share: 0.2,
                         scaling: None,
-                    },
+                    }),
                     0.2,
                 ),
                 tiny,

@@ -6,10 +6,10 @@
 //! That idle is read from the trace (gaps around the driver's allocation calls), so it is
 //! neither a launch bottleneck nor a read-back.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, Source, Unit};
+use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, HostSync, Source, Unit};
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -100,9 +100,9 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     };
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::HostSyncAllocator {
+        cause: Cause::HostSync(HostSync::Allocator {
             calls_per_step: w.alloc_calls_per_step,
-        },
+        }),
         severity: cx.severity(share),
         confidence: sure,
         share,
@@ -130,9 +130,9 @@ mod tests {
         assert!((f.share - 0.4).abs() < 1e-9, "{}", f.share);
         assert_eq!(
             f.cause,
-            Cause::HostSyncAllocator {
+            Cause::HostSync(HostSync::Allocator {
                 calls_per_step: 57.0
-            }
+            })
         );
         assert_eq!(
             f.fixes,

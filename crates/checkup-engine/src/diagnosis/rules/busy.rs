@@ -1,10 +1,13 @@
 //! The GPU-busy verdict: compute-bound, or memory-bandwidth-bound when DRAM traffic (GPM) or
 //! the kernel mix says the busy time is spent moving bytes.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Severity, Source, Unit};
+use checkup_model::{
+    Cause, Comparison, ComputeBound, EvidenceKey as K, Finding, MemoryBandwidth, Severity, Source,
+    Unit,
+};
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -87,11 +90,11 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     if memory_bound {
         return Some(Finding {
             gains: Default::default(),
-            cause: Cause::MemoryBandwidth {
+            cause: Cause::MemoryBandwidth(MemoryBandwidth::MemoryTraffic {
                 busy_share: busy,
                 dram_pct: dram,
                 tensor_pct: tensor,
-            },
+            }),
             severity: if gpu_is_limit {
                 Severity::Major
             } else {
@@ -112,11 +115,11 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         kernels.is_some_and(|k| k.top.iter().take(5).any(|t| is_convolution_kernel(&t.name)));
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::ComputeBound {
+        cause: Cause::ComputeBound(ComputeBound::GpuComputes {
             compute_share,
             gpu_is_limit,
             tensor_cores_idle,
-        },
+        }),
         severity: Severity::Info,
         confidence: sure,
         share: compute_share,

@@ -2,12 +2,12 @@
 //! slower one, NCCL peer-to-peer disabled although NVLink is there.
 
 use checkup_model::{
-    Cause, CheckId, CheckStatus, Comparison, Evidence, EvidenceKey as K, Finding, Note,
-    ScalingFigures, Severity, Source, Unit,
+    Cause, CheckId, CheckStatus, Communication, Comparison, Evidence, EvidenceKey as K, Finding,
+    Note, ScalingFigures, Severity, Source, Unit,
 };
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     Outcome {
@@ -151,14 +151,14 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
     {
         out.push(Finding {
             gains: Default::default(),
-            cause: Cause::Communication {
+            cause: Cause::Communication(Communication::Exposed {
                 exposed_share: share,
                 scaling: cx.scaling.map(|s| ScalingFigures {
                     gpus: s.gpus,
                     speedup: s.speedup,
                     efficiency: s.efficiency,
                 }),
-            },
+            }),
             severity: cx.severity(share),
             confidence: if cx.scaling.is_some() {
                 confidence::CORROBORATED
@@ -176,11 +176,11 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
         let (evidence, fixes) = straggler_work(cx, waiting, slow, extra);
         out.push(Finding {
             gains: Default::default(),
-            cause: Cause::CommunicationStraggler {
+            cause: Cause::Communication(Communication::Straggler {
                 waiting_rank: waiting,
                 slow_rank: slow,
                 extra_share: extra,
-            },
+            }),
             // Uneven work makes the wait the job's own cost; otherwise it is the slow
             // rank's cause, reported on that rank.
             severity: if fixes.is_empty() {
@@ -217,11 +217,11 @@ fn shifting_finding(cx: &Ctx, s: &crate::diagnosis::rank::ShiftingStragglers) ->
     }));
     Finding {
         gains: Default::default(),
-        cause: Cause::CommunicationShiftingStraggler {
+        cause: Cause::Communication(Communication::ShiftingStraggler {
             slowest_ranks: s.slowest.iter().map(|(r, _)| *r).collect(),
             steps: s.steps,
             wait_share: s.wait_share,
-        },
+        }),
         severity: cx.severity(s.wait_share),
         confidence: confidence::INDIRECT,
         share: s.wait_share,
@@ -480,7 +480,7 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
     ));
     Finding {
         gains: Default::default(),
-        cause: Cause::CommunicationP2pDisabled,
+        cause: Cause::Communication(Communication::P2pDisabled),
         severity: Severity::Critical.max(cx.severity(share)),
         confidence: confidence::P2P_DISABLED,
         share,

@@ -1,9 +1,9 @@
 //! Host-to-device copies the GPU waits for (not hidden by compute), pageable or pinned.
 
-use checkup_model::{Cause, EvidenceKey as K, Finding, Unit};
+use checkup_model::{Cause, EvidenceKey as K, Finding, H2dCopy, Unit};
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -60,9 +60,9 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     Some(Finding {
         gains: Default::default(),
         cause: if pageable {
-            Cause::H2dCopyPageable
+            Cause::H2dCopy(H2dCopy::Pageable)
         } else {
-            Cause::H2dCopy
+            Cause::H2dCopy(H2dCopy::Exposed)
         },
         severity: cx.severity(share),
         confidence: confidence::CORROBORATED,

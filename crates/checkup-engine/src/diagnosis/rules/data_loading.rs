@@ -1,10 +1,10 @@
 //! The input pipeline: the GPU waits for batches (trace, step timings), or for launches a
 //! main thread starved of CPU by its own workers makes late.
 
-use checkup_model::{Cause, EvidenceKey as K, Finding, Source, Unit};
+use checkup_model::{Cause, DataLoading, EvidenceKey as K, Finding, Source, Unit};
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -175,20 +175,20 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         evidence.push(ev(K::NumWorkers, w as f64, Unit::Workers, None, from));
     }
     let cause = match saturation {
-        Some(s) if s.whose == Whose::Others => Cause::DataLoadingCpuContention {
+        Some(s) if s.whose == Whose::Others => Cause::DataLoading(DataLoading::CpuContention {
             host_cpu_pct: s.total_pct,
             training_cores: s.training_cores,
-        },
-        Some(s) => Cause::DataLoadingCpuSaturated {
+        }),
+        Some(s) => Cause::DataLoading(DataLoading::CpuSaturated {
             host_cpu_pct: s.total_pct,
             training_cores: s.training_cores,
             launch_wait_share: starved_launch_share,
-        },
-        None => Cause::DataLoading {
+        }),
+        None => Cause::DataLoading(DataLoading::SlowLoader {
             data_wait_ms: cx.timing.map(|t| t.data_wait_share * t.mean_step_ms),
             step_ms: cx.timing.map(|t| t.mean_step_ms),
             idle_per_epoch_start_ms: at_epoch_starts,
-        },
+        }),
     };
     let fixes = match whose {
         Some(Whose::Others) => fixes::cpu_contention(),

@@ -3,11 +3,11 @@
 //! from the training's own recording, is the memory rule's (its fixes are code changes).
 
 use checkup_model::{
-    Cause, CheckId, CheckStatus, EvidenceKey, Finding, Fix, Severity, Source, Unit,
+    Cause, CheckId, CheckStatus, Environment, EvidenceKey, Finding, Fix, Severity, Source, Unit,
 };
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let findings = cx
@@ -19,7 +19,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
             let fail = c.status == CheckStatus::Fail;
             Finding {
                 gains: Default::default(),
-                cause: Cause::Environment { check: c.clone() },
+                cause: Cause::Environment(Environment::Check { check: c.clone() }),
                 severity: if fail {
                     Severity::Major
                 } else {

@@ -2,12 +2,14 @@
 //! per-step history kept on the host, which a longer run turns into the host's OOM killer.
 //! Read from the host samples' RSS of the training's process tree, by tenths of its steps.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, Severity, Source, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, Memory, Severity, Source, Unit,
+};
 
 use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     cx.step_trend().and_then(|t| finding(cx, t)).into()
@@ -38,11 +40,11 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     let mib_per_min = grew / minutes;
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::HostMemoryCreep {
+        cause: Cause::Memory(Memory::HostCreep {
             from_mib: first,
             to_mib: last,
             mib_per_min,
-        },
+        }),
         severity: if mib_per_min >= th.host_creep_major_mib_per_min {
             Severity::Major
         } else {
@@ -73,8 +75,7 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::trends::Tenth;
-    use crate::diagnosis::rules::test_cx::Fixture;
+    use crate::{analysis::trends::Tenth, diagnosis::rules::test_cx::Fixture};
 
     /// Ten tenths of 6 s each holding `rss` MiB.
     fn trend(rss: [f64; 10]) -> StepTrend {
@@ -100,11 +101,11 @@ mod tests {
         let rss = std::array::from_fn(|k| 1000.0 + 1500.0 * k as f64);
         let b = Fixture::default();
         let f = finding(&b.cx(), &trend(rss)).unwrap();
-        let Cause::HostMemoryCreep {
+        let Cause::Memory(Memory::HostCreep {
             from_mib,
             to_mib,
             mib_per_min,
-        } = f.cause
+        }) = f.cause
         else {
             panic!()
         };

@@ -3,12 +3,12 @@
 //! "compute-bound": the verdict for a busy GPU.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Family, Finding, HostWhileGpuIdle, IdleSuspect, Recorded,
-    Source, Unit,
+    Cause, Comparison, EvidenceKey as K, Family, Finding, GpuIdle, HostWhileGpuIdle, IdleSuspect,
+    Recorded, Source, Unit,
 };
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, found: &[Finding]) -> Outcome {
     finding(cx, found).into()
@@ -109,11 +109,11 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
             tree.filter(|_| while_idle.is_none_or(|w| w.busy_children_mean.is_none())),
             th,
         ),
-        cause: Cause::GpuIdle {
+        cause: Cause::GpuIdle(GpuIdle::Unexplained {
             busy_share: busy,
             recorded,
             suspect,
-        },
+        }),
         severity: cx.severity(share),
         confidence: confidence::CAUSE_UNKNOWN,
         share,
@@ -151,7 +151,7 @@ mod tests {
     use super::*;
     use crate::diagnosis::rules::test_cx::Fixture;
     use crate::diagnosis::test_support::finding as made;
-    use checkup_model::{Fix, HostStats, HostWhileGpuIdle, IdleSuspect, SampleStats};
+    use checkup_model::{DataLoading, Fix, HostStats, HostWhileGpuIdle, IdleSuspect, SampleStats};
 
     fn sampled(util: f64) -> Fixture {
         Fixture::default()
@@ -170,10 +170,10 @@ mod tests {
         let f = finding(&sampled(10.0).cx(), &[]).unwrap();
         assert!(matches!(
             f.cause,
-            Cause::GpuIdle {
+            Cause::GpuIdle(GpuIdle::Unexplained {
                 recorded: Recorded::SamplesOnly,
                 ..
-            }
+            })
         ));
         assert!((f.share - 0.9).abs() < 1e-9);
         assert_eq!(f.fixes, vec![Fix::ProfileSteps, Fix::MainThreadCpu]);
@@ -183,20 +183,20 @@ mod tests {
     fn idle_time_other_findings_explain_is_not_counted_again() {
         // 60 % idle, 50 % of it the input pipeline's: 10 % left, under significant; 44 %: 16 %.
         let dl = made(
-            Cause::DataLoading {
+            Cause::DataLoading(DataLoading::SlowLoader {
                 data_wait_ms: None,
                 step_ms: None,
                 idle_per_epoch_start_ms: None,
-            },
+            }),
             0.5,
         );
         assert!(finding(&sampled(40.0).cx(), &[dl]).is_none());
         let dl = made(
-            Cause::DataLoading {
+            Cause::DataLoading(DataLoading::SlowLoader {
                 data_wait_ms: None,
                 step_ms: None,
                 idle_per_epoch_start_ms: None,
-            },
+            }),
             0.44,
         );
         assert!(finding(&sampled(40.0).cx(), &[dl]).is_some());
@@ -239,7 +239,7 @@ mod tests {
 
     fn suspect_of(fx: &Fixture) -> Option<IdleSuspect> {
         match finding(&fx.cx(), &[]).unwrap().cause {
-            Cause::GpuIdle { suspect, .. } => suspect,
+            Cause::GpuIdle(GpuIdle::Unexplained { suspect, .. }) => suspect,
             c => panic!("{c:?}"),
         }
     }

@@ -1,12 +1,14 @@
 //! Kernel launch overhead: the GPU waits for the host to launch work, checked against the
 //! unprofiled steps (the profiler slows the host side) and against a saturated host.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Note, Source, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, KernelLaunch, Note, Source, Unit,
+};
 
 use super::allocator::allocator_drains_queue;
 use super::sync::sync_drains_queue;
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let Some(r) = cx.rank else {
@@ -123,18 +125,18 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
             let mut f = fixes::cpu_contention();
             f.extend(fixes::kernel_launch(&cx.run_settings()).into_iter().take(1));
             (
-                Cause::KernelLaunchCpuContention {
+                Cause::KernelLaunch(KernelLaunch::CpuContention {
                     host_cpu_pct: s.total_pct,
                     training_cores: s.training_cores,
-                },
+                }),
                 f,
             )
         }
         None => (
-            Cause::KernelLaunch {
+            Cause::KernelLaunch(KernelLaunch::TinyKernels {
                 kernels_per_step: k.per_step,
                 median_kernel_us: k.median_us,
-            },
+            }),
             fixes::kernel_launch(&cx.run_settings()),
         ),
     };

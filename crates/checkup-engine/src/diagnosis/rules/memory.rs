@@ -2,13 +2,15 @@
 //! every step), a peak close to the card's capacity (the batch size is set by memory), and
 //! an allocator holding far more than the tensors ever needed at once (fragmentation).
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, Severity, Source, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, Memory, Severity, Source, Unit,
+};
 
 use crate::analysis::gpu_sharing::CUDA_CONTEXT_GIB;
 use crate::analysis::stats::median;
 use crate::analysis::trends::{MemoryTrend, GIB};
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
@@ -69,13 +71,13 @@ fn creep(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
     };
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::MemoryCreep {
+        cause: Cause::Memory(Memory::Creep {
             from_gib: from,
             to_gib: to,
             gib_per_min,
             capacity_gib: capacity,
             full_in_min,
-        },
+        }),
         severity: if full_in_min.is_some_and(|f| f < FULL_SOON_MIN) {
             Severity::Critical
         } else {
@@ -142,11 +144,11 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
     }
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::MemoryNearLimit {
+        cause: Cause::Memory(Memory::NearLimit {
             peak_gib: peak,
             capacity_gib: capacity,
             others_gib: others,
-        },
+        }),
         severity: if m.ooms > 0 {
             Severity::Major
         } else {
@@ -282,11 +284,11 @@ fn fragmented(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
     }
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::MemoryFragmented {
+        cause: Cause::Memory(Memory::Fragmented {
             reserved_gib: reserved,
             peak_allocated_gib: allocated,
             retries: m.alloc_retries,
-        },
+        }),
         severity: if m.alloc_retries > 0 {
             Severity::Major
         } else {
@@ -333,11 +335,11 @@ mod tests {
         };
         assert!(creep(&cx, &trend(climb(9.3))).is_none());
         let f = creep(&cx, &trend(climb(9.4))).unwrap();
-        let Cause::MemoryCreep {
+        let Cause::Memory(Memory::Creep {
             gib_per_min,
             full_in_min,
             ..
-        } = f.cause
+        }) = f.cause
         else {
             panic!()
         };
@@ -382,7 +384,7 @@ mod tests {
                 Fix::OffloadOptimizer { frees_gib: None },
             ]
         );
-        let Cause::MemoryNearLimit { others_gib, .. } = f.cause else {
+        let Cause::Memory(Memory::NearLimit { others_gib, .. }) = f.cause else {
             panic!()
         };
         assert!((others_gib - (119.0 - 115.0 - CUDA_CONTEXT_GIB)).abs() < 1e-9);

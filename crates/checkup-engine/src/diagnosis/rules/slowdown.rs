@@ -3,13 +3,13 @@
 //! host time, or neither) and the training processes' host memory when it grew too.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Fix, SlowdownPart, Source, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, Slowdown, SlowdownPart, Source, Unit,
 };
 
 use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     cx.step_trend().and_then(|t| finding(cx, t)).into()
@@ -92,14 +92,14 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     };
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::Slowdown {
+        cause: Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: first.step_ms,
             last_ms: last.step_ms,
             began_at_s: began.start_s,
             began_at_step: began.first_step,
             grew,
             host_rss_mib,
-        },
+        }),
         severity: cx.severity(share),
         confidence: confidence::INDIRECT,
         share,
@@ -111,8 +111,7 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::trends::Tenth;
-    use crate::diagnosis::rules::test_cx::Fixture;
+    use crate::{analysis::trends::Tenth, diagnosis::rules::test_cx::Fixture};
 
     /// Tenths whose median step and host time are `ms[k]`, data wait `wait[k]`.
     fn trend(ms: [f64; 10], wait: [f64; 10]) -> StepTrend {
@@ -141,12 +140,12 @@ mod tests {
         assert!(finding(&cx, &trend(ms, [0.0; 10])).is_none());
         ms[9] = 12.0;
         let f = finding(&cx, &trend(ms, [0.0; 10])).unwrap();
-        let Cause::Slowdown {
+        let Cause::Slowdown(Slowdown::StepsGrow {
             began_at_step,
             grew,
             host_rss_mib,
             ..
-        } = f.cause
+        }) = f.cause
         else {
             panic!("{:?}", f.cause)
         };
@@ -183,10 +182,10 @@ mod tests {
         let f = finding(&cx.cx(), &trend(ms, wait)).unwrap();
         assert!(matches!(
             f.cause,
-            Cause::Slowdown {
+            Cause::Slowdown(Slowdown::StepsGrow {
                 grew: SlowdownPart::DataWait,
                 ..
-            }
+            })
         ));
         assert_eq!(f.fixes, [Fix::ProfileSteps]);
         // Every step beyond the first tenth's pace: 1 - 10 / 13.6.

@@ -1,12 +1,12 @@
 //! Periodic stalls: a long step every N steps during which the GPU has nothing to do.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, MarkerKind, PeriodicWork, RunMarker, Source,
-    StepTiming, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, MarkerKind, PeriodicStall, PeriodicWork,
+    RunMarker, Source, StepTiming, Unit,
 };
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome, TraceStalls};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -249,11 +249,11 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     Some(Finding {
         gains: Default::default(),
         fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings()),
-        cause: Cause::PeriodicStall {
+        cause: Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: period,
             excess_ms: median_excess,
             work,
-        },
+        }),
         severity: cx.severity(share),
         confidence: confidence::STALLS,
         share,

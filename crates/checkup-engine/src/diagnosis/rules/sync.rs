@@ -1,9 +1,11 @@
 //! Host synchronisation: the loop waits for the GPU, then the GPU waits for the host.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Source, SyncSite, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, HostSync, Source, SyncSite, Unit,
+};
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome, TraceStalls};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -93,7 +95,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let src = cx.rank_source();
     Some(Finding {
         gains: Default::default(),
-        cause: Cause::HostSync,
+        cause: Cause::HostSync(HostSync::Readbacks),
         severity: cx.severity(share),
         confidence: confidence::MEASURED,
         share,

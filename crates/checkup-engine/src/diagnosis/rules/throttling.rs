@@ -1,10 +1,12 @@
 //! Clocks held down while busy: a throttling clock-event reason, or an SM clock well under
 //! its maximum.
 
-use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Severity, Source, Unit};
+use checkup_model::{
+    Cause, Comparison, EvidenceKey as K, Finding, Severity, Source, Throttling, Unit,
+};
 
-use crate::diagnosis::thresholds::confidence;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
+use crate::diagnosis::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
@@ -59,15 +61,15 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     Some(Finding {
         gains: Default::default(),
         cause: if thermal {
-            Cause::ThrottlingThermal {
+            Cause::Throttling(Throttling::Thermal {
                 clock_ratio,
                 reasons,
-            }
+            })
         } else {
-            Cause::ThrottlingPower {
+            Cause::Throttling(Throttling::Power {
                 clock_ratio,
                 reasons,
-            }
+            })
         },
         severity: cx.severity(share).max(if throttled {
             Severity::Minor

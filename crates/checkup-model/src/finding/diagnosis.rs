@@ -1,0 +1,237 @@
+//! The diagnosis: the engine's answer for one run, its findings ranked with their gains.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Finding, Fix, Note, Severity};
+use crate::{
+    ChartData, EnvCheck, HostStats, RankSummary, RunFacts, SampleStats, Scaling, SteadyWindow,
+    StepTiming,
+};
+
+/// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
+/// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix.
+pub const DIAGNOSIS_FORMAT: u32 = 3;
+
+/// The engine's answer for one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Diagnosis {
+    /// [`DIAGNOSIS_FORMAT`] when written.
+    #[serde(default = "format_1")]
+    pub format: u32,
+    /// Id of the finding that explains the most lost time; [`Diagnosis::UNDETERMINED`] when
+    /// the recording supports no finding at all.
+    pub primary: String,
+    /// Ranked, primary first.
+    pub findings: Vec<Finding>,
+    /// The steady-state window the shares were measured over.
+    pub window: SteadyWindow,
+    /// The run's facts: GPU, versions, settings.
+    pub facts: RunFacts,
+    /// The environment checks.
+    pub environment: Vec<EnvCheck>,
+    /// Each rank's GPU time split from its trace.
+    pub ranks: Vec<RankSummary>,
+    /// The rank whose cause is diagnosed (the slowest one on multi-GPU runs).
+    pub diagnosed_rank: Option<u32>,
+    /// Each rank's step timing.
+    pub step_timing: Vec<StepTiming>,
+    /// Each GPU's sample statistics.
+    pub samples: Vec<SampleStats>,
+    /// The host's CPU statistics.
+    pub host: Option<HostStats>,
+    /// Multi-GPU scaling against a 1-GPU partner run.
+    pub scaling: Option<Scaling>,
+    /// Caveats about the inputs (missing files, profiler overhead, partial data).
+    pub notes: Vec<Note>,
+    /// The inputs read.
+    pub sources: Vec<String>,
+    /// Curves and timelines for the charts of reports and the app.
+    pub charts: ChartData,
+    /// What the probe saw of the diagnosed rank's training; None when it was not recorded
+    /// (an attached job, a trace, a run folder from before the probe wrote it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<crate::TrainingContext>,
+    /// Each rank's whole run (stalls included), for baseline cards and comparisons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whole_run: Vec<crate::WholeRun>,
+    /// What to do first: the best fix of each finding whose fixes have a gain, ranked by the
+    /// time it saves per step.
+    #[serde(default)]
+    pub plan: Vec<PlannedFix>,
+}
+
+/// One entry of the plan: which finding's which fix, and what it should give.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PlannedFix {
+    /// Index of the finding in `Diagnosis::findings`.
+    pub finding: usize,
+    /// Index of the fix in that finding's `fixes`.
+    pub fix: usize,
+    /// Its expected gain.
+    pub gain: FixGain,
+}
+
+fn format_1() -> u32 {
+    1
+}
+
+impl Diagnosis {
+    /// The primary of a diagnosis without findings: the recording is too short or too idle
+    /// to support any (naming a bottleneck there would be a guess).
+    pub const UNDETERMINED: &'static str = "undetermined";
+
+    /// The finding with `id`, or the first of the family `id`.
+    pub fn finding(&self, id: &str) -> Option<&Finding> {
+        self.findings
+            .iter()
+            .find(|f| f.id() == id)
+            .or_else(|| self.findings.iter().find(|f| f.family().id() == id))
+    }
+
+    /// The diagnosed rank's trace summary (the first rank when none was picked).
+    pub fn diagnosed_rank_summary(&self) -> Option<&RankSummary> {
+        self.ranks
+            .iter()
+            .find(|r| Some(r.rank) == self.diagnosed_rank)
+            .or(self.ranks.first())
+    }
+
+    /// The samples of the diagnosed rank's GPU (rank n runs on GPU n, unless the job's nodes
+    /// say otherwise).
+    pub fn diagnosed_samples(&self) -> Option<&SampleStats> {
+        let gpu = self
+            .diagnosed_rank
+            .map(|r| self.facts.gpu_of_rank_or_own(r));
+        self.samples
+            .iter()
+            .find(|s| Some(s.gpu) == gpu)
+            .or(self.samples.first())
+    }
+
+    /// The diagnosed rank's step series.
+    pub fn diagnosed_steps(&self) -> Option<&crate::StepSeries> {
+        self.charts
+            .steps
+            .iter()
+            .find(|s| Some(s.rank) == self.diagnosed_rank)
+            .or(self.charts.steps.first())
+    }
+
+    /// The diagnosed rank's whole run.
+    pub fn diagnosed_whole_run(&self) -> Option<&crate::WholeRun> {
+        self.whole_run
+            .iter()
+            .find(|w| Some(w.rank) == self.diagnosed_rank)
+            .or(self.whole_run.first())
+    }
+
+    /// The diagnosed rank's step timings (`steps.csv`).
+    pub fn diagnosed_timing(&self) -> Option<&crate::StepTiming> {
+        self.step_timing
+            .iter()
+            .find(|t| Some(t.rank) == self.diagnosed_rank)
+            .or(self.step_timing.first())
+    }
+
+    /// The findings as the views list them, each with its rank's index: the lead and every
+    /// finding above informational first, then the informational ones behind the lead that
+    /// explain little ("also noticed"), which views set apart instead of leading with fixes.
+    pub fn findings_then_also_noticed(&self) -> (Vec<RankedFinding<'_>>, Vec<RankedFinding<'_>>) {
+        self.findings
+            .iter()
+            .enumerate()
+            .partition(|(i, f)| *i == 0 || f.severity > Severity::Info)
+    }
+
+    /// The plan with its findings and fixes looked up; entries that point at no finding or
+    /// fix (a hand-edited file) are left out.
+    pub fn fixes_by_gain(&self) -> Vec<RankedFix<'_>> {
+        self.plan
+            .iter()
+            .filter_map(|p| {
+                let fix = self.findings.get(p.finding)?.fixes.get(p.fix)?;
+                Some(RankedFix {
+                    finding: p.finding,
+                    fix,
+                    gain: p.gain,
+                })
+            })
+            .collect()
+    }
+}
+
+/// A finding with its index in `Diagnosis::findings` (its rank, from 0).
+pub type RankedFinding<'a> = (usize, &'a Finding);
+
+/// A finding's best fix in the list of what to do first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankedFix<'a> {
+    /// Index of its finding in `Diagnosis::findings`.
+    pub finding: usize,
+    /// The fix.
+    pub fix: &'a Fix,
+    /// Its expected gain.
+    pub gain: FixGain,
+}
+
+/// One fix's expected gain and the part of its finding's time it rests on (the words say
+/// which part when it is not all of it).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct FixGain {
+    /// The step time it should give.
+    #[serde(flatten)]
+    pub expected: ExpectedGain,
+    /// How much of the finding's time it removes.
+    pub reach: FixReach,
+}
+
+/// How much of its finding's lost time a fix removes, as far as the recording tells.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixReach {
+    /// All of it: the fix removes the cause the finding measured.
+    Cause,
+    /// This fraction of it (0..=1): the busiest of several lines that synchronise.
+    Part(f64),
+    /// No amount the recording can put a number on: a fix that helps the main one (pinned
+    /// memory beside more workers), trims part of the cause by an unknown amount (a
+    /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to
+    /// a finding that is not lost time.
+    Supporting,
+}
+
+/// The step time if a finding's cause were removed, and what that rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ExpectedGain {
+    /// The step time now, ms.
+    pub before_ms: f64,
+    /// The step time with the cause removed, ms.
+    pub after_ms: f64,
+    /// The GPU's busy time per step, which bounds `after_ms` from below.
+    pub gpu_busy_ms: Option<f64>,
+    /// Whether that bound, not the cause's share, set `after_ms`.
+    pub bounded_by_gpu_busy: bool,
+    /// Which step time `before_ms` is.
+    pub basis: StepBasis,
+}
+
+impl ExpectedGain {
+    /// Now over after: 1.25 means 25 % more steps per second.
+    pub fn speedup(&self) -> f64 {
+        if self.after_ms > 0.0 {
+            self.before_ms / self.after_ms
+        } else {
+            1.0
+        }
+    }
+}
+
+/// Which step time a gain starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepBasis {
+    /// The mean of the steps the profiler did not slow (`steps.csv`).
+    UnprofiledSteps,
+    /// A trace alone: the profiled steps, which the profiler slowed on the host side.
+    ProfiledSteps,
+}

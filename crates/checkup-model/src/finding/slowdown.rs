@@ -1,0 +1,42 @@
+//! A run that gets slower as it goes.
+
+use serde::{Deserialize, Serialize};
+
+causes! {
+    /// The run gets slower as it goes.
+    pub enum Slowdown {
+        /// Steps get slower as the run goes on: the median step at its start and at its end,
+        /// when the slowdown began (seconds from the run's start, and the step), what grew
+        /// with it, and the training processes' host memory at the start and end when it grew
+        /// too.
+        StepsGrow {
+            /// Median step in the first tenth of the run.
+            first_ms: f64,
+            /// Median step in the last tenth.
+            last_ms: f64,
+            /// Seconds from the run's start to where the slowdown began.
+            began_at_s: f64,
+            /// The step where it began.
+            began_at_step: u64,
+            /// What grew with the step time.
+            grew: SlowdownPart,
+            /// The training processes' host memory (MiB) in the first and last tenth, when it
+            /// grew too.
+            #[serde(default)]
+            host_rss_mib: Option<[f64; 2]>,
+        } => "slowdown",
+    }
+}
+
+/// What grew with a run's step time, as its steps' own timings split it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlowdownPart {
+    /// The wait for each batch.
+    DataWait,
+    /// The loop's own host time between batches (forward, backward and step calls, and
+    /// whatever else the loop does).
+    HostWork,
+    /// Neither: the GPU's work per step, or waits the step timings do not split.
+    Other,
+}

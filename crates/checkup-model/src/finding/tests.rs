@@ -1,0 +1,229 @@
+//! The finding model's JSON and ids, as scripts and stored diagnoses read them.
+
+use super::*;
+
+#[test]
+fn a_finding_id_is_its_causes_kind_and_its_family_the_variant_that_holds_it() {
+    assert_eq!(Cause::HostSync(HostSync::Readbacks).id(), "host_sync");
+    assert_eq!(
+        Cause::Communication(Communication::P2pDisabled).id(),
+        "communication/p2p_disabled"
+    );
+    let c = Cause::DataLoading(DataLoading::CpuContention {
+        host_cpu_pct: 99.0,
+        training_cores: 0.7,
+    });
+    assert_eq!(c.id(), "data_loading/cpu_contention");
+    assert_eq!(c.family(), Family::DataLoading);
+    assert_eq!(
+        Family::of_kind("data_loading/cpu_contention"),
+        Some(Family::DataLoading)
+    );
+    assert_eq!(Family::of_kind("data_loadin"), None);
+}
+
+#[test]
+fn an_environment_findings_id_adds_the_checks_id_to_its_kind() {
+    use crate::{CheckId, CheckStatus, CheckValue, EnvCheck};
+    let check = EnvCheck::new(
+        CheckId::PowerLimit,
+        CheckStatus::Warn,
+        CheckValue::PowerLimit {
+            limit_w: 600.0,
+            default_w: 700.0,
+        },
+    );
+    let c = Cause::Environment(Environment::Check { check });
+    assert_eq!(c.kind(), "environment");
+    assert_eq!(
+        c.id(),
+        format!("environment/{}", CheckId::PowerLimit.as_str())
+    );
+    let json = serde_json::to_value(&c).unwrap();
+    assert_eq!(json["kind"], "environment");
+    assert_eq!(serde_json::from_value::<Cause>(json).unwrap(), c);
+}
+
+#[test]
+fn a_cause_reads_back_from_the_json_it_always_had() {
+    // The form diagnoses were stored in before causes were grouped by family.
+    let json = serde_json::json!({"kind": "memory/near_limit", "peak_gib": 131.0,
+        "capacity_gib": 139.8, "others_gib": 0.0});
+    let c: Cause = serde_json::from_value(json.clone()).unwrap();
+    assert_eq!(
+        c,
+        Cause::Memory(Memory::NearLimit {
+            peak_gib: 131.0,
+            capacity_gib: 139.8,
+            others_gib: 0.0
+        })
+    );
+    assert_eq!(serde_json::to_value(&c).unwrap(), json);
+    let unit = serde_json::json!({"kind": "h2d_copy/pageable"});
+    assert_eq!(
+        serde_json::from_value::<Cause>(unit).unwrap(),
+        Cause::H2dCopy(H2dCopy::Pageable)
+    );
+}
+
+#[test]
+fn a_cause_of_an_unknown_kind_or_with_a_wrong_field_is_refused_by_name() {
+    let err = serde_json::from_value::<Cause>(serde_json::json!({"kind": "gpu_on_fire"}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown finding kind `gpu_on_fire`"), "{err}");
+    let err = serde_json::from_value::<Cause>(serde_json::json!({"kind": "host_sync/nope"}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("finding `host_sync/nope`"), "{err}");
+    let err = serde_json::from_value::<Cause>(
+        serde_json::json!({"kind": "kernel_launch", "kernels_per_step": "many"}),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("finding `kernel_launch`"), "{err}");
+    let err = serde_json::from_value::<Cause>(serde_json::json!({"peak_gib": 1.0}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing field `kind`"), "{err}");
+}
+
+fn checkpoint_stall() -> Finding {
+    let gain = ExpectedGain {
+        before_ms: 41.0,
+        after_ms: 18.2,
+        gpu_busy_ms: Some(17.5),
+        bounded_by_gpu_busy: false,
+        basis: StepBasis::UnprofiledSteps,
+    };
+    Finding {
+        cause: Cause::PeriodicStall(PeriodicStall::Stalls {
+            period_steps: 25.0,
+            excess_ms: 410.0,
+            work: Some(PeriodicWork::Checkpoint),
+        }),
+        severity: Severity::Major,
+        confidence: 0.85,
+        share: 0.2,
+        evidence: vec![Evidence {
+            key: EvidenceKey::ExposedCommRank { rank: 1 },
+            value: 3.0,
+            unit: Unit::Percent,
+            threshold: None,
+            source: Source::Trace { rank: Some(1) },
+        }],
+        fixes: vec![
+            Fix::MoreWorkers {
+                suggested: 14,
+                current: Some(2),
+            },
+            Fix::PinMemory,
+        ],
+        gains: Gains {
+            cause: Some(gain),
+            fixes: vec![
+                Some(FixGain {
+                    expected: gain,
+                    reach: FixReach::Part(0.5),
+                }),
+                None,
+            ],
+        },
+    }
+}
+
+#[test]
+fn a_finding_reads_back_from_its_json_with_the_id_and_gains_scripts_use() {
+    let f = checkpoint_stall();
+    let json = serde_json::to_value(&f).unwrap();
+    assert_eq!(json["id"], "periodic_stall");
+    assert_eq!(json["cause"]["kind"], "periodic_stall");
+    assert_eq!(json["gain"]["before_ms"], 41.0);
+    assert_eq!(json["gain"]["after_ms"], 18.2);
+    assert_eq!(json["gain"]["basis"], "unprofiled_steps");
+    assert_eq!(json["fixes"][0]["fix"], "more_workers");
+    assert_eq!(json["fixes"][0]["suggested"], 14);
+    assert_eq!(json["fixes"][0]["gain"]["after_ms"], 18.2);
+    assert_eq!(json["fixes"][0]["gain"]["reach"]["part"], 0.5);
+    assert_eq!(json["fixes"][1]["fix"], "pin_memory");
+    assert!(json["fixes"][1].get("gain").is_none());
+    assert_eq!(serde_json::from_value::<Finding>(json).unwrap(), f);
+}
+
+#[test]
+fn a_finding_stored_without_gains_reads_back_with_none() {
+    let json = serde_json::json!({
+        "id": "host_sync", "cause": {"kind": "host_sync"}, "severity": "major",
+        "confidence": 0.9, "share": 0.4, "evidence": [],
+        "fixes": [{"fix": "find_hidden_syncs"}]
+    });
+    let f: Finding = serde_json::from_value(json).unwrap();
+    assert_eq!(f.fixes, vec![Fix::FindHiddenSyncs]);
+    assert_eq!(f.gains.cause, None);
+    assert_eq!(
+        f.fixes_with_gains().collect::<Vec<_>>(),
+        [(&Fix::FindHiddenSyncs, None)]
+    );
+}
+
+#[test]
+fn the_plan_looks_up_its_findings_and_fixes_and_skips_dangling_entries() {
+    let f = checkpoint_stall();
+    let gain = f.gains.fixes[0].unwrap();
+    let d = Diagnosis {
+        format: DIAGNOSIS_FORMAT,
+        primary: f.id(),
+        findings: vec![f],
+        window: Default::default(),
+        facts: Default::default(),
+        environment: vec![],
+        ranks: vec![],
+        diagnosed_rank: None,
+        step_timing: vec![],
+        samples: vec![],
+        host: None,
+        scaling: None,
+        notes: vec![],
+        sources: vec![],
+        charts: Default::default(),
+        training: None,
+        whole_run: Vec::new(),
+        plan: vec![
+            PlannedFix {
+                finding: 0,
+                fix: 0,
+                gain,
+            },
+            PlannedFix {
+                finding: 0,
+                fix: 7,
+                gain,
+            },
+            PlannedFix {
+                finding: 3,
+                fix: 0,
+                gain,
+            },
+        ],
+    };
+    let plan = d.fixes_by_gain();
+    assert_eq!(plan.len(), 1);
+    assert_eq!(plan[0].fix, &d.findings[0].fixes[0]);
+    assert_eq!(plan[0].gain, gain);
+}
+
+#[test]
+fn profiling_and_sync_warnings_measure_more_and_change_nothing_to_compare() {
+    assert!(Fix::ProfileSteps.is_investigation());
+    assert!(Fix::FindHiddenSyncs.is_investigation());
+    let changes = [
+        Fix::MoreWorkers {
+            suggested: 14,
+            current: Some(2),
+        },
+        Fix::PinMemory,
+        Fix::GpuMetrics,
+        Fix::Compile,
+    ];
+    assert!(changes.iter().all(|f| !f.is_investigation()));
+}

@@ -1,0 +1,74 @@
+//! Words for the `gpu_idle` family's findings: each cause's title and summary.
+
+use checkup_model::{GpuIdle, IdleSuspect, Language, Recorded};
+
+use crate::{pct, Language::*};
+
+/// A `gpu_idle` finding's title.
+pub fn title(c: &GpuIdle, l: Language) -> String {
+    let (en, zh) = match c {
+        GpuIdle::Unexplained { .. } => (
+            "The GPU waits most of the time, and this recording cannot say for what",
+            "GPU 大部分时间在等待，而这份记录看不出原因",
+        ),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A `gpu_idle` finding's summary: what was measured, in a sentence or two.
+#[rustfmt::skip]
+pub fn summary(c: &GpuIdle, l: Language) -> String {
+    match (c, l) {
+        (GpuIdle::Unexplained { busy_share, recorded, suspect: Some(suspect) }, En) => format!(
+            "The GPU is busy {}% of the time; {}. {} A short profile (checkup-agent run --profile-steps 8) would confirm it.",
+            pct(*busy_share),
+            recorded_en(*recorded),
+            match suspect {
+                IdleSuspect::InputPipeline { workers_cpu_pct, .. } => format!("While it idled, the training's worker processes used {:.1} CPU cores between them: most likely the input pipeline cannot keep up.", workers_cpu_pct / 100.0),
+                IdleSuspect::PythonLoop { main_cpu_pct } => format!("While it idled, the training process held {main_cpu_pct:.0}% of a core and its workers were not busy: most likely the Python loop itself (kernel launches, per-step Python work)."),
+            }
+        ),
+        (GpuIdle::Unexplained { busy_share, recorded, suspect: Some(suspect) }, Zh) => format!(
+            "GPU 只有 {}% 的时间在忙；{}。{}做一次简短的分析（checkup-agent run --profile-steps 8）即可确认。",
+            pct(*busy_share),
+            recorded_zh(*recorded),
+            match suspect {
+                IdleSuspect::InputPipeline { workers_cpu_pct, .. } => format!("GPU 空闲时，训练的 worker 进程合计占用 {:.1} 个 CPU 核心：很可能是输入管道跟不上。", workers_cpu_pct / 100.0),
+                IdleSuspect::PythonLoop { main_cpu_pct } => format!("GPU 空闲时，训练进程占用了一个核心的 {main_cpu_pct:.0}%，而它的 worker 并不忙：很可能是 Python 循环本身（内核发射、每步的 Python 工作）。"),
+            }
+        ),
+        (GpuIdle::Unexplained { busy_share, recorded, .. }, En) => format!(
+            "The GPU is busy {}% of the time; {}. Profile a few training steps to see whether it waits for data, for kernel launches or for synchronisations.",
+            pct(*busy_share),
+            recorded_en(*recorded)
+        ),
+        (GpuIdle::Unexplained { busy_share, recorded, .. }, Zh) => format!(
+            "GPU 只有 {}% 的时间在忙；{}。分析几个训练步骤，看它是在等数据、等内核发射，还是在等同步。",
+            pct(*busy_share),
+            recorded_zh(*recorded)
+        ),
+    }
+}
+
+fn recorded_en(r: Recorded) -> &'static str {
+    match r {
+        Recorded::SamplesOnly => {
+            "only GPU and host samples were recorded: no step timings, no trace"
+        }
+        Recorded::StepsNoTrace => "step timings were recorded but no trace",
+        Recorded::TraceNoSteps => "a trace was recorded but no step timings",
+        Recorded::StepsAndTrace => "neither the step timings nor the trace account for it",
+    }
+}
+
+fn recorded_zh(r: Recorded) -> &'static str {
+    match r {
+        Recorded::SamplesOnly => "这份记录只有 GPU 和主机采样：没有步骤计时，也没有 trace",
+        Recorded::StepsNoTrace => "这份记录有步骤计时，但没有 trace",
+        Recorded::TraceNoSteps => "这份记录有 trace，但没有步骤计时",
+        Recorded::StepsAndTrace => "步骤计时和 trace 都解释不了这段空闲",
+    }
+}
