@@ -44,7 +44,10 @@ fn analyze_json_carries_the_gains_the_report_promises() {
     // About 458 ms per step now, 42.8 ms without the wait for data (the report's words).
     let before = f["gain"]["before_ms"].as_f64().unwrap();
     let after = f["gain"]["after_ms"].as_f64().unwrap();
-    assert!((before - 458.2).abs() < 0.1 && (after - 42.8).abs() < 0.1, "{f}");
+    assert!(
+        (before - 458.2).abs() < 0.1 && (after - 42.8).abs() < 0.1,
+        "{f}"
+    );
     assert_eq!(f["gain"]["basis"], "unprofiled_steps");
     // More workers remove the cause; pinned memory beside them has no number of its own.
     assert_eq!(f["fixes"][0]["fix"], "more_workers");
@@ -54,7 +57,10 @@ fn analyze_json_carries_the_gains_the_report_promises() {
     assert!(f["fixes"][1].get("gain").is_none(), "{f}");
     // What to do first: that fix, pointed at by index.
     let plan = &v["plan"][0];
-    assert_eq!((plan["finding"].as_u64(), plan["fix"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(
+        (plan["finding"].as_u64(), plan["fix"].as_u64()),
+        (Some(0), Some(0))
+    );
     assert_eq!(plan["gain"], f["fixes"][0]["gain"]);
 }
 
