@@ -13,6 +13,7 @@ pub mod listen;
 pub mod private;
 pub mod processes;
 pub mod recorder;
+pub mod reply;
 pub mod retention;
 pub mod run;
 pub mod sampler;

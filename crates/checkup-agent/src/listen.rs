@@ -110,7 +110,7 @@ pub async fn local_clients_only(
     next: Next,
 ) -> Response {
     if req.headers().contains_key(header::ORIGIN) {
-        return crate::api::error(
+        return crate::reply::error(
             StatusCode::FORBIDDEN,
             "requests from web pages are refused (the request carried an Origin header)",
         );
@@ -122,7 +122,7 @@ pub async fn local_clients_only(
             .and_then(|v| v.to_str().ok())
             .unwrap_or("");
         if !is_loopback_host(host) {
-            return crate::api::error(
+            return crate::reply::error(
                 StatusCode::MISDIRECTED_REQUEST,
                 format!("Host `{host}` is not this machine's loopback address: the agent answers requests to 127.0.0.1, [::1] or localhost only"),
             );

@@ -191,9 +191,9 @@ pub fn run_command_streaming(
     let sampler_thread = {
         let (dir, stop) = (opts.out.clone(), stop.clone());
         std::thread::spawn(move || match stream {
-            Some(stream) => sampler::run_with_sink(&dir, &config, &stop, &mut |s| {
-                crate::api::publish(&stream, s)
-            }),
+            Some(stream) => {
+                sampler::run_with_sink(&dir, &config, &stop, &mut |s| stream.publish(s))
+            }
             None => sampler::run(&dir, &config, &stop),
         })
     };

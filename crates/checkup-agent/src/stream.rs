@@ -12,6 +12,8 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::sampler::Sampled;
+
 pub use checkup_model::{LiveSample, StreamEvent};
 
 struct Inner {
@@ -72,6 +74,17 @@ impl SampleStream {
             ring_capacity: ring_capacity.max(1),
             notify: tokio::sync::Notify::new(),
         })
+    }
+
+    /// Puts freshly taken samples on the stream, as the API's sample events.
+    pub fn publish(&self, s: Sampled<'_>) {
+        match s {
+            Sampled::Nvml(v) => v
+                .iter()
+                .for_each(|x| self.push(LiveSample::Nvml(x.clone()))),
+            Sampled::Gpm(v) => v.iter().for_each(|x| self.push(LiveSample::Gpm(x.clone()))),
+            Sampled::Host(x) => self.push(LiveSample::Host(x.clone())),
+        }
     }
 
     /// Adds an event and wakes waiting clients.

@@ -1,0 +1,201 @@
+//! `POST`, `GET` and `DELETE /v1/runs`: profiled runs of a training command, one at a time.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use axum::extract::Path as UrlPath;
+use checkup_model::{RunInfo, RunRequest, RunState};
+
+use super::state::{new_id, ActiveRun};
+use crate::error::AgentError;
+use crate::run::{RunOptions, RunOutcome};
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::AgentState;
+use crate::reply::error;
+
+pub(super) async fn start(
+    State(s): State<Arc<AgentState>>,
+    Json(req): Json<RunRequest>,
+) -> Response {
+    if req.command.is_empty() || req.command[0].trim().is_empty() {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, "command is empty: give the training command as a list, e.g. [\"python\", \"train.py\"]");
+    }
+    if let Some(cwd) = req.cwd.as_deref().filter(|c| !Path::new(c).is_dir()) {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("working directory {cwd} does not exist on this host"),
+        );
+    }
+    if let Err(e) = crate::run::check_settings(req.skip_steps, req.profile_steps, req.hz) {
+        return error(StatusCode::UNPROCESSABLE_ENTITY, e.to_string());
+    }
+    let id = new_id("run");
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let mut active = s.active_run.lock().unwrap_or_else(|p| p.into_inner());
+        if active.is_some() {
+            return error(StatusCode::CONFLICT, "a profiled run is already active");
+        }
+        *active = Some(ActiveRun {
+            id: id.clone(),
+            cancel: cancel.clone(),
+        });
+    }
+    let info = RunInfo {
+        id: id.clone(),
+        command: req.command.clone(),
+        state: RunState::Running,
+        steps_done: 0,
+        exit_code: None,
+        error: None,
+        output_tail: Vec::new(),
+    };
+    s.runs.lock().unwrap_or_else(|p| p.into_inner()).push(info);
+    let out = s.runs_dir.join(&id);
+    // The client is not at the agent's terminal: the command's output is kept in the run.
+    let log = Some(out.join("train.log"));
+    if let Err(e) = crate::private::create_dir(&out) {
+        s.end_active_run();
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("cannot create {}: {e}", out.display()),
+        );
+    }
+    let opts = RunOptions {
+        out,
+        skip_steps: req.skip_steps,
+        profile_steps: req.profile_steps,
+        hz: req.hz,
+        gpm: true,
+        command: req.command,
+        log,
+        cwd: req.cwd.map(PathBuf::from),
+        cancel: Some(cancel),
+    };
+    let state = s.clone();
+    let run_id = id.clone();
+    std::thread::spawn(move || {
+        // A panic in the run must not leave it `running` and the run slot taken forever.
+        let outcome: crate::Result<RunOutcome> =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::run::run_command_streaming(&opts, Some(state.stream.clone()))
+            }))
+            .unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("no message");
+                Err(AgentError::Invalid(format!(
+                    "the run stopped on an internal error: {why}"
+                )))
+            });
+        let mut runs = state.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(r) = runs.iter_mut().find(|r| r.id == run_id) {
+            match outcome {
+                Ok(o) if o.cancelled => {
+                    r.state = RunState::Cancelled;
+                    r.exit_code = o.exit_code;
+                    r.error = None;
+                }
+                Ok(o) => {
+                    r.state = if o.exit_code == Some(0) {
+                        RunState::Finished
+                    } else {
+                        RunState::Failed
+                    };
+                    r.exit_code = o.exit_code;
+                    r.error = match o.exit_code {
+                        Some(0) => o.probe_problem(),
+                        Some(c) => Some(format!("the command exited with code {c}")),
+                        None => Some("the command was killed by a signal".into()),
+                    };
+                }
+                Err(e) => {
+                    r.state = RunState::Failed;
+                    r.error = Some(e.to_string());
+                }
+            }
+        }
+        drop(runs);
+        state.end_active_run();
+    });
+    (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
+}
+
+/// Stops the active run `id`: SIGINT to its process group (the training's own clean-up and
+/// the probe's trace run), SIGTERM after 10 s, SIGKILL after 15. Answers at once; the run's
+/// state turns `cancelled` when it has ended, its files kept.
+pub(super) async fn cancel(
+    State(s): State<Arc<AgentState>>,
+    UrlPath(id): UrlPath<String>,
+) -> Response {
+    let active = s
+        .active_run
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    match active {
+        Some(run) if run.id == id => {
+            run.cancel.store(true, Ordering::Relaxed);
+            (StatusCode::ACCEPTED, Json(serde_json::json!({ "id": id }))).into_response()
+        }
+        _ => {
+            let known = s
+                .runs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .any(|r| r.id == id);
+            if known {
+                error(StatusCode::CONFLICT, format!("run {id} has already ended"))
+            } else {
+                error(StatusCode::NOT_FOUND, format!("no run {id}"))
+            }
+        }
+    }
+}
+
+pub(super) async fn list(State(s): State<Arc<AgentState>>) -> Json<Vec<RunInfo>> {
+    let mut runs = s.runs.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    for r in &mut runs {
+        let dir = s.runs_dir.join(&r.id);
+        r.steps_done = steps_done(&dir);
+        r.output_tail = output_tail(&dir.join("train.log"), 20);
+    }
+    Json(runs)
+}
+
+/// Steps done so far on rank 0, from the probe's progress file.
+fn steps_done(run: &Path) -> u64 {
+    [run.join("progress.json"), run.join("rank0/progress.json")]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("step").and_then(|s| s.as_u64()))
+        .unwrap_or(0)
+}
+
+/// The last `n` lines of the command's output (read from the end: logs can be large).
+fn output_tail(log: &Path, n: usize) -> Vec<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(log) else {
+        return Vec::new();
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(8192)));
+    let mut buf = Vec::new();
+    let _ = f.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
