@@ -15,13 +15,14 @@ pub mod diagnosis;
 /// Errors, each naming the file and what is wrong with it.
 pub mod error;
 pub mod ingest;
+pub mod thresholds;
 
 use std::path::PathBuf;
 
 use checkup_model::Diagnosis;
 
-pub use diagnosis::thresholds::Thresholds;
 pub use error::{EngineError, Result};
+pub use thresholds::Thresholds;
 
 /// How to diagnose: a 1-GPU partner run for the scaling check, the thresholds.
 #[derive(Debug, Clone, Default)]

@@ -15,8 +15,8 @@ use checkup_model::{
     ChartData, HostStats, RankSummary, SampleStats, SteadyWindow, StepTiming, WindowMethod,
 };
 
-use crate::diagnosis::thresholds::Thresholds;
 use crate::ingest::Recording;
+use crate::thresholds::Thresholds;
 
 /// Everything measured, before judging.
 #[derive(Debug, Clone, Default)]

@@ -3,7 +3,7 @@
 use checkup_model::{ClockEventReasons, HostStats, HostWhileGpuIdle, SampleSet, SampleStats};
 
 use super::stats::{mean, median};
-use crate::diagnosis::thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// Per-GPU statistics of the samples inside `[start, end]` (epoch seconds), for GPUs that did
 /// any work in it.

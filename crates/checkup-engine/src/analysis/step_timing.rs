@@ -5,7 +5,7 @@
 use checkup_model::{EpochStartIdle, Stall, StepRecord, StepTiming};
 
 use super::stats::{mean, median, percentile};
-use crate::diagnosis::thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// One rank's step timing: warm-up, steady steps outside the profiled ones, data wait, stalls and what recurs.
 pub fn analyze_steps(

@@ -16,8 +16,8 @@ use checkup_model::{
 
 use super::intervals::{clip, gaps, merge, overlap, total, Interval};
 use super::stats::{median, percentile};
-use crate::diagnosis::thresholds::Thresholds;
 use crate::ingest::kineto::{CopyKind, CpuKind, GpuKind, GpuOp, RuntimeCall, RuntimeKind, Trace};
+use crate::thresholds::Thresholds;
 
 /// Analysis of one trace plus the intermediate facts other analyses reuse.
 pub struct TraceAnalysis {

@@ -5,7 +5,7 @@
 use checkup_model::{HostSample, MemorySample, NvmlSample, StepRecord};
 
 use crate::analysis::stats::median;
-use crate::diagnosis::thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// One tenth of a run's timed steps.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@ use checkup_model::{BusyGpu, NvmlSample, StepRecord, WholeRun, WholeRunSteps};
 
 use crate::analysis::stats::{median, percentile};
 use crate::analysis::trends::{timed_steps, MemoryTrend};
-use crate::diagnosis::thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// A rank's whole run: `rows` its `steps.csv`, `nvml` every GPU's readings (its own GPU is
 /// picked: `own_gpu` where the job's nodes say which it is), `memory` its memory trend where

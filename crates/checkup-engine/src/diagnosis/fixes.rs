@@ -7,7 +7,7 @@ use checkup_model::{
     SyncSite, TrainingContext,
 };
 
-use super::thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// What the run already does, as far as the recording tells. `None`: not known (an old run
 /// folder, a bare trace): the fix is then offered, as it was before the probe saw runs.

@@ -8,7 +8,6 @@ pub mod gains;
 mod rank;
 mod rules;
 mod scaling;
-pub mod thresholds;
 
 use checkup_model::{
     Comparison, Diagnosis, Evidence, EvidenceKey, Finding, Note, RankSummary, RunFacts,
@@ -17,7 +16,7 @@ use checkup_model::{
 };
 
 use crate::analysis::Analysis;
-use thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// What the rules read: the analysis, the run's facts, and the rank, step timings and GPU
 /// samples of the rank whose cause is diagnosed.

@@ -3,7 +3,7 @@
 use checkup_model::{Cause, Communication, Family, Finding, Severity};
 
 use crate::analysis::Analysis;
-use super::thresholds::Thresholds;
+use crate::thresholds::Thresholds;
 
 /// Orders findings: the lost-time finding with the largest share leads when it is
 /// significant; otherwise the GPU-busy verdict (compute or memory bound) leads. Findings under

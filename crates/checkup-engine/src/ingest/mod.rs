@@ -15,8 +15,8 @@ use checkup_model::{Note, RunFacts, RunMarker, SampleSet, StepRecord, TrainingCo
 use checkup_recording::{layout, meta, samples, steps, training};
 
 use crate::analysis::trace::analyze_trace;
-use crate::diagnosis::thresholds::Thresholds;
 use crate::error::{EngineError, Result};
+use crate::thresholds::Thresholds;
 pub use kineto::Trace;
 pub use summarize::{summarize_run, Summarised};
 

@@ -9,8 +9,8 @@ use checkup_model::{TraceSummaryFile, TRACE_SUMMARY_FORMAT};
 use checkup_recording::{layout, trace_summary};
 
 use super::{in_parallel, kineto, measure, rank_units, traces_in_unit};
-use crate::diagnosis::thresholds::Thresholds;
 use crate::error::{EngineError, Result};
+use crate::thresholds::Thresholds;
 
 /// One rank's trace, summarised.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@
 use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, HostSync, Source, Unit};
 
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()

@@ -3,7 +3,7 @@
 use checkup_model::{Cause, EvidenceKey as K, Finding, H2dCopy, Unit};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()

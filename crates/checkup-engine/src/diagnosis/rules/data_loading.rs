@@ -4,7 +4,7 @@
 use checkup_model::{Cause, DataLoading, EvidenceKey as K, Finding, Source, Unit};
 
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()

@@ -9,7 +9,7 @@ use checkup_model::{
 use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
 use crate::diagnosis::{ev, Ctx, Outcome};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     cx.step_trend().and_then(|t| finding(cx, t)).into()

@@ -8,7 +8,7 @@ use checkup_model::{
 };
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, found: &[Finding]) -> Outcome {
     finding(cx, found).into()

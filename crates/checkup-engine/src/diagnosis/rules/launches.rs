@@ -8,7 +8,7 @@ use checkup_model::{
 use super::allocator::allocator_drains_queue;
 use super::sync::sync_drains_queue;
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let Some(r) = cx.rank else {

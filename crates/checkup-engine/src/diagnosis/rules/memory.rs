@@ -10,7 +10,7 @@ use crate::analysis::gpu_sharing::CUDA_CONTEXT_GIB;
 use crate::analysis::stats::median;
 use crate::analysis::trends::{MemoryTrend, GIB};
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let rank = cx.timing.map(|t| t.rank).unwrap_or(0);

@@ -5,8 +5,8 @@ use checkup_model::{
 };
 
 use crate::analysis::Analysis;
-use crate::diagnosis::thresholds::Thresholds;
 use crate::diagnosis::Ctx;
+use crate::thresholds::Thresholds;
 
 /// A rank whose trace window is `window_us` long and holds 5 whole steps.
 pub fn rank_with_waits(window_us: f64) -> RankSummary {

@@ -6,7 +6,7 @@ use checkup_model::{
 };
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
-use crate::diagnosis::thresholds::confidence;
+use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
