@@ -1,9 +1,9 @@
 """GPU Checkup's training probe: step timing, data-wait timing, the profiling window and
 what the training is (its loaders, optimizers, settings, markers, memory and syncs).
 
-The bookkeeping here uses no torch, so it is tested with a plain interpreter; `install()`
-attaches it to torch (global optimizer-step hooks, DataLoader iteration, torch.profiler) and
-`checkup_training` holds the observers that need torch. Everything fails soft: training must
+The bookkeeping here uses no torch, so it is tested with a plain interpreter;
+`checkup_training` holds the observers that need torch, and `checkup_session` attaches both
+to a training process (global optimizer-step hooks, DataLoader iteration, torch.profiler). Everything fails soft: training must
 run the same whether or not the probe attaches, and compute the same things.
 
 Cost: after the profiling window the training runs at its bare speed. Each step costs one
@@ -13,14 +13,11 @@ rewritten; memory stays flat however long the run.
 """
 import collections
 import csv
-import gzip
 import json
 import linecache
 import os
-import shutil
 import socket
 import time
-import warnings
 
 # The process the probe was installed in. Forked children (DataLoader workers) inherit the
 # probe's state and open files; they must neither write nor truncate them.
@@ -479,197 +476,3 @@ def teardown_cupti_after_window(env, cuda_version, graphs_captured):
     if graphs_captured and (major, minor) < (12, 6):
         return None
     return "1"
-
-
-def install():
-    global OWNER_PID
-    out = os.environ.get("CHECKUP_OUT")
-    if not out:
-        return
-    OWNER_PID = os.getpid()
-    # torchrun's launcher imports this too; only processes that train get steps.
-    out_dir = rank_dir(out)
-    try:
-        import torch
-    except Exception as e:  # torch missing: training (if any) runs untouched
-        status(out_dir, ok=False, error="torch could not be imported: %r" % (e,))
-        return
-    import checkup_training
-
-    tracker = StepTracker(os.environ.get("CHECKUP_SKIP_STEPS", "10"), os.environ.get("CHECKUP_PROFILE_STEPS", "8"))
-    # Step 0 runs from here (imports, model set-up, first iteration): the engine treats it
-    # as warm-up, as it does in recorded runs.
-    tracker.t_start = time.time()
-    steps_file = StepsFile(os.path.join(out_dir, "steps.csv"))
-    marks = MarkSchedule()
-    events = CsvLog(os.path.join(out_dir, "events.csv"), EVENTS_HEADER)
-    memory = CsvLog(os.path.join(out_dir, "memory.csv"), MEMORY_HEADER)
-    training = checkup_training.Observer(torch, tracker, events, memory, out_dir)
-    state = {"prof": None, "progress_t": 0.0, "exported": False}
-
-    def gpu_mark():
-        try:
-            if torch.cuda.is_initialized():
-                e = torch.cuda.Event(enable_timing=True)
-                e.record()
-                return e
-        except Exception:
-            pass
-        return None
-
-    def before_epoch():
-        # An epoch's start (worker start-up, the first batches) is timed on the GPU step
-        # by step: the span before it ends here, the start's two steps are marked.
-        steps_file.end_span(gpu_mark)
-        marks.force(2)
-
-    training.before_epoch = before_epoch
-
-    def pump(final=False):
-        try:
-            if final and steps_file.pending and torch.cuda.is_initialized():
-                torch.cuda.synchronize()
-            steps_file.pump(final=final)
-        except Exception as e:
-            status(out_dir, flush_error=repr(e))
-
-    def export_trace(prof):
-        if state["exported"]:
-            return
-        state["exported"] = True
-        try:
-            raw = os.path.join(out_dir, "trace.json")
-            prof.export_chrome_trace(raw)
-            with open(raw, "rb") as fi, gzip.open(raw + ".gz", "wb", 6) as fo:
-                shutil.copyfileobj(fi, fo)
-            os.remove(raw)
-            status(out_dir, trace=True, profiled_steps=[tracker.skip, tracker.skip + tracker.count - 1])
-        except Exception as e:
-            status(out_dir, trace=False, trace_error=repr(e))
-
-    def start_profiler():
-        teardown = teardown_cupti_after_window(os.environ, torch.version.cuda, training.graphs_captured())
-        if teardown is not None:
-            os.environ["TEARDOWN_CUPTI"] = teardown
-        status(out_dir, teardown_cupti=os.environ.get("TEARDOWN_CUPTI"))
-        # A schedule makes the profiler annotate each step as ProfilerStep#N; the trace is
-        # handed over after the last active step.
-        with warnings.catch_warnings():
-            # "won't be using warmup": the steps before the window warmed it up; the
-            # training's own output stays free of the probe's warnings.
-            warnings.simplefilter("ignore")
-            prof = torch.profiler.profile(
-                activities=[torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA],
-                schedule=torch.profiler.schedule(wait=0, warmup=0, active=tracker.count, repeat=1),
-                on_trace_ready=export_trace)
-            prof.start()
-        state["prof"] = prof
-
-    def stop_profiler():
-        prof = state["prof"]
-        state["prof"] = None
-        prof.stop()
-        # The recorded events are Python objects by the hundred thousand: drop them now so
-        # the collector does not walk them for the rest of the run.
-        try:
-            prof.profiler = None
-        except Exception:
-            pass
-
-    def on_optimizer_step(optimizer, args, kwargs):
-        try:
-            if tracker.step == 0 and not state.get("announced"):
-                # Only a process that trains says it attached: the torchrun launcher and
-                # spawned DataLoader workers import the probe too.
-                state["announced"] = True
-                start_training()
-                me = identity()
-                status(out_dir, ok=True, torch=torch.__version__, skip_steps=tracker.skip,
-                       profile_steps=tracker.count, **me)
-                start_clock_exchange(torch, out_dir, me)
-            if not tracker.is_step_boundary(id(optimizer)):
-                training.other_optimizer(optimizer)
-                return
-            row = tracker.end_step()
-            now = tracker.t_start
-            steps_file.add(row, marks.mark_if_due(now, gpu_mark))
-            training.after_step(optimizer)
-            watch = tracker.watch_action()
-            if watch == "start":
-                training.start_watch()
-            elif watch == "stop":
-                training.stop_watch()
-            action = tracker.window_action()
-            if action == "start":
-                if training.watching:
-                    training.stop_watch()
-                training.write_context()
-                start_profiler()
-            elif action in ("step", "stop") and state["prof"] is not None:
-                state["prof"].step()
-                if action == "stop":
-                    stop_profiler()
-                    training.write_context()
-            if tracker.step % 50 == 0:
-                pump()
-                training.lazy_hooks()
-            if now - state["progress_t"] >= 0.5:
-                # Cheap progress for the agent's clients, and the CUDA memory of this step.
-                state["progress_t"] = now
-                write_progress(out_dir, tracker.step, state["prof"] is not None, state["exported"])
-                training.sample_memory()
-        except Exception as e:
-            status(out_dir, hook_error=repr(e))
-
-    try:
-        from torch.optim.optimizer import register_optimizer_step_post_hook
-        register_optimizer_step_post_hook(on_optimizer_step)
-    except Exception as e:
-        status(out_dir, ok=False, error="cannot hook optimizer steps: %r" % (e,))
-        return
-    try:
-        from torch.utils.data import dataloader as _dl
-        original_next = _dl._BaseDataLoaderIter.__next__
-        count_batch = training.count_batch
-
-        def timed_next(self):
-            t0 = time.time()
-            try:
-                return original_next(self)
-            finally:
-                tracker.add_data_wait(time.time() - t0)
-                count_batch(self)
-
-        _dl._BaseDataLoaderIter.__next__ = timed_next
-    except Exception as e:
-        status(out_dir, dataloader_hook=False, dataloader_error=repr(e))
-    training.install_hooks()
-
-    import atexit
-
-    def at_exit():
-        if not TRAINING or not is_owner():
-            return
-        if state["prof"] is not None:
-            # Training ended inside the window: keep what was recorded (stopping a
-            # recording profiler hands its trace over).
-            prof = state["prof"]
-            state["prof"] = None
-            try:
-                prof.stop()
-                export_trace(prof)
-            except Exception:
-                pass
-        if training.watching:
-            training.stop_watch()
-        steps_file.end_span(gpu_mark)
-        pump(final=True)
-        training.sample_memory()
-        training.write_context()
-        for log in (steps_file, events, memory):
-            try:
-                log.close()
-            except Exception:
-                pass
-
-    atexit.register(at_exit)

@@ -24,8 +24,8 @@ def _checkup_chain():
 
 
 try:
-    import checkup_probe as _checkup_probe
-    _checkup_probe.install()
+    import checkup_session as _checkup_session
+    _checkup_session.install()
 except Exception as _e:  # noqa: BLE001
     try:
         _sys.stderr.write("checkup probe not attached: %r\n" % (_e,))

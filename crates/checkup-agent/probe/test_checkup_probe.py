@@ -439,6 +439,42 @@ class TeardownTest(unittest.TestCase):
         self.assertEqual(P.teardown_cupti_after_window({}, None, False), "1")
 
 
+class InstallTest(unittest.TestCase):
+    """`checkup_session.install()`, the probe's entry point, without torch."""
+
+    def test_nothing_attaches_unless_the_agent_asked(self):
+        import checkup_session as S
+        self.assertIsNone(S.install(env={}))
+
+    def test_a_process_without_torch_runs_untouched_and_the_status_says_why(self):
+        import checkup_session as S
+        saved = sys.modules.get("torch")
+        sys.modules["torch"] = None  # `import torch` raises ImportError
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                self.assertIsNone(S.install(env={"CHECKUP_OUT": d}))
+                with open(os.path.join(d, "probe_status.json")) as f:
+                    status = json.load(f)
+        finally:
+            if saved is None:
+                del sys.modules["torch"]
+            else:
+                sys.modules["torch"] = saved
+        self.assertFalse(status["ok"])
+        self.assertIn("torch could not be imported", status["error"])
+
+    def test_the_bookkeeping_imports_neither_the_session_nor_the_observers(self):
+        # The session sits above both modules; neither may import it, nor the bookkeeping
+        # the observers (the import loop this layout removed).
+        here = os.path.dirname(os.path.abspath(P.__file__))
+        for name, banned in (("checkup_probe.py", ("checkup_session", "checkup_training")),
+                             ("checkup_training.py", ("checkup_session",))):
+            with open(os.path.join(here, name)) as f:
+                source = f.read()
+            for module in banned:
+                self.assertNotIn("import " + module, source, name)
+
+
 if __name__ == "__main__":
     unittest.main()
 

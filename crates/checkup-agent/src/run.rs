@@ -18,6 +18,7 @@ use crate::sampler::{self, SamplerConfig, SamplerReport};
 const PROBE_SITECUSTOMIZE: &str = include_str!("../probe/sitecustomize.py");
 const PROBE_CORE: &str = include_str!("../probe/checkup_probe.py");
 const PROBE_TRAINING: &str = include_str!("../probe/checkup_training.py");
+const PROBE_SESSION: &str = include_str!("../probe/checkup_session.py");
 
 /// How `checkup-agent run` profiles a training command.
 #[derive(Debug, Clone)]
@@ -145,6 +146,7 @@ pub fn install_probe(dir: &Path) -> Result<String> {
         ("sitecustomize.py", PROBE_SITECUSTOMIZE),
         ("checkup_probe.py", PROBE_CORE),
         ("checkup_training.py", PROBE_TRAINING),
+        ("checkup_session.py", PROBE_SESSION),
     ] {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| AgentError::io(&p, e))?;
@@ -490,6 +492,7 @@ mod tests {
             "sitecustomize.py",
             "checkup_probe.py",
             "checkup_training.py",
+            "checkup_session.py",
         ] {
             assert!(dir.path().join(f).is_file(), "{f}");
         }
