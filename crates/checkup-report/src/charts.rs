@@ -808,7 +808,7 @@ fn timeline_height(d: &Diagnosis) -> u32 {
 /// beyond it the diagnosed rank and each column's extremes), which a lane each can still be
 /// read for.
 fn timeline_lanes(d: &Diagnosis) -> Vec<&checkup_model::RankTimeline> {
-    let shown = crate::markdown::ranks_in_table(d);
+    let shown = crate::ranks::ranks_in_table(d);
     d.charts
         .timelines
         .iter()

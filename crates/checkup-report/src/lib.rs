@@ -9,6 +9,7 @@ pub mod charts;
 mod glance;
 mod markdown;
 mod pdf;
+mod ranks;
 
 use checkup_model::{Diagnosis, RunComparison};
 use checkup_text::report::text;
