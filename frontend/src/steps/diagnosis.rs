@@ -123,7 +123,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
         .map(|(fix, gain)| {
             let x = fixes::text(fix, language);
             let gain =
-                gain.map(|g| view! { <p class="gain">{findings::fix_gain(&g, language)}</p> });
+                gain.map(|g| view! { <p class="gain">{findings::fix_gain(g, language)}</p> });
             let snippet = x.snippet.clone().map(|s| {
                 let copy = s.clone();
                 view! {
