@@ -10,7 +10,7 @@ mod ipc;
 mod steps;
 
 use checkup_model::commands as cmd;
-use checkup_model::{CheckupSummary, CheckupView, HostInfo, LiveProgress, WizardStep};
+use checkup_model::{CheckupSummary, CheckupView, HostInfo, LivePhase, LiveProgress, WizardStep};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
@@ -163,7 +163,7 @@ pub fn error_view(l: &str, e: &checkup_model::UiError, id: &'static str) -> impl
 
 /// What a live phase that moved the wizard on found, in the language `l`.
 fn arrival_words(l: &str, p: &LiveProgress) -> String {
-    if p.phase == "profiling" {
+    if p.phase == LivePhase::Profiling {
         tr(l, "arrived_after_profiling").replace("{steps}", &p.steps_done.to_string())
     } else {
         tr(l, "arrived_after_sampling")
@@ -204,11 +204,7 @@ fn App() -> impl IntoView {
     ipc::on_live_progress(move |p: LiveProgress| {
         let done = p.done;
         let id = p.checkup_id;
-        let phase = if p.phase == "profiling" {
-            WizardStep::Profiling
-        } else {
-            WizardStep::Sampling
-        };
+        let phase = p.phase.step();
         let error = p.error.clone();
         // A phase that ended with a result moves on to what it found; one that failed
         // stays where its error and its settings are.

@@ -191,7 +191,7 @@ pub async fn sample(
 ) {
     let mut p = LiveProgress {
         checkup_id: id,
-        phase: "sampling".into(),
+        phase: checkup_model::LivePhase::Sampling,
         total_s: Some(seconds),
         status: LiveStatus::Starting,
         ..Default::default()
@@ -291,7 +291,7 @@ pub async fn profile(app: AppHandle, id: i64, req: RunRequest, phase: LivePhase)
     let target = u64::from(req.skip_steps + req.profile_steps);
     let mut p = LiveProgress {
         checkup_id: id,
-        phase: "profiling".into(),
+        phase: checkup_model::LivePhase::Profiling,
         steps_target: Some(target),
         status: LiveStatus::Starting,
         ..Default::default()

@@ -149,13 +149,34 @@ impl LiveStatus {
     }
 }
 
+/// Which live phase reports: watching the training, or running it with the probe.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LivePhase {
+    /// Live sampling (wizard step 2).
+    #[default]
+    Sampling,
+    /// A profiled run (wizard step 3).
+    Profiling,
+}
+
+impl LivePhase {
+    /// The wizard step this phase runs in.
+    pub fn step(self) -> crate::WizardStep {
+        match self {
+            LivePhase::Sampling => crate::WizardStep::Sampling,
+            LivePhase::Profiling => crate::WizardStep::Profiling,
+        }
+    }
+}
+
 /// What a live phase (sampling or profiling) reports while it runs, about once a second.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveProgress {
     /// The checkup the phase belongs to.
     pub checkup_id: i64,
-    /// "sampling" or "profiling".
-    pub phase: String,
+    /// Sampling or profiling.
+    pub phase: LivePhase,
     /// Seconds since it started.
     pub elapsed_s: f64,
     /// Planned length (sampling), when known.
@@ -234,4 +255,22 @@ pub enum StoreNotice {
         /// What SQLite said.
         detail: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_phase_crosses_to_the_ui_by_the_name_it_always_had_and_runs_in_its_step() {
+        let p = LiveProgress {
+            phase: LivePhase::Profiling,
+            ..Default::default()
+        };
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["phase"], "profiling");
+        assert_eq!(serde_json::from_value::<LiveProgress>(json).unwrap(), p);
+        assert_eq!(LivePhase::Sampling.step(), crate::WizardStep::Sampling);
+        assert_eq!(LivePhase::Profiling.step(), crate::WizardStep::Profiling);
+    }
 }

@@ -65,7 +65,7 @@ pub fn charts_named(
 }
 
 /// The live phase of this checkup, if one reports.
-pub fn live_for(ui: Ui, phase: &str) -> Option<checkup_model::LiveProgress> {
+pub fn live_for(ui: Ui, phase: checkup_model::LivePhase) -> Option<checkup_model::LiveProgress> {
     let id = ui.current_id()?;
     ui.live
         .get()

@@ -2,6 +2,7 @@
 //! steps), or use the trace of a recording; then the GPU timeline with its gaps, the step-time
 //! breakdown and the idle breakdown.
 
+use checkup_model::LivePhase;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -47,7 +48,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             let _ = call(checkup_model::commands::StopLive {}).await;
         })
     };
-    let running = move || live_for(ui, "profiling").is_some_and(|p| !p.done);
+    let running = move || live_for(ui, LivePhase::Profiling).is_some_and(|p| !p.done);
     let connected = move || ui.host.with(|h| h.is_some());
     view! {
         <div class="live-controls">
@@ -62,7 +63,7 @@ pub fn view(ui: Ui) -> impl IntoView {
                 </Show>
             </Show>
         </div>
-        {move || live_for(ui, "profiling").map(|p| {
+        {move || live_for(ui, LivePhase::Profiling).map(|p| {
             let target = p.steps_target.unwrap_or(0).max(1);
             let pct = p.steps_done as f64 / target as f64 * 100.0;
             view! {

@@ -4,7 +4,7 @@
 //! was sampled with.
 
 use checkup_model::commands as cmd;
-use checkup_model::{GpuProcessList, UiError};
+use checkup_model::{GpuProcessList, LivePhase, UiError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -61,8 +61,9 @@ pub fn view(ui: Ui) -> impl IntoView {
     let running = Memo::new(move |_| {
         let id = ui.current_id();
         ui.live.with(|p| {
-            p.as_ref()
-                .is_some_and(|p| Some(p.checkup_id) == id && p.phase == "sampling" && !p.done)
+            p.as_ref().is_some_and(|p| {
+                Some(p.checkup_id) == id && p.phase == LivePhase::Sampling && !p.done
+            })
         })
     });
     // The GPUs' processes, asked for when the step opens on a connected host and on demand.
@@ -96,7 +97,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         {move || if running.get() {
             view! {
                 <div class="progress" id="live-progress" data-frame=move || ui.live.with(|p| p.as_ref().map_or(0, |p| p.frame))>
-                    {move || live_for(ui, "sampling").map(|p| {
+                    {move || live_for(ui, LivePhase::Sampling).map(|p| {
                         let total = p.total_s.unwrap_or(0.0);
                         let pct = if total > 0.0 { p.elapsed_s / total * 100.0 } else { 0.0 };
                         view! {
