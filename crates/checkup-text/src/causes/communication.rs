@@ -37,7 +37,6 @@ pub fn title(c: &Communication, l: Language) -> String {
 }
 
 /// A `communication` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &Communication, l: Language) -> String {
     match (c, l) {
         (Communication::Exposed { exposed_share, scaling }, En) => format!(

@@ -21,7 +21,6 @@ pub fn title(c: &DataLoading, l: Language) -> String {
 }
 
 /// A `data_loading` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &DataLoading, l: Language) -> String {
     match (c, l) {
         (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle) }, En) => format!(

@@ -19,7 +19,6 @@ pub fn title(c: &GpuIdle, l: Language) -> String {
 }
 
 /// A `gpu_idle` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &GpuIdle, l: Language) -> String {
     match (c, l) {
         (GpuIdle::Unexplained { busy_share, recorded, suspect: Some(suspect) }, En) => format!(

@@ -19,7 +19,6 @@ pub fn title(c: &H2dCopy, l: Language) -> String {
 }
 
 /// A `h2d_copy` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &H2dCopy, l: Language) -> String {
     match (c, l) {
         (H2dCopy::Pageable, En) => "Batches are copied to the GPU from pageable host memory: each copy is slow, synchronous, and nothing computes meanwhile.".into(),

@@ -23,7 +23,6 @@ pub fn title(c: &HostSync, l: Language) -> String {
 }
 
 /// A `host_sync` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &HostSync, l: Language) -> String {
     match (c, l) {
         (HostSync::Readbacks, En) => "The training loop waits for the GPU (loss.item(), .cpu(), explicit synchronize) and then the GPU waits while the host does CPU work before launching the next step.".into(),

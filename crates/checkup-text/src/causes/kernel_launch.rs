@@ -23,7 +23,6 @@ pub fn title(c: &KernelLaunch, l: Language) -> String {
 }
 
 /// A `kernel_launch` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &KernelLaunch, l: Language) -> String {
     match (c, l) {
         (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us }, En) => format!(

@@ -25,7 +25,6 @@ pub fn title(c: &Memory, l: Language) -> String {
 }
 
 /// A `memory` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &Memory, l: Language) -> String {
     match (c, l) {
         (Memory::Creep { from_gib, to_gib, gib_per_min, capacity_gib, full_in_min }, En) => format!(

@@ -16,7 +16,6 @@ pub fn title(c: &MemoryBandwidth, l: Language) -> String {
 }
 
 /// A `memory_bandwidth` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &MemoryBandwidth, l: Language) -> String {
     match (c, l) {
         (MemoryBandwidth::MemoryTraffic { busy_share, dram_pct, tensor_pct }, En) => format!(

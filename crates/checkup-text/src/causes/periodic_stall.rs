@@ -16,7 +16,6 @@ pub fn title(c: &PeriodicStall, l: Language) -> String {
 }
 
 /// A `periodic_stall` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &PeriodicStall, l: Language) -> String {
     match (c, l) {
         (PeriodicStall::Stalls { period_steps, excess_ms, work }, En) => format!(

@@ -16,7 +16,6 @@ pub fn title(c: &Slowdown, l: Language) -> String {
 }
 
 /// A `slowdown` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &Slowdown, l: Language) -> String {
     match (c, l) {
         (Slowdown::StepsGrow { first_ms, last_ms, began_at_s, began_at_step, grew, host_rss_mib }, En) => format!(

@@ -18,18 +18,45 @@ pub fn title(c: &Throttling, l: Language) -> String {
 }
 
 /// A `throttling` finding's summary: what was measured, in a sentence or two.
-#[rustfmt::skip]
 pub fn summary(c: &Throttling, l: Language) -> String {
     match (c, l) {
-        (Throttling::Power { clock_ratio, reasons } | Throttling::Thermal { clock_ratio, reasons }, En) => format!(
+        (
+            Throttling::Power {
+                clock_ratio,
+                reasons,
+            }
+            | Throttling::Thermal {
+                clock_ratio,
+                reasons,
+            },
+            En,
+        ) => format!(
             "The SM clock ran at {}% of its maximum while busy{}.",
             pct(*clock_ratio),
-            if reasons.is_empty() { String::new() } else { format!(" ({})", reasons.join(", ")) }
+            if reasons.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", reasons.join(", "))
+            }
         ),
-        (Throttling::Power { clock_ratio, reasons } | Throttling::Thermal { clock_ratio, reasons }, Zh) => format!(
+        (
+            Throttling::Power {
+                clock_ratio,
+                reasons,
+            }
+            | Throttling::Thermal {
+                clock_ratio,
+                reasons,
+            },
+            Zh,
+        ) => format!(
             "忙碌时 SM 时钟只有最大值的 {}%{}。",
             pct(*clock_ratio),
-            if reasons.is_empty() { String::new() } else { format!("（{}）", reasons.join("，")) }
+            if reasons.is_empty() {
+                String::new()
+            } else {
+                format!("（{}）", reasons.join("，"))
+            }
         ),
     }
 }
