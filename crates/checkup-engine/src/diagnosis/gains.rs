@@ -4,7 +4,7 @@
 
 use checkup_model::{
     Cause, Communication, DataLoading, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain,
-    FixReach, GpuTimeSplit, PeriodicStall, PeriodicWork, PlannedFix, StepBasis, Throttling,
+    FixReach, GpuTimeSplit, PeriodicStall, PeriodicWork, PlannedFix, StepBasis,
 };
 
 /// Fills every finding's gains and the diagnosis' plan (what to do first).
@@ -70,9 +70,7 @@ fn gain_for_share(d: &Diagnosis, f: &Finding, share: f64) -> Option<ExpectedGain
         && (f.is_explained_straggler()
             || !matches!(
                 f.cause,
-                Cause::Communication(Communication::Straggler { .. })
-                    | Cause::Throttling(Throttling::Power { .. })
-                    | Cause::Throttling(Throttling::Thermal { .. })
+                Cause::Communication(Communication::Straggler { .. }) | Cause::Throttling(_)
             ));
     if !counts || share <= 0.0 {
         return None;
@@ -220,8 +218,8 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
 mod tests {
     use super::*;
     use checkup_model::{
-        Evidence, Gains, H2dCopy, HostSync, Severity, Source, StepTiming, SyncSite, Unit,
-        DIAGNOSIS_FORMAT,
+        Evidence, Gains, H2dCopy, HostSync, Severity, Source, StepTiming, SyncSite, Throttling,
+        Unit,
     };
 
     fn sync_finding(top_site_pct: f64) -> Finding {
@@ -253,27 +251,13 @@ mod tests {
 
     fn diagnosis(findings: Vec<Finding>, mean_step_ms: f64) -> Diagnosis {
         Diagnosis {
-            format: DIAGNOSIS_FORMAT,
             primary: findings[0].id(),
             findings,
-            window: Default::default(),
-            facts: Default::default(),
-            environment: vec![],
-            ranks: vec![],
-            diagnosed_rank: None,
             step_timing: vec![StepTiming {
                 mean_step_ms,
                 ..Default::default()
             }],
-            samples: vec![],
-            host: None,
-            scaling: None,
-            notes: vec![],
-            sources: vec![],
-            charts: Default::default(),
-            training: None,
-            whole_run: Vec::new(),
-            plan: Vec::new(),
+            ..Default::default()
         }
     }
 

@@ -75,6 +75,33 @@ fn format_1() -> u32 {
     1
 }
 
+/// A diagnosis of the current format that found nothing (`undetermined`): what tests and
+/// views start from before filling in what they need.
+impl Default for Diagnosis {
+    fn default() -> Self {
+        Diagnosis {
+            format: DIAGNOSIS_FORMAT,
+            primary: Diagnosis::UNDETERMINED.to_owned(),
+            findings: Vec::new(),
+            window: Default::default(),
+            facts: Default::default(),
+            environment: Vec::new(),
+            ranks: Vec::new(),
+            diagnosed_rank: None,
+            step_timing: Vec::new(),
+            samples: Vec::new(),
+            host: None,
+            scaling: None,
+            notes: Vec::new(),
+            sources: Vec::new(),
+            charts: Default::default(),
+            training: None,
+            whole_run: Vec::new(),
+            plan: Vec::new(),
+        }
+    }
+}
+
 impl Diagnosis {
     /// The primary of a diagnosis without findings: the recording is too short or too idle
     /// to support any (naming a bottleneck there would be a guess).

@@ -171,23 +171,8 @@ fn the_plan_looks_up_its_findings_and_fixes_and_skips_dangling_entries() {
     let f = checkpoint_stall();
     let gain = f.gains.fixes[0].unwrap();
     let d = Diagnosis {
-        format: DIAGNOSIS_FORMAT,
         primary: f.id(),
         findings: vec![f],
-        window: Default::default(),
-        facts: Default::default(),
-        environment: vec![],
-        ranks: vec![],
-        diagnosed_rank: None,
-        step_timing: vec![],
-        samples: vec![],
-        host: None,
-        scaling: None,
-        notes: vec![],
-        sources: vec![],
-        charts: Default::default(),
-        training: None,
-        whole_run: Vec::new(),
         plan: vec![
             PlannedFix {
                 finding: 0,
@@ -205,6 +190,7 @@ fn the_plan_looks_up_its_findings_and_fixes_and_skips_dangling_entries() {
                 gain,
             },
         ],
+        ..Default::default()
     };
     let plan = d.fixes_by_gain();
     assert_eq!(plan.len(), 1);
