@@ -2,6 +2,13 @@
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
 use checkup_model::{Communication, GpuIdle, Memory, PeriodicStall, Slowdown};
+use checkup_model::{
+    CommunicationEvidence, CommunicationFix, ComputeBoundEvidence, ComputeBoundFix,
+    DataLoadingEvidence, DataLoadingFix, EnvironmentFix, GpuIdleEvidence, H2dCopyEvidence,
+    HostSyncEvidence, HostSyncFix, KernelLaunchEvidence, MemoryBandwidthEvidence, MemoryEvidence,
+    MemoryFix, PeriodicStallEvidence, PeriodicStallFix, SharedEvidence, SharedFix, SlowdownFix,
+    ThrottlingEvidence,
+};
 use checkup_testkit::{copy_dir, corpus};
 
 use checkup_engine::{analyze_paths, Options};
@@ -82,7 +89,13 @@ fn healthy_resnet_is_compute_bound_after_13_s_of_autotune() {
     assert_eq!(d.window.first_step, Some(1));
     let t = &d.step_timing[0];
     assert!((40.0..48.0).contains(&t.mean_step_ms), "{}", t.mean_step_ms);
-    assert!(evidence(&d, "compute_bound", K::StepBusyShare) >= 90.0);
+    assert!(
+        evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::StepBusyShare)
+        ) >= 90.0
+    );
     assert!(d
         .findings
         .iter()
@@ -93,16 +106,33 @@ fn healthy_resnet_is_compute_bound_after_13_s_of_autotune() {
 fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
     let d = diagnose("dataloader_starved");
     assert_eq!(d.primary, "data_loading", "host CPU is ~12%: not saturated");
-    let idle_share = evidence(&d, "data_loading", K::DataLoaderIdleShare);
+    let idle_share = evidence(
+        &d,
+        "data_loading",
+        K::DataLoading(DataLoadingEvidence::DataLoaderIdleShare),
+    );
     assert!((85.0..=100.0).contains(&idle_share), "{idle_share}");
-    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 70.0);
-    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 2.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::DataWaitShare)
+        ) > 70.0
+    );
+    assert_eq!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::NumWorkers)
+        ),
+        2.0
+    );
     assert_eq!(
         d.findings[0].fixes[0],
-        Fix::MoreWorkers {
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2)
-        },
+        }),
         "16 cores, two for the training process"
     );
     let fix = fix_words(&d.findings[0].fixes[0]);
@@ -119,11 +149,27 @@ fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
 fn launch_bound_mlp_runs_a_thousand_tiny_kernels_per_step() {
     let d = diagnose("launch_bound");
     assert_eq!(d.primary, "kernel_launch");
-    let per_step = evidence(&d, "kernel_launch", K::KernelsPerStep);
+    let per_step = evidence(
+        &d,
+        "kernel_launch",
+        K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep),
+    );
     assert!((950.0..1050.0).contains(&per_step), "{per_step}");
-    assert!(evidence(&d, "kernel_launch", K::MedianKernel) < 2.0);
+    assert!(
+        evidence(
+            &d,
+            "kernel_launch",
+            K::KernelLaunch(KernelLaunchEvidence::MedianKernel)
+        ) < 2.0
+    );
     // Cross-checked at unprofiled speed: the GPU is busy well under 15% of a 21 ms step.
-    assert!(evidence(&d, "kernel_launch", K::UnprofiledBusyShare) < 15.0);
+    assert!(
+        evidence(
+            &d,
+            "kernel_launch",
+            K::Shared(SharedEvidence::UnprofiledBusyShare)
+        ) < 15.0
+    );
     assert!(d.findings[0].share > 0.6);
 }
 
@@ -131,9 +177,19 @@ fn launch_bound_mlp_runs_a_thousand_tiny_kernels_per_step() {
 fn memory_bound_blocks_saturate_dram_not_tensor_cores() {
     let d = diagnose("memory_bound");
     assert_eq!(d.primary, "memory_bandwidth");
-    let dram = evidence(&d, "memory_bandwidth", K::DramBandwidth);
+    let dram = evidence(
+        &d,
+        "memory_bandwidth",
+        K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth),
+    );
     assert!((74.0..82.0).contains(&dram), "{dram}");
-    assert!(evidence(&d, "memory_bandwidth", K::TensorActive) < 2.0);
+    assert!(
+        evidence(
+            &d,
+            "memory_bandwidth",
+            K::ComputeBound(ComputeBoundEvidence::TensorActive)
+        ) < 2.0
+    );
 }
 
 #[test]
@@ -143,9 +199,19 @@ fn pageable_copies_take_half_the_gpu_time() {
     let share = d.findings[0].share;
     assert!((0.40..0.60).contains(&share), "{share}");
     // 512×3×224×224 float32 = 308 MB per step, at a pageable ~8 GB/s.
-    let mb = evidence(&d, "h2d_copy", K::PageableBytesPerStep);
+    let mb = evidence(
+        &d,
+        "h2d_copy",
+        K::H2dCopy(H2dCopyEvidence::PageableBytesPerStep),
+    );
     assert!((300.0..320.0).contains(&mb), "{mb}");
-    assert!(evidence(&d, "h2d_copy", K::PageableBandwidth) < 12.0);
+    assert!(
+        evidence(
+            &d,
+            "h2d_copy",
+            K::H2dCopy(H2dCopyEvidence::PageableBandwidth)
+        ) < 12.0
+    );
 }
 
 #[test]
@@ -159,7 +225,11 @@ fn ddp_comm_bound_exposes_a_third_of_the_step_and_scales_at_70_percent() {
     )
     .unwrap();
     assert_eq!(d.primary, "communication");
-    let exposed = evidence(&d, "communication", K::ExposedCommShare);
+    let exposed = evidence(
+        &d,
+        "communication",
+        K::Communication(CommunicationEvidence::ExposedCommShare),
+    );
     assert!((25.0..45.0).contains(&exposed), "{exposed}");
     let s = d.scaling.as_ref().unwrap();
     assert_eq!(s.gpus, 2);
@@ -243,12 +313,23 @@ fn nvidia_smi_logs_people_already_have_are_read() {
 fn checkpoint_every_25_steps_is_a_periodic_stall_with_its_period() {
     let d = diagnose("checkpoint_stall");
     assert_eq!(d.primary, "periodic_stall");
-    assert_eq!(evidence(&d, "periodic_stall", K::StallPeriod), 25.0);
-    let stall = evidence(&d, "periodic_stall", K::StallExcess);
+    assert_eq!(
+        evidence(
+            &d,
+            "periodic_stall",
+            K::PeriodicStall(PeriodicStallEvidence::StallPeriod)
+        ),
+        25.0
+    );
+    let stall = evidence(
+        &d,
+        "periodic_stall",
+        K::PeriodicStall(PeriodicStallEvidence::StallExcess),
+    );
     assert!((200.0..400.0).contains(&stall), "{stall}");
     assert!(matches!(
         d.findings[0].fixes[0],
-        Fix::AsyncCheckpoint { .. }
+        Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { .. })
     ));
 }
 
@@ -256,21 +337,58 @@ fn checkpoint_every_25_steps_is_a_periodic_stall_with_its_period() {
 fn a_checkpoint_every_60_steps_is_reported_but_the_gpu_stays_the_limit() {
     let d = diagnose("checkpoint_rare");
     assert_eq!(d.primary, "compute_bound");
-    assert_eq!(evidence(&d, "periodic_stall", K::StallPeriod), 60.0);
-    assert_eq!(evidence(&d, "periodic_stall", K::StallCount), 8.0);
-    let lost = evidence(&d, "periodic_stall", K::StallLostShare);
+    assert_eq!(
+        evidence(
+            &d,
+            "periodic_stall",
+            K::PeriodicStall(PeriodicStallEvidence::StallPeriod)
+        ),
+        60.0
+    );
+    assert_eq!(
+        evidence(
+            &d,
+            "periodic_stall",
+            K::PeriodicStall(PeriodicStallEvidence::StallCount)
+        ),
+        8.0
+    );
+    let lost = evidence(
+        &d,
+        "periodic_stall",
+        K::PeriodicStall(PeriodicStallEvidence::StallLostShare),
+    );
     assert!((7.0..12.0).contains(&lost), "{lost}");
     // The GPU idles once its queue drains, at the end of the stalled step, and GPU-Util
     // reports it a sample period late: every stall is still seen idle.
-    assert_eq!(evidence(&d, "periodic_stall", K::StallsSeenIdle), 100.0);
+    assert_eq!(
+        evidence(
+            &d,
+            "periodic_stall",
+            K::PeriodicStall(PeriodicStallEvidence::StallsSeenIdle)
+        ),
+        100.0
+    );
 }
 
 #[test]
 fn a_transformer_with_its_tokens_on_the_gpu_is_compute_bound() {
     let d = diagnose("gpt_healthy");
     assert_eq!(d.primary, "compute_bound");
-    assert!(evidence(&d, "compute_bound", K::StepBusyShare) > 95.0);
-    assert!(evidence(&d, "compute_bound", K::TensorActive) > 20.0);
+    assert!(
+        evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::StepBusyShare)
+        ) > 95.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::TensorActive)
+        ) > 20.0
+    );
     assert!(d
         .findings
         .iter()
@@ -282,25 +400,57 @@ fn one_dataloader_worker_starves_the_gpu_even_without_a_trace() {
     let d = diagnose("dataloader_one_worker");
     assert!(d.ranks.is_empty(), "the profiler never started in 23 steps");
     assert_eq!(d.primary, "data_loading");
-    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 90.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::DataWaitShare)
+        ) > 90.0
+    );
 }
 
 #[test]
 fn bf16_norm_and_activation_blocks_are_still_memory_bound() {
     let d = diagnose("memory_bound_bf16");
     assert_eq!(d.primary, "memory_bandwidth");
-    assert!(evidence(&d, "memory_bandwidth", K::DramBandwidth) >= 70.0);
-    assert!(evidence(&d, "memory_bandwidth", K::TensorActive) < 5.0);
+    assert!(
+        evidence(
+            &d,
+            "memory_bandwidth",
+            K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth)
+        ) >= 70.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "memory_bandwidth",
+            K::ComputeBound(ComputeBoundEvidence::TensorActive)
+        ) < 5.0
+    );
 }
 
 #[test]
 fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
     let d = diagnose("host_sync");
     assert_eq!(d.primary, "host_sync");
-    assert!(evidence(&d, "host_sync", K::SyncCallsPerStep) >= 2.0);
+    assert!(
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::SyncCallsPerStep)
+        ) >= 2.0
+    );
     // The host needs less time per step than the GPU: without the sync it would run ahead.
     assert!(
-        evidence(&d, "host_sync", K::HostLaunchTime) < evidence(&d, "host_sync", K::GpuBusyPerStep)
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::HostLaunchTime)
+        ) < evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::GpuBusyPerStep)
+        )
     );
     assert!(d.finding("kernel_launch").is_none());
 }
@@ -309,9 +459,21 @@ fn per_step_item_and_numpy_metrics_are_host_sync_not_launch_overhead() {
 fn workers_on_every_core_starve_the_training_loop_an_input_pipeline_not_tiny_kernels() {
     let d = diagnose("dataloader_cpu_saturated");
     assert_eq!(d.primary, "data_loading/cpu_saturated");
-    assert!(evidence(&d, "data_loading", K::StarvedLaunchIdleShare) > 40.0);
-    assert!(evidence(&d, "data_loading", K::HostCpu) >= 85.0);
-    assert!(evidence(&d, "data_loading", K::TrainingTreeCpu) > 1200.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::StarvedLaunchIdleShare)
+        ) > 40.0
+    );
+    assert!(evidence(&d, "data_loading", K::Shared(SharedEvidence::HostCpu)) >= 85.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::Shared(SharedEvidence::TrainingTreeCpu)
+        ) > 1200.0
+    );
     assert!(
         d.finding("kernel_launch").is_none(),
         "the launches wait for CPU, not for tiny kernels"
@@ -319,13 +481,13 @@ fn workers_on_every_core_starve_the_training_loop_an_input_pipeline_not_tiny_ker
     assert_eq!(
         d.findings[0].fixes[..2],
         [
-            Fix::CheaperSamples,
-            Fix::LeaveCoresToLoop {
+            Fix::DataLoading(DataLoadingFix::CheaperSamples),
+            Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop {
                 workers: 16,
                 cores: 16,
                 suggested: 14,
                 ranks: 1,
-            }
+            })
         ]
     );
     assert!(fix_words(&d.findings[0].fixes[1])
@@ -345,9 +507,27 @@ fn the_same_pipeline_in_steady_state_is_read_from_the_unprofiled_steps() {
     // The profiled steps ran from a full prefetch queue; the 330 others waited for data.
     let d = diagnose("dataloader_cpu_saturated_long");
     assert_eq!(d.primary, "data_loading/cpu_saturated");
-    assert!(evidence(&d, "data_loading", K::DataLoaderIdleShare) < 2.0);
-    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 70.0);
-    assert!(evidence(&d, "data_loading", K::UnprofiledDataIdleShare) > 50.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::DataLoaderIdleShare)
+        ) < 2.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::DataWaitShare)
+        ) > 70.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::UnprofiledDataIdleShare)
+        ) > 50.0
+    );
     assert!(d.findings[0].share > 0.8);
     assert!(d.finding("gpu_idle").is_none(), "nothing left unexplained");
 }
@@ -365,9 +545,18 @@ fn other_jobs_saturating_the_host_delay_the_launches_of_an_otherwise_compute_bou
     };
     assert_eq!(kernels(&alone).0, kernels(&shared).0);
     assert!((kernels(&alone).1 - kernels(&shared).1).abs() <= 1.0);
-    assert!(evidence(&shared, "kernel_launch", K::HostCpu) > 95.0);
-    assert!(evidence(&shared, "kernel_launch", K::TrainingProcessCpu) < 100.0);
-    assert_eq!(shared.findings[0].fixes[0], Fix::FindCpuHogs);
+    assert!(evidence(&shared, "kernel_launch", K::Shared(SharedEvidence::HostCpu)) > 95.0);
+    assert!(
+        evidence(
+            &shared,
+            "kernel_launch",
+            K::Shared(SharedEvidence::TrainingProcessCpu)
+        ) < 100.0
+    );
+    assert_eq!(
+        shared.findings[0].fixes[0],
+        Fix::Shared(SharedFix::FindCpuHogs)
+    );
     assert!(shared.finding("data_loading").is_none());
 }
 
@@ -375,30 +564,60 @@ fn other_jobs_saturating_the_host_delay_the_launches_of_an_otherwise_compute_bou
 fn a_starved_loader_beside_other_jobs_is_told_the_host_has_no_core_to_spare() {
     let d = diagnose("dataloader_shared_host");
     assert_eq!(d.primary, "data_loading/cpu_contention");
-    assert!(evidence(&d, "data_loading", K::HostCpu) > 95.0);
-    assert!(evidence(&d, "data_loading", K::TrainingTreeCpu) < 250.0);
-    assert!(evidence(&d, "data_loading", K::DataWaitShare) > 80.0);
+    assert!(evidence(&d, "data_loading", K::Shared(SharedEvidence::HostCpu)) > 95.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::Shared(SharedEvidence::TrainingTreeCpu)
+        ) < 250.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::DataWaitShare)
+        ) > 80.0
+    );
     assert!(
         checkup_text::findings::summary(&d.findings[0], Language::En)
             .contains("no idle core to add more")
     );
-    assert_eq!(d.findings[0].fixes[0], Fix::FindCpuHogs);
+    assert_eq!(d.findings[0].fixes[0], Fix::Shared(SharedFix::FindCpuHogs));
 }
 
 #[test]
 fn a_vision_transformer_with_its_batches_on_the_gpu_is_compute_bound() {
     let d = diagnose("vit_healthy");
     assert_eq!(d.primary, "compute_bound");
-    assert!(evidence(&d, "compute_bound", K::StepBusyShare) > 95.0);
-    assert!(evidence(&d, "compute_bound", K::SmActive) > 80.0);
+    assert!(
+        evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::StepBusyShare)
+        ) > 95.0
+    );
+    assert!(evidence(&d, "compute_bound", K::Shared(SharedEvidence::SmActive)) > 80.0);
 }
 
 #[test]
 fn an_lstm_cell_stepped_in_python_is_launch_bound_with_idle_cores() {
     let d = diagnose("launch_bound_lstm_loop");
     assert_eq!(d.primary, "kernel_launch");
-    assert!(evidence(&d, "kernel_launch", K::KernelsPerStep) > 900.0);
-    assert!(evidence(&d, "kernel_launch", K::MedianKernel) < 5.0);
+    assert!(
+        evidence(
+            &d,
+            "kernel_launch",
+            K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep)
+        ) > 900.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "kernel_launch",
+            K::KernelLaunch(KernelLaunchEvidence::MedianKernel)
+        ) < 5.0
+    );
     assert!(d.host.as_ref().unwrap().cpu_total_mean.unwrap() < 20.0);
 }
 
@@ -425,7 +644,10 @@ fn nccl_p2p_disabled_over_nvlink_is_named_as_the_cause() {
         .find(|c| c.id == CheckId::NcclP2p)
         .unwrap();
     assert_eq!(check.status, checkup_model::CheckStatus::Fail);
-    assert_eq!(d.findings[0].fixes[0], Fix::EnableP2p);
+    assert_eq!(
+        d.findings[0].fixes[0],
+        Fix::Communication(CommunicationFix::EnableP2p)
+    );
     assert!(fix_words(&d.findings[0].fixes[0])
         .snippet
         .unwrap()
@@ -453,8 +675,22 @@ fn a_power_capped_gpu_running_at_reduced_clocks_is_throttling() {
     let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
     let f = d.finding("throttling").expect("throttling found");
     assert_eq!(f.id(), "throttling/power");
-    assert!((evidence(&d, "throttling", K::SmClockRatio) - 1500.0 / 1980.0 * 100.0).abs() < 1.0);
-    assert!(evidence(&d, "throttling", K::ThrottledSamples) > 95.0);
+    assert!(
+        (evidence(
+            &d,
+            "throttling",
+            K::Throttling(ThrottlingEvidence::SmClockRatio)
+        ) - 1500.0 / 1980.0 * 100.0)
+            .abs()
+            < 1.0
+    );
+    assert!(
+        evidence(
+            &d,
+            "throttling",
+            K::Throttling(ThrottlingEvidence::ThrottledSamples)
+        ) > 95.0
+    );
     assert!((0.15..0.30).contains(&f.share), "{}", f.share);
 }
 
@@ -473,10 +709,10 @@ fn samples_alone_of_a_starved_loader_say_the_gpu_waits_not_that_it_is_the_limit(
     for run in ["dataloader_starved", "launch_bound"] {
         let d = samples_only(run);
         assert_eq!(d.primary, "gpu_idle", "{run}: {:?}", d.findings[0]);
-        let busy = evidence(&d, "gpu_idle", K::GpuBusyShare);
+        let busy = evidence(&d, "gpu_idle", K::GpuIdle(GpuIdleEvidence::GpuBusyShare));
         assert!(busy < 15.0, "{run}: {busy}");
         // The way forward is a profile, shown as a command.
-        assert_eq!(d.findings[0].fixes[0], Fix::ProfileSteps);
+        assert_eq!(d.findings[0].fixes[0], Fix::Shared(SharedFix::ProfileSteps));
         assert!(fix_words(&d.findings[0].fixes[0])
             .snippet
             .unwrap()
@@ -484,9 +720,11 @@ fn samples_alone_of_a_starved_loader_say_the_gpu_waits_not_that_it_is_the_limit(
     }
     // The launch-bound loop keeps one core busy: its main thread is the suspect.
     let d = samples_only("launch_bound");
-    let tree = evidence(&d, "gpu_idle", K::TrainingTreeCpu);
+    let tree = evidence(&d, "gpu_idle", K::Shared(SharedEvidence::TrainingTreeCpu));
     assert!((80.0..150.0).contains(&tree), "{tree}");
-    assert!(d.findings[0].fixes.contains(&Fix::MainThreadCpu));
+    assert!(d.findings[0]
+        .fixes
+        .contains(&Fix::Shared(SharedFix::MainThreadCpu)));
 }
 
 #[test]
@@ -506,7 +744,13 @@ fn samples_alone_of_a_busy_gpu_leave_out_the_start_up_and_stay_compute_bound() {
         "{:?}",
         d.window.method
     );
-    assert!(evidence(&d, "compute_bound", K::StepBusyShare) > 85.0);
+    assert!(
+        evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::StepBusyShare)
+        ) > 85.0
+    );
     assert!(d.finding("gpu_idle").is_none());
     assert_eq!(samples_only("memory_bound").primary, "memory_bandwidth");
 }
@@ -537,7 +781,7 @@ fn a_starved_loader_on_a_host_other_jobs_saturate_is_told_to_free_the_cpu() {
         checkup_text::findings::summary(&d.findings[0], Language::En)
             .contains("processes outside the training")
     );
-    assert_eq!(d.findings[0].fixes[0], Fix::FindCpuHogs);
+    assert_eq!(d.findings[0].fixes[0], Fix::Shared(SharedFix::FindCpuHogs));
     // Only whose CPU it is changed: the share is the original run's.
     let original = diagnose("dataloader_starved");
     assert!((d.findings[0].share - original.findings[0].share).abs() < 1e-9);
@@ -550,20 +794,30 @@ fn a_starved_loader_on_a_host_other_jobs_saturate_is_told_to_free_the_cpu() {
 fn a_two_worker_loader_is_told_its_real_worker_count_and_to_keep_workers() {
     let d = diagnose("probe_loader_short_epoch");
     assert_eq!(d.primary, "data_loading");
-    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 2.0);
+    assert_eq!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::NumWorkers)
+        ),
+        2.0
+    );
     let fixes = &d.findings[0].fixes;
     assert_eq!(
         fixes[0],
-        Fix::MoreWorkers {
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2)
-        }
+        })
     );
     assert!(fix_words(&fixes[0])
         .snippet
         .unwrap()
         .contains("num_workers=14,          # was 2"));
-    assert!(fixes.contains(&Fix::PersistentWorkers) && fixes.contains(&Fix::PinMemory));
+    assert!(
+        fixes.contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers))
+            && fixes.contains(&Fix::DataLoading(DataLoadingFix::PinMemory))
+    );
 }
 
 #[test]
@@ -573,20 +827,41 @@ fn each_epochs_first_batch_after_the_loader_fix_is_gpu_idle_not_launch_overhead(
     // GPU work (7 ms a step plus gaps), which hid them; step by step they are 37 % idle.
     let d = diagnose("probe_loader_fixed_epoch_starts");
     assert_eq!(d.primary, "data_loading", "{:?}", d.findings[0]);
-    let idle = evidence(&d, "data_loading", K::UnprofiledDataIdleShare);
+    let idle = evidence(
+        &d,
+        "data_loading",
+        K::DataLoading(DataLoadingEvidence::UnprofiledDataIdleShare),
+    );
     assert!((35.0..40.0).contains(&idle), "{idle}");
-    assert!(evidence(&d, "data_loading", K::MedianDataWait) < 0.1);
-    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 14.0);
+    assert!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::MedianDataWait)
+        ) < 0.1
+    );
+    assert_eq!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::NumWorkers)
+        ),
+        14.0
+    );
     // The launch claim no longer counts the time the steps waited for data.
     let launch = d.finding("kernel_launch").unwrap().share;
     assert!(launch < d.findings[0].share, "{launch}");
     // The idle time falls at the six epoch starts: about 234 ms each, and the fix is to
     // keep the loader running across them, with the run's own 14 workers.
-    let per_start = evidence(&d, "data_loading", K::IdlePerEpochStart);
+    let per_start = evidence(
+        &d,
+        "data_loading",
+        K::DataLoading(DataLoadingEvidence::IdlePerEpochStart),
+    );
     assert!((200.0..260.0).contains(&per_start), "{per_start}");
     assert_eq!(
         d.findings[0].fixes[0],
-        Fix::LoaderAcrossEpochs { workers: Some(14) }
+        Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { workers: Some(14) })
     );
     // It has its workers, pinned and persistent: none of that is asked again.
     let wrong =
@@ -613,15 +888,26 @@ fn short_steps_timed_on_the_gpu_in_spans_still_show_the_data_idle_and_the_epoch_
     let d = diagnose("probe_small_mlp_short_epochs");
     assert_eq!(d.primary, "kernel_launch");
     // The GPU idles for data about 30 % of the time, read from the spans.
-    let idle = evidence(&d, "data_loading", K::UnprofiledDataIdleShare);
+    let idle = evidence(
+        &d,
+        "data_loading",
+        K::DataLoading(DataLoadingEvidence::UnprofiledDataIdleShare),
+    );
     assert!((25.0..35.0).contains(&idle), "{idle}");
-    assert_eq!(evidence(&d, "data_loading", K::NumWorkers), 4.0);
+    assert_eq!(
+        evidence(
+            &d,
+            "data_loading",
+            K::DataLoading(DataLoadingEvidence::NumWorkers)
+        ),
+        4.0
+    );
     assert_eq!(
         d.finding("data_loading").unwrap().fixes[0],
-        Fix::MoreWorkers {
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(4)
-        }
+        })
     );
     // The stall at every 150th step is the workers' restart, and the fix keeps them.
     let stall = d.finding("periodic_stall").unwrap();
@@ -634,7 +920,10 @@ fn short_steps_timed_on_the_gpu_in_spans_still_show_the_data_idle_and_the_epoch_
         ),
         "{work:?}"
     );
-    assert_eq!(stall.fixes[0], Fix::PersistentWorkers);
+    assert_eq!(
+        stall.fixes[0],
+        Fix::DataLoading(DataLoadingFix::PersistentWorkers)
+    );
 }
 
 /// A fix's id, as the JSON names it (`fused_optimizer`).
@@ -696,12 +985,26 @@ fn healthy_runs_are_not_told_what_they_already_do() {
 fn the_line_that_reads_every_gradient_norm_back_is_named_with_its_count() {
     let d = diagnose("probe_grad_norm_items");
     let sync = d.finding("host_sync").expect("a host_sync finding");
-    assert_eq!(evidence(&d, "host_sync", K::ProbeSyncsPerStep), 192.0);
-    assert_eq!(evidence(&d, "host_sync", K::TopSyncSiteShare), 100.0);
-    let Fix::FewerReadbacks {
+    assert_eq!(
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::ProbeSyncsPerStep)
+        ),
+        192.0
+    );
+    assert_eq!(
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::TopSyncSiteShare)
+        ),
+        100.0
+    );
+    let Fix::HostSync(HostSyncFix::FewerReadbacks {
         site: Some(site),
         site_per_step: Some(n),
-    } = &sync.fixes[0]
+    }) = &sync.fixes[0]
     else {
         panic!("{:?}", sync.fixes[0]);
     };
@@ -726,16 +1029,26 @@ fn empty_cache_every_step_is_the_allocator_going_to_the_driver_not_launch_overhe
     let f = &d.findings[0];
     // 41.0 ms per step; the same loop keeping its cache ran 18.6 and 26.3 ms.
     assert!((0.45..0.65).contains(&f.share), "{}", f.share);
-    assert!(evidence(&d, "host_sync/allocator", K::AllocCallsPerStep) >= 50.0);
+    assert!(
+        evidence(
+            &d,
+            "host_sync/allocator",
+            K::HostSync(HostSyncEvidence::AllocCallsPerStep)
+        ) >= 50.0
+    );
     assert_eq!(
-        evidence(&d, "host_sync/allocator", K::EmptyCacheCallsPerStep),
+        evidence(
+            &d,
+            "host_sync/allocator",
+            K::HostSync(HostSyncEvidence::EmptyCacheCallsPerStep)
+        ),
         1.01
     );
-    let Fix::KeepAllocatorCache {
+    let Fix::HostSync(HostSyncFix::KeepAllocatorCache {
         site: Some(site),
         calls_per_step: Some(n),
         caching_off: false,
-    } = &f.fixes[0]
+    }) = &f.fixes[0]
     else {
         panic!("{:?}", f.fixes);
     };
@@ -759,11 +1072,11 @@ fn a_run_with_the_caching_allocator_turned_off_is_told_to_turn_it_back_on() {
     assert!((0.65..0.85).contains(&f.share), "{}", f.share);
     assert_eq!(
         f.fixes,
-        vec![Fix::KeepAllocatorCache {
+        vec![Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
             calls_per_step: None,
             caching_off: true
-        }]
+        })]
     );
 }
 
@@ -771,8 +1084,17 @@ fn a_run_with_the_caching_allocator_turned_off_is_told_to_turn_it_back_on() {
 fn an_fp32_transformer_is_compute_bound_and_told_to_use_tensor_cores() {
     let d = diagnose("probe_fp32_transformer");
     assert_eq!(d.primary, "compute_bound");
-    assert_eq!(d.findings[0].fixes[0], Fix::TensorCores);
-    assert!(evidence(&d, "compute_bound", K::TensorActive) < 5.0);
+    assert_eq!(
+        d.findings[0].fixes[0],
+        Fix::ComputeBound(ComputeBoundFix::TensorCores)
+    );
+    assert!(
+        evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::TensorActive)
+        ) < 5.0
+    );
 }
 
 #[test]
@@ -785,9 +1107,9 @@ fn a_checkpoint_every_40_steps_outranks_the_launch_claim_of_the_profiled_window(
     assert_eq!(work, Some(checkup_model::PeriodicWork::Checkpoint));
     assert_eq!(
         stall.fixes,
-        vec![Fix::AsyncCheckpoint {
+        vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: true
-        }]
+        })]
     );
     // Launch gaps cost their share of the normal steps only.
     let launch = d.finding("kernel_launch").unwrap();
@@ -811,8 +1133,17 @@ fn an_evaluation_every_40_steps_is_named_as_evaluation() {
             ..
         })
     ));
-    assert_eq!(stall.fixes, vec![Fix::LessPeriodicWork]);
-    assert!(evidence(&d, "periodic_stall", K::StallsWithMarker) >= 5.0);
+    assert_eq!(
+        stall.fixes,
+        vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+    );
+    assert!(
+        evidence(
+            &d,
+            "periodic_stall",
+            K::PeriodicStall(PeriodicStallEvidence::StallsWithMarker)
+        ) >= 5.0
+    );
 }
 
 #[test]
@@ -873,8 +1204,22 @@ fn read_backs_in_every_layer_of_a_large_model_are_host_sync_at_their_own_line() 
     let d = diagnose("probe_layer_stats_items");
     assert_eq!(d.primary, "host_sync");
     // One read-back is a copy to the host and a synchronize: counted once, as in the code.
-    assert_eq!(evidence(&d, "host_sync", K::SyncCallsPerStep), 112.0);
-    assert_eq!(evidence(&d, "host_sync", K::ProbeSyncsPerStep), 112.0);
+    assert_eq!(
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::SyncCallsPerStep)
+        ),
+        112.0
+    );
+    assert_eq!(
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::ProbeSyncsPerStep)
+        ),
+        112.0
+    );
     let sync = d.finding("host_sync").expect("host_sync");
     // The probe named the line: the fix is that line, rewritten; no generic metrics advice,
     // no "find your syncs" (the probe found them).
@@ -890,7 +1235,11 @@ fn read_backs_in_every_layer_of_a_large_model_are_host_sync_at_their_own_line() 
     // Without the syncs a step still takes the GPU's own busy time (96 ms): the 16 % idle
     // they cause would leave less than that, so the GPU's time is the gain's floor.
     let gain = sync.gains.cause.expect("a gain");
-    let busy = evidence(&d, "host_sync", K::GpuBusyPerStep);
+    let busy = evidence(
+        &d,
+        "host_sync",
+        K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+    );
     assert!(gain.bounded_by_gpu_busy, "{gain:?}");
     // Evidence is rounded to what it prints (96.0 ms).
     assert!(
@@ -917,7 +1266,9 @@ fn a_periodic_read_back_of_every_weight_is_one_stall_not_a_sync_in_every_step() 
     );
     assert_eq!(
         stall.fixes,
-        vec![Fix::SummariseOnGpu { readbacks: 161.0 }],
+        vec![Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu {
+            readbacks: 161.0
+        })],
         "no checkpoint advice: the probe watched and saw none"
     );
     // The other profiled steps do not synchronise: no per-step host_sync finding spreading
@@ -945,9 +1296,15 @@ fn samples_of_a_starved_loader_name_the_input_pipeline_as_the_suspect_and_prescr
         ),
         c => panic!("{c:?}"),
     }
-    assert!(evidence(&d, "gpu_idle", K::WorkersCpuWhileIdle) >= 90.0);
+    assert!(
+        evidence(
+            &d,
+            "gpu_idle",
+            K::GpuIdle(GpuIdleEvidence::WorkersCpuWhileIdle)
+        ) >= 90.0
+    );
     // The loader's settings are not in samples: profile first, no line to paste.
-    assert_eq!(f.fixes, vec![Fix::ProfileSteps]);
+    assert_eq!(f.fixes, vec![Fix::Shared(SharedFix::ProfileSteps)]);
 }
 
 #[test]
@@ -983,10 +1340,10 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
     assert!(
         matches!(
             plan[0].fix,
-            Fix::MoreWorkers {
+            Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 current: Some(2),
                 ..
-            }
+            })
         ),
         "{:?}",
         plan[0].fix
@@ -1000,7 +1357,10 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
         .collect();
     assert!(saved.windows(2).all(|w| w[0] >= w[1]), "{saved:?}");
     // Pinned memory beside more workers helps but removes no measured time of its own.
-    let pin = loader.fixes.iter().find(|f| **f == Fix::PinMemory);
+    let pin = loader
+        .fixes
+        .iter()
+        .find(|f| **f == Fix::DataLoading(DataLoadingFix::PinMemory));
     assert!(pin.is_none_or(|p| loader
         .fixes_with_gains()
         .any(|(f, g)| f == p && g.is_none())));
@@ -1011,7 +1371,14 @@ fn the_fix_for_the_line_that_makes_every_sync_gains_all_of_the_sync_time() {
     let d = diagnose("probe_layer_stats_items");
     let sync = d.finding("host_sync").unwrap();
     // 112 of 112 read-backs per step at layer_stats_items.py:15.
-    assert_eq!(evidence(&d, "host_sync", K::TopSyncSiteShare), 100.0);
+    assert_eq!(
+        evidence(
+            &d,
+            "host_sync",
+            K::HostSync(HostSyncEvidence::TopSyncSiteShare)
+        ),
+        100.0
+    );
     let gain = sync.gains.fixes[0].unwrap();
     assert_eq!(gain.reach, checkup_model::FixReach::Cause);
     assert_eq!(Some(gain.expected), sync.gains.cause);
@@ -1028,7 +1395,9 @@ fn fixes_that_find_where_the_time_goes_carry_no_gain() {
             for (fix, gain) in f.fixes_with_gains() {
                 if matches!(
                     fix,
-                    Fix::ProfileSteps | Fix::FindHiddenSyncs | Fix::Environment { .. }
+                    Fix::Shared(SharedFix::ProfileSteps)
+                        | Fix::HostSync(HostSyncFix::FindHiddenSyncs)
+                        | Fix::Environment(EnvironmentFix::Environment { .. })
                 ) {
                     assert!(gain.is_none(), "{run}: {fix:?}");
                 }
@@ -1120,7 +1489,7 @@ fn a_loop_that_rescans_every_prediction_slows_down_and_its_host_time_is_what_gre
     // The lists hold 1.2 million Python ints by the end: ~20 MiB on the process's 1.2 GiB
     // (most of it CUDA's, from before the first step), too little to be said.
     assert_eq!(host_rss_mib, None);
-    assert_eq!(f.fixes, [Fix::ConstantHostWork]);
+    assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantHostWork)]);
     // Its fix removes the time lost: back to the first tenth's pace.
     let gain = f.gains.fixes[0].unwrap();
     assert!(gain.expected.after_ms < gain.expected.before_ms);
@@ -1150,7 +1519,7 @@ fn losses_kept_with_their_graphs_creep_to_out_of_memory_and_lead() {
     );
     assert!((139.0..141.0).contains(&capacity_gib), "{capacity_gib}");
     assert!(full_in_min.unwrap() < 1.0);
-    assert_eq!(f.fixes, [Fix::KeepValuesNotTensors]);
+    assert_eq!(f.fixes, [Fix::Memory(MemoryFix::KeepValuesNotTensors)]);
 }
 
 #[test]
@@ -1171,20 +1540,35 @@ fn a_batch_sized_to_the_memory_left_is_near_the_limit_with_savers_in_order_of_co
         "{peak_gib} of {capacity_gib}"
     );
     let frees = |fix: &Fix| match fix {
-        Fix::Bf16Memory { frees_gib }
-        | Fix::ActivationCheckpointing { frees_gib }
-        | Fix::EightBitOptimizer { frees_gib }
-        | Fix::SmallerMicroBatch { frees_gib }
-        | Fix::OffloadOptimizer { frees_gib } => *frees_gib,
+        Fix::Memory(MemoryFix::Bf16Memory { frees_gib })
+        | Fix::Memory(MemoryFix::ActivationCheckpointing { frees_gib })
+        | Fix::Memory(MemoryFix::EightBitOptimizer { frees_gib })
+        | Fix::Memory(MemoryFix::SmallerMicroBatch { frees_gib })
+        | Fix::Memory(MemoryFix::OffloadOptimizer { frees_gib }) => *frees_gib,
         other => panic!("{other:?}"),
     };
     // 85 M fp32 parameters with AdamW: 16 bytes each (1.4 GiB) of the 121.1 GiB peak; the
     // rest is activations, which bf16 and half micro-batches halve.
-    assert!(matches!(f.fixes[0], Fix::Bf16Memory { .. }));
-    assert!(matches!(f.fixes[1], Fix::ActivationCheckpointing { .. }));
-    assert!(matches!(f.fixes[2], Fix::EightBitOptimizer { .. }));
-    assert!(matches!(f.fixes[3], Fix::SmallerMicroBatch { .. }));
-    assert!(matches!(f.fixes[4], Fix::OffloadOptimizer { .. }));
+    assert!(matches!(
+        f.fixes[0],
+        Fix::Memory(MemoryFix::Bf16Memory { .. })
+    ));
+    assert!(matches!(
+        f.fixes[1],
+        Fix::Memory(MemoryFix::ActivationCheckpointing { .. })
+    ));
+    assert!(matches!(
+        f.fixes[2],
+        Fix::Memory(MemoryFix::EightBitOptimizer { .. })
+    ));
+    assert!(matches!(
+        f.fixes[3],
+        Fix::Memory(MemoryFix::SmallerMicroBatch { .. })
+    ));
+    assert!(matches!(
+        f.fixes[4],
+        Fix::Memory(MemoryFix::OffloadOptimizer { .. })
+    ));
     let bf16 = frees(&f.fixes[0]).unwrap();
     assert!((58.0..61.0).contains(&bf16), "{bf16}");
     let states = frees(&f.fixes[4]).unwrap();
@@ -1206,17 +1590,20 @@ fn another_process_on_the_gpu_is_measured_and_freeing_the_gpu_comes_first() {
     let other = f
         .evidence
         .iter()
-        .find(|e| e.key == K::OtherProcessesMemory)
+        .find(|e| e.key == K::Memory(MemoryEvidence::OtherProcessesMemory))
         .unwrap();
     assert_eq!(other.source, Source::GpuProcessSamples);
-    let Fix::FreeSharedGpu { pids, frees_gib } = &f.fixes[0] else {
+    let Fix::Memory(MemoryFix::FreeSharedGpu { pids, frees_gib }) = &f.fixes[0] else {
         panic!("{:?}", f.fixes)
     };
     assert_eq!(
         (pids.as_slice(), *frees_gib),
         ([615].as_slice(), others_gib)
     );
-    assert!(matches!(f.fixes[1], Fix::Bf16Memory { .. }));
+    assert!(matches!(
+        f.fixes[1],
+        Fix::Memory(MemoryFix::Bf16Memory { .. })
+    ));
     let processes = &d.charts.gpus[0].processes;
     assert_eq!(
         processes
@@ -1231,7 +1618,7 @@ fn another_process_on_the_gpu_is_measured_and_freeing_the_gpu_comes_first() {
     assert!(!f
         .fixes
         .iter()
-        .any(|x| matches!(x, Fix::FreeSharedGpu { .. })));
+        .any(|x| matches!(x, Fix::Memory(MemoryFix::FreeSharedGpu { .. }))));
     assert!(alone.charts.gpus[0].processes.is_empty());
 }
 
@@ -1290,7 +1677,7 @@ fn predictions_kept_on_the_host_creep_its_memory_and_nothing_else() {
     assert!((13_500.0..15_500.0).contains(&to_mib), "{to_mib}");
     assert!((8_500.0..11_000.0).contains(&mib_per_min), "{mib_per_min}");
     assert_eq!(f.severity, Severity::Major);
-    assert_eq!(f.fixes, [Fix::BoundHostHistory]);
+    assert_eq!(f.fixes, [Fix::Memory(MemoryFix::BoundHostHistory)]);
     // The step time and the GPU's memory stayed flat.
     assert!(d.finding("slowdown").is_none() && d.finding("memory/creep").is_none());
 }
@@ -1314,7 +1701,7 @@ fn batches_of_changing_length_fragment_the_allocator() {
         "{peak_allocated_gib}"
     );
     assert_eq!(retries, 0);
-    assert_eq!(f.fixes, [Fix::ExpandableSegments]);
+    assert_eq!(f.fixes, [Fix::Memory(MemoryFix::ExpandableSegments)]);
 }
 
 #[test]
@@ -1353,14 +1740,20 @@ fn a_rank_with_four_times_the_work_on_the_second_node_is_named_and_its_work_is_t
         Cause::Communication(Communication::Straggler { slow_rank: 3, .. })
     ));
     // Rank 3 computes 9.0 ms per step, the others 1.4 ms: the evidence shows both.
-    let compute = |rank| evidence(&d, "communication/straggler", K::ComputeRank { rank });
+    let compute = |rank| {
+        evidence(
+            &d,
+            "communication/straggler",
+            K::Communication(CommunicationEvidence::ComputeRank { rank }),
+        )
+    };
     assert!((compute(3) - 9.0).abs() < 0.5, "{}", compute(3));
     assert!(compute(1) < 2.0, "{}", compute(1));
     match &straggler.fixes[..] {
-        [Fix::EvenRankWork {
+        [Fix::Communication(CommunicationFix::EvenRankWork {
             slow_rank: 3,
             ratio,
-        }] => assert!(*ratio > 4.0, "{ratio}"),
+        })] => assert!(*ratio > 4.0, "{ratio}"),
         other => panic!("{other:?}"),
     }
     // gloo's own staging copies and syncs are its communication, not the loop's read-backs.
@@ -1375,14 +1768,18 @@ fn a_rank_with_four_times_the_work_on_the_second_node_is_named_and_its_work_is_t
         .findings
         .iter()
         .flat_map(|f| &f.fixes)
-        .all(|f| !matches!(f, Fix::NcclForGpuTensors)));
+        .all(|f| !matches!(f, Fix::Communication(CommunicationFix::NcclForGpuTensors))));
 }
 
 #[test]
 fn a_gloo_all_reduce_through_host_memory_is_communication() {
     let d = diagnose("two_node_gloo");
     assert_eq!(d.primary, "communication");
-    let per_step = evidence(&d, "communication", K::HostCollectivePerStep);
+    let per_step = evidence(
+        &d,
+        "communication",
+        K::Communication(CommunicationEvidence::HostCollectivePerStep),
+    );
     assert!((3.0..8.0).contains(&per_step), "{per_step}");
     assert!(d.finding("communication/straggler").is_none());
     // Four ranks share one GPU: which one is last changes with the GPU's time-slicing, not
@@ -1408,7 +1805,10 @@ fn a_slowest_rank_that_moves_every_step_is_named_as_turns_and_told_to_even_the_s
         }
         other => panic!("{other:?}"),
     }
-    assert!(matches!(d.findings[0].fixes[..], [Fix::EvenStepWork]));
+    assert!(matches!(
+        d.findings[0].fixes[..],
+        [Fix::Communication(CommunicationFix::EvenStepWork)]
+    ));
     // The all-reduce's own cost is the slowest rank's, step by step, not every rank's waits.
     let comm = d.finding("communication").expect("the all-reduce itself");
     assert!(comm.share < 0.25, "{}", comm.share);
@@ -1438,10 +1838,10 @@ fn a_rank_starved_by_its_input_pipeline_is_named_and_its_loader_fixed_at_its_sha
         matches!(
             d.findings[0].fixes[..],
             [
-                Fix::MoreWorkers {
+                Fix::DataLoading(DataLoadingFix::MoreWorkers {
                     suggested: 2,
                     current: Some(1)
-                },
+                }),
                 ..
             ]
         ),

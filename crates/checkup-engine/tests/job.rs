@@ -2,6 +2,7 @@
 //! wrapping its own `torchrun --nnodes 2`), read as one recording: every rank, every GPU
 //! numbered across the job, every time on rank 0's host's clock.
 
+use checkup_model::{CommunicationEvidence, CommunicationFix};
 use std::path::Path;
 
 use checkup_testkit::{copy_dir, corpus};
@@ -156,7 +157,10 @@ fn a_slow_host_on_a_capped_gpu_is_told_to_mend_the_gpu_not_the_work() {
     let straggler = before.finding("communication/straggler").unwrap();
     assert!(matches!(
         straggler.fixes.as_slice(),
-        [Fix::EvenRankWork { slow_rank: 2, .. }]
+        [Fix::Communication(CommunicationFix::EvenRankWork {
+            slow_rank: 2,
+            ..
+        })]
     ));
     // Ranks 2 and 3 are both slow on node 1's GPU: capped, it is the difference.
     cap_power_of(&job.join("node1"), 600.0);
@@ -165,17 +169,19 @@ fn a_slow_host_on_a_capped_gpu_is_told_to_mend_the_gpu_not_the_work() {
     let straggler = d.finding("communication/straggler").unwrap();
     assert_eq!(
         straggler.fixes,
-        [Fix::SlowerGpu {
+        [Fix::Communication(CommunicationFix::SlowerGpu {
             slow_rank: 2,
             gpu: 1,
             host: Some("vm#1".into()),
             reasons: vec!["software power cap".into()],
             power_limit_w: Some(600.0),
             typical_power_limit_w: Some(700.0),
-        }]
+        })]
     );
     assert_eq!(
-        straggler.evidence_value(&EvidenceKey::GpuPowerLimit { gpu: 1 }),
+        straggler.evidence_value(&EvidenceKey::Communication(
+            CommunicationEvidence::GpuPowerLimit { gpu: 1 }
+        )),
         Some(600.0)
     );
 }
@@ -193,7 +199,10 @@ fn a_capped_gpu_shared_with_a_fast_rank_leaves_the_work_to_even() {
     assert!(
         matches!(
             straggler.fixes.as_slice(),
-            [Fix::EvenRankWork { slow_rank: 3, .. }]
+            [Fix::Communication(CommunicationFix::EvenRankWork {
+                slow_rank: 3,
+                ..
+            })]
         ),
         "{:?}",
         straggler.fixes
@@ -224,13 +233,13 @@ fn a_slow_host_of_another_gpu_model_is_told_to_match_the_models_not_even_the_wor
     let straggler = d.finding("communication/straggler").unwrap();
     assert_eq!(
         straggler.fixes,
-        [Fix::OtherGpuModel {
+        [Fix::Communication(CommunicationFix::OtherGpuModel {
             slow_rank: 2,
             gpu: 1,
             host: Some("vm#1".into()),
             model: "NVIDIA A100-SXM4-80GB".into(),
             others_model: "NVIDIA H200".into(),
-        }]
+        })]
     );
     assert!(straggler.is_explained_straggler());
 }
@@ -248,7 +257,10 @@ fn a_slow_rank_beside_a_fast_one_on_the_other_model_is_not_blamed_on_the_model()
     assert!(
         matches!(
             straggler.fixes.as_slice(),
-            [Fix::EvenRankWork { slow_rank: 3, .. }]
+            [Fix::Communication(CommunicationFix::EvenRankWork {
+                slow_rank: 3,
+                ..
+            })]
         ),
         "{:?}",
         straggler.fixes

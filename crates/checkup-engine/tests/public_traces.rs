@@ -106,7 +106,10 @@ fn an_inference_trace_is_one_window_and_not_told_to_fuse_an_optimizer() {
     assert_eq!(r.optimizer, None);
     assert!(d.findings.iter().flat_map(|f| &f.fixes).all(|x| !matches!(
         x,
-        checkup_model::Fix::ForeachOptimizer { .. } | checkup_model::Fix::FusedOptimizer { .. }
+        checkup_model::Fix::KernelLaunch(checkup_model::KernelLaunchFix::ForeachOptimizer { .. })
+            | checkup_model::Fix::ComputeBound(
+                checkup_model::ComputeBoundFix::FusedOptimizer { .. }
+            )
     )));
     assert!(d.notes.contains(&Note::StepsInferred {
         rank: 1,

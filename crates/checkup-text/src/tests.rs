@@ -6,6 +6,14 @@ use checkup_model::{
     Communication, ComputeBound, DataLoading, Environment, GpuIdle, H2dCopy, HostSync,
     KernelLaunch, Memory, MemoryBandwidth, PeriodicStall, Slowdown, Throttling,
 };
+use checkup_model::{
+    CommunicationEvidence, CommunicationFix, ComputeBoundEvidence, ComputeBoundFix,
+    DataLoadingEvidence, DataLoadingFix, EnvironmentEvidence, EnvironmentFix, GpuIdleEvidence,
+    H2dCopyEvidence, H2dCopyFix, HostSyncEvidence, HostSyncFix, KernelLaunchEvidence,
+    KernelLaunchFix, MemoryBandwidthEvidence, MemoryBandwidthFix, MemoryEvidence, MemoryFix,
+    PeriodicStallEvidence, PeriodicStallFix, SharedEvidence, SharedFix, SlowdownEvidence,
+    SlowdownFix, ThrottlingEvidence, ThrottlingFix,
+};
 
 use crate::{checks, comparison, evidence, findings, fixes, fleet, notes, Language::*};
 
@@ -216,158 +224,158 @@ fn all_causes() -> Vec<Cause> {
 fn all_evidence_keys() -> Vec<EvidenceKey> {
     use EvidenceKey as K;
     vec![
-        K::DataLoaderIdleShare,
-        K::UnprofiledDataIdleShare,
-        K::IdlePerEpochStart,
-        K::StarvedLaunchIdleShare,
-        K::MeanDataWait,
-        K::MedianDataWait,
-        K::DataWaitShare,
-        K::MeanGpuUtil,
-        K::NumWorkers,
-        K::HostCpu,
-        K::TrainingTreeCpu,
-        K::TrainingProcessCpu,
-        K::ExposedH2dShare,
-        K::PageableH2dPerStep,
-        K::PinnedH2dPerStep,
-        K::PageableBandwidth,
-        K::PageableBytesPerStep,
-        K::SyncIdleShare,
-        K::SyncCallsPerStep,
-        K::ProbeSyncsPerStep,
-        K::TopSyncSiteShare,
-        K::StallsWithMarker,
-        K::ProfiledStalls,
-        K::ReadbacksPerStall,
-        K::GpuIdleSeconds,
-        K::BusyWorkersWhileIdle,
-        K::MainCpuWhileIdle,
-        K::WorkersCpuWhileIdle,
-        K::ItemCallsPerStep,
-        K::AllocIdleShare,
-        K::AllocCallsPerStep,
-        K::AllocHostTimePerStep,
-        K::EmptyCacheCallsPerStep,
-        K::HostLaunchTime,
-        K::GpuBusyPerStep,
-        K::LaunchIdleShare,
-        K::KernelsPerStep,
-        K::MedianKernel,
-        K::TinyKernelShare,
-        K::UnprofiledBusyShare,
-        K::UnprofiledStepTime,
-        K::ProfiledStepTime,
-        K::GpuUtil,
-        K::SmActive,
-        K::ExposedCommShare,
-        K::CommOverlap,
-        K::NcclPerStep,
-        K::HostCollectivePerStep,
-        K::ComputeRank { rank: 3 },
-        K::GpuThrottledSamples { gpu: 3 },
-        K::GpuPowerLimit { gpu: 3 },
-        K::StepWaitShare,
-        K::SlowestRankSteps { rank: 2 },
-        K::ExposedCommRank { rank: 1 },
-        K::ScalingEfficiency { gpus: 2 },
-        K::Speedup,
-        K::NvlinkTx,
-        K::P2pDisabledWithNvlink,
-        K::StragglerExtraComm,
-        K::StallPeriod,
-        K::StallExcess,
-        K::StallCount,
-        K::StallLostShare,
-        K::UtilDipPeriod,
-        K::StallsSeenIdle,
-        K::PeakDiskWrite,
-        K::ThrottledSamples,
-        K::SmClockRatio,
-        K::PowerShareOfLimit,
-        K::PeakTemp,
-        K::GpuBusyShare,
-        K::UnexplainedIdle,
-        K::StepBusyShare,
-        K::ComputeShare,
-        K::DramBandwidth,
-        K::TensorActive,
-        K::GemmShare,
-        K::ElementwiseShare,
-        K::FirstStepMedian,
-        K::LastStepMedian,
-        K::StepTimeGrowth,
-        K::DataWaitGrowth,
-        K::HostWorkGrowth,
-        K::HostRssGrowth,
-        K::AllocatedGrowth,
-        K::AllocatedGrowthRate,
-        K::HostRssGrowthRate,
-        K::PeakMemoryShareOfCapacity,
-        K::OtherProcessesMemory,
-        K::ReservedUnusedShare,
-        K::AllocRetries,
-        K::EnvStatus {
+        K::DataLoading(DataLoadingEvidence::DataLoaderIdleShare),
+        K::DataLoading(DataLoadingEvidence::UnprofiledDataIdleShare),
+        K::DataLoading(DataLoadingEvidence::IdlePerEpochStart),
+        K::DataLoading(DataLoadingEvidence::StarvedLaunchIdleShare),
+        K::DataLoading(DataLoadingEvidence::MeanDataWait),
+        K::DataLoading(DataLoadingEvidence::MedianDataWait),
+        K::DataLoading(DataLoadingEvidence::DataWaitShare),
+        K::DataLoading(DataLoadingEvidence::MeanGpuUtil),
+        K::DataLoading(DataLoadingEvidence::NumWorkers),
+        K::Shared(SharedEvidence::HostCpu),
+        K::Shared(SharedEvidence::TrainingTreeCpu),
+        K::Shared(SharedEvidence::TrainingProcessCpu),
+        K::H2dCopy(H2dCopyEvidence::ExposedH2dShare),
+        K::H2dCopy(H2dCopyEvidence::PageableH2dPerStep),
+        K::H2dCopy(H2dCopyEvidence::PinnedH2dPerStep),
+        K::H2dCopy(H2dCopyEvidence::PageableBandwidth),
+        K::H2dCopy(H2dCopyEvidence::PageableBytesPerStep),
+        K::HostSync(HostSyncEvidence::SyncIdleShare),
+        K::HostSync(HostSyncEvidence::SyncCallsPerStep),
+        K::HostSync(HostSyncEvidence::ProbeSyncsPerStep),
+        K::HostSync(HostSyncEvidence::TopSyncSiteShare),
+        K::PeriodicStall(PeriodicStallEvidence::StallsWithMarker),
+        K::PeriodicStall(PeriodicStallEvidence::ProfiledStalls),
+        K::PeriodicStall(PeriodicStallEvidence::ReadbacksPerStall),
+        K::GpuIdle(GpuIdleEvidence::GpuIdleSeconds),
+        K::GpuIdle(GpuIdleEvidence::BusyWorkersWhileIdle),
+        K::GpuIdle(GpuIdleEvidence::MainCpuWhileIdle),
+        K::GpuIdle(GpuIdleEvidence::WorkersCpuWhileIdle),
+        K::HostSync(HostSyncEvidence::ItemCallsPerStep),
+        K::HostSync(HostSyncEvidence::AllocIdleShare),
+        K::HostSync(HostSyncEvidence::AllocCallsPerStep),
+        K::HostSync(HostSyncEvidence::AllocHostTimePerStep),
+        K::HostSync(HostSyncEvidence::EmptyCacheCallsPerStep),
+        K::HostSync(HostSyncEvidence::HostLaunchTime),
+        K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+        K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare),
+        K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep),
+        K::KernelLaunch(KernelLaunchEvidence::MedianKernel),
+        K::KernelLaunch(KernelLaunchEvidence::TinyKernelShare),
+        K::Shared(SharedEvidence::UnprofiledBusyShare),
+        K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
+        K::KernelLaunch(KernelLaunchEvidence::ProfiledStepTime),
+        K::KernelLaunch(KernelLaunchEvidence::GpuUtil),
+        K::Shared(SharedEvidence::SmActive),
+        K::Communication(CommunicationEvidence::ExposedCommShare),
+        K::Communication(CommunicationEvidence::CommOverlap),
+        K::Communication(CommunicationEvidence::NcclPerStep),
+        K::Communication(CommunicationEvidence::HostCollectivePerStep),
+        K::Communication(CommunicationEvidence::ComputeRank { rank: 3 }),
+        K::Communication(CommunicationEvidence::GpuThrottledSamples { gpu: 3 }),
+        K::Communication(CommunicationEvidence::GpuPowerLimit { gpu: 3 }),
+        K::Communication(CommunicationEvidence::StepWaitShare),
+        K::Communication(CommunicationEvidence::SlowestRankSteps { rank: 2 }),
+        K::Communication(CommunicationEvidence::ExposedCommRank { rank: 1 }),
+        K::Communication(CommunicationEvidence::ScalingEfficiency { gpus: 2 }),
+        K::Communication(CommunicationEvidence::Speedup),
+        K::Communication(CommunicationEvidence::NvlinkTx),
+        K::Communication(CommunicationEvidence::P2pDisabledWithNvlink),
+        K::Communication(CommunicationEvidence::StragglerExtraComm),
+        K::PeriodicStall(PeriodicStallEvidence::StallPeriod),
+        K::PeriodicStall(PeriodicStallEvidence::StallExcess),
+        K::PeriodicStall(PeriodicStallEvidence::StallCount),
+        K::PeriodicStall(PeriodicStallEvidence::StallLostShare),
+        K::PeriodicStall(PeriodicStallEvidence::UtilDipPeriod),
+        K::PeriodicStall(PeriodicStallEvidence::StallsSeenIdle),
+        K::PeriodicStall(PeriodicStallEvidence::PeakDiskWrite),
+        K::Throttling(ThrottlingEvidence::ThrottledSamples),
+        K::Throttling(ThrottlingEvidence::SmClockRatio),
+        K::Throttling(ThrottlingEvidence::PowerShareOfLimit),
+        K::Throttling(ThrottlingEvidence::PeakTemp),
+        K::GpuIdle(GpuIdleEvidence::GpuBusyShare),
+        K::GpuIdle(GpuIdleEvidence::UnexplainedIdle),
+        K::ComputeBound(ComputeBoundEvidence::StepBusyShare),
+        K::ComputeBound(ComputeBoundEvidence::ComputeShare),
+        K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth),
+        K::ComputeBound(ComputeBoundEvidence::TensorActive),
+        K::ComputeBound(ComputeBoundEvidence::GemmShare),
+        K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare),
+        K::Slowdown(SlowdownEvidence::FirstStepMedian),
+        K::Slowdown(SlowdownEvidence::LastStepMedian),
+        K::Slowdown(SlowdownEvidence::StepTimeGrowth),
+        K::Slowdown(SlowdownEvidence::DataWaitGrowth),
+        K::Slowdown(SlowdownEvidence::HostWorkGrowth),
+        K::Shared(SharedEvidence::HostRssGrowth),
+        K::Memory(MemoryEvidence::AllocatedGrowth),
+        K::Memory(MemoryEvidence::AllocatedGrowthRate),
+        K::Memory(MemoryEvidence::HostRssGrowthRate),
+        K::Memory(MemoryEvidence::PeakMemoryShareOfCapacity),
+        K::Memory(MemoryEvidence::OtherProcessesMemory),
+        K::Memory(MemoryEvidence::ReservedUnusedShare),
+        K::Memory(MemoryEvidence::AllocRetries),
+        K::Environment(EnvironmentEvidence::EnvStatus {
             check: CheckId::Mig,
-        },
+        }),
     ]
 }
 
 fn all_fixes() -> Vec<Fix> {
     vec![
-        Fix::CheaperSamples,
-        Fix::CheaperSamplesAtWorkerLimit { workers: 14 },
-        Fix::LeaveCoresToLoop {
+        Fix::DataLoading(DataLoadingFix::CheaperSamples),
+        Fix::DataLoading(DataLoadingFix::CheaperSamplesAtWorkerLimit { workers: 14 }),
+        Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop {
             workers: 16,
             cores: 16,
             suggested: 14,
             ranks: 1,
-        },
-        Fix::LeaveCoresToLoop {
+        }),
+        Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop {
             workers: 3,
             cores: 16,
             suggested: 2,
             ranks: 4,
-        },
-        Fix::MoreWorkers {
+        }),
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
-        },
-        Fix::MoreWorkers {
+        }),
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 8,
             current: None,
-        },
-        Fix::PinMemory,
-        Fix::PersistentWorkers,
-        Fix::LoaderAcrossEpochs { workers: Some(14) },
-        Fix::LoaderAcrossEpochs { workers: None },
-        Fix::FreezeGc,
-        Fix::PinnedCopy,
-        Fix::OverlapCopy,
-        Fix::FewerCopyBytes,
-        Fix::FindCpuHogs,
-        Fix::ReserveCores,
-        Fix::CompileFuseKernels,
-        Fix::ReduceOverhead { current_mode: None },
-        Fix::ReduceOverhead {
+        }),
+        Fix::DataLoading(DataLoadingFix::PinMemory),
+        Fix::DataLoading(DataLoadingFix::PersistentWorkers),
+        Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { workers: Some(14) }),
+        Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { workers: None }),
+        Fix::PeriodicStall(PeriodicStallFix::FreezeGc),
+        Fix::H2dCopy(H2dCopyFix::PinnedCopy),
+        Fix::H2dCopy(H2dCopyFix::OverlapCopy),
+        Fix::H2dCopy(H2dCopyFix::FewerCopyBytes),
+        Fix::Shared(SharedFix::FindCpuHogs),
+        Fix::Shared(SharedFix::ReserveCores),
+        Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels),
+        Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { current_mode: None }),
+        Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead {
             current_mode: Some("max-autotune".into()),
-        },
-        Fix::ForeachOptimizer { class: None },
-        Fix::ForeachOptimizer {
+        }),
+        Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { class: None }),
+        Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer {
             class: Some("RMSprop".into()),
-        },
-        Fix::BiggerKernels,
-        Fix::KeepAllocatorCache {
+        }),
+        Fix::KernelLaunch(KernelLaunchFix::BiggerKernels),
+        Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
             calls_per_step: None,
             caching_off: false,
-        },
-        Fix::KeepAllocatorCache {
+        }),
+        Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
             calls_per_step: None,
             caching_off: true,
-        },
-        Fix::KeepAllocatorCache {
+        }),
+        Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: Some(SyncSite {
                 file: "/work/train.py".into(),
                 line: 31,
@@ -377,12 +385,12 @@ fn all_fixes() -> Vec<Fix> {
             }),
             calls_per_step: Some(1.0),
             caching_off: false,
-        },
-        Fix::FewerReadbacks {
+        }),
+        Fix::HostSync(HostSyncFix::FewerReadbacks {
             site: None,
             site_per_step: None,
-        },
-        Fix::FewerReadbacks {
+        }),
+        Fix::HostSync(HostSyncFix::FewerReadbacks {
             site: Some(SyncSite {
                 file: "/work/train.py".into(),
                 line: 20,
@@ -392,21 +400,21 @@ fn all_fixes() -> Vec<Fix> {
                 count: 1536,
             }),
             site_per_step: Some(192.0),
-        },
-        Fix::GpuMetrics,
-        Fix::SummariseOnGpu { readbacks: 161.0 },
-        Fix::FindHiddenSyncs,
-        Fix::EnableP2p,
-        Fix::AccumulateGradients,
-        Fix::MoreWorkPerAllReduce,
-        Fix::CompressGradients,
-        Fix::NcclForGpuTensors,
-        Fix::EvenStepWork,
-        Fix::EvenRankWork {
+        }),
+        Fix::HostSync(HostSyncFix::GpuMetrics),
+        Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { readbacks: 161.0 }),
+        Fix::HostSync(HostSyncFix::FindHiddenSyncs),
+        Fix::Communication(CommunicationFix::EnableP2p),
+        Fix::Communication(CommunicationFix::AccumulateGradients),
+        Fix::Communication(CommunicationFix::MoreWorkPerAllReduce),
+        Fix::Communication(CommunicationFix::CompressGradients),
+        Fix::Communication(CommunicationFix::NcclForGpuTensors),
+        Fix::Communication(CommunicationFix::EvenStepWork),
+        Fix::Communication(CommunicationFix::EvenRankWork {
             slow_rank: 3,
             ratio: 6.6,
-        },
-        Fix::SlowerGpu {
+        }),
+        Fix::Communication(CommunicationFix::SlowerGpu {
             slow_rank: 3,
             gpu: 3,
             host: Some("gpu-b".into()),
@@ -416,59 +424,59 @@ fn all_fixes() -> Vec<Fix> {
             ],
             power_limit_w: Some(450.0),
             typical_power_limit_w: Some(700.0),
-        },
-        Fix::OtherGpuModel {
+        }),
+        Fix::Communication(CommunicationFix::OtherGpuModel {
             slow_rank: 3,
             gpu: 3,
             host: Some("gpu-b".into()),
             model: "NVIDIA A100-SXM4-80GB".into(),
             others_model: "NVIDIA H200".into(),
-        },
-        Fix::AsyncCheckpoint {
+        }),
+        Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: true,
-        },
-        Fix::AsyncCheckpoint {
+        }),
+        Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: false,
-        },
-        Fix::LessPeriodicWork,
-        Fix::ProfileSteps,
-        Fix::MainThreadCpu,
-        Fix::CoolGpu,
-        Fix::CheckPower,
-        Fix::TensorCores,
-        Fix::Compile,
-        Fix::ChannelsLast,
-        Fix::FusedOptimizer { class: None },
-        Fix::FusedOptimizer {
+        }),
+        Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
+        Fix::Shared(SharedFix::ProfileSteps),
+        Fix::Shared(SharedFix::MainThreadCpu),
+        Fix::Throttling(ThrottlingFix::CoolGpu),
+        Fix::Throttling(ThrottlingFix::CheckPower),
+        Fix::ComputeBound(ComputeBoundFix::TensorCores),
+        Fix::ComputeBound(ComputeBoundFix::Compile),
+        Fix::ComputeBound(ComputeBoundFix::ChannelsLast),
+        Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { class: None }),
+        Fix::ComputeBound(ComputeBoundFix::FusedOptimizer {
             class: Some("SGD".into()),
-        },
-        Fix::FuseElementwise,
-        Fix::Bf16Activations,
-        Fix::FusedKernels,
-        Fix::ConstantHostWork,
-        Fix::KeepValuesNotTensors,
-        Fix::BoundHostHistory,
-        Fix::ExpandableSegments,
-        Fix::FreeSharedGpu {
+        }),
+        Fix::MemoryBandwidth(MemoryBandwidthFix::FuseElementwise),
+        Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations),
+        Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels),
+        Fix::Slowdown(SlowdownFix::ConstantHostWork),
+        Fix::Memory(MemoryFix::KeepValuesNotTensors),
+        Fix::Memory(MemoryFix::BoundHostHistory),
+        Fix::Memory(MemoryFix::ExpandableSegments),
+        Fix::Memory(MemoryFix::FreeSharedGpu {
             pids: vec![615],
             frees_gib: 40.6,
-        },
-        Fix::Bf16Memory {
+        }),
+        Fix::Memory(MemoryFix::Bf16Memory {
             frees_gib: Some(40.0),
-        },
-        Fix::ActivationCheckpointing {
+        }),
+        Fix::Memory(MemoryFix::ActivationCheckpointing {
             frees_gib: Some(60.0),
-        },
-        Fix::EightBitOptimizer { frees_gib: None },
-        Fix::SmallerMicroBatch {
+        }),
+        Fix::Memory(MemoryFix::EightBitOptimizer { frees_gib: None }),
+        Fix::Memory(MemoryFix::SmallerMicroBatch {
             frees_gib: Some(50.0),
-        },
-        Fix::OffloadOptimizer {
+        }),
+        Fix::Memory(MemoryFix::OffloadOptimizer {
             frees_gib: Some(0.7),
-        },
-        Fix::Environment {
+        }),
+        Fix::Environment(EnvironmentFix::Environment {
             check: CheckId::PcieLink,
-        },
+        }),
     ]
 }
 
@@ -505,155 +513,155 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
     }
     use EvidenceKey as K;
     match k {
-        K::DataLoaderIdleShare
-        | K::UnprofiledDataIdleShare
-        | K::IdlePerEpochStart
-        | K::StarvedLaunchIdleShare
-        | K::MeanDataWait
-        | K::MedianDataWait
-        | K::DataWaitShare
-        | K::MeanGpuUtil
-        | K::NumWorkers
-        | K::HostCpu
-        | K::TrainingTreeCpu
-        | K::TrainingProcessCpu
-        | K::ExposedH2dShare
-        | K::PageableH2dPerStep
-        | K::PinnedH2dPerStep
-        | K::PageableBandwidth
-        | K::PageableBytesPerStep
-        | K::SyncIdleShare
-        | K::SyncCallsPerStep
-        | K::ProbeSyncsPerStep
-        | K::TopSyncSiteShare
-        | K::StallsWithMarker
-        | K::ProfiledStalls
-        | K::ReadbacksPerStall
-        | K::GpuIdleSeconds
-        | K::BusyWorkersWhileIdle
-        | K::MainCpuWhileIdle
-        | K::WorkersCpuWhileIdle
-        | K::ItemCallsPerStep
-        | K::AllocIdleShare
-        | K::AllocCallsPerStep
-        | K::AllocHostTimePerStep
-        | K::EmptyCacheCallsPerStep
-        | K::HostLaunchTime
-        | K::GpuBusyPerStep
-        | K::LaunchIdleShare
-        | K::KernelsPerStep
-        | K::MedianKernel
-        | K::TinyKernelShare
-        | K::UnprofiledBusyShare
-        | K::UnprofiledStepTime
-        | K::ProfiledStepTime
-        | K::GpuUtil
-        | K::SmActive
-        | K::ExposedCommShare
-        | K::CommOverlap
-        | K::NcclPerStep
-        | K::HostCollectivePerStep
-        | K::ComputeRank { .. }
-        | K::GpuThrottledSamples { .. }
-        | K::GpuPowerLimit { .. }
-        | K::StepWaitShare
-        | K::SlowestRankSteps { .. }
-        | K::ExposedCommRank { .. }
-        | K::ScalingEfficiency { .. }
-        | K::Speedup
-        | K::NvlinkTx
-        | K::P2pDisabledWithNvlink
-        | K::StragglerExtraComm
-        | K::StallPeriod
-        | K::StallExcess
-        | K::StallCount
-        | K::StallLostShare
-        | K::UtilDipPeriod
-        | K::StallsSeenIdle
-        | K::PeakDiskWrite
-        | K::ThrottledSamples
-        | K::SmClockRatio
-        | K::PowerShareOfLimit
-        | K::PeakTemp
-        | K::GpuBusyShare
-        | K::UnexplainedIdle
-        | K::StepBusyShare
-        | K::ComputeShare
-        | K::DramBandwidth
-        | K::TensorActive
-        | K::GemmShare
-        | K::ElementwiseShare
-        | K::FirstStepMedian
-        | K::LastStepMedian
-        | K::StepTimeGrowth
-        | K::DataWaitGrowth
-        | K::HostWorkGrowth
-        | K::HostRssGrowth
-        | K::AllocatedGrowth
-        | K::AllocatedGrowthRate
-        | K::HostRssGrowthRate
-        | K::PeakMemoryShareOfCapacity
-        | K::OtherProcessesMemory
-        | K::ReservedUnusedShare
-        | K::AllocRetries
-        | K::EnvStatus { .. } => {}
+        K::DataLoading(DataLoadingEvidence::DataLoaderIdleShare)
+        | K::DataLoading(DataLoadingEvidence::UnprofiledDataIdleShare)
+        | K::DataLoading(DataLoadingEvidence::IdlePerEpochStart)
+        | K::DataLoading(DataLoadingEvidence::StarvedLaunchIdleShare)
+        | K::DataLoading(DataLoadingEvidence::MeanDataWait)
+        | K::DataLoading(DataLoadingEvidence::MedianDataWait)
+        | K::DataLoading(DataLoadingEvidence::DataWaitShare)
+        | K::DataLoading(DataLoadingEvidence::MeanGpuUtil)
+        | K::DataLoading(DataLoadingEvidence::NumWorkers)
+        | K::Shared(SharedEvidence::HostCpu)
+        | K::Shared(SharedEvidence::TrainingTreeCpu)
+        | K::Shared(SharedEvidence::TrainingProcessCpu)
+        | K::H2dCopy(H2dCopyEvidence::ExposedH2dShare)
+        | K::H2dCopy(H2dCopyEvidence::PageableH2dPerStep)
+        | K::H2dCopy(H2dCopyEvidence::PinnedH2dPerStep)
+        | K::H2dCopy(H2dCopyEvidence::PageableBandwidth)
+        | K::H2dCopy(H2dCopyEvidence::PageableBytesPerStep)
+        | K::HostSync(HostSyncEvidence::SyncIdleShare)
+        | K::HostSync(HostSyncEvidence::SyncCallsPerStep)
+        | K::HostSync(HostSyncEvidence::ProbeSyncsPerStep)
+        | K::HostSync(HostSyncEvidence::TopSyncSiteShare)
+        | K::PeriodicStall(PeriodicStallEvidence::StallsWithMarker)
+        | K::PeriodicStall(PeriodicStallEvidence::ProfiledStalls)
+        | K::PeriodicStall(PeriodicStallEvidence::ReadbacksPerStall)
+        | K::GpuIdle(GpuIdleEvidence::GpuIdleSeconds)
+        | K::GpuIdle(GpuIdleEvidence::BusyWorkersWhileIdle)
+        | K::GpuIdle(GpuIdleEvidence::MainCpuWhileIdle)
+        | K::GpuIdle(GpuIdleEvidence::WorkersCpuWhileIdle)
+        | K::HostSync(HostSyncEvidence::ItemCallsPerStep)
+        | K::HostSync(HostSyncEvidence::AllocIdleShare)
+        | K::HostSync(HostSyncEvidence::AllocCallsPerStep)
+        | K::HostSync(HostSyncEvidence::AllocHostTimePerStep)
+        | K::HostSync(HostSyncEvidence::EmptyCacheCallsPerStep)
+        | K::HostSync(HostSyncEvidence::HostLaunchTime)
+        | K::HostSync(HostSyncEvidence::GpuBusyPerStep)
+        | K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare)
+        | K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep)
+        | K::KernelLaunch(KernelLaunchEvidence::MedianKernel)
+        | K::KernelLaunch(KernelLaunchEvidence::TinyKernelShare)
+        | K::Shared(SharedEvidence::UnprofiledBusyShare)
+        | K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime)
+        | K::KernelLaunch(KernelLaunchEvidence::ProfiledStepTime)
+        | K::KernelLaunch(KernelLaunchEvidence::GpuUtil)
+        | K::Shared(SharedEvidence::SmActive)
+        | K::Communication(CommunicationEvidence::ExposedCommShare)
+        | K::Communication(CommunicationEvidence::CommOverlap)
+        | K::Communication(CommunicationEvidence::NcclPerStep)
+        | K::Communication(CommunicationEvidence::HostCollectivePerStep)
+        | K::Communication(CommunicationEvidence::ComputeRank { .. })
+        | K::Communication(CommunicationEvidence::GpuThrottledSamples { .. })
+        | K::Communication(CommunicationEvidence::GpuPowerLimit { .. })
+        | K::Communication(CommunicationEvidence::StepWaitShare)
+        | K::Communication(CommunicationEvidence::SlowestRankSteps { .. })
+        | K::Communication(CommunicationEvidence::ExposedCommRank { .. })
+        | K::Communication(CommunicationEvidence::ScalingEfficiency { .. })
+        | K::Communication(CommunicationEvidence::Speedup)
+        | K::Communication(CommunicationEvidence::NvlinkTx)
+        | K::Communication(CommunicationEvidence::P2pDisabledWithNvlink)
+        | K::Communication(CommunicationEvidence::StragglerExtraComm)
+        | K::PeriodicStall(PeriodicStallEvidence::StallPeriod)
+        | K::PeriodicStall(PeriodicStallEvidence::StallExcess)
+        | K::PeriodicStall(PeriodicStallEvidence::StallCount)
+        | K::PeriodicStall(PeriodicStallEvidence::StallLostShare)
+        | K::PeriodicStall(PeriodicStallEvidence::UtilDipPeriod)
+        | K::PeriodicStall(PeriodicStallEvidence::StallsSeenIdle)
+        | K::PeriodicStall(PeriodicStallEvidence::PeakDiskWrite)
+        | K::Throttling(ThrottlingEvidence::ThrottledSamples)
+        | K::Throttling(ThrottlingEvidence::SmClockRatio)
+        | K::Throttling(ThrottlingEvidence::PowerShareOfLimit)
+        | K::Throttling(ThrottlingEvidence::PeakTemp)
+        | K::GpuIdle(GpuIdleEvidence::GpuBusyShare)
+        | K::GpuIdle(GpuIdleEvidence::UnexplainedIdle)
+        | K::ComputeBound(ComputeBoundEvidence::StepBusyShare)
+        | K::ComputeBound(ComputeBoundEvidence::ComputeShare)
+        | K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth)
+        | K::ComputeBound(ComputeBoundEvidence::TensorActive)
+        | K::ComputeBound(ComputeBoundEvidence::GemmShare)
+        | K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare)
+        | K::Slowdown(SlowdownEvidence::FirstStepMedian)
+        | K::Slowdown(SlowdownEvidence::LastStepMedian)
+        | K::Slowdown(SlowdownEvidence::StepTimeGrowth)
+        | K::Slowdown(SlowdownEvidence::DataWaitGrowth)
+        | K::Slowdown(SlowdownEvidence::HostWorkGrowth)
+        | K::Shared(SharedEvidence::HostRssGrowth)
+        | K::Memory(MemoryEvidence::AllocatedGrowth)
+        | K::Memory(MemoryEvidence::AllocatedGrowthRate)
+        | K::Memory(MemoryEvidence::HostRssGrowthRate)
+        | K::Memory(MemoryEvidence::PeakMemoryShareOfCapacity)
+        | K::Memory(MemoryEvidence::OtherProcessesMemory)
+        | K::Memory(MemoryEvidence::ReservedUnusedShare)
+        | K::Memory(MemoryEvidence::AllocRetries)
+        | K::Environment(EnvironmentEvidence::EnvStatus { .. }) => {}
     }
     match f {
-        Fix::CheaperSamples
-        | Fix::CheaperSamplesAtWorkerLimit { .. }
-        | Fix::LeaveCoresToLoop { .. }
-        | Fix::MoreWorkers { .. }
-        | Fix::PinMemory
-        | Fix::PersistentWorkers
-        | Fix::LoaderAcrossEpochs { .. }
-        | Fix::FreezeGc
-        | Fix::PinnedCopy
-        | Fix::OverlapCopy
-        | Fix::FewerCopyBytes
-        | Fix::FindCpuHogs
-        | Fix::ReserveCores
-        | Fix::CompileFuseKernels
-        | Fix::ReduceOverhead { .. }
-        | Fix::ForeachOptimizer { .. }
-        | Fix::BiggerKernels
-        | Fix::FewerReadbacks { .. }
-        | Fix::KeepAllocatorCache { .. }
-        | Fix::GpuMetrics
-        | Fix::SummariseOnGpu { .. }
-        | Fix::FindHiddenSyncs
-        | Fix::EnableP2p
-        | Fix::AccumulateGradients
-        | Fix::MoreWorkPerAllReduce
-        | Fix::CompressGradients
-        | Fix::NcclForGpuTensors
-        | Fix::EvenStepWork
-        | Fix::EvenRankWork { .. }
-        | Fix::SlowerGpu { .. }
-        | Fix::OtherGpuModel { .. }
-        | Fix::AsyncCheckpoint { .. }
-        | Fix::LessPeriodicWork
-        | Fix::ProfileSteps
-        | Fix::MainThreadCpu
-        | Fix::CoolGpu
-        | Fix::CheckPower
-        | Fix::TensorCores
-        | Fix::Compile
-        | Fix::ChannelsLast
-        | Fix::FusedOptimizer { .. }
-        | Fix::FuseElementwise
-        | Fix::Bf16Activations
-        | Fix::FusedKernels
-        | Fix::Environment { .. }
-        | Fix::ConstantHostWork
-        | Fix::KeepValuesNotTensors
-        | Fix::BoundHostHistory
-        | Fix::ExpandableSegments
-        | Fix::FreeSharedGpu { .. }
-        | Fix::Bf16Memory { .. }
-        | Fix::ActivationCheckpointing { .. }
-        | Fix::EightBitOptimizer { .. }
-        | Fix::SmallerMicroBatch { .. }
-        | Fix::OffloadOptimizer { .. } => {}
+        Fix::DataLoading(DataLoadingFix::CheaperSamples)
+        | Fix::DataLoading(DataLoadingFix::CheaperSamplesAtWorkerLimit { .. })
+        | Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop { .. })
+        | Fix::DataLoading(DataLoadingFix::MoreWorkers { .. })
+        | Fix::DataLoading(DataLoadingFix::PinMemory)
+        | Fix::DataLoading(DataLoadingFix::PersistentWorkers)
+        | Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::FreezeGc)
+        | Fix::H2dCopy(H2dCopyFix::PinnedCopy)
+        | Fix::H2dCopy(H2dCopyFix::OverlapCopy)
+        | Fix::H2dCopy(H2dCopyFix::FewerCopyBytes)
+        | Fix::Shared(SharedFix::FindCpuHogs)
+        | Fix::Shared(SharedFix::ReserveCores)
+        | Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)
+        | Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { .. })
+        | Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
+        | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
+        | Fix::HostSync(HostSyncFix::FewerReadbacks { .. })
+        | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
+        | Fix::HostSync(HostSyncFix::GpuMetrics)
+        | Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { .. })
+        | Fix::HostSync(HostSyncFix::FindHiddenSyncs)
+        | Fix::Communication(CommunicationFix::EnableP2p)
+        | Fix::Communication(CommunicationFix::AccumulateGradients)
+        | Fix::Communication(CommunicationFix::MoreWorkPerAllReduce)
+        | Fix::Communication(CommunicationFix::CompressGradients)
+        | Fix::Communication(CommunicationFix::NcclForGpuTensors)
+        | Fix::Communication(CommunicationFix::EvenStepWork)
+        | Fix::Communication(CommunicationFix::EvenRankWork { .. })
+        | Fix::Communication(CommunicationFix::SlowerGpu { .. })
+        | Fix::Communication(CommunicationFix::OtherGpuModel { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
+        | Fix::Shared(SharedFix::ProfileSteps)
+        | Fix::Shared(SharedFix::MainThreadCpu)
+        | Fix::Throttling(ThrottlingFix::CoolGpu)
+        | Fix::Throttling(ThrottlingFix::CheckPower)
+        | Fix::ComputeBound(ComputeBoundFix::TensorCores)
+        | Fix::ComputeBound(ComputeBoundFix::Compile)
+        | Fix::ComputeBound(ComputeBoundFix::ChannelsLast)
+        | Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { .. })
+        | Fix::MemoryBandwidth(MemoryBandwidthFix::FuseElementwise)
+        | Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations)
+        | Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels)
+        | Fix::Environment(EnvironmentFix::Environment { .. })
+        | Fix::Slowdown(SlowdownFix::ConstantHostWork)
+        | Fix::Memory(MemoryFix::KeepValuesNotTensors)
+        | Fix::Memory(MemoryFix::BoundHostHistory)
+        | Fix::Memory(MemoryFix::ExpandableSegments)
+        | Fix::Memory(MemoryFix::FreeSharedGpu { .. })
+        | Fix::Memory(MemoryFix::Bf16Memory { .. })
+        | Fix::Memory(MemoryFix::ActivationCheckpointing { .. })
+        | Fix::Memory(MemoryFix::EightBitOptimizer { .. })
+        | Fix::Memory(MemoryFix::SmallerMicroBatch { .. })
+        | Fix::Memory(MemoryFix::OffloadOptimizer { .. }) => {}
     }
 }
 
@@ -675,7 +683,7 @@ fn finding(cause: Cause) -> Finding {
         confidence: 0.9,
         share: 0.3,
         evidence: Vec::new(),
-        fixes: vec![Fix::PinMemory],
+        fixes: vec![Fix::DataLoading(DataLoadingFix::PinMemory)],
     }
 }
 
@@ -699,7 +707,7 @@ fn every_evidence_key_unit_and_source_has_words() {
     for k in all_evidence_keys() {
         let (en, zh) = (evidence::label(&k, En), evidence::label(&k, Zh));
         // Labels that are names alone (`DataLoader num_workers`) read the same.
-        if k != EvidenceKey::NumWorkers {
+        if k != EvidenceKey::DataLoading(DataLoadingEvidence::NumWorkers) {
             translated(&format!("{k:?}"), &en, &zh);
         }
     }
@@ -768,10 +776,10 @@ fn every_fix_has_words_in_both_languages_and_the_same_code() {
 #[test]
 fn fixes_quote_the_runs_own_values() {
     let en = fixes::text(
-        &Fix::MoreWorkers {
+        &Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
-        },
+        }),
         En,
     );
     assert!(en
@@ -781,10 +789,10 @@ fn fixes_quote_the_runs_own_values() {
         .contains("num_workers=14,          # was 2"));
     assert!(en.detail.contains("only 2 worker(s) run"), "{}", en.detail);
     let zh = fixes::text(
-        &Fix::MoreWorkers {
+        &Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: None,
-        },
+        }),
         Zh,
     );
     assert!(zh.snippet.as_deref().unwrap().contains("# 原先未设置"));
@@ -1050,7 +1058,7 @@ fn ranks_that_take_turns_being_slowest_are_listed_in_words() {
         confidence: 0.7,
         share: 0.31,
         evidence: Vec::new(),
-        fixes: vec![Fix::EvenStepWork],
+        fixes: vec![Fix::Communication(CommunicationFix::EvenStepWork)],
     };
     assert_eq!(
         findings::summary(&f, En),

@@ -188,7 +188,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
 /// profiling step of this checkup; nothing for a fix that only makes syncs warn.
 fn after_fix(ui: Ui, fix: &checkup_model::Fix, id: Option<String>) -> AnyView {
     match fix {
-        checkup_model::Fix::ProfileSteps => view! {
+        checkup_model::Fix::Shared(checkup_model::SharedFix::ProfileSteps) => view! {
             <div class="rerun">
                 <button class="primary" id=id on:click=move |_| ui.go_by_user(checkup_model::WizardStep::Profiling)>
                     {move || tr(&ui.l(), "next_step").replace("{step}", &tr(&ui.l(), "profiling"))}

@@ -3,6 +3,10 @@
 //! compile, convolutions) decides. The catalogue words them.
 
 use checkup_model::{
+    CommunicationFix, ComputeBoundFix, DataLoadingFix, H2dCopyFix, HostSyncFix, KernelLaunchFix,
+    MemoryBandwidthFix, PeriodicStallFix, SharedFix, ThrottlingFix,
+};
+use checkup_model::{
     DataLoaderSettings, Fix, IdleSuspect, OptimizerImplementation, PeriodicWork, RunFacts,
     SyncSite, TrainingContext,
 };
@@ -85,7 +89,7 @@ pub fn data_loading(
     let workers_now = settings.and_then(|s| s.num_workers);
     let mut out = Vec::new();
     if host_saturated {
-        out.push(Fix::CheaperSamples);
+        out.push(Fix::DataLoading(DataLoadingFix::CheaperSamples));
         // Workers on every core leave none for the processes that launch the kernels: each
         // rank on the host is one, with its own workers.
         if let (Some(w), Some(c)) = (workers_now, cores.filter(|c| *c > 2)) {
@@ -97,12 +101,12 @@ pub fn data_loading(
                     r => (c.saturating_sub(r + 1) / r).max(1),
                 };
                 if suggested < w {
-                    out.push(Fix::LeaveCoresToLoop {
+                    out.push(Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop {
                         workers: w,
                         cores: c,
                         suggested,
                         ranks,
-                    });
+                    }));
                 }
             }
         }
@@ -117,24 +121,28 @@ pub fn data_loading(
             (None, _) => 2,
         };
         if workers_now.is_none_or(|w| w < suggested) {
-            out.push(Fix::MoreWorkers {
+            out.push(Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested,
                 current: workers_now,
-            });
+            }));
         } else if let Some(workers) = workers_now {
             // As many workers as the host can give: each sample must get cheaper.
-            out.push(Fix::CheaperSamplesAtWorkerLimit { workers });
+            out.push(Fix::DataLoading(
+                DataLoadingFix::CheaperSamplesAtWorkerLimit { workers },
+            ));
         }
     }
     if settings.and_then(|s| s.pin_memory) != Some(true) {
-        out.push(Fix::PinMemory);
+        out.push(Fix::DataLoading(DataLoadingFix::PinMemory));
     }
     // persistent_workers=True with no workers is an error in torch: only with workers, the
     // run's or the ones suggested above.
     let will_have_workers = workers_now.is_some_and(|w| w > 0)
-        || out.iter().any(|f| matches!(f, Fix::MoreWorkers { .. }));
+        || out
+            .iter()
+            .any(|f| matches!(f, Fix::DataLoading(DataLoadingFix::MoreWorkers { .. })));
     if will_have_workers && settings.is_some_and(|s| s.persistent_workers != Some(true)) {
-        out.push(Fix::PersistentWorkers);
+        out.push(Fix::DataLoading(DataLoadingFix::PersistentWorkers));
     }
     out
 }
@@ -150,11 +158,13 @@ pub fn epoch_start_waits(run: &RunSettings) -> Vec<Fix> {
     let persistent = settings.and_then(|s| s.persistent_workers) == Some(true);
     let mut out = Vec::new();
     if has_workers && !persistent {
-        out.push(Fix::PersistentWorkers);
+        out.push(Fix::DataLoading(DataLoadingFix::PersistentWorkers));
     }
-    out.push(Fix::LoaderAcrossEpochs { workers });
+    out.push(Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs {
+        workers,
+    }));
     if settings.and_then(|s| s.pin_memory) != Some(true) {
-        out.push(Fix::PinMemory);
+        out.push(Fix::DataLoading(DataLoadingFix::PinMemory));
     }
     out
 }
@@ -163,16 +173,22 @@ pub fn epoch_start_waits(run: &RunSettings) -> Vec<Fix> {
 pub fn h2d_copy(pageable: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if pageable {
-        out.push(Fix::PinnedCopy);
+        out.push(Fix::H2dCopy(H2dCopyFix::PinnedCopy));
     }
-    out.extend([Fix::OverlapCopy, Fix::FewerCopyBytes]);
+    out.extend([
+        Fix::H2dCopy(H2dCopyFix::OverlapCopy),
+        Fix::H2dCopy(H2dCopyFix::FewerCopyBytes),
+    ]);
     out
 }
 
 /// The host CPU is saturated by processes outside the training: its loop and its workers
 /// get CPU time late.
 pub fn cpu_contention() -> Vec<Fix> {
-    vec![Fix::FindCpuHogs, Fix::ReserveCores]
+    vec![
+        Fix::Shared(SharedFix::FindCpuHogs),
+        Fix::Shared(SharedFix::ReserveCores),
+    ]
 }
 
 /// Fewer, bigger launches: compile (or, compiled already, capture CUDA graphs), a
@@ -180,11 +196,11 @@ pub fn cpu_contention() -> Vec<Fix> {
 pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
     let mut out = Vec::new();
     match &run.compiled {
-        None => out.push(Fix::CompileFuseKernels),
+        None => out.push(Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)),
         Some(mode) if !run.cuda_graphs && mode.as_deref() != Some("reduce-overhead") => {
-            out.push(Fix::ReduceOverhead {
+            out.push(Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead {
                 current_mode: mode.clone(),
-            })
+            }))
         }
         Some(_) => {}
     }
@@ -193,11 +209,11 @@ pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
             .optimizer
             .is_none_or(|o| o == OptimizerImplementation::ForLoop)
     {
-        out.push(Fix::ForeachOptimizer {
+        out.push(Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer {
             class: run.optimizer_class.clone(),
-        });
+        }));
     }
-    out.push(Fix::BiggerKernels);
+    out.push(Fix::KernelLaunch(KernelLaunchFix::BiggerKernels));
     out
 }
 
@@ -206,17 +222,17 @@ pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
 /// metrics rewrite would be about some other line.
 pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
     match busiest {
-        Some((site, per_step)) => vec![Fix::FewerReadbacks {
+        Some((site, per_step)) => vec![Fix::HostSync(HostSyncFix::FewerReadbacks {
             site: Some(site.clone()),
             site_per_step: Some(per_step),
-        }],
+        })],
         None => vec![
-            Fix::FewerReadbacks {
+            Fix::HostSync(HostSyncFix::FewerReadbacks {
                 site: None,
                 site_per_step: None,
-            },
-            Fix::GpuMetrics,
-            Fix::FindHiddenSyncs,
+            }),
+            Fix::HostSync(HostSyncFix::GpuMetrics),
+            Fix::HostSync(HostSyncFix::FindHiddenSyncs),
         ],
     }
 }
@@ -226,15 +242,15 @@ pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
 pub fn communication(p2p_disabled: bool, gloo_on_gpus: bool) -> Vec<Fix> {
     let mut out = Vec::new();
     if p2p_disabled {
-        out.push(Fix::EnableP2p);
+        out.push(Fix::Communication(CommunicationFix::EnableP2p));
     }
     if gloo_on_gpus {
-        out.push(Fix::NcclForGpuTensors);
+        out.push(Fix::Communication(CommunicationFix::NcclForGpuTensors));
     }
     out.extend([
-        Fix::AccumulateGradients,
-        Fix::MoreWorkPerAllReduce,
-        Fix::CompressGradients,
+        Fix::Communication(CommunicationFix::AccumulateGradients),
+        Fix::Communication(CommunicationFix::MoreWorkPerAllReduce),
+        Fix::Communication(CommunicationFix::CompressGradients),
     ]);
     out
 }
@@ -253,27 +269,33 @@ pub fn periodic_stall(
                 .as_ref()
                 .is_some_and(|d| d.persistent_workers == Some(true));
             if persistent {
-                vec![Fix::LessPeriodicWork]
+                vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
             } else {
-                vec![Fix::PersistentWorkers]
+                vec![Fix::DataLoading(DataLoadingFix::PersistentWorkers)]
             }
         }
-        Some(PeriodicWork::Checkpoint) => vec![Fix::AsyncCheckpoint {
-            checkpoint_seen: true,
-        }],
-        Some(PeriodicWork::Eval) => vec![Fix::LessPeriodicWork],
-        Some(PeriodicWork::GarbageCollection) => vec![Fix::FreezeGc],
+        Some(PeriodicWork::Checkpoint) => {
+            vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
+                checkpoint_seen: true,
+            })]
+        }
+        Some(PeriodicWork::Eval) => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
+        Some(PeriodicWork::GarbageCollection) => {
+            vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)]
+        }
         Some(PeriodicWork::HostReadback {
             readbacks_per_stall,
-        }) => vec![Fix::SummariseOnGpu {
+        }) => vec![Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu {
             readbacks: *readbacks_per_stall,
-        }],
+        })],
         // Writing checkpoints asynchronously is no advice for a run the probe watched write
         // none.
-        None if run.checkpoints_seen == Some(0) && !checkpoint_seen => vec![Fix::LessPeriodicWork],
+        None if run.checkpoints_seen == Some(0) && !checkpoint_seen => {
+            vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+        }
         None => vec![
-            Fix::AsyncCheckpoint { checkpoint_seen },
-            Fix::LessPeriodicWork,
+            Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { checkpoint_seen }),
+            Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
         ],
     }
 }
@@ -282,18 +304,18 @@ pub fn periodic_stall(
 /// CPU use (100 = one core).
 /// `suspect`: what the host samples point at while the GPU idled, if anything.
 pub fn gpu_idle(suspect: Option<IdleSuspect>, tree_cpu: Option<f64>, th: &Thresholds) -> Vec<Fix> {
-    let mut out = vec![Fix::ProfileSteps];
+    let mut out = vec![Fix::Shared(SharedFix::ProfileSteps)];
     match suspect {
         // Workers flat out: the profile confirms it with the step's data wait; what to change
         // then depends on the loader's settings, which samples do not hold.
         Some(IdleSuspect::InputPipeline { .. }) => {}
-        Some(IdleSuspect::PythonLoop { .. }) => out.push(Fix::MainThreadCpu),
+        Some(IdleSuspect::PythonLoop { .. }) => out.push(Fix::Shared(SharedFix::MainThreadCpu)),
         // Without per-process samples: one core's worth of CPU in the training processes
         // (and not much more) is the Python main thread running flat out.
         None => {
             let (low, high) = th.main_thread_cpu_pct;
             if tree_cpu.is_some_and(|t| (low..high).contains(&t)) {
-                out.push(Fix::MainThreadCpu);
+                out.push(Fix::Shared(SharedFix::MainThreadCpu));
             }
         }
     }
@@ -306,10 +328,10 @@ pub fn throttling(reasons: &[String]) -> Vec<Fix> {
     let power = reasons.iter().any(|r| r.contains("power"));
     let mut out = Vec::new();
     if thermal {
-        out.push(Fix::CoolGpu);
+        out.push(Fix::Throttling(ThrottlingFix::CoolGpu));
     }
     if power || !thermal {
-        out.push(Fix::CheckPower);
+        out.push(Fix::Throttling(ThrottlingFix::CheckPower));
     }
     out
 }
@@ -319,17 +341,17 @@ pub fn throttling(reasons: &[String]) -> Vec<Fix> {
 pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSettings) -> Vec<Fix> {
     let mut out = Vec::new();
     if tensor_cores_idle {
-        out.push(Fix::TensorCores);
+        out.push(Fix::ComputeBound(ComputeBoundFix::TensorCores));
     }
     if run.compiled.is_none() {
-        out.push(Fix::Compile);
+        out.push(Fix::ComputeBound(ComputeBoundFix::Compile));
     }
     let channels_last_missing = match run.convolutions {
         Some((inputs, channels_last)) => inputs > 0 && channels_last < inputs,
         None => conv_heavy,
     };
     if channels_last_missing {
-        out.push(Fix::ChannelsLast);
+        out.push(Fix::ComputeBound(ComputeBoundFix::ChannelsLast));
     }
     // Only classes torch has a fused kernel for; their own name in the code.
     let fusable = run
@@ -337,9 +359,9 @@ pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSetting
         .as_deref()
         .is_none_or(checkup_model::optimizer_supports_fused);
     if run.optimizer_runs && run.optimizer != Some(OptimizerImplementation::Fused) && fusable {
-        out.push(Fix::FusedOptimizer {
+        out.push(Fix::ComputeBound(ComputeBoundFix::FusedOptimizer {
             class: run.optimizer_class.clone(),
-        });
+        }));
     }
     out
 }
@@ -348,9 +370,9 @@ pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSetting
 /// fused library kernels.
 pub fn memory_bandwidth() -> Vec<Fix> {
     vec![
-        Fix::FuseElementwise,
-        Fix::Bf16Activations,
-        Fix::FusedKernels,
+        Fix::MemoryBandwidth(MemoryBandwidthFix::FuseElementwise),
+        Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations),
+        Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels),
     ]
 }
 
@@ -360,11 +382,14 @@ mod tests {
     use checkup_model::{CompileCall, LoaderInfo, ModelInfo, OptimizerInfo};
 
     fn is_fused(f: &Fix) -> bool {
-        matches!(f, Fix::FusedOptimizer { .. })
+        matches!(f, Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { .. }))
     }
 
     fn is_foreach(f: &Fix) -> bool {
-        matches!(f, Fix::ForeachOptimizer { .. })
+        matches!(
+            f,
+            Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
+        )
     }
 
     #[test]
@@ -375,18 +400,22 @@ mod tests {
             ..Default::default()
         };
         assert!(
-            compute_bound(false, false, &sgd).contains(&Fix::FusedOptimizer {
-                class: Some("SGD".into())
-            })
+            compute_bound(false, false, &sgd).contains(&Fix::ComputeBound(
+                ComputeBoundFix::FusedOptimizer {
+                    class: Some("SGD".into())
+                }
+            ))
         );
         let rmsprop = RunSettings {
             optimizer_class: Some("RMSprop".into()),
             ..sgd.clone()
         };
         assert!(!compute_bound(false, false, &rmsprop).iter().any(is_fused));
-        assert!(kernel_launch(&rmsprop).contains(&Fix::ForeachOptimizer {
-            class: Some("RMSprop".into())
-        }));
+        assert!(kernel_launch(&rmsprop).contains(&Fix::KernelLaunch(
+            KernelLaunchFix::ForeachOptimizer {
+                class: Some("RMSprop".into())
+            }
+        )));
     }
 
     fn loader(workers: u32, pin: bool, persistent: bool) -> RunSettings {
@@ -406,10 +435,10 @@ mod tests {
     fn more_workers_quotes_the_current_count_and_leaves_two_cores() {
         assert_eq!(
             data_loading(&loader(2, true, true), false, Some(16), 1),
-            vec![Fix::MoreWorkers {
+            vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 14,
                 current: Some(2)
-            }]
+            })]
         );
     }
 
@@ -418,24 +447,24 @@ mod tests {
         // 4 ranks on 16 cores: a core for each process and one for the system, 11 left.
         assert_eq!(
             data_loading(&loader(1, true, true), false, Some(16), 4),
-            vec![Fix::MoreWorkers {
+            vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 2,
                 current: Some(1)
-            }]
+            })]
         );
         // 8 ranks on 16 cores leave one worker each; 8 ranks on 128 cores, 14.
         assert!(matches!(
             data_loading(&loader(0, true, false), false, Some(16), 8)[0],
-            Fix::MoreWorkers { suggested: 1, .. }
+            Fix::DataLoading(DataLoadingFix::MoreWorkers { suggested: 1, .. })
         ));
         assert!(matches!(
             data_loading(&loader(2, true, true), false, Some(128), 8)[0],
-            Fix::MoreWorkers { suggested: 14, .. }
+            Fix::DataLoading(DataLoadingFix::MoreWorkers { suggested: 14, .. })
         ));
         // A rank that already has its share is told to make samples cheaper instead.
         assert!(matches!(
             data_loading(&loader(2, true, true), false, Some(16), 4)[0],
-            Fix::CheaperSamplesAtWorkerLimit { workers: 2 }
+            Fix::DataLoading(DataLoadingFix::CheaperSamplesAtWorkerLimit { workers: 2 })
         ));
     }
 
@@ -443,21 +472,28 @@ mod tests {
     fn a_loader_with_as_many_workers_as_suggested_is_told_to_make_samples_cheaper() {
         let f = data_loading(&loader(14, true, true), false, Some(16), 1);
         // Not "the CPU is saturated": it is not; the workers are as many as they should be.
-        assert_eq!(f, vec![Fix::CheaperSamplesAtWorkerLimit { workers: 14 }]);
+        assert_eq!(
+            f,
+            vec![Fix::DataLoading(
+                DataLoadingFix::CheaperSamplesAtWorkerLimit { workers: 14 }
+            )]
+        );
     }
 
     #[test]
     fn workers_on_all_but_one_core_of_a_saturated_host_get_two_cores_back() {
         let f = data_loading(&loader(15, false, false), true, Some(16), 1);
-        assert!(f.contains(&Fix::LeaveCoresToLoop {
-            workers: 15,
-            cores: 16,
-            suggested: 14,
-            ranks: 1
-        }));
+        assert!(
+            f.contains(&Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop {
+                workers: 15,
+                cores: 16,
+                suggested: 14,
+                ranks: 1
+            }))
+        );
         assert!(!data_loading(&loader(14, false, false), true, Some(16), 1)
             .iter()
-            .any(|f| matches!(f, Fix::LeaveCoresToLoop { .. })));
+            .any(|f| matches!(f, Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop { .. }))));
     }
 
     #[test]
@@ -465,18 +501,18 @@ mod tests {
         let leave = |workers, ranks| {
             data_loading(&loader(workers, false, false), true, Some(16), ranks)
                 .into_iter()
-                .find(|f| matches!(f, Fix::LeaveCoresToLoop { .. }))
+                .find(|f| matches!(f, Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop { .. })))
         };
         // Four ranks × (3 workers + itself) fill the 16 cores: a core each for the four
         // training processes and one for the system leave 11, two workers each.
         assert_eq!(
             leave(3, 4),
-            Some(Fix::LeaveCoresToLoop {
+            Some(Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop {
                 workers: 3,
                 cores: 16,
                 suggested: 2,
                 ranks: 4
-            })
+            }))
         );
         // Alone on the host, three workers leave cores to spare.
         assert_eq!(leave(3, 1), None);
@@ -502,18 +538,21 @@ mod tests {
         assert_eq!(
             epoch_start_waits(&loader(2, false, false)),
             vec![
-                Fix::PersistentWorkers,
-                Fix::LoaderAcrossEpochs { workers: Some(2) },
-                Fix::PinMemory
+                Fix::DataLoading(DataLoadingFix::PersistentWorkers),
+                Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { workers: Some(2) }),
+                Fix::DataLoading(DataLoadingFix::PinMemory)
             ]
         );
         // Persistent and pinned already: only running across epochs is left to do.
         assert_eq!(
             epoch_start_waits(&loader(14, true, true)),
-            vec![Fix::LoaderAcrossEpochs { workers: Some(14) }]
+            vec![Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs {
+                workers: Some(14)
+            })]
         );
         // No workers: persistent_workers would be refused by torch.
-        assert!(!epoch_start_waits(&loader(0, false, true)).contains(&Fix::PersistentWorkers));
+        assert!(!epoch_start_waits(&loader(0, false, true))
+            .contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers)));
     }
 
     #[test]
@@ -521,16 +560,25 @@ mod tests {
         // A saturated host gets no more workers; torch refuses persistent_workers=True
         // with num_workers=0.
         let f = data_loading(&loader(0, false, false), true, Some(16), 1);
-        assert!(!f.contains(&Fix::PersistentWorkers), "{f:?}");
+        assert!(
+            !f.contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers)),
+            "{f:?}"
+        );
         // Told to add workers, it is told to keep them too.
         let f = data_loading(&loader(0, false, false), false, Some(16), 1);
-        assert!(f.contains(&Fix::PersistentWorkers), "{f:?}");
+        assert!(
+            f.contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers)),
+            "{f:?}"
+        );
     }
 
     #[test]
     fn settings_already_made_are_not_suggested() {
         let f = data_loading(&loader(8, true, true), false, Some(32), 1);
-        assert!(!f.contains(&Fix::PinMemory) && !f.contains(&Fix::PersistentWorkers));
+        assert!(
+            !f.contains(&Fix::DataLoading(DataLoadingFix::PinMemory))
+                && !f.contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers))
+        );
     }
 
     /// The probe's account of a compiled GPT with fused AdamW and no convolutions.
@@ -553,12 +601,21 @@ mod tests {
     fn a_compiled_model_with_a_fused_optimizer_is_not_told_to_compile_or_fuse() {
         let run = RunSettings::of(&RunFacts::default(), Some(&compiled_gpt()), None, true);
         let busy = compute_bound(false, true, &run);
-        assert!(!busy.contains(&Fix::Compile), "{busy:?}");
+        assert!(
+            !busy.contains(&Fix::ComputeBound(ComputeBoundFix::Compile)),
+            "{busy:?}"
+        );
         assert!(!busy.iter().any(is_fused), "{busy:?}");
         let launch = kernel_launch(&run);
-        assert!(!launch.contains(&Fix::CompileFuseKernels), "{launch:?}");
+        assert!(
+            !launch.contains(&Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)),
+            "{launch:?}"
+        );
         assert!(!launch.iter().any(is_foreach), "{launch:?}");
-        assert_eq!(launch[0], Fix::ReduceOverhead { current_mode: None });
+        assert_eq!(
+            launch[0],
+            Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { current_mode: None })
+        );
     }
 
     #[test]
@@ -571,21 +628,24 @@ mod tests {
             ..Default::default()
         };
         let no_convs = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(!compute_bound(false, true, &no_convs).contains(&Fix::ChannelsLast));
+        assert!(!compute_bound(false, true, &no_convs)
+            .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 424,
             channels_last_inputs: 424,
             ..Default::default()
         });
         let already = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(!compute_bound(false, true, &already).contains(&Fix::ChannelsLast));
+        assert!(!compute_bound(false, true, &already)
+            .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 160,
             channels_last_inputs: 0,
             ..Default::default()
         });
         let missing = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(compute_bound(false, false, &missing).contains(&Fix::ChannelsLast));
+        assert!(compute_bound(false, false, &missing)
+            .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
     }
 
     #[test]
@@ -604,12 +664,12 @@ mod tests {
         let f = data_loading(&run, false, Some(16), 1);
         assert_eq!(
             f[0],
-            Fix::MoreWorkers {
+            Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 14,
                 current: Some(2)
-            }
+            })
         );
-        assert!(f.contains(&Fix::PersistentWorkers));
+        assert!(f.contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers)));
     }
 
     #[test]
@@ -620,7 +680,7 @@ mod tests {
         };
         assert_eq!(
             periodic_stall(false, Some(&work), &loader(2, false, false)),
-            vec![Fix::PersistentWorkers]
+            vec![Fix::DataLoading(DataLoadingFix::PersistentWorkers)]
         );
         assert_eq!(
             periodic_stall(
@@ -628,9 +688,9 @@ mod tests {
                 Some(&PeriodicWork::Checkpoint),
                 &RunSettings::default()
             ),
-            vec![Fix::AsyncCheckpoint {
+            vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
                 checkpoint_seen: true
-            }]
+            })]
         );
     }
 }

@@ -6,6 +6,11 @@ use checkup_model::{
     Cause, Communication, DataLoading, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain,
     FixReach, GpuTimeSplit, PeriodicStall, PeriodicWork, PlannedFix, StepBasis,
 };
+use checkup_model::{
+    CommunicationFix, ComputeBoundFix, DataLoadingFix, EnvironmentFix, H2dCopyFix,
+    HostSyncEvidence, HostSyncFix, KernelLaunchFix, MemoryBandwidthFix, MemoryFix,
+    PeriodicStallFix, SharedFix, SlowdownFix, ThrottlingFix,
+};
 
 /// Fills every finding's gains and the diagnosis' plan (what to do first).
 pub(crate) fn fill(d: &mut Diagnosis) {
@@ -140,77 +145,77 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
         })
     );
     match fix {
-        Fix::CheaperSamples
-        | Fix::CheaperSamplesAtWorkerLimit { .. }
-        | Fix::MoreWorkers { .. }
-        | Fix::LoaderAcrossEpochs { .. }
-        | Fix::FreezeGc
-        | Fix::PinnedCopy
-        | Fix::OverlapCopy
-        | Fix::FindCpuHogs
-        | Fix::ReserveCores
-        | Fix::CompileFuseKernels
-        | Fix::ReduceOverhead { .. }
-        | Fix::SummariseOnGpu { .. }
+        Fix::DataLoading(DataLoadingFix::CheaperSamples)
+        | Fix::DataLoading(DataLoadingFix::CheaperSamplesAtWorkerLimit { .. })
+        | Fix::DataLoading(DataLoadingFix::MoreWorkers { .. })
+        | Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::FreezeGc)
+        | Fix::H2dCopy(H2dCopyFix::PinnedCopy)
+        | Fix::H2dCopy(H2dCopyFix::OverlapCopy)
+        | Fix::Shared(SharedFix::FindCpuHogs)
+        | Fix::Shared(SharedFix::ReserveCores)
+        | Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)
+        | Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { .. })
         // The others' wait is the slow rank's extra compute: even work, or a GPU as fast as
         // the others', removes it.
-        | Fix::EvenRankWork { .. }
-        | Fix::SlowerGpu { .. }
-        | Fix::OtherGpuModel { .. }
-        | Fix::EvenStepWork => Whole,
-        Fix::PersistentWorkers if at_epoch_starts => Whole,
-        Fix::AsyncCheckpoint {
+        | Fix::Communication(CommunicationFix::EvenRankWork { .. })
+        | Fix::Communication(CommunicationFix::SlowerGpu { .. })
+        | Fix::Communication(CommunicationFix::OtherGpuModel { .. })
+        | Fix::Communication(CommunicationFix::EvenStepWork) => Whole,
+        Fix::DataLoading(DataLoadingFix::PersistentWorkers) if at_epoch_starts => Whole,
+        Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: true,
-        } => Whole,
-        Fix::FewerReadbacks {
+        }) => Whole,
+        Fix::HostSync(HostSyncFix::FewerReadbacks {
             site: Some(_),
             site_per_step: Some(_),
-        } => match finding.evidence_value(&EvidenceKey::TopSyncSiteShare) {
+        }) => match finding.evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare)) {
             Some(pct) if pct < 100.0 => Part((pct / 100.0).max(0.0)),
             _ => Whole,
         },
-        Fix::FewerReadbacks { .. } => Whole,
+        Fix::HostSync(HostSyncFix::FewerReadbacks { .. }) => Whole,
         // What the allocator's calls cost goes when the cache is kept.
-        Fix::KeepAllocatorCache { .. } => Whole,
+        Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. }) => Whole,
         // The slowdown is the per-step work that grows: constant work removes it.
-        Fix::ConstantHostWork => Whole,
+        Fix::Slowdown(SlowdownFix::ConstantHostWork) => Whole,
         // Exhaustive, so a new fix is placed here on purpose.
-        Fix::LeaveCoresToLoop { .. }
-        | Fix::PinMemory
-        | Fix::PersistentWorkers
-        | Fix::AsyncCheckpoint { .. }
-        | Fix::FewerCopyBytes
-        | Fix::ForeachOptimizer { .. }
-        | Fix::BiggerKernels
-        | Fix::GpuMetrics
-        | Fix::FindHiddenSyncs
-        | Fix::EnableP2p
-        | Fix::AccumulateGradients
-        | Fix::MoreWorkPerAllReduce
-        | Fix::CompressGradients
-        | Fix::NcclForGpuTensors
-        | Fix::LessPeriodicWork
-        | Fix::ProfileSteps
-        | Fix::MainThreadCpu
-        | Fix::CoolGpu
-        | Fix::CheckPower
-        | Fix::TensorCores
-        | Fix::Compile
-        | Fix::ChannelsLast
-        | Fix::FusedOptimizer { .. }
-        | Fix::FuseElementwise
-        | Fix::Bf16Activations
-        | Fix::FusedKernels
-        | Fix::Environment { .. }
-        | Fix::KeepValuesNotTensors
-        | Fix::BoundHostHistory
-        | Fix::ExpandableSegments
-        | Fix::FreeSharedGpu { .. }
-        | Fix::Bf16Memory { .. }
-        | Fix::ActivationCheckpointing { .. }
-        | Fix::EightBitOptimizer { .. }
-        | Fix::SmallerMicroBatch { .. }
-        | Fix::OffloadOptimizer { .. } => Supporting,
+        Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop { .. })
+        | Fix::DataLoading(DataLoadingFix::PinMemory)
+        | Fix::DataLoading(DataLoadingFix::PersistentWorkers)
+        | Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { .. })
+        | Fix::H2dCopy(H2dCopyFix::FewerCopyBytes)
+        | Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
+        | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
+        | Fix::HostSync(HostSyncFix::GpuMetrics)
+        | Fix::HostSync(HostSyncFix::FindHiddenSyncs)
+        | Fix::Communication(CommunicationFix::EnableP2p)
+        | Fix::Communication(CommunicationFix::AccumulateGradients)
+        | Fix::Communication(CommunicationFix::MoreWorkPerAllReduce)
+        | Fix::Communication(CommunicationFix::CompressGradients)
+        | Fix::Communication(CommunicationFix::NcclForGpuTensors)
+        | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
+        | Fix::Shared(SharedFix::ProfileSteps)
+        | Fix::Shared(SharedFix::MainThreadCpu)
+        | Fix::Throttling(ThrottlingFix::CoolGpu)
+        | Fix::Throttling(ThrottlingFix::CheckPower)
+        | Fix::ComputeBound(ComputeBoundFix::TensorCores)
+        | Fix::ComputeBound(ComputeBoundFix::Compile)
+        | Fix::ComputeBound(ComputeBoundFix::ChannelsLast)
+        | Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { .. })
+        | Fix::MemoryBandwidth(MemoryBandwidthFix::FuseElementwise)
+        | Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations)
+        | Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels)
+        | Fix::Environment(EnvironmentFix::Environment { .. })
+        | Fix::Memory(MemoryFix::KeepValuesNotTensors)
+        | Fix::Memory(MemoryFix::BoundHostHistory)
+        | Fix::Memory(MemoryFix::ExpandableSegments)
+        | Fix::Memory(MemoryFix::FreeSharedGpu { .. })
+        | Fix::Memory(MemoryFix::Bf16Memory { .. })
+        | Fix::Memory(MemoryFix::ActivationCheckpointing { .. })
+        | Fix::Memory(MemoryFix::EightBitOptimizer { .. })
+        | Fix::Memory(MemoryFix::SmallerMicroBatch { .. })
+        | Fix::Memory(MemoryFix::OffloadOptimizer { .. }) => Supporting,
     }
 }
 
@@ -229,13 +234,13 @@ mod tests {
             confidence: 0.9,
             share: 0.4,
             evidence: vec![Evidence {
-                key: EvidenceKey::TopSyncSiteShare,
+                key: EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare),
                 value: top_site_pct,
                 unit: Unit::Percent,
                 threshold: None,
                 source: Source::Probe,
             }],
-            fixes: vec![Fix::FewerReadbacks {
+            fixes: vec![Fix::HostSync(HostSyncFix::FewerReadbacks {
                 site: Some(SyncSite {
                     file: "train.py".into(),
                     line: 88,
@@ -244,7 +249,7 @@ mod tests {
                     count: 380,
                 }),
                 site_per_step: Some(380.0 * top_site_pct / 100.0),
-            }],
+            })],
             gains: Gains::default(),
         }
     }
@@ -280,15 +285,24 @@ mod tests {
             ..sync_finding(100.0)
         };
         assert_eq!(
-            reach(&Fix::PersistentWorkers, &at_starts(Some(234.0))),
+            reach(
+                &Fix::DataLoading(DataLoadingFix::PersistentWorkers),
+                &at_starts(Some(234.0))
+            ),
             FixReach::Cause
         );
         assert_eq!(
-            reach(&Fix::PersistentWorkers, &at_starts(None)),
+            reach(
+                &Fix::DataLoading(DataLoadingFix::PersistentWorkers),
+                &at_starts(None)
+            ),
             FixReach::Supporting
         );
         assert_eq!(
-            reach(&Fix::PinMemory, &at_starts(None)),
+            reach(
+                &Fix::DataLoading(DataLoadingFix::PinMemory),
+                &at_starts(None)
+            ),
             FixReach::Supporting
         );
     }
@@ -321,7 +335,10 @@ mod tests {
         let copies = Finding {
             cause: Cause::H2dCopy(H2dCopy::Exposed),
             share: 0.2,
-            fixes: vec![Fix::FewerCopyBytes, Fix::PinnedCopy],
+            fixes: vec![
+                Fix::H2dCopy(H2dCopyFix::FewerCopyBytes),
+                Fix::H2dCopy(H2dCopyFix::PinnedCopy),
+            ],
             ..sync_finding(100.0)
         };
         let mut d = diagnosis(vec![copies, sync_finding(100.0)], 100.0);

@@ -14,3 +14,39 @@ causes! {
         } => "compute_bound",
     }
 }
+
+keyed! {
+    tag = "key";
+    /// What the `compute_bound` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum ComputeBoundEvidence {
+        /// GPU busy share of a step.
+        StepBusyShare => "step_busy_share",
+        /// Compute kernels, share of step.
+        ComputeShare => "compute_share",
+        /// Tensor-core activity (GPM).
+        TensorActive => "tensor_active",
+        /// Matmul/convolution share of kernel time.
+        GemmShare => "gemm_share",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `compute_bound` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum ComputeBoundFix {
+        /// Use tensor cores: bf16 autocast or TF32.
+        TensorCores => "tensor_cores",
+        /// Compile the model.
+        Compile => "compile",
+        /// Use channels_last for convolutions.
+        ChannelsLast => "channels_last",
+        /// Use fused optimizers.
+        FusedOptimizer {
+            /// The run's optimizer class.
+            #[serde(default)]
+            class: Option<String>,
+        } => "fused_optimizer",
+    }
+}

@@ -1,6 +1,7 @@
 //! One finding: the cause it names, how much it matters, its evidence, its fixes and their
 //! gains; and its JSON form, with the stable id scripts read.
 
+use super::CommunicationFix;
 use serde::{Deserialize, Serialize};
 
 use super::{Cause, Communication, Evidence, EvidenceKey, ExpectedGain, Family, Fix, FixGain};
@@ -156,7 +157,9 @@ impl Finding {
             Cause::Communication(Communication::Straggler { .. }) => self.fixes.iter().any(|f| {
                 matches!(
                     f,
-                    Fix::EvenRankWork { .. } | Fix::SlowerGpu { .. } | Fix::OtherGpuModel { .. }
+                    Fix::Communication(CommunicationFix::EvenRankWork { .. })
+                        | Fix::Communication(CommunicationFix::SlowerGpu { .. })
+                        | Fix::Communication(CommunicationFix::OtherGpuModel { .. })
                 )
             }),
             _ => false,

@@ -53,3 +53,24 @@ pub enum IdleSuspect {
         main_cpu_pct: f64,
     },
 }
+
+keyed! {
+    tag = "key";
+    /// What the `gpu_idle` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum GpuIdleEvidence {
+        /// Seconds of host samples during which the GPU sat near idle.
+        GpuIdleSeconds => "gpu_idle_seconds",
+        /// DataLoader workers (other processes of the training) each at ≥ 90 % of a core, on
+        /// average while the GPU idled.
+        BusyWorkersWhileIdle => "busy_workers_while_idle",
+        /// The training process's own CPU while the GPU idled (100 = one core).
+        MainCpuWhileIdle => "main_cpu_while_idle",
+        /// The training's other processes' CPU together while the GPU idled (100 = one core).
+        WorkersCpuWhileIdle => "workers_cpu_while_idle",
+        /// GPU busy share.
+        GpuBusyShare => "gpu_busy_share",
+        /// GPU idle time no other finding explains.
+        UnexplainedIdle => "unexplained_idle",
+    }
+}

@@ -9,3 +9,35 @@ causes! {
         Pageable => "h2d_copy/pageable",
     }
 }
+
+keyed! {
+    tag = "key";
+    /// What the `h2d_copy` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum H2dCopyEvidence {
+        /// Host-to-device copies not hidden by compute (share of step).
+        ExposedH2dShare => "exposed_h2d_share",
+        /// Pageable host-to-device copy time per step.
+        PageableH2dPerStep => "pageable_h2d_per_step",
+        /// Pinned host-to-device copy time per step.
+        PinnedH2dPerStep => "pinned_h2d_per_step",
+        /// Pageable copy bandwidth.
+        PageableBandwidth => "pageable_bandwidth",
+        /// Pageable bytes copied per step.
+        PageableBytesPerStep => "pageable_bytes_per_step",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `h2d_copy` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum H2dCopyFix {
+        /// Copy from pinned memory, asynchronously.
+        PinnedCopy => "pinned_copy",
+        /// Overlap the next batch's copy with this step's compute.
+        OverlapCopy => "overlap_copy",
+        /// Send fewer bytes.
+        FewerCopyBytes => "fewer_copy_bytes",
+    }
+}

@@ -15,3 +15,68 @@ causes! {
         } => "host_sync/allocator",
     }
 }
+
+keyed! {
+    tag = "key";
+    /// What the `host_sync` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum HostSyncEvidence {
+        /// GPU idle after a host synchronisation (share of step).
+        SyncIdleShare => "sync_idle_share",
+        /// Synchronising CUDA calls per step.
+        SyncCallsPerStep => "sync_calls_per_step",
+        /// Synchronising calls per step the probe counted, outside the profiler.
+        ProbeSyncsPerStep => "probe_syncs_per_step",
+        /// Of them, the share made by the busiest line.
+        TopSyncSiteShare => "top_sync_site_share",
+        /// Aten::item / _local_scalar_dense per step.
+        ItemCallsPerStep => "item_calls_per_step",
+        /// GPU idle while the driver allocated or freed device memory and while the
+        /// host launched into the queue that drained, share of step.
+        AllocIdleShare => "alloc_idle_share",
+        /// `cudaMalloc` / `cudaFree` calls per step.
+        AllocCallsPerStep => "alloc_calls_per_step",
+        /// Host time in those calls per step.
+        AllocHostTimePerStep => "alloc_host_time_per_step",
+        /// `torch.cuda.empty_cache()` calls per step, as the probe counted them.
+        EmptyCacheCallsPerStep => "empty_cache_calls_per_step",
+        /// Host time to launch a step, outside syncs.
+        HostLaunchTime => "host_launch_time",
+        /// GPU busy time per step.
+        GpuBusyPerStep => "gpu_busy_per_step",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `host_sync` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum HostSyncFix {
+        /// Stop reading GPU values back inside the step, at the line that does it most.
+        FewerReadbacks {
+            /// The line that synchronises most, when the probe saw it.
+            #[serde(default)]
+            site: Option<crate::SyncSite>,
+            /// Its calls per step.
+            #[serde(default)]
+            site_per_step: Option<f64>,
+        } => "fewer_readbacks",
+        /// Keep the caching allocator's memory between steps: take `torch.cuda.empty_cache()` out
+        /// of the loop (at its line, when the probe saw it), or turn caching back on.
+        KeepAllocatorCache {
+            /// The line that empties the cache most, when the probe saw it.
+            #[serde(default)]
+            site: Option<crate::SyncSite>,
+            /// `torch.cuda.empty_cache()` calls per step, when the probe counted them.
+            #[serde(default)]
+            calls_per_step: Option<f64>,
+            /// `PYTORCH_NO_CUDA_MEMORY_CACHING` is set in the run's environment.
+            #[serde(default)]
+            caching_off: bool,
+        } => "keep_allocator_cache",
+        /// Compute metrics on the GPU.
+        GpuMetrics => "gpu_metrics",
+        /// Find hidden syncs.
+        FindHiddenSyncs => "find_hidden_syncs",
+    }
+}

@@ -19,3 +19,48 @@ causes! {
         } => "kernel_launch/cpu_contention",
     }
 }
+
+keyed! {
+    tag = "key";
+    /// What the `kernel_launch` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum KernelLaunchEvidence {
+        /// GPU idle waiting for the host to launch work (share of step).
+        LaunchIdleShare => "launch_idle_share",
+        /// Kernels per step.
+        KernelsPerStep => "kernels_per_step",
+        /// Median kernel duration.
+        MedianKernel => "median_kernel",
+        /// Kernels shorter than 10 µs.
+        TinyKernelShare => "tiny_kernel_share",
+        /// Unprofiled step time.
+        UnprofiledStepTime => "unprofiled_step_time",
+        /// Profiled step time (CPU side).
+        ProfiledStepTime => "profiled_step_time",
+        /// GPU-Util (any kernel running).
+        GpuUtil => "gpu_util",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `kernel_launch` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum KernelLaunchFix {
+        /// Compile the model to fuse small kernels.
+        CompileFuseKernels => "compile_fuse_kernels",
+        /// A model compiled in another mode: capture CUDA graphs with mode="reduce-overhead".
+        ReduceOverhead {
+            /// The mode the model was compiled in.
+            current_mode: Option<String>,
+        } => "reduce_overhead",
+        /// `class`: the run's optimizer (`SGD`), when known, which the code names.
+        ForeachOptimizer {
+            /// The run's optimizer class.
+            #[serde(default)]
+            class: Option<String>,
+        } => "foreach_optimizer",
+        /// Give each kernel more work.
+        BiggerKernels => "bigger_kernels",
+    }
+}

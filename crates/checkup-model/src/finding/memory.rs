@@ -51,3 +51,74 @@ causes! {
         } => "memory/fragmented",
     }
 }
+
+keyed! {
+    tag = "key";
+    /// What the `memory` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum MemoryEvidence {
+        /// Growth of memory in live tensors.
+        AllocatedGrowth => "allocated_growth",
+        /// Growth of memory in live tensors, per minute.
+        AllocatedGrowthRate => "allocated_growth_rate",
+        /// Growth of the training processes' host memory, per minute.
+        HostRssGrowthRate => "host_rss_growth_rate",
+        /// Peak GPU memory used, share of the card's.
+        PeakMemoryShareOfCapacity => "peak_memory_share_of_capacity",
+        /// Other processes' memory on this GPU.
+        OtherProcessesMemory => "other_processes_memory",
+        /// Reserved memory never used at once, share of reserved.
+        ReservedUnusedShare => "reserved_unused_share",
+        /// Allocation retries after a failed cudaMalloc.
+        AllocRetries => "alloc_retries",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `memory` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum MemoryFix {
+        /// Kept loss tensors hold their graphs: keep their values.
+        KeepValuesNotTensors => "keep_values_not_tensors",
+        /// A per-step history kept on the host (predictions, tensors, arrays): aggregate as it
+        /// comes, or write it out.
+        BoundHostHistory => "bound_host_history",
+        /// `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
+        ExpandableSegments => "expandable_segments",
+        /// Other processes hold `frees_gib` of the training's GPU: stop them or train on a GPU of
+        /// its own.
+        FreeSharedGpu {
+            /// The other processes.
+            pids: Vec<u32>,
+            /// What they hold, GiB.
+            frees_gib: f64,
+        } => "free_shared_gpu",
+        /// The memory savers, in order of cost, each with what it would free (GiB), estimated
+        /// from the recording where it can be.
+        Bf16Memory {
+            /// What it would free, GiB.
+            frees_gib: Option<f64>,
+        } => "bf16_memory",
+        /// Recompute activations in backward (activation checkpointing).
+        ActivationCheckpointing {
+            /// What it would free, GiB.
+            frees_gib: Option<f64>,
+        } => "activation_checkpointing",
+        /// Keep the optimizer's states in 8 bits.
+        EightBitOptimizer {
+            /// What it would free, GiB.
+            frees_gib: Option<f64>,
+        } => "eight_bit_optimizer",
+        /// Halve the micro-batch and accumulate two.
+        SmallerMicroBatch {
+            /// What it would free, GiB.
+            frees_gib: Option<f64>,
+        } => "smaller_micro_batch",
+        /// Move the optimizer's states to the CPU.
+        OffloadOptimizer {
+            /// What it would free, GiB.
+            frees_gib: Option<f64>,
+        } => "offload_optimizer",
+    }
+}

@@ -14,3 +14,29 @@ causes! {
         } => "memory_bandwidth",
     }
 }
+
+keyed! {
+    tag = "key";
+    /// What the `memory_bandwidth` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum MemoryBandwidthEvidence {
+        /// DRAM bandwidth utilisation (GPM).
+        DramBandwidth => "dram_bandwidth",
+        /// Elementwise/normalisation share of kernel time.
+        ElementwiseShare => "elementwise_share",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `memory_bandwidth` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum MemoryBandwidthFix {
+        /// Fuse elementwise chains.
+        FuseElementwise => "fuse_elementwise",
+        /// Halve the bytes: bf16 activations.
+        Bf16Activations => "bf16_activations",
+        /// Use fused kernels for the hot blocks.
+        FusedKernels => "fused_kernels",
+    }
+}

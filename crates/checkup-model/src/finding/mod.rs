@@ -27,31 +27,33 @@ mod memory;
 mod memory_bandwidth;
 mod note;
 mod periodic_stall;
+mod shared;
 mod slowdown;
 mod throttling;
 
 pub use cause::{Cause, Family};
-pub use communication::{Communication, ScalingFigures};
-pub use compute_bound::ComputeBound;
-pub use data_loading::DataLoading;
+pub use communication::{Communication, CommunicationEvidence, CommunicationFix, ScalingFigures};
+pub use compute_bound::{ComputeBound, ComputeBoundEvidence, ComputeBoundFix};
+pub use data_loading::{DataLoading, DataLoadingEvidence, DataLoadingFix};
 pub use diagnosis::{
     Diagnosis, ExpectedGain, FixGain, FixReach, PlannedFix, RankedFinding, RankedFix, StepBasis,
     DIAGNOSIS_FORMAT,
 };
 pub use entry::{Finding, Gains, Severity};
-pub use environment::Environment;
+pub use environment::{Environment, EnvironmentEvidence, EnvironmentFix};
 pub use evidence::{BusyMethod, Comparison, Evidence, EvidenceKey, Source, Threshold, Unit};
 pub use fix::Fix;
-pub use gpu_idle::{GpuIdle, IdleSuspect, Recorded};
-pub use h2d_copy::H2dCopy;
-pub use host_sync::HostSync;
-pub use kernel_launch::KernelLaunch;
-pub use memory::Memory;
-pub use memory_bandwidth::MemoryBandwidth;
+pub use gpu_idle::{GpuIdle, GpuIdleEvidence, IdleSuspect, Recorded};
+pub use h2d_copy::{H2dCopy, H2dCopyEvidence, H2dCopyFix};
+pub use host_sync::{HostSync, HostSyncEvidence, HostSyncFix};
+pub use kernel_launch::{KernelLaunch, KernelLaunchEvidence, KernelLaunchFix};
+pub use memory::{Memory, MemoryEvidence, MemoryFix};
+pub use memory_bandwidth::{MemoryBandwidth, MemoryBandwidthEvidence, MemoryBandwidthFix};
 pub use note::Note;
-pub use periodic_stall::{PeriodicStall, PeriodicWork};
-pub use slowdown::{Slowdown, SlowdownPart};
-pub use throttling::Throttling;
+pub use periodic_stall::{PeriodicStall, PeriodicStallEvidence, PeriodicStallFix, PeriodicWork};
+pub use shared::{SharedEvidence, SharedFix};
+pub use slowdown::{Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart};
+pub use throttling::{Throttling, ThrottlingEvidence, ThrottlingFix};
 
 #[cfg(test)]
 mod tests;

@@ -45,3 +45,54 @@ pub enum PeriodicWork {
         readbacks_per_stall: f64,
     },
 }
+
+keyed! {
+    tag = "key";
+    /// What the `periodic_stall` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum PeriodicStallEvidence {
+        /// Stalled steps in which the probe marked the periodic work named.
+        StallsWithMarker => "stalls_with_marker",
+        /// Stalls inside the profiled window.
+        ProfiledStalls => "profiled_stalls",
+        /// Median host read-backs in a profiled stalled step.
+        ReadbacksPerStall => "readbacks_per_stall",
+        /// Stall period.
+        StallPeriod => "stall_period",
+        /// Typical stall length beyond a normal step.
+        StallExcess => "stall_excess",
+        /// Stalls in the steady window.
+        StallCount => "stall_count",
+        /// Time lost to stalls (share of run).
+        StallLostShare => "stall_lost_share",
+        /// GPU util dips to idle every.
+        UtilDipPeriod => "util_dip_period",
+        /// Stalls during which GPU-Util fell below busy.
+        StallsSeenIdle => "stalls_seen_idle",
+        /// Peak disk write rate.
+        PeakDiskWrite => "peak_disk_write",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `periodic_stall` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum PeriodicStallFix {
+        /// Full garbage collections stall the loop: freeze the objects built at start-up.
+        FreezeGc => "freeze_gc",
+        /// Periodic work that reads tensors back one at a time: summarise on the GPU and copy
+        /// once. `readbacks`: read-backs per stall.
+        SummariseOnGpu {
+            /// Read-backs per stall.
+            readbacks: f64,
+        } => "summarise_on_gpu",
+        /// Write checkpoints asynchronously.
+        AsyncCheckpoint {
+            /// Whether the probe saw the run write checkpoints.
+            checkpoint_seen: bool,
+        } => "async_checkpoint",
+        /// Do periodic work less often or off the critical path.
+        LessPeriodicWork => "less_periodic_work",
+    }
+}

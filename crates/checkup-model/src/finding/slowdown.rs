@@ -40,3 +40,31 @@ pub enum SlowdownPart {
     /// Neither: the GPU's work per step, or waits the step timings do not split.
     Other,
 }
+
+keyed! {
+    tag = "key";
+    /// What the `slowdown` family's findings measure.
+    #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum SlowdownEvidence {
+        /// Median step, first tenth of the run.
+        FirstStepMedian => "first_step_median",
+        /// Median step, last tenth of the run.
+        LastStepMedian => "last_step_median",
+        /// Step time growth over the run.
+        StepTimeGrowth => "step_time_growth",
+        /// Growth of the wait for data per step.
+        DataWaitGrowth => "data_wait_growth",
+        /// Growth of the loop's host time per step.
+        HostWorkGrowth => "host_work_growth",
+    }
+}
+
+keyed! {
+    tag = "fix";
+    /// The changes the `slowdown` family's findings propose.
+    #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+    pub enum SlowdownFix {
+        /// Per-step host work that grows with the steps done (a list re-scanned every step).
+        ConstantHostWork => "constant_host_work",
+    }
+}

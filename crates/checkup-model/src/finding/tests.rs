@@ -1,6 +1,7 @@
 //! The finding model's JSON and ids, as scripts and stored diagnoses read them.
 
 use super::*;
+use super::{CommunicationEvidence, ComputeBoundFix, DataLoadingFix, HostSyncFix, SharedFix};
 
 #[test]
 fn a_finding_id_is_its_causes_kind_and_its_family_the_variant_that_holds_it() {
@@ -88,6 +89,70 @@ fn a_cause_of_an_unknown_kind_or_with_a_wrong_field_is_refused_by_name() {
     assert!(err.contains("missing field `kind`"), "{err}");
 }
 
+#[test]
+fn evidence_keys_and_fixes_keep_their_flat_json_ids_from_the_family_that_holds_them() {
+    let fix = Fix::HostSync(HostSyncFix::KeepAllocatorCache {
+        site: None,
+        calls_per_step: Some(2.0),
+        caching_off: false,
+    });
+    let json = serde_json::to_value(&fix).unwrap();
+    assert_eq!(json["fix"], "keep_allocator_cache");
+    assert_eq!(serde_json::from_value::<Fix>(json).unwrap(), fix);
+    let stored =
+        serde_json::json!({"fix": "leave_cores_to_loop", "workers": 8, "cores": 8, "suggested": 6});
+    assert_eq!(
+        serde_json::from_value::<Fix>(stored).unwrap(),
+        DataLoadingFix::LeaveCoresToLoop {
+            workers: 8,
+            cores: 8,
+            suggested: 6,
+            ranks: 1
+        }
+    );
+    let key = EvidenceKey::from(CommunicationEvidence::SlowestRankSteps { rank: 3 });
+    let json = serde_json::to_value(&key).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"key": "slowest_rank_steps", "rank": 3})
+    );
+    assert_eq!(serde_json::from_value::<EvidenceKey>(json).unwrap(), key);
+}
+
+#[test]
+fn no_id_is_held_by_two_families() {
+    for ids in [Fix::ids().collect::<Vec<_>>(), EvidenceKey::ids().collect()] {
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len(), "{ids:?}");
+    }
+    assert_eq!(Fix::ids().count(), 55);
+    assert_eq!(EvidenceKey::ids().count(), 92);
+}
+
+#[test]
+fn an_unknown_fix_or_evidence_key_or_a_wrong_field_is_refused_by_name() {
+    let err = serde_json::from_value::<Fix>(serde_json::json!({"fix": "buy_more_gpus"}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown fix `buy_more_gpus`"), "{err}");
+    let err = serde_json::from_value::<Fix>(
+        serde_json::json!({"fix": "more_workers", "suggested": "lots"}),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("fix `more_workers`"), "{err}");
+    let err = serde_json::from_value::<EvidenceKey>(serde_json::json!({"key": "vibes"}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown evidence key `vibes`"), "{err}");
+    let err = serde_json::from_value::<Evidence>(serde_json::json!({"value": 1.0, "unit": "ms", "threshold": null, "source": {"from": "steps_csv"}}))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing field `key`"), "{err}");
+}
+
 fn checkpoint_stall() -> Finding {
     let gain = ExpectedGain {
         before_ms: 41.0,
@@ -106,18 +171,18 @@ fn checkpoint_stall() -> Finding {
         confidence: 0.85,
         share: 0.2,
         evidence: vec![Evidence {
-            key: EvidenceKey::ExposedCommRank { rank: 1 },
+            key: EvidenceKey::Communication(CommunicationEvidence::ExposedCommRank { rank: 1 }),
             value: 3.0,
             unit: Unit::Percent,
             threshold: None,
             source: Source::Trace { rank: Some(1) },
         }],
         fixes: vec![
-            Fix::MoreWorkers {
+            Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 14,
                 current: Some(2),
-            },
-            Fix::PinMemory,
+            }),
+            Fix::DataLoading(DataLoadingFix::PinMemory),
         ],
         gains: Gains {
             cause: Some(gain),
@@ -158,11 +223,11 @@ fn a_finding_stored_without_gains_reads_back_with_none() {
         "fixes": [{"fix": "find_hidden_syncs"}]
     });
     let f: Finding = serde_json::from_value(json).unwrap();
-    assert_eq!(f.fixes, vec![Fix::FindHiddenSyncs]);
+    assert_eq!(f.fixes, vec![Fix::HostSync(HostSyncFix::FindHiddenSyncs)]);
     assert_eq!(f.gains.cause, None);
     assert_eq!(
         f.fixes_with_gains().collect::<Vec<_>>(),
-        [(&Fix::FindHiddenSyncs, None)]
+        [(&Fix::HostSync(HostSyncFix::FindHiddenSyncs), None)]
     );
 }
 
@@ -200,16 +265,16 @@ fn the_plan_looks_up_its_findings_and_fixes_and_skips_dangling_entries() {
 
 #[test]
 fn profiling_and_sync_warnings_measure_more_and_change_nothing_to_compare() {
-    assert!(Fix::ProfileSteps.is_investigation());
-    assert!(Fix::FindHiddenSyncs.is_investigation());
+    assert!(Fix::Shared(SharedFix::ProfileSteps).is_investigation());
+    assert!(Fix::HostSync(HostSyncFix::FindHiddenSyncs).is_investigation());
     let changes = [
-        Fix::MoreWorkers {
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
-        },
-        Fix::PinMemory,
-        Fix::GpuMetrics,
-        Fix::Compile,
+        }),
+        Fix::DataLoading(DataLoadingFix::PinMemory),
+        Fix::HostSync(HostSyncFix::GpuMetrics),
+        Fix::ComputeBound(ComputeBoundFix::Compile),
     ];
     assert!(changes.iter().all(|f| !f.is_investigation()));
 }

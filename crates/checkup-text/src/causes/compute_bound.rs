@@ -1,7 +1,9 @@
-//! Words for the `compute_bound` family's findings: each cause's title and summary.
+//! Words for the `compute_bound` family's findings: each cause's title and summary, what its
+//! evidence rows measure, and its fixes.
 
-use checkup_model::{ComputeBound, Language};
+use checkup_model::{ComputeBound, ComputeBoundEvidence, ComputeBoundFix, Language};
 
+use crate::fixes::{pick, t, FixText};
 use crate::{pct, Language::*};
 
 /// A `compute_bound` finding's title.
@@ -62,6 +64,61 @@ pub fn summary(c: &ComputeBound, l: Language) -> String {
             } else {
                 ""
             }
+        ),
+    }
+}
+
+/// What a `compute_bound` evidence row measures.
+pub fn evidence(k: &ComputeBoundEvidence, l: Language) -> String {
+    let (en, zh) = match k {
+        ComputeBoundEvidence::StepBusyShare => ("GPU busy share of a step", "GPU 忙碌占步骤比例"),
+        ComputeBoundEvidence::ComputeShare => {
+            ("compute kernels, share of step", "计算内核占步骤比例")
+        }
+        ComputeBoundEvidence::TensorActive => ("tensor-core activity (GPM)", "张量核活跃度（GPM）"),
+        ComputeBoundEvidence::GemmShare => (
+            "matmul/convolution share of kernel time",
+            "矩阵乘/卷积占内核时间比例",
+        ),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A `compute_bound` fix in words.
+pub fn fix(f: &ComputeBoundFix, l: Language) -> FixText {
+    match (f, l) {
+        (ComputeBoundFix::TensorCores, _) => t(
+            pick(l, "Use tensor cores: bf16 autocast or TF32", "使用张量核：bf16 autocast 或 TF32"),
+            pick(l, "Matrix multiplies run in plain fp32 and the tensor cores sit idle. bf16 autocast (or at least TF32) runs them on tensor cores at many times the fp32 rate.", "矩阵乘以普通 fp32 运行，张量核闲置。bf16 autocast（至少 TF32）让它们在张量核上以数倍于 fp32 的速度运行。"),
+            Some("torch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cudnn.allow_tf32 = True\nwith torch.autocast(\"cuda\", dtype=torch.bfloat16):\n    loss = loss_fn(model(x), y)"),
+            pick(l, "Matmul-heavy steps get several times faster.", "以矩阵乘为主的步骤快数倍。"),
+        ),
+        (ComputeBoundFix::Compile, _) => t(
+            pick(l, "Compile the model", "编译模型"),
+            pick(l, "The GPU is the limit, so the next gains come from doing less work per step: torch.compile fuses elementwise ops into the surrounding kernels.", "GPU 已是瓶颈，下一步的收益来自每步少做工作：torch.compile 把逐元素操作融合进相邻内核。"),
+            Some("model = torch.compile(model)"),
+            pick(l, "Typically 1.2–2× on training steps.", "训练步骤通常提速 1.2–2 倍。"),
+        ),
+        (ComputeBoundFix::ChannelsLast, _) => t(
+            pick(l, "Use channels_last for convolutions", "卷积使用 channels_last"),
+            pick(l, "cuDNN's fastest tensor-core convolutions want NHWC.", "cuDNN 最快的张量核卷积需要 NHWC 布局。"),
+            Some("model = model.to(memory_format=torch.channels_last)\nx = x.to(memory_format=torch.channels_last)"),
+            pick(l, "10–30 % faster convolutions in mixed precision.", "混合精度下卷积快 10–30%。"),
+        ),
+        (ComputeBoundFix::FusedOptimizer { class }, _) => t(
+            pick(l, "Use fused optimizers", "使用 fused 优化器"),
+            pick(l, "Fused optimizer kernels cut the optimizer's share of the step.", "融合的优化器内核降低优化器在步骤中的占比。"),
+            Some(&match class.as_deref() {
+                Some(c) => format!("opt = torch.optim.{c}(model.parameters(), lr=lr, fused=True)"),
+                None => format!(
+                    "opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # {}",
+                    pick(l, "keep your optimizer's class", "保留你原来的优化器类")
+                ),
+            }),
+            pick(l, "Smaller optimizer share of the step.", "优化器占比下降。"),
         ),
     }
 }

@@ -1,7 +1,8 @@
 //! Words for the `environment` family's findings: the check's own words.
 
-use checkup_model::{Environment, Language};
+use checkup_model::{Environment, EnvironmentEvidence, EnvironmentFix, Language};
 
+use crate::fixes::{pick, t, FixText};
 use crate::{checks, Language::*};
 
 /// An `environment` finding's title: its check's.
@@ -21,5 +22,28 @@ pub fn summary(c: &Environment, l: Language) -> String {
                 Zh => format!("{}：{}。{}", t.title, t.value, t.meaning),
             }
         }
+    }
+}
+
+/// What an `environment` evidence row measures: the check's own title.
+pub fn evidence(k: &EnvironmentEvidence, l: Language) -> String {
+    match k {
+        EnvironmentEvidence::EnvStatus { check } => checks::title(*check, None, l),
+    }
+}
+
+/// An `environment` fix in words.
+pub fn fix(f: &EnvironmentFix, l: Language) -> FixText {
+    match (f, l) {
+        (EnvironmentFix::Environment { check }, _) => t(
+            pick(l, "Fix the environment", "修复环境问题"),
+            &checks::fix_for(*check, l),
+            None,
+            pick(
+                l,
+                "Removes a slowdown that no code change can fix.",
+                "消除任何代码修改都无法解决的减速。",
+            ),
+        ),
     }
 }

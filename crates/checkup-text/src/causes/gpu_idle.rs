@@ -1,6 +1,7 @@
-//! Words for the `gpu_idle` family's findings: each cause's title and summary.
+//! Words for the `gpu_idle` family's findings: each cause's title and summary, what its
+//! evidence rows measure, and its fixes.
 
-use checkup_model::{GpuIdle, IdleSuspect, Language, Recorded};
+use checkup_model::{GpuIdle, GpuIdleEvidence, IdleSuspect, Language, Recorded};
 
 use crate::{pct, Language::*};
 
@@ -69,5 +70,36 @@ fn recorded_zh(r: Recorded) -> &'static str {
         Recorded::StepsNoTrace => "这份记录有步骤计时，但没有 trace",
         Recorded::TraceNoSteps => "这份记录有 trace，但没有步骤计时",
         Recorded::StepsAndTrace => "步骤计时和 trace 都解释不了这段空闲",
+    }
+}
+
+/// What a `gpu_idle` evidence row measures.
+pub fn evidence(k: &GpuIdleEvidence, l: Language) -> String {
+    let (en, zh) = match k {
+        GpuIdleEvidence::GpuIdleSeconds => (
+            "host-sampled time with the GPU near idle",
+            "GPU 接近空闲时的主机采样时长",
+        ),
+        GpuIdleEvidence::BusyWorkersWhileIdle => (
+            "workers each at a full core while the GPU idled (mean)",
+            "GPU 空闲时各自占满一个核心的 worker 数（平均）",
+        ),
+        GpuIdleEvidence::WorkersCpuWhileIdle => (
+            "worker processes' CPU together while the GPU idled (100 = one core)",
+            "GPU 空闲时各 worker 进程合计的 CPU（100 = 一个核心）",
+        ),
+        GpuIdleEvidence::MainCpuWhileIdle => (
+            "training process CPU while the GPU idled (100 = one core)",
+            "GPU 空闲时训练进程的 CPU（100 = 一个核心）",
+        ),
+        GpuIdleEvidence::GpuBusyShare => ("GPU busy share", "GPU 忙碌比例"),
+        GpuIdleEvidence::UnexplainedIdle => (
+            "GPU idle time no other finding explains",
+            "其他发现都解释不了的 GPU 空闲时间",
+        ),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
     }
 }

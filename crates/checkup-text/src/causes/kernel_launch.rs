@@ -1,7 +1,9 @@
-//! Words for the `kernel_launch` family's findings: each cause's title and summary.
+//! Words for the `kernel_launch` family's findings: each cause's title and summary, what its
+//! evidence rows measure, and its fixes.
 
-use checkup_model::{KernelLaunch, Language};
+use checkup_model::{KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, Language};
 
+use crate::fixes::{pick, t, FixText};
 use crate::Language::*;
 
 /// A `kernel_launch` finding's title.
@@ -36,6 +38,80 @@ pub fn summary(c: &KernelLaunch, l: Language) -> String {
         ),
         (KernelLaunch::CpuContention { host_cpu_pct, training_cores }, Zh) => format!(
             "训练之外的进程让主机 CPU 保持饱和（全部核心的 {host_cpu_pct:.0}%；训练自身的进程只得到 {training_cores:.1} 个核心）：训练循环发射内核变晚，GPU 在等待它们。"
+        ),
+    }
+}
+
+/// What a `kernel_launch` evidence row measures.
+pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
+    let (en, zh) = match k {
+        KernelLaunchEvidence::LaunchIdleShare => (
+            "GPU idle waiting for the host to launch work (share of step)",
+            "GPU 等待主机发射工作的空闲（占步骤比例）",
+        ),
+        KernelLaunchEvidence::KernelsPerStep => ("kernels per step", "每步内核数"),
+        KernelLaunchEvidence::MedianKernel => ("median kernel duration", "内核时长中位数"),
+        KernelLaunchEvidence::TinyKernelShare => {
+            ("kernels shorter than 10 µs", "短于 10 µs 的内核")
+        }
+        KernelLaunchEvidence::UnprofiledStepTime => ("unprofiled step time", "未分析的步骤时间"),
+        KernelLaunchEvidence::ProfiledStepTime => (
+            "profiled step time (CPU side)",
+            "分析期间的步骤时间（CPU 侧）",
+        ),
+        KernelLaunchEvidence::GpuUtil => (
+            "GPU-Util (any kernel running)",
+            "GPU-Util（有任一内核运行）",
+        ),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A `kernel_launch` fix in words.
+pub fn fix(f: &KernelLaunchFix, l: Language) -> FixText {
+    match (f, l) {
+        (KernelLaunchFix::CompileFuseKernels, _) => t(
+            pick(l, "Compile the model to fuse small kernels", "编译模型以融合小内核"),
+            pick(l, "torch.compile fuses chains of small elementwise ops into a few kernels; mode=\"reduce-overhead\" also captures CUDA graphs, launching a whole step with one call.", "torch.compile 把一串小的逐元素操作融合成少数几个内核；mode=\"reduce-overhead\" 还会捕获 CUDA Graph，一次调用发射整步。"),
+            Some("model = torch.compile(model, mode=\"reduce-overhead\")"),
+            pick(l, "Kernels per step drop by several times and launch overhead mostly disappears.", "每步内核数下降数倍，启动开销基本消失。"),
+        ),
+        (KernelLaunchFix::ReduceOverhead { current_mode }, _) => t(
+            pick(l, "Capture the compiled model in CUDA graphs", "把编译后的模型捕获为 CUDA Graph"),
+            &match l {
+                En => format!("The model is already compiled (mode {}), yet the GPU still waits for launches. mode=\"reduce-overhead\" replays each step as a CUDA graph: one launch instead of hundreds. It needs static shapes; keep the batch size fixed (drop_last=True).", current_mode.as_deref().unwrap_or("default")),
+                Zh => format!("模型已经编译过（mode {}），但 GPU 仍在等待内核发射。mode=\"reduce-overhead\" 把每步作为 CUDA Graph 重放：一次发射代替数百次。它要求形状固定；请保持批次大小不变（drop_last=True）。", current_mode.as_deref().unwrap_or("default")),
+            },
+            Some("model = torch.compile(model, mode=\"reduce-overhead\")"),
+            pick(l, "Launch overhead per step drops to a few graph launches.", "每步的发射开销降到几次图发射。"),
+        ),
+        (KernelLaunchFix::ForeachOptimizer { class }, _) => t(
+            pick(l, "Use fused or foreach optimizers", "使用 fused 或 foreach 优化器"),
+            pick(l, "A per-parameter optimizer launches several kernels per parameter tensor; foreach/fused versions update all parameters in a handful of kernels.", "逐参数的优化器对每个参数张量发射多个内核；foreach/fused 版本用少数几个内核更新全部参数。"),
+            Some(&match class.as_deref() {
+                Some(c) if checkup_model::optimizer_supports_fused(c) => format!(
+                    "opt = torch.optim.{c}(model.parameters(), lr=lr, fused=True)  # {}",
+                    pick(l, "or foreach=True", "或 foreach=True")
+                ),
+                Some(c) => format!("opt = torch.optim.{c}(model.parameters(), lr=lr, foreach=True)"),
+                None => format!(
+                    "opt = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)  # {}",
+                    pick(l, "or foreach=True; keep your optimizer's class", "或 foreach=True；保留你原来的优化器类")
+                ),
+            }),
+            pick(l, "Optimizer step goes from hundreds of launches to a few.", "优化器步骤从数百次发射降到几次。"),
+        ),
+        (KernelLaunchFix::BiggerKernels, _) => t(
+            pick(l, "Give each kernel more work", "让每个内核做更多工作"),
+            pick(l, "A larger batch (or gradient accumulation to keep the effective batch) makes each kernel longer, so launch cost becomes a smaller share.", "更大的批次（或用梯度累积保持等效批次）让每个内核运行更久，启动开销占比随之变小。"),
+            Some(&format!(
+                "# {}\nbatch_size = 4 * batch_size",
+                pick(l, "e.g. 4x the batch, same effective optimisation with lr scaling or accumulation", "例如批次扩大 4 倍，用学习率缩放或梯度累积保持同样的优化效果")
+            )),
+            pick(l, "Throughput rises nearly linearly with batch size while launch-bound.", "在启动瓶颈下，吞吐量几乎随批次线性增长。"),
         ),
     }
 }

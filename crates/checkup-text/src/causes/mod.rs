@@ -1,5 +1,6 @@
 //! The words of each family's findings, one module per family as in `checkup-model`'s
-//! `finding/`: a new cause's title and summary go in its family's module.
+//! `finding/`: a new cause's title and summary, its evidence rows and its fixes go in its
+//! family's module (`shared` words what several families quote).
 
 pub mod communication;
 pub mod compute_bound;
@@ -12,5 +13,6 @@ pub mod kernel_launch;
 pub mod memory;
 pub mod memory_bandwidth;
 pub mod periodic_stall;
+pub mod shared;
 pub mod slowdown;
 pub mod throttling;

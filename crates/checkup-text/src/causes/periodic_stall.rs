@@ -1,7 +1,11 @@
-//! Words for the `periodic_stall` family's findings: each cause's title and summary.
+//! Words for the `periodic_stall` family's findings: each cause's title and summary, what its
+//! evidence rows measure, and its fixes.
 
-use checkup_model::{Language, PeriodicStall, PeriodicWork};
+use checkup_model::{
+    Language, PeriodicStall, PeriodicStallEvidence, PeriodicStallFix, PeriodicWork,
+};
 
+use crate::fixes::{pick, t, FixText};
 use crate::Language::*;
 
 /// A `periodic_stall` finding's title.
@@ -47,6 +51,96 @@ pub fn summary(c: &PeriodicStall, l: Language) -> String {
                     "在被分析的停顿中，主机逐个把张量读回了 {readbacks_per_stall:.0} 次，GPU 在主机处理它们时一直空闲。"
                 ),
             }
+        ),
+    }
+}
+
+/// What a `periodic_stall` evidence row measures.
+pub fn evidence(k: &PeriodicStallEvidence, l: Language) -> String {
+    let (en, zh) = match k {
+        PeriodicStallEvidence::StallsWithMarker => (
+            "stalled steps in which the probe saw that work",
+            "探针在其中看到该工作的停顿步骤数",
+        ),
+        PeriodicStallEvidence::ProfiledStalls => {
+            ("stalls inside the profiled steps", "被分析步骤中的停顿次数")
+        }
+        PeriodicStallEvidence::ReadbacksPerStall => (
+            "host read-backs in a profiled stall",
+            "被分析的停顿中主机读回次数",
+        ),
+        PeriodicStallEvidence::StallPeriod => ("stall period", "停顿周期"),
+        PeriodicStallEvidence::StallExcess => (
+            "typical stall length beyond a normal step",
+            "比正常步骤多出的典型停顿时长",
+        ),
+        PeriodicStallEvidence::StallCount => {
+            ("stalls in the steady window", "稳态窗口内的停顿次数")
+        }
+        PeriodicStallEvidence::StallLostShare => (
+            "time lost to stalls (share of run)",
+            "停顿损失的时间（占运行比例）",
+        ),
+        PeriodicStallEvidence::UtilDipPeriod => {
+            ("GPU util dips to idle every", "GPU 利用率跌至空闲的周期")
+        }
+        PeriodicStallEvidence::StallsSeenIdle => (
+            "stalls during which GPU-Util fell below busy",
+            "GPU-Util 低于忙碌阈值的停顿",
+        ),
+        PeriodicStallEvidence::PeakDiskWrite => ("peak disk write rate", "磁盘写入峰值速率"),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A `periodic_stall` fix in words.
+pub fn fix(f: &PeriodicStallFix, l: Language) -> FixText {
+    match (f, l) {
+        (PeriodicStallFix::FreezeGc, _) => t(
+            pick(l, "Keep full garbage collections out of the loop", "避免在训练循环中进行完整的垃圾回收"),
+            pick(l, "Python's collector walks every object the run holds; with millions of objects built at start-up, each full collection stops the loop. Freeze what exists once set-up is done, and collect at a time you choose.", "Python 的垃圾回收器会遍历进程持有的所有对象；启动时创建了数百万个对象时，每次完整回收都会让循环停下。在准备工作完成后冻结已有对象，并在自己选定的时刻回收。"),
+            Some(&format!(
+                "import gc
+gc.freeze()            # {}
+gc.set_threshold(50_000, 50, 1000)",
+                pick(l, "after building the model and the datasets", "在构建好模型和数据集之后")
+            )),
+            pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
+        ),
+        (PeriodicStallFix::SummariseOnGpu { readbacks }, _) => t(
+            pick(l, "Summarise on the GPU and copy once", "在 GPU 上汇总，只拷贝一次"),
+            &match l {
+                En => format!("Every stall reads {readbacks:.0} tensors back one at a time (.cpu(), .item(), .numpy()), and each read waits for the GPU; then the GPU waits while the host computes on the copies. Compute the histograms or statistics with torch on the GPU, stack them and copy the result in one go, or do this work less often."),
+                Zh => format!("每次停顿都逐个把 {readbacks:.0} 个张量读回主机（.cpu()、.item()、.numpy()），每次读取都要等待 GPU；随后 GPU 又在主机处理这些拷贝时空等。用 torch 在 GPU 上计算直方图或统计量，合并后一次拷贝回来，或降低这项工作的频率。"),
+            },
+            Some(&format!(
+                "# {}\nstats = torch.stack([torch.histc(p.detach().float(), bins=256) for p in model.parameters()])\nstats = stats.cpu()   # {}",
+                pick(l, "histograms computed on the GPU, one tensor per parameter", "在 GPU 上计算直方图，每个参数一个张量"),
+                pick(l, "one read-back instead of one per tensor", "一次读回，而不是每个张量一次")
+            )),
+            pick(l, "Each stall shrinks to the GPU's time for the statistics plus one copy.", "每次停顿缩短为 GPU 计算统计量的时间加一次拷贝。"),
+        ),
+        (PeriodicStallFix::AsyncCheckpoint { checkpoint_seen }, _) => t(
+            pick(l, "Write checkpoints asynchronously", "异步写检查点"),
+            if *checkpoint_seen {
+                pick(l, "Checkpoint writes were seen while the GPU waited. Save in the background so training continues.", "GPU 等待期间看到了检查点写入。请在后台保存，让训练继续。")
+            } else {
+                pick(l, "A stall every N steps is usually a checkpoint, an evaluation pass, logging or an epoch boundary. If it is a checkpoint, save it in the background.", "每 N 步一次的停顿通常来自检查点、评估、日志或 epoch 边界。如果是检查点，请在后台保存。")
+            },
+            Some(&format!(
+                "import torch.distributed.checkpoint as dcp\nfuture = dcp.async_save(model.state_dict(), checkpoint_id=f\"ckpt/step{{step}}\")\n# {}",
+                pick(l, "or: copy the state_dict to CPU, then torch.save in a thread", "或者：把 state_dict 拷到 CPU，再在线程里 torch.save")
+            )),
+            pick(l, "The stall shrinks to the device-to-host copy of the weights.", "停顿缩短到把权重拷回主机所需的时间。"),
+        ),
+        (PeriodicStallFix::LessPeriodicWork, _) => t(
+            pick(l, "Do periodic work less often or off the critical path", "降低周期性工作的频率或移出关键路径"),
+            pick(l, "Evaluate and log less often, keep DataLoader workers persistent across epochs, and avoid re-creating iterators.", "降低评估和日志的频率，保持 DataLoader worker 常驻，避免重复创建迭代器。"),
+            Some("DataLoader(..., persistent_workers=True)\nif step % 1000 == 0: evaluate()"),
+            pick(l, "Fewer stalls, each shorter.", "停顿更少、更短。"),
         ),
     }
 }

@@ -1,7 +1,9 @@
-//! Words for the `slowdown` family's findings: each cause's title and summary.
+//! Words for the `slowdown` family's findings: each cause's title and summary, what its
+//! evidence rows measure, and its fixes.
 
-use checkup_model::{Language, Slowdown, SlowdownPart};
+use checkup_model::{Language, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart};
 
+use crate::fixes::{pick, t, FixText};
 use crate::{fixed, Language::*};
 
 /// A `slowdown` finding's title.
@@ -47,6 +49,50 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 Some([a, b]) => format!("同期训练进程的主机内存从 {a:.0} MiB 增长到 {b:.0} MiB。"),
                 None => String::new(),
             }
+        ),
+    }
+}
+
+/// What a `slowdown` evidence row measures.
+pub fn evidence(k: &SlowdownEvidence, l: Language) -> String {
+    let (en, zh) = match k {
+        SlowdownEvidence::FirstStepMedian => (
+            "median step, first tenth of the run",
+            "运行前十分之一的步骤中位耗时",
+        ),
+        SlowdownEvidence::LastStepMedian => (
+            "median step, last tenth of the run",
+            "运行最后十分之一的步骤中位耗时",
+        ),
+        SlowdownEvidence::StepTimeGrowth => {
+            ("step time growth over the run", "运行期间步骤耗时的增长")
+        }
+        SlowdownEvidence::DataWaitGrowth => (
+            "growth of the wait for data per step",
+            "每步等待数据时间的增长",
+        ),
+        SlowdownEvidence::HostWorkGrowth => (
+            "growth of the loop's host time per step",
+            "每步循环主机时间的增长",
+        ),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A `slowdown` fix in words.
+pub fn fix(f: &SlowdownFix, l: Language) -> FixText {
+    match (f, l) {
+        (SlowdownFix::ConstantHostWork, _) => t(
+            pick(l, "Keep each step's host work constant", "让每一步的主机工作量保持不变"),
+            pick(l, "Work that grows with the steps done (appending every prediction to a list and scanning the whole list again, summing a kept history) makes each step slower than the one before. Keep running totals instead: count correct predictions on the GPU into one tensor and read it when you log.", "随步数增长的工作（把每个预测追加到列表再整体扫描、对保留的历史求和）会让每一步都比上一步更慢。改为维护累计值：在 GPU 上把预测正确数累加到一个张量里，记录日志时再读出。"),
+            Some(&format!(
+                "correct = torch.zeros((), device=\"cuda\", dtype=torch.long)\nseen = 0\n# {}\ncorrect += (out.argmax(1) == y).sum()\nseen += y.numel()\nif step % 100 == 0:\n    print(\"accuracy\", correct.item() / seen)",
+                pick(l, "each step: constant work, no read-back", "每一步：工作量不变，不读回主机")
+            )),
+            pick(l, "Every step as fast as the first ones.", "每一步都和最初的步骤一样快。"),
         ),
     }
 }

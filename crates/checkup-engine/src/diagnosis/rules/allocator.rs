@@ -7,6 +7,7 @@
 //! neither a launch bottleneck nor a read-back.
 
 use checkup_model::{Cause, Comparison, EvidenceKey as K, Finding, Fix, HostSync, Source, Unit};
+use checkup_model::{HostSyncEvidence, HostSyncFix, SharedEvidence};
 
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -41,20 +42,20 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let mut sure = confidence::MEASURED;
     let mut evidence = vec![
         share_ev(
-            K::AllocIdleShare,
+            K::HostSync(HostSyncEvidence::AllocIdleShare),
             trace_share,
             Some(cx.th.reportable_share),
             src.clone(),
         ),
         ev(
-            K::AllocCallsPerStep,
+            K::HostSync(HostSyncEvidence::AllocCallsPerStep),
             w.alloc_calls_per_step,
             Unit::Calls,
             Some((Comparison::AtLeast, 1.0)),
             src.clone(),
         ),
         ev(
-            K::AllocHostTimePerStep,
+            K::HostSync(HostSyncEvidence::AllocHostTimePerStep),
             w.alloc_host_us_per_step / 1e3,
             Unit::Ms,
             None,
@@ -65,7 +66,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     // GPU does not compute of the normal steps.
     if let Some((busy, method)) = cx.gpu_busy() {
         evidence.push(ev(
-            K::UnprofiledBusyShare,
+            K::Shared(SharedEvidence::UnprofiledBusyShare),
             busy * 100.0,
             Unit::Percent,
             None,
@@ -78,7 +79,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let calls_per_step = empties.and_then(|e| e.per_step).filter(|n| *n > 0.0);
     if let Some(n) = calls_per_step {
         evidence.push(ev(
-            K::EmptyCacheCallsPerStep,
+            K::HostSync(HostSyncEvidence::EmptyCacheCallsPerStep),
             n,
             Unit::Calls,
             None,
@@ -91,13 +92,13 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         .get("PYTORCH_NO_CUDA_MEMORY_CACHING")
         .and_then(|v| v.as_deref())
         .is_some_and(checkup_environment::is_truthy);
-    let fix = Fix::KeepAllocatorCache {
+    let fix = Fix::HostSync(HostSyncFix::KeepAllocatorCache {
         site: calls_per_step
             .and(empties)
             .and_then(|e| e.sites.first().cloned()),
         calls_per_step,
         caching_off,
-    };
+    });
     Some(Finding {
         gains: Default::default(),
         cause: Cause::HostSync(HostSync::Allocator {
@@ -136,11 +137,11 @@ mod tests {
         );
         assert_eq!(
             f.fixes,
-            vec![Fix::KeepAllocatorCache {
+            vec![Fix::HostSync(HostSyncFix::KeepAllocatorCache {
                 site: None,
                 calls_per_step: None,
                 caching_off: false
-            }]
+            })]
         );
     }
 

@@ -5,6 +5,7 @@ use checkup_model::{
     Cause, Comparison, ComputeBound, EvidenceKey as K, Finding, MemoryBandwidth, Severity, Source,
     Unit,
 };
+use checkup_model::{ComputeBoundEvidence, MemoryBandwidthEvidence, SharedEvidence};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -31,14 +32,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         None => elementwise.is_some_and(|e| e >= th.elementwise_dominant_share),
     };
     let mut evidence = vec![share_ev(
-        K::StepBusyShare,
+        K::ComputeBound(ComputeBoundEvidence::StepBusyShare),
         busy,
         Some(th.gpu_busy_high),
         Source::Busy { method },
     )];
     if cx.rank.is_some() {
         evidence.push(share_ev(
-            K::ComputeShare,
+            K::ComputeBound(ComputeBoundEvidence::ComputeShare),
             compute_share,
             None,
             cx.rank_source(),
@@ -46,7 +47,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let Some(d) = dram {
         evidence.push(ev(
-            K::DramBandwidth,
+            K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth),
             d,
             Unit::Percent,
             Some((Comparison::AtLeast, th.dram_bw_memory_bound_pct)),
@@ -55,7 +56,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let Some(t) = tensor {
         evidence.push(ev(
-            K::TensorActive,
+            K::ComputeBound(ComputeBoundEvidence::TensorActive),
             t,
             Unit::Percent,
             None,
@@ -63,11 +64,17 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         ));
     }
     if let Some(s) = cx.gpu.and_then(|g| g.sm_active_mean) {
-        evidence.push(ev(K::SmActive, s, Unit::Percent, None, Source::GpmSamples));
+        evidence.push(ev(
+            K::Shared(SharedEvidence::SmActive),
+            s,
+            Unit::Percent,
+            None,
+            Source::GpmSamples,
+        ));
     }
     if let Some(g) = gemm {
         evidence.push(share_ev(
-            K::GemmShare,
+            K::ComputeBound(ComputeBoundEvidence::GemmShare),
             g,
             Some(th.gemm_dominant_share),
             cx.rank_source(),
@@ -75,7 +82,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let Some(e) = elementwise {
         evidence.push(share_ev(
-            K::ElementwiseShare,
+            K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare),
             e,
             Some(th.elementwise_dominant_share),
             cx.rank_source(),

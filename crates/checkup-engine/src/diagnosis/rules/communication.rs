@@ -5,6 +5,7 @@ use checkup_model::{
     Cause, CheckId, CheckStatus, Communication, Comparison, Evidence, EvidenceKey as K, Finding,
     Note, ScalingFigures, Severity, Source, Unit,
 };
+use checkup_model::{CommunicationEvidence, CommunicationFix};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -75,7 +76,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
     let src = cx.rank_source();
     let mut evidence = vec![
         share_ev(
-            K::ExposedCommShare,
+            K::Communication(CommunicationEvidence::ExposedCommShare),
             share,
             Some(th.significant_share),
             if cx.shifting.is_some() {
@@ -84,12 +85,17 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
                 src.clone()
             },
         ),
-        share_ev(K::CommOverlap, r.comm.overlap_share, None, src.clone()),
+        share_ev(
+            K::Communication(CommunicationEvidence::CommOverlap),
+            r.comm.overlap_share,
+            None,
+            src.clone(),
+        ),
         ev(
             if r.comm.nccl_kernels > 0 {
-                K::NcclPerStep
+                K::Communication(CommunicationEvidence::NcclPerStep)
             } else {
-                K::HostCollectivePerStep
+                K::Communication(CommunicationEvidence::HostCollectivePerStep)
             },
             r.comm.total_us / r.steps.len().max(1) as f64 / 1e3,
             Unit::Ms,
@@ -103,7 +109,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
             .filter(|o| o.rank != r.rank && o.gpu.window_us > 0.0)
     {
         evidence.push(share_ev(
-            K::ExposedCommRank { rank: other.rank },
+            K::Communication(CommunicationEvidence::ExposedCommRank { rank: other.rank }),
             other.gpu.exposed_comm_us / other.gpu.window_us,
             None,
             Source::Trace {
@@ -113,7 +119,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
     }
     if let Some(s) = cx.scaling {
         evidence.push(ev(
-            K::ScalingEfficiency { gpus: s.gpus },
+            K::Communication(CommunicationEvidence::ScalingEfficiency { gpus: s.gpus }),
             s.efficiency * 100.0,
             Unit::Percent,
             Some((Comparison::AtLeast, th.scaling_efficiency_ok * 100.0)),
@@ -122,7 +128,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
             },
         ));
         evidence.push(ev(
-            K::Speedup,
+            K::Communication(CommunicationEvidence::Speedup),
             s.speedup,
             Unit::Times,
             None,
@@ -135,7 +141,7 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
         .filter(|v| *v > 0.0)
     {
         evidence.push(ev(
-            K::NvlinkTx,
+            K::Communication(CommunicationEvidence::NvlinkTx),
             nv / 1024.0,
             Unit::GibPerS,
             None,
@@ -201,14 +207,14 @@ fn findings(cx: &Ctx) -> Vec<Finding> {
 /// step is uneven between ranks and moves, so evening it out step by step is the fix.
 fn shifting_finding(cx: &Ctx, s: &crate::diagnosis::rank::ShiftingStragglers) -> Finding {
     let mut evidence = vec![share_ev(
-        K::StepWaitShare,
+        K::Communication(CommunicationEvidence::StepWaitShare),
         s.wait_share,
         Some(cx.th.straggler_share),
         Source::AllRankTraces,
     )];
     evidence.extend(s.slowest.iter().take(4).map(|(rank, steps)| {
         ev(
-            K::SlowestRankSteps { rank: *rank },
+            K::Communication(CommunicationEvidence::SlowestRankSteps { rank: *rank }),
             f64::from(*steps),
             Unit::Steps,
             None,
@@ -226,7 +232,9 @@ fn shifting_finding(cx: &Ctx, s: &crate::diagnosis::rank::ShiftingStragglers) ->
         confidence: confidence::INDIRECT,
         share: s.wait_share,
         evidence,
-        fixes: vec![checkup_model::Fix::EvenStepWork],
+        fixes: vec![checkup_model::Fix::Communication(
+            CommunicationFix::EvenStepWork,
+        )],
     }
 }
 
@@ -256,7 +264,7 @@ fn straggler_work(
 ) -> (Vec<Evidence>, Vec<checkup_model::Fix>) {
     let th = cx.th;
     let mut evidence = vec![share_ev(
-        K::StragglerExtraComm,
+        K::Communication(CommunicationEvidence::StragglerExtraComm),
         extra,
         Some(th.straggler_share),
         Source::AllRankTraces,
@@ -295,7 +303,7 @@ fn straggler_work(
             });
     for r in std::iter::once(slow_rank).chain(typical_rank) {
         evidence.push(ev(
-            K::ComputeRank { rank: r.rank },
+            K::Communication(CommunicationEvidence::ComputeRank { rank: r.rank }),
             per_step(r) / 1e3,
             Unit::Ms,
             None,
@@ -320,10 +328,12 @@ fn straggler_work(
         evidence.append(&mut clocks);
         vec![fix]
     } else {
-        vec![checkup_model::Fix::EvenRankWork {
-            slow_rank: slow,
-            ratio,
-        }]
+        vec![checkup_model::Fix::Communication(
+            CommunicationFix::EvenRankWork {
+                slow_rank: slow,
+                ratio,
+            },
+        )]
     };
     (evidence, fixes)
 }
@@ -370,13 +380,15 @@ fn other_gpu_model(
         .then(|| cx.facts.node_of_rank(slow))
         .flatten()
         .map(|n| n.label(&cx.facts.nodes));
-    Some(checkup_model::Fix::OtherGpuModel {
-        slow_rank: slow,
-        gpu,
-        host,
-        model: mine,
-        others_model,
-    })
+    Some(checkup_model::Fix::Communication(
+        CommunicationFix::OtherGpuModel {
+            slow_rank: slow,
+            gpu,
+            host,
+            model: mine,
+            others_model,
+        },
+    ))
 }
 
 /// Whether the slow rank's GPU is what computes longer: throttled (clock-event reasons in at
@@ -431,7 +443,7 @@ fn slower_gpu(
     let mut evidence = Vec::new();
     for g in [mine, *most_throttled_other] {
         evidence.push(share_ev(
-            K::GpuThrottledSamples { gpu: g.gpu },
+            K::Communication(CommunicationEvidence::GpuThrottledSamples { gpu: g.gpu }),
             g.throttled_share,
             Some(th.throttled_share),
             Source::NvmlSamples,
@@ -439,7 +451,7 @@ fn slower_gpu(
     }
     if let Some((p, t)) = capped {
         evidence.push(ev(
-            K::GpuPowerLimit { gpu },
+            K::Communication(CommunicationEvidence::GpuPowerLimit { gpu }),
             p,
             Unit::Watts,
             None,
@@ -447,7 +459,7 @@ fn slower_gpu(
         ));
         if let Some(o) = others.iter().find(|o| o.power_limit_w == Some(t)) {
             evidence.push(ev(
-                K::GpuPowerLimit { gpu: o.gpu },
+                K::Communication(CommunicationEvidence::GpuPowerLimit { gpu: o.gpu }),
                 t,
                 Unit::Watts,
                 None,
@@ -459,20 +471,20 @@ fn slower_gpu(
         .then(|| cx.facts.node_of_rank(slow))
         .flatten()
         .map(|n| n.label(&cx.facts.nodes));
-    let fix = checkup_model::Fix::SlowerGpu {
+    let fix = checkup_model::Fix::Communication(CommunicationFix::SlowerGpu {
         slow_rank: slow,
         gpu,
         host,
         reasons: mine.throttle_reasons.clone(),
         power_limit_w: capped.map(|(p, _)| p),
         typical_power_limit_w: capped.map(|(_, t)| t),
-    };
+    });
     Some((fix, evidence))
 }
 
 fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
     evidence.push(ev(
-        K::P2pDisabledWithNvlink,
+        K::Communication(CommunicationEvidence::P2pDisabledWithNvlink),
         1.0,
         Unit::Flag,
         None,
@@ -551,26 +563,37 @@ mod tests {
         let fx = straggler_on_gpu_1([0.0, 0.2], [700.0, 700.0]);
         assert_eq!(
             fix_of(&fx),
-            [Fix::SlowerGpu {
+            [Fix::Communication(CommunicationFix::SlowerGpu {
                 slow_rank: 1,
                 gpu: 1,
                 host: None,
                 reasons: vec!["software power cap".into()],
                 power_limit_w: None,
                 typical_power_limit_w: None,
-            }]
+            })]
         );
         let (evidence, _) = straggler_work(&fx.cx(), 0, 1, 0.4);
         let throttled: Vec<(EvidenceKey, f64)> = evidence
             .iter()
-            .filter(|e| matches!(e.key, K::GpuThrottledSamples { .. }))
+            .filter(|e| {
+                matches!(
+                    e.key,
+                    K::Communication(CommunicationEvidence::GpuThrottledSamples { .. })
+                )
+            })
             .map(|e| (e.key.clone(), e.value))
             .collect();
         assert_eq!(
             throttled,
             [
-                (K::GpuThrottledSamples { gpu: 1 }, 20.0),
-                (K::GpuThrottledSamples { gpu: 0 }, 0.0)
+                (
+                    K::Communication(CommunicationEvidence::GpuThrottledSamples { gpu: 1 }),
+                    20.0
+                ),
+                (
+                    K::Communication(CommunicationEvidence::GpuThrottledSamples { gpu: 0 }),
+                    0.0
+                )
             ]
         );
     }
@@ -580,20 +603,20 @@ mod tests {
         let fx = straggler_on_gpu_1([0.05, 0.6], [700.0, 650.0]);
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::SlowerGpu {
+            [Fix::Communication(CommunicationFix::SlowerGpu {
                 power_limit_w: Some(650.0),
                 typical_power_limit_w: Some(700.0),
                 ..
-            }]
+            })]
         ));
         // 5 % under the others' is a cap; a watt apart is one setting.
         let fx = straggler_on_gpu_1([0.0, 0.6], [700.0, 666.0]);
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::SlowerGpu {
+            [Fix::Communication(CommunicationFix::SlowerGpu {
                 power_limit_w: None,
                 ..
-            }]
+            })]
         ));
     }
 
@@ -603,13 +626,19 @@ mod tests {
         let fx = straggler_on_gpu_1([0.0, 0.19], [700.0, 700.0]);
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::EvenRankWork { slow_rank: 1, .. }]
+            [Fix::Communication(CommunicationFix::EvenRankWork {
+                slow_rank: 1,
+                ..
+            })]
         ));
         // Every GPU throttled: the slow one's clocks are not what sets it apart.
         let fx = straggler_on_gpu_1([0.3, 0.5], [700.0, 700.0]);
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::EvenRankWork { slow_rank: 1, .. }]
+            [Fix::Communication(CommunicationFix::EvenRankWork {
+                slow_rank: 1,
+                ..
+            })]
         ));
     }
 
@@ -624,7 +653,10 @@ mod tests {
         }];
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::EvenRankWork { slow_rank: 1, .. }]
+            [Fix::Communication(CommunicationFix::EvenRankWork {
+                slow_rank: 1,
+                ..
+            })]
         ));
     }
 
@@ -649,13 +681,19 @@ mod tests {
         ];
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::EvenRankWork { slow_rank: 1, .. }]
+            [Fix::Communication(CommunicationFix::EvenRankWork {
+                slow_rank: 1,
+                ..
+            })]
         ));
         // Both ranks of GPU 1 slow: the GPU is.
         fx.a.ranks[2].gpu.compute_us = fx.a.ranks[1].gpu.compute_us;
         assert!(matches!(
             fix_of(&fx).as_slice(),
-            [Fix::SlowerGpu { gpu: 1, .. }]
+            [Fix::Communication(CommunicationFix::SlowerGpu {
+                gpu: 1,
+                ..
+            })]
         ));
     }
 

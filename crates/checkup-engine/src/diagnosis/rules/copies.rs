@@ -1,5 +1,6 @@
 //! Host-to-device copies the GPU waits for (not hidden by compute), pageable or pinned.
 
+use checkup_model::H2dCopyEvidence;
 use checkup_model::{Cause, EvidenceKey as K, Finding, H2dCopy, Unit};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
@@ -21,20 +22,20 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let src = cx.rank_source();
     let mut evidence = vec![
         share_ev(
-            K::ExposedH2dShare,
+            K::H2dCopy(H2dCopyEvidence::ExposedH2dShare),
             share,
             Some(cx.th.significant_share),
             src.clone(),
         ),
         ev(
-            K::PageableH2dPerStep,
+            K::H2dCopy(H2dCopyEvidence::PageableH2dPerStep),
             w.pageable_h2d_us / steps / 1e3,
             Unit::Ms,
             None,
             src.clone(),
         ),
         ev(
-            K::PinnedH2dPerStep,
+            K::H2dCopy(H2dCopyEvidence::PinnedH2dPerStep),
             w.pinned_h2d_us / steps / 1e3,
             Unit::Ms,
             None,
@@ -43,14 +44,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     ];
     if w.pageable_h2d_us > 0.0 {
         evidence.push(ev(
-            K::PageableBandwidth,
+            K::H2dCopy(H2dCopyEvidence::PageableBandwidth),
             w.pageable_h2d_bytes as f64 / (w.pageable_h2d_us * 1e3),
             Unit::GbPerS,
             None,
             src.clone(),
         ));
         evidence.push(ev(
-            K::PageableBytesPerStep,
+            K::H2dCopy(H2dCopyEvidence::PageableBytesPerStep),
             w.pageable_h2d_bytes as f64 / steps / 1e6,
             Unit::Mb,
             None,

@@ -2,6 +2,7 @@
 //! main thread starved of CPU by its own workers makes late.
 
 use checkup_model::{Cause, DataLoading, EvidenceKey as K, Finding, Source, Unit};
+use checkup_model::{DataLoadingEvidence, SharedEvidence};
 
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
 use crate::thresholds::confidence;
@@ -76,18 +77,23 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let mut evidence = Vec::new();
     if let Some(s) = trace_share {
         evidence.push(share_ev(
-            K::DataLoaderIdleShare,
+            K::DataLoading(DataLoadingEvidence::DataLoaderIdleShare),
             s,
             significant,
             cx.rank_source(),
         ));
     }
     if let Some((s, source)) = steps_idle.filter(|(s, _)| trace_share.is_some_and(|t| *s > t)) {
-        evidence.push(share_ev(K::UnprofiledDataIdleShare, s, significant, source));
+        evidence.push(share_ev(
+            K::DataLoading(DataLoadingEvidence::UnprofiledDataIdleShare),
+            s,
+            significant,
+            source,
+        ));
     }
     if let Some(s) = starved_launch_share {
         evidence.push(share_ev(
-            K::StarvedLaunchIdleShare,
+            K::DataLoading(DataLoadingEvidence::StarvedLaunchIdleShare),
             s,
             Some(th.reportable_share),
             cx.rank_source(),
@@ -95,21 +101,21 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let Some(t) = cx.timing {
         evidence.push(ev(
-            K::MeanDataWait,
+            K::DataLoading(DataLoadingEvidence::MeanDataWait),
             t.data_wait_share * t.mean_step_ms,
             Unit::Ms,
             None,
             Source::StepsCsvUnprofiled,
         ));
         evidence.push(ev(
-            K::MedianDataWait,
+            K::DataLoading(DataLoadingEvidence::MedianDataWait),
             t.median_data_wait_ms,
             Unit::Ms,
             None,
             Source::StepsCsvUnprofiled,
         ));
         evidence.push(share_ev(
-            K::DataWaitShare,
+            K::DataLoading(DataLoadingEvidence::DataWaitShare),
             t.data_wait_share,
             significant,
             Source::StepsCsvUnprofiled,
@@ -117,7 +123,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let Some(u) = cx.gpu.and_then(|g| g.util_gpu_mean) {
         evidence.push(ev(
-            K::MeanGpuUtil,
+            K::DataLoading(DataLoadingEvidence::MeanGpuUtil),
             u,
             Unit::Percent,
             None,
@@ -127,7 +133,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     if let Some(h) = cx.a.host.as_ref() {
         if let Some(c) = h.cpu_total_mean {
             evidence.push(ev(
-                K::HostCpu,
+                K::Shared(SharedEvidence::HostCpu),
                 c,
                 Unit::Percent,
                 Some((
@@ -139,7 +145,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         }
         if let Some(p) = h.proc_tree_cpu_mean {
             evidence.push(ev(
-                K::TrainingTreeCpu,
+                K::Shared(SharedEvidence::TrainingTreeCpu),
                 p,
                 Unit::Percent,
                 None,
@@ -159,7 +165,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         .map(|(e, _, _)| e.idle_ms / f64::from(e.epochs));
     if let Some(ms) = at_epoch_starts {
         evidence.push(ev(
-            K::IdlePerEpochStart,
+            K::DataLoading(DataLoadingEvidence::IdlePerEpochStart),
             ms,
             Unit::Ms,
             None,
@@ -172,7 +178,13 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         } else {
             Source::Probe
         };
-        evidence.push(ev(K::NumWorkers, w as f64, Unit::Workers, None, from));
+        evidence.push(ev(
+            K::DataLoading(DataLoadingEvidence::NumWorkers),
+            w as f64,
+            Unit::Workers,
+            None,
+            from,
+        ));
     }
     let cause = match saturation {
         Some(s) if s.whose == Whose::Others => Cause::DataLoading(DataLoading::CpuContention {

@@ -5,6 +5,7 @@
 use checkup_model::{
     Cause, CheckId, CheckStatus, Environment, EvidenceKey, Finding, Fix, Severity, Source, Unit,
 };
+use checkup_model::{EnvironmentEvidence, EnvironmentFix};
 
 use crate::diagnosis::{ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -28,13 +29,15 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 confidence: confidence::CONFIGURATION,
                 share: 0.0,
                 evidence: vec![ev(
-                    EvidenceKey::EnvStatus { check: c.id },
+                    EvidenceKey::Environment(EnvironmentEvidence::EnvStatus { check: c.id }),
                     if fail { 2.0 } else { 1.0 },
                     Unit::Status,
                     None,
                     Source::StaticSnapshot,
                 )],
-                fixes: vec![Fix::Environment { check: c.id }],
+                fixes: vec![Fix::Environment(EnvironmentFix::Environment {
+                    check: c.id,
+                })],
             }
         })
         .collect();

@@ -5,6 +5,7 @@
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, Memory, Severity, Source, Unit,
 };
+use checkup_model::{MemoryEvidence, MemoryFix, SharedEvidence};
 
 use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
@@ -54,21 +55,21 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         share: 0.0,
         evidence: vec![
             ev(
-                K::HostRssGrowth,
+                K::Shared(SharedEvidence::HostRssGrowth),
                 grew,
                 Unit::Mib,
                 Some((Comparison::AtLeast, th.host_creep_mib)),
                 Source::HostSamples,
             ),
             ev(
-                K::HostRssGrowthRate,
+                K::Memory(MemoryEvidence::HostRssGrowthRate),
                 mib_per_min / 1024.0,
                 Unit::GibPerMin,
                 None,
                 Source::HostSamples,
             ),
         ],
-        fixes: vec![Fix::BoundHostHistory],
+        fixes: vec![Fix::Memory(MemoryFix::BoundHostHistory)],
     })
 }
 
@@ -113,7 +114,7 @@ mod tests {
         // 13,500 MiB between the first and last tenths' middles, 54 s apart.
         assert!((mib_per_min - 13500.0 / 0.9).abs() < 1e-6, "{mib_per_min}");
         assert_eq!(f.severity, Severity::Major);
-        assert_eq!(f.fixes, [Fix::BoundHostHistory]);
+        assert_eq!(f.fixes, [Fix::Memory(MemoryFix::BoundHostHistory)]);
     }
 
     #[test]

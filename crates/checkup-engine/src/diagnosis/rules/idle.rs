@@ -6,6 +6,7 @@ use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Family, Finding, GpuIdle, HostWhileGpuIdle, IdleSuspect,
     Recorded, Source, Unit,
 };
+use checkup_model::{GpuIdleEvidence, SharedEvidence};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -36,13 +37,13 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
     };
     let mut evidence = vec![
         share_ev(
-            K::GpuBusyShare,
+            K::GpuIdle(GpuIdleEvidence::GpuBusyShare),
             busy,
             Some(th.gpu_busy_high),
             Source::Busy { method },
         ),
         share_ev(
-            K::UnexplainedIdle,
+            K::GpuIdle(GpuIdleEvidence::UnexplainedIdle),
             share,
             Some(th.significant_share),
             Source::ThisDiagnosis,
@@ -50,12 +51,18 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
     ];
     let host = cx.a.host.as_ref();
     if let Some(c) = host.and_then(|h| h.cpu_total_mean) {
-        evidence.push(ev(K::HostCpu, c, Unit::Percent, None, Source::HostSamples));
+        evidence.push(ev(
+            K::Shared(SharedEvidence::HostCpu),
+            c,
+            Unit::Percent,
+            None,
+            Source::HostSamples,
+        ));
     }
     let tree = host.and_then(|h| h.proc_tree_cpu_mean);
     if let Some(t) = tree {
         evidence.push(ev(
-            K::TrainingTreeCpu,
+            K::Shared(SharedEvidence::TrainingTreeCpu),
             t,
             Unit::Percent,
             None,
@@ -66,7 +73,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
     let suspect = while_idle.and_then(|w| suspect(w, cx));
     if let Some(w) = while_idle.filter(|_| suspect.is_some()) {
         evidence.push(ev(
-            K::GpuIdleSeconds,
+            K::GpuIdle(GpuIdleEvidence::GpuIdleSeconds),
             w.seconds,
             Unit::Seconds,
             None,
@@ -74,7 +81,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         ));
         if let Some(b) = w.busy_children_mean {
             evidence.push(ev(
-                K::BusyWorkersWhileIdle,
+                K::GpuIdle(GpuIdleEvidence::BusyWorkersWhileIdle),
                 b,
                 Unit::Workers,
                 Some((Comparison::AtLeast, th.busy_workers_while_idle)),
@@ -83,7 +90,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         }
         if let Some(c) = w.workers_cpu_mean {
             evidence.push(ev(
-                K::WorkersCpuWhileIdle,
+                K::GpuIdle(GpuIdleEvidence::WorkersCpuWhileIdle),
                 c,
                 Unit::Percent,
                 Some((Comparison::AtLeast, th.workers_cpu_while_idle_pct)),
@@ -92,7 +99,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         }
         if let Some(m) = w.main_cpu_mean {
             evidence.push(ev(
-                K::MainCpuWhileIdle,
+                K::GpuIdle(GpuIdleEvidence::MainCpuWhileIdle),
                 m,
                 Unit::Percent,
                 None,
@@ -151,7 +158,9 @@ mod tests {
     use super::*;
     use crate::diagnosis::rules::test_cx::Fixture;
     use crate::diagnosis::test_support::finding as made;
-    use checkup_model::{DataLoading, Fix, HostStats, HostWhileGpuIdle, IdleSuspect, SampleStats};
+    use checkup_model::{
+        DataLoading, Fix, HostStats, HostWhileGpuIdle, IdleSuspect, SampleStats, SharedFix,
+    };
 
     fn sampled(util: f64) -> Fixture {
         Fixture::default()
@@ -176,7 +185,13 @@ mod tests {
             })
         ));
         assert!((f.share - 0.9).abs() < 1e-9);
-        assert_eq!(f.fixes, vec![Fix::ProfileSteps, Fix::MainThreadCpu]);
+        assert_eq!(
+            f.fixes,
+            vec![
+                Fix::Shared(SharedFix::ProfileSteps),
+                Fix::Shared(SharedFix::MainThreadCpu)
+            ]
+        );
     }
 
     #[test]
@@ -258,7 +273,7 @@ mod tests {
         // prescribed from values the recording does not hold.
         assert_eq!(
             finding(&fx.cx(), &[]).unwrap().fixes,
-            vec![Fix::ProfileSteps]
+            vec![Fix::Shared(SharedFix::ProfileSteps)]
         );
     }
 
@@ -292,7 +307,10 @@ mod tests {
         );
         assert_eq!(
             finding(&fx.cx(), &[]).unwrap().fixes,
-            vec![Fix::ProfileSteps, Fix::MainThreadCpu]
+            vec![
+                Fix::Shared(SharedFix::ProfileSteps),
+                Fix::Shared(SharedFix::MainThreadCpu)
+            ]
         );
     }
 

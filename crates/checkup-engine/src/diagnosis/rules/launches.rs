@@ -4,6 +4,7 @@
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, KernelLaunch, Note, Source, Unit,
 };
+use checkup_model::{KernelLaunchEvidence, SharedEvidence};
 
 use super::allocator::allocator_drains_queue;
 use super::sync::sync_drains_queue;
@@ -34,31 +35,36 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let mut sure = confidence::MEASURED;
     let mut evidence = vec![
         share_ev(
-            K::LaunchIdleShare,
+            K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare),
             trace_share,
             Some(th.significant_share),
             src.clone(),
         ),
         ev(
-            K::KernelsPerStep,
+            K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep),
             k.per_step,
             Unit::Kernels,
             None,
             src.clone(),
         ),
         ev(
-            K::MedianKernel,
+            K::KernelLaunch(KernelLaunchEvidence::MedianKernel),
             k.median_us,
             Unit::Us,
             Some((Comparison::AtMost, th.tiny_kernel_us)),
             src.clone(),
         ),
-        share_ev(K::TinyKernelShare, k.share_under_10us, None, src.clone()),
+        share_ev(
+            K::KernelLaunch(KernelLaunchEvidence::TinyKernelShare),
+            k.share_under_10us,
+            None,
+            src.clone(),
+        ),
     ];
     // The profiler slows the host side; check the claim against unprofiled steps.
     if let Some((busy, method)) = cx.gpu_busy() {
         evidence.push(ev(
-            K::UnprofiledBusyShare,
+            K::Shared(SharedEvidence::UnprofiledBusyShare),
             busy * 100.0,
             Unit::Percent,
             Some((Comparison::AtMost, th.gpu_busy_high * 100.0)),
@@ -81,14 +87,14 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     }
     if let Some(t) = cx.timing {
         evidence.push(ev(
-            K::UnprofiledStepTime,
+            K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
             t.mean_step_ms,
             Unit::Ms,
             None,
             Source::StepsCsv,
         ));
         evidence.push(ev(
-            K::ProfiledStepTime,
+            K::KernelLaunch(KernelLaunchEvidence::ProfiledStepTime),
             r.profiled_step_us / 1e3,
             Unit::Ms,
             None,
@@ -97,13 +103,25 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     }
     if let Some(g) = cx.gpu {
         if let (Some(u), Some(sm)) = (g.util_gpu_mean, g.sm_active_mean) {
-            evidence.push(ev(K::GpuUtil, u, Unit::Percent, None, Source::NvmlSamples));
-            evidence.push(ev(K::SmActive, sm, Unit::Percent, None, Source::GpmSamples));
+            evidence.push(ev(
+                K::KernelLaunch(KernelLaunchEvidence::GpuUtil),
+                u,
+                Unit::Percent,
+                None,
+                Source::NvmlSamples,
+            ));
+            evidence.push(ev(
+                K::Shared(SharedEvidence::SmActive),
+                sm,
+                Unit::Percent,
+                None,
+                Source::GpmSamples,
+            ));
         }
     }
     if let Some(p) = cx.a.host.as_ref().and_then(|h| h.proc_tree_cpu_mean) {
         evidence.push(ev(
-            K::TrainingProcessCpu,
+            K::Shared(SharedEvidence::TrainingProcessCpu),
             p,
             Unit::Percent,
             None,
@@ -115,7 +133,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let (cause, fixes) = match saturation.filter(|s| s.whose == Whose::Others) {
         Some(s) => {
             evidence.push(ev(
-                K::HostCpu,
+                K::Shared(SharedEvidence::HostCpu),
                 s.total_pct,
                 Unit::Percent,
                 Some((Comparison::AtLeast, th.host_cpu_saturated_pct)),

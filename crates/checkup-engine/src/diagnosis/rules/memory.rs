@@ -5,6 +5,7 @@
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, Memory, Severity, Source, Unit,
 };
+use checkup_model::{MemoryEvidence, MemoryFix};
 
 use crate::analysis::gpu_sharing::CUDA_CONTEXT_GIB;
 use crate::analysis::stats::median;
@@ -87,7 +88,7 @@ fn creep(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         share: 0.0,
         evidence: vec![
             ev(
-                K::AllocatedGrowth,
+                K::Memory(MemoryEvidence::AllocatedGrowth),
                 rise,
                 Unit::Gib,
                 Some((
@@ -97,14 +98,14 @@ fn creep(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
                 source.clone(),
             ),
             ev(
-                K::AllocatedGrowthRate,
+                K::Memory(MemoryEvidence::AllocatedGrowthRate),
                 gib_per_min,
                 Unit::GibPerMin,
                 None,
                 source,
             ),
         ],
-        fixes: vec![Fix::KeepValuesNotTensors],
+        fixes: vec![Fix::Memory(MemoryFix::KeepValuesNotTensors)],
     })
 }
 
@@ -127,7 +128,7 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
     };
 
     let mut evidence = vec![share_ev(
-        K::PeakMemoryShareOfCapacity,
+        K::Memory(MemoryEvidence::PeakMemoryShareOfCapacity),
         share,
         Some(cx.th.memory_near_limit_share),
         Source::NvmlSamples,
@@ -135,7 +136,7 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
     // Below a GiB the estimate is within what a context takes.
     if others >= 1.0 {
         evidence.push(ev(
-            K::OtherProcessesMemory,
+            K::Memory(MemoryEvidence::OtherProcessesMemory),
             others,
             Unit::Gib,
             None,
@@ -167,10 +168,10 @@ fn near_limit(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
 /// Other processes' memory, measured, comes first: it costs the training nothing to get back.
 fn shared_gpu_fix(m: &MemoryTrend, others_gib: f64) -> Option<Fix> {
     (m.others_gib.is_some() && others_gib >= 1.0 && !m.other_pids.is_empty()).then(|| {
-        Fix::FreeSharedGpu {
+        Fix::Memory(MemoryFix::FreeSharedGpu {
             pids: m.other_pids.clone(),
             frees_gib: others_gib,
-        }
+        })
     })
 }
 
@@ -222,23 +223,25 @@ fn memory_savers(cx: &Ctx, m: &MemoryTrend) -> Vec<Fix> {
         .is_some();
     let mut out = Vec::new();
     if !autocast && weight_bytes >= 4.0 {
-        out.push(Fix::Bf16Memory {
+        out.push(Fix::Memory(MemoryFix::Bf16Memory {
             frees_gib: activations.map(|a| a / 2.0),
-        });
+        }));
     }
-    out.push(Fix::ActivationCheckpointing { frees_gib: None });
+    out.push(Fix::Memory(MemoryFix::ActivationCheckpointing {
+        frees_gib: None,
+    }));
     if states.is_some() {
         // 8-bit states: a quarter of fp32's bytes.
-        out.push(Fix::EightBitOptimizer {
+        out.push(Fix::Memory(MemoryFix::EightBitOptimizer {
             frees_gib: state_gib.map(|s| s * (1.0 - 1.0 / weight_bytes)),
-        });
+        }));
     }
-    out.push(Fix::SmallerMicroBatch {
+    out.push(Fix::Memory(MemoryFix::SmallerMicroBatch {
         frees_gib: activations.map(|a| a / 2.0),
-    });
-    out.push(Fix::OffloadOptimizer {
+    }));
+    out.push(Fix::Memory(MemoryFix::OffloadOptimizer {
         frees_gib: state_gib,
-    });
+    }));
     out
 }
 
@@ -268,14 +271,14 @@ fn fragmented(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         .and_then(|t| t.settings.alloc_conf.as_deref())
         .is_some_and(|c| c.replace(' ', "").contains("expandable_segments:True"));
     let mut evidence = vec![share_ev(
-        K::ReservedUnusedShare,
+        K::Memory(MemoryEvidence::ReservedUnusedShare),
         unused / reserved.max(f64::MIN_POSITIVE),
         Some(th.fragmented_unused_share),
         Source::Probe,
     )];
     if m.alloc_retries > 0 {
         evidence.push(ev(
-            K::AllocRetries,
+            K::Memory(MemoryEvidence::AllocRetries),
             m.alloc_retries as f64,
             Unit::Calls,
             None,
@@ -300,7 +303,7 @@ fn fragmented(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
         fixes: if already {
             Vec::new()
         } else {
-            vec![Fix::ExpandableSegments]
+            vec![Fix::Memory(MemoryFix::ExpandableSegments)]
         },
     })
 }
@@ -347,7 +350,7 @@ mod tests {
         // (140 - 10.4) / 9.4 minutes: the run dies of it within the hour.
         assert!((full_in_min.unwrap() - 129.6 / 9.4).abs() < 1e-9);
         assert_eq!(f.severity, Severity::Critical);
-        assert_eq!(f.fixes, [Fix::KeepValuesNotTensors]);
+        assert_eq!(f.fixes, [Fix::Memory(MemoryFix::KeepValuesNotTensors)]);
     }
 
     #[test]
@@ -378,10 +381,10 @@ mod tests {
         assert_eq!(
             f.fixes,
             [
-                Fix::Bf16Memory { frees_gib: None },
-                Fix::ActivationCheckpointing { frees_gib: None },
-                Fix::SmallerMicroBatch { frees_gib: None },
-                Fix::OffloadOptimizer { frees_gib: None },
+                Fix::Memory(MemoryFix::Bf16Memory { frees_gib: None }),
+                Fix::Memory(MemoryFix::ActivationCheckpointing { frees_gib: None }),
+                Fix::Memory(MemoryFix::SmallerMicroBatch { frees_gib: None }),
+                Fix::Memory(MemoryFix::OffloadOptimizer { frees_gib: None }),
             ]
         );
         let Cause::Memory(Memory::NearLimit { others_gib, .. }) = f.cause else {
@@ -399,7 +402,7 @@ mod tests {
         assert!(fragmented(&fx.cx(), &m).is_none());
         m.peak_allocated_gib = Some(28.0);
         let f = fragmented(&fx.cx(), &m).unwrap();
-        assert_eq!(f.fixes, [Fix::ExpandableSegments]);
+        assert_eq!(f.fixes, [Fix::Memory(MemoryFix::ExpandableSegments)]);
         // A small run wastes a large share of little: not worth a finding.
         m.peak_reserved_gib = Some(2.4);
         m.peak_allocated_gib = Some(1.4);

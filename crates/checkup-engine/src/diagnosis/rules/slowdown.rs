@@ -5,6 +5,7 @@
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, Slowdown, SlowdownPart, Source, Unit,
 };
+use checkup_model::{SharedEvidence, SharedFix, SlowdownEvidence, SlowdownFix};
 
 use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
@@ -52,32 +53,44 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     });
     let mut evidence = vec![
         ev(
-            K::FirstStepMedian,
+            K::Slowdown(SlowdownEvidence::FirstStepMedian),
             first.step_ms,
             Unit::Ms,
             None,
             Source::StepsCsv,
         ),
         ev(
-            K::LastStepMedian,
+            K::Slowdown(SlowdownEvidence::LastStepMedian),
             last.step_ms,
             Unit::Ms,
             None,
             Source::StepsCsv,
         ),
         ev(
-            K::StepTimeGrowth,
+            K::Slowdown(SlowdownEvidence::StepTimeGrowth),
             growth / first.step_ms * 100.0,
             Unit::Percent,
             Some((Comparison::AtLeast, th.slowdown_growth * 100.0)),
             Source::StepsCsv,
         ),
-        ev(K::DataWaitGrowth, data, Unit::Ms, None, Source::StepsCsv),
-        ev(K::HostWorkGrowth, host, Unit::Ms, None, Source::StepsCsv),
+        ev(
+            K::Slowdown(SlowdownEvidence::DataWaitGrowth),
+            data,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::Slowdown(SlowdownEvidence::HostWorkGrowth),
+            host,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
     ];
     if let Some([a, b]) = host_rss_mib {
         evidence.push(ev(
-            K::HostRssGrowth,
+            K::Shared(SharedEvidence::HostRssGrowth),
             b - a,
             Unit::Mib,
             None,
@@ -85,10 +98,10 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         ));
     }
     let fixes = match grew {
-        SlowdownPart::HostWork => vec![Fix::ConstantHostWork],
+        SlowdownPart::HostWork => vec![Fix::Slowdown(SlowdownFix::ConstantHostWork)],
         // Which part of the input pipeline or the GPU's work grows, a profile of a late
         // step beside an early one shows; no change can be named from the timings alone.
-        SlowdownPart::DataWait | SlowdownPart::Other => vec![Fix::ProfileSteps],
+        SlowdownPart::DataWait | SlowdownPart::Other => vec![Fix::Shared(SharedFix::ProfileSteps)],
     };
     Some(Finding {
         gains: Default::default(),
@@ -151,7 +164,7 @@ mod tests {
         };
         assert_eq!((began_at_step, grew), (500, SlowdownPart::HostWork));
         assert_eq!(host_rss_mib, Some([400.0, 1200.0]));
-        assert_eq!(f.fixes, [Fix::ConstantHostWork]);
+        assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantHostWork)]);
     }
 
     #[test]
@@ -187,7 +200,7 @@ mod tests {
                 ..
             })
         ));
-        assert_eq!(f.fixes, [Fix::ProfileSteps]);
+        assert_eq!(f.fixes, [Fix::Shared(SharedFix::ProfileSteps)]);
         // Every step beyond the first tenth's pace: 1 - 10 / 13.6.
         assert!((f.share - (1.0 - 10.0 / 13.6)).abs() < 1e-9, "{}", f.share);
     }

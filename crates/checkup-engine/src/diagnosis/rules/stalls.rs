@@ -1,5 +1,6 @@
 //! Periodic stalls: a long step every N steps during which the GPU has nothing to do.
 
+use checkup_model::PeriodicStallEvidence;
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, MarkerKind, PeriodicStall, PeriodicWork,
     RunMarker, Source, StepTiming, Unit,
@@ -161,9 +162,15 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         crate::analysis::stats::median(&t.stalls.iter().map(|s| s.excess_ms).collect::<Vec<_>>());
     let checkpoint_seen = cx.rank.is_some_and(|r| r.host_waits.checkpoint_us > 0.0);
     let mut evidence = vec![
-        ev(K::StallPeriod, period, Unit::Steps, None, Source::StepsCsv),
         ev(
-            K::StallExcess,
+            K::PeriodicStall(PeriodicStallEvidence::StallPeriod),
+            period,
+            Unit::Steps,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::PeriodicStall(PeriodicStallEvidence::StallExcess),
             median_excess,
             Unit::Ms,
             Some((
@@ -173,17 +180,22 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::StepsCsv,
         ),
         ev(
-            K::StallCount,
+            K::PeriodicStall(PeriodicStallEvidence::StallCount),
             t.stalls.len() as f64,
             Unit::Stalls,
             Some((Comparison::AtLeast, cx.th.min_stalls as f64)),
             Source::StepsCsv,
         ),
-        share_ev(K::StallLostShare, share, None, Source::StepsCsv),
+        share_ev(
+            K::PeriodicStall(PeriodicStallEvidence::StallLostShare),
+            share,
+            None,
+            Source::StepsCsv,
+        ),
     ];
     if let Some(p) = cx.gpu.and_then(|g| g.dip_period_s) {
         evidence.push(ev(
-            K::UtilDipPeriod,
+            K::PeriodicStall(PeriodicStallEvidence::UtilDipPeriod),
             p,
             Unit::Seconds,
             None,
@@ -192,7 +204,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let Some(s) = seen_idle {
         evidence.push(share_ev(
-            K::StallsSeenIdle,
+            K::PeriodicStall(PeriodicStallEvidence::StallsSeenIdle),
             s,
             Some(cx.th.stalls_idle_share),
             Source::NvmlSamples,
@@ -205,7 +217,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             .filter(|w| *w > 0.0)
     {
         evidence.push(ev(
-            K::PeakDiskWrite,
+            K::PeriodicStall(PeriodicStallEvidence::PeakDiskWrite),
             w,
             Unit::MbPerS,
             None,
@@ -215,7 +227,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let marked = stall_work(cx, t);
     if let Some((_, n)) = &marked {
         evidence.push(ev(
-            K::StallsWithMarker,
+            K::PeriodicStall(PeriodicStallEvidence::StallsWithMarker),
             *n as f64,
             Unit::Stalls,
             None,
@@ -229,14 +241,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         } = &work
         {
             evidence.push(ev(
-                K::ProfiledStalls,
+                K::PeriodicStall(PeriodicStallEvidence::ProfiledStalls),
                 n as f64,
                 Unit::Stalls,
                 None,
                 cx.rank_source(),
             ));
             evidence.push(ev(
-                K::ReadbacksPerStall,
+                K::PeriodicStall(PeriodicStallEvidence::ReadbacksPerStall),
                 *readbacks_per_stall,
                 Unit::Calls,
                 Some((Comparison::AtLeast, cx.th.readback_stall_min_waits)),

@@ -1,5 +1,6 @@
 //! Host synchronisation: the loop waits for the GPU, then the GPU waits for the host.
 
+use checkup_model::HostSyncEvidence;
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, HostSync, Source, SyncSite, Unit,
 };
@@ -101,34 +102,34 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         share,
         evidence: vec![
             share_ev(
-                K::SyncIdleShare,
+                K::HostSync(HostSyncEvidence::SyncIdleShare),
                 share,
                 Some(cx.th.significant_share),
                 src.clone(),
             ),
             ev(
-                K::SyncCallsPerStep,
+                K::HostSync(HostSyncEvidence::SyncCallsPerStep),
                 p.sync_calls,
                 Unit::Calls,
                 Some((Comparison::AtLeast, cx.th.sync_calls_per_step)),
                 src.clone(),
             ),
             ev(
-                K::ItemCallsPerStep,
+                K::HostSync(HostSyncEvidence::ItemCallsPerStep),
                 p.item_calls,
                 Unit::Calls,
                 None,
                 src.clone(),
             ),
             ev(
-                K::HostLaunchTime,
+                K::HostSync(HostSyncEvidence::HostLaunchTime),
                 w.host_work_per_step_us / 1e3,
                 Unit::Ms,
                 None,
                 src.clone(),
             ),
             ev(
-                K::GpuBusyPerStep,
+                K::HostSync(HostSyncEvidence::GpuBusyPerStep),
                 r.gpu_busy_per_step_us / 1e3,
                 Unit::Ms,
                 None,
@@ -139,14 +140,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         .chain(probe.iter().flat_map(|(per_step, _, top_per_step)| {
             [
                 ev(
-                    K::ProbeSyncsPerStep,
+                    K::HostSync(HostSyncEvidence::ProbeSyncsPerStep),
                     *per_step,
                     Unit::Calls,
                     None,
                     Source::Probe,
                 ),
                 share_ev(
-                    K::TopSyncSiteShare,
+                    K::HostSync(HostSyncEvidence::TopSyncSiteShare),
                     (top_per_step / per_step.max(1e-9)).min(1.0),
                     None,
                     Source::Probe,

@@ -1,6 +1,7 @@
 //! Clocks held down while busy: a throttling clock-event reason, or an SM clock well under
 //! its maximum.
 
+use checkup_model::ThrottlingEvidence;
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Severity, Source, Throttling, Unit,
 };
@@ -29,14 +30,14 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     // Busy time runs at `ratio` of full speed: the rest of it is lost.
     let share = busy * (1.0 - ratio.unwrap_or(1.0)).max(0.0);
     let mut evidence = vec![share_ev(
-        K::ThrottledSamples,
+        K::Throttling(ThrottlingEvidence::ThrottledSamples),
         g.throttled_share,
         Some(th.throttled_share),
         Source::NvmlSamples,
     )];
     if let Some(r) = ratio {
         evidence.push(ev(
-            K::SmClockRatio,
+            K::Throttling(ThrottlingEvidence::SmClockRatio),
             r * 100.0,
             Unit::Percent,
             Some((Comparison::AtMost, th.sm_clock_low_ratio * 100.0)),
@@ -45,7 +46,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     if let (Some(p), Some(l)) = (g.power_w_mean, g.power_limit_w) {
         evidence.push(ev(
-            K::PowerShareOfLimit,
+            K::Throttling(ThrottlingEvidence::PowerShareOfLimit),
             p / l * 100.0,
             Unit::Percent,
             None,
@@ -53,7 +54,13 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         ));
     }
     if let Some(t) = g.temp_c_max {
-        evidence.push(ev(K::PeakTemp, t, Unit::Celsius, None, Source::NvmlSamples));
+        evidence.push(ev(
+            K::Throttling(ThrottlingEvidence::PeakTemp),
+            t,
+            Unit::Celsius,
+            None,
+            Source::NvmlSamples,
+        ));
     }
     let thermal = g.throttle_reasons.iter().any(|r| r.contains("thermal"));
     let clock_ratio = ratio.unwrap_or(1.0);

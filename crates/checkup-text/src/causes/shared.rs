@@ -1,0 +1,72 @@
+//! Words for what several families measure and propose: the host's CPU, the GPU's busy
+//! share at unprofiled speed, host memory growth; the investigations and the
+//! host-contention fixes.
+
+use checkup_model::{Language, SharedEvidence, SharedFix};
+
+use crate::fixes::{pick, t, FixText};
+use crate::Language::*;
+
+/// What a `shared` evidence row measures.
+pub fn evidence(k: &SharedEvidence, l: Language) -> String {
+    let (en, zh) = match k {
+        SharedEvidence::HostCpu => ("host CPU use, all cores", "主机 CPU 使用率（全部核心）"),
+        SharedEvidence::TrainingTreeCpu => (
+            "training process tree CPU (100 = one core)",
+            "训练进程树 CPU（100 = 1 核）",
+        ),
+        SharedEvidence::TrainingProcessCpu => (
+            "training process CPU (100 = one core)",
+            "训练进程 CPU（100 = 1 核）",
+        ),
+        SharedEvidence::UnprofiledBusyShare => (
+            "GPU busy share of a step at unprofiled speed",
+            "未分析速度下 GPU 忙碌占步骤比例",
+        ),
+        SharedEvidence::SmActive => ("SM active (GPM)", "SM 活跃（GPM）"),
+        SharedEvidence::HostRssGrowth => (
+            "growth of the training processes' host memory",
+            "训练进程主机内存的增长",
+        ),
+    };
+    match l {
+        En => en.into(),
+        Zh => zh.into(),
+    }
+}
+
+/// A `shared` fix in words.
+pub fn fix(f: &SharedFix, l: Language) -> FixText {
+    match (f, l) {
+        (SharedFix::FindCpuHogs, _) => t(
+            pick(l, "Find what else keeps the CPU busy", "找出还有什么在占用 CPU"),
+            pick(l, "Processes outside the training hold the host's cores, so the training loop gets CPU time late and so do its kernel launches. List the processes by CPU use and stop, move or limit the ones that are not yours to run here; on a shared host, ask for cores of your own.", "训练之外的进程占着主机的核心，训练循环拿到 CPU 时间就晚，内核发射也跟着晚。按 CPU 使用率列出进程，停止、迁移或限制那些不该在这里运行的；在共享主机上，申请专属的核心。"),
+            Some("ps -eo pid,user,pcpu,etime,comm --sort=-pcpu | head -20"),
+            pick(l, "The training and its workers get their CPU time back: launches and batches stop waiting for it.", "训练及其 worker 重新得到 CPU 时间：内核发射和批次都不再为它等待。"),
+        ),
+        (SharedFix::ReserveCores, _) => t(
+            pick(l, "Give the training cores of its own", "给训练分配专属核心"),
+            pick(l, "Pin the training (and its DataLoader workers) to cores the other load does not use, or lower the other processes' priority.", "把训练（及其 DataLoader worker）绑定到其他负载不用的核心上，或降低其他进程的优先级。"),
+            Some(&format!(
+                "taskset -c 0-7 python train.py            # {}\nrenice -n 19 -p PID_OF_THE_OTHER_LOAD      # {}",
+                pick(l, "the training on cores 0-7", "训练运行在核心 0-7 上"),
+                pick(l, "the other load yields", "其他负载让出 CPU")
+            )),
+            pick(l, "The training loop is scheduled at once again, however busy the rest of the host is.", "无论主机其他部分多忙，训练循环都能立即得到调度。"),
+        ),
+        (SharedFix::ProfileSteps, _) => t(
+            pick(l, "Profile a few training steps", "分析几个训练步骤"),
+            pick(l, "A trace and step timings tell waiting for data, launch overhead and synchronisation apart. The agent records both without code changes.", "trace 和步骤计时可以区分等待数据、发射开销和同步。agent 无需改代码即可记录两者。"),
+            Some("checkup-agent run --profile-steps 8 -- python train.py"),
+            pick(l, "The next checkup names the cause and its fix.", "下一次体检会指出原因和修复方法。"),
+        ),
+        (SharedFix::MainThreadCpu, _) => t(
+            pick(l, "Look at the training loop's own CPU work", "检查训练循环自身的 CPU 工作"),
+            pick(l, "The training processes keep about one CPU core busy: the main Python thread is running flat out. Data preparation in the main process (num_workers=0), per-step Python work or many small kernel launches are the usual suspects; the profile says which before anything is changed.", "训练进程大约占满一个 CPU 核心：Python 主线程在全速运行。常见原因是在主进程里准备数据（num_workers=0）、每步的 Python 工作，或大量小内核的发射；改动之前先由性能分析确定是哪一个。"),
+            // Samples do not hold the loader's settings: no line to paste that could repeat
+            // or contradict what the run already does.
+            None,
+            pick(l, "The GPU gets work as fast as it can take it.", "GPU 能以它能接受的速度拿到工作。"),
+        ),
+    }
+}
