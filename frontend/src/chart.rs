@@ -5,11 +5,12 @@
 
 use checkup_model::commands as cmd;
 use checkup_model::ChartSvg;
+use checkup_model::UiWord;
 use checkup_text::format_number;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::i18n::{lang, tr};
+use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
@@ -85,12 +86,9 @@ fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoVi
         let l = ui.l();
         shown.with_untracked(|c| {
             let h = c.hover.as_ref()?;
-            let mut lines = vec![tr(&l, "hover_time").replace("{t}", &format_number(t))];
+            let mut lines = vec![checkup_text::ui::hover_time(l, &format_number(t))];
             lines.extend(h.values_at(t).into_iter().map(|(label, _, v)| {
-                tr(&l, "hover_value")
-                    .replace("{label}", label)
-                    .replace("{value}", &format_number(v))
-                    .replace("{unit}", &h.unit)
+                checkup_text::ui::hover_value(l, label, &format_number(v), &h.unit)
             }));
             Some(lines)
         })
@@ -115,14 +113,14 @@ fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoVi
             return;
         };
         let name = name_for_zoom.clone();
-        let code = ui.lang.get_untracked();
+        let lang = ui.lang.get_untracked();
         spawn_local(async move {
             match call(cmd::ZoomChart {
                 id,
                 name,
                 from: ta,
                 to: tb,
-                lang: lang(&code),
+                lang,
             })
             .await
             {
@@ -172,9 +170,9 @@ fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoVi
                 })}
             </div>
             <Show when=move || zoomed.get()>
-                <button class="zoom-reset" id=reset_id.clone() on:click=reset.clone()>{move || tr(&ui.l(), "zoom_reset")}</button>
+                <button class="zoom-reset" id=reset_id.clone() on:click=reset.clone()>{move || tr(ui.l(), UiWord::ZoomReset)}</button>
             </Show>
-            {(readable && checkup.is_some()).then(|| view! { <p class="meta chart-help">{move || tr(&ui.l(), "zoom_help")}</p> })}
+            {(readable && checkup.is_some()).then(|| view! { <p class="meta chart-help">{move || tr(ui.l(), UiWord::ZoomHelp)}</p> })}
         </figure>
     }
 }

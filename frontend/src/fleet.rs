@@ -3,17 +3,18 @@
 //! stands out, and every GPU's last minute at a glance while they are watched.
 
 use checkup_model::commands as cmd;
-use checkup_model::{FleetSource, GpuGlance, HostLive};
+use checkup_model::UiWord;
+use checkup_model::{FleetSource, GpuGlance, HostLive, Language};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::i18n::{lang, tr};
+use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
 fn connect(ui: Ui, source: FleetSource) {
     ui.busy
-        .set(Some(tr(&ui.lang.get_untracked(), "connecting_fleet")));
+        .set(Some(tr(ui.lang.get_untracked(), UiWord::ConnectingFleet)));
     ui.error.set(None);
     spawn_local(async move {
         match call(cmd::ConnectFleet { source }).await {
@@ -36,19 +37,19 @@ pub fn connect_panel(ui: Ui) -> impl IntoView {
     let login = RwSignal::new(String::new());
     view! {
         <details class="fleet-connect" id="fleet-connect">
-            <summary>{move || tr(&ui.l(), "several_hosts")}</summary>
+            <summary>{move || tr(ui.l(), UiWord::SeveralHosts)}</summary>
             <textarea id="fleet-hosts" rows="3" placeholder="node-1\nnode-2\nuser@10.0.0.7:2222" prop:value=move || list.get() on:input=move |ev| list.set(event_target_value(&ev))></textarea>
-            <button id="connect-fleet" on:click=move |_| connect(ui, FleetSource::from_list(&list.get_untracked()))>{move || tr(&ui.l(), "connect_fleet")}</button>
-            <div class="meta">{move || tr(&ui.l(), "or_slurm_job")}</div>
+            <button id="connect-fleet" on:click=move |_| connect(ui, FleetSource::from_list(&list.get_untracked()))>{move || tr(ui.l(), UiWord::ConnectFleet)}</button>
+            <div class="meta">{move || tr(ui.l(), UiWord::OrSlurmJob)}</div>
             <div class="row">
-                <input id="slurm-job" placeholder=move || tr(&ui.l(), "slurm_job") prop:value=move || job.get() on:input=move |ev| job.set(event_target_value(&ev)) />
-                <input id="slurm-login" placeholder=move || tr(&ui.l(), "slurm_login") prop:value=move || login.get() on:input=move |ev| login.set(event_target_value(&ev)) />
+                <input id="slurm-job" placeholder=move || tr(ui.l(), UiWord::SlurmJob) prop:value=move || job.get() on:input=move |ev| job.set(event_target_value(&ev)) />
+                <input id="slurm-login" placeholder=move || tr(ui.l(), UiWord::SlurmLogin) prop:value=move || login.get() on:input=move |ev| login.set(event_target_value(&ev)) />
             </div>
-            <button id="connect-slurm" on:click=move |_| connect(ui, FleetSource::Slurm { login: login.get_untracked(), job: job.get_untracked() })>{move || tr(&ui.l(), "connect_slurm")}</button>
+            <button id="connect-slurm" on:click=move |_| connect(ui, FleetSource::Slurm { login: login.get_untracked(), job: job.get_untracked() })>{move || tr(ui.l(), UiWord::ConnectSlurm)}</button>
         </details>
         {move || ui.fleet.get().map(|f| view! {
             <button id="open-fleet" class="fleet-open" on:click=move |_| { ui.view.set(None); ui.show_fleet.set(true) }>
-                {tr(&ui.l(), "fleet_connected").replace("{n}", &f.connected().to_string()).replace("{m}", &f.hosts.len().to_string())}
+                {checkup_text::ui::fleet_connected(ui.l(), f.connected(), f.hosts.len())}
             </button>
         })}
     }
@@ -59,7 +60,7 @@ pub fn page(ui: Ui) -> impl IntoView {
     let seconds = RwSignal::new("60".to_string());
     let check = move |_| {
         ui.busy
-            .set(Some(tr(&ui.lang.get_untracked(), "checking_fleet")));
+            .set(Some(tr(ui.lang.get_untracked(), UiWord::CheckingFleet)));
         ui.error.set(None);
         spawn_local(async move {
             match call(cmd::CheckFleet {}).await {
@@ -105,7 +106,7 @@ pub fn page(ui: Ui) -> impl IntoView {
     let job_path = RwSignal::new(String::new());
     let gather = move |_| {
         ui.busy
-            .set(Some(tr(&ui.lang.get_untracked(), "gathering_job")));
+            .set(Some(tr(ui.lang.get_untracked(), UiWord::GatheringJob)));
         ui.error.set(None);
         let path = job_path.get_untracked();
         spawn_local(async move {
@@ -122,24 +123,24 @@ pub fn page(ui: Ui) -> impl IntoView {
     let watching = move || ui.fleet_live.with(|p| p.as_ref().is_some_and(|p| !p.done));
     view! {
         <div class="fleet" id="fleet">
-            <h2>{move || tr(&ui.l(), "several_hosts")}</h2>
-            <p class="step-intro">{move || tr(&ui.l(), "intro_fleet")}</p>
+            <h2>{move || tr(ui.l(), UiWord::SeveralHosts)}</h2>
+            <p class="step-intro">{move || tr(ui.l(), UiWord::IntroFleet)}</p>
             {move || ui.fleet.get().and_then(|f| f.slurm_job).map(|(job, state)| view! {
-                <p class="meta" id="fleet-job">{tr(&ui.l(), "fleet_job").replace("{job}", &job).replace("{state}", &state)}</p>
+                <p class="meta" id="fleet-job">{checkup_text::ui::fleet_job(ui.l(), &job, &state)}</p>
             })}
             {move || hosts_table(ui)}
             <div class="live-controls">
-                <button id="check-fleet" on:click=check>{move || tr(&ui.l(), "check_fleet")}</button>
+                <button id="check-fleet" on:click=check>{move || tr(ui.l(), UiWord::CheckFleet)}</button>
                 <input id="fleet-seconds" class="short" prop:value=move || seconds.get() on:input=move |ev| seconds.set(event_target_value(&ev)) />
                 <span>"s"</span>
-                <button id="watch-fleet" disabled=watching on:click=watch>{move || tr(&ui.l(), "watch_fleet")}</button>
-                <button id="stop-fleet" disabled=move || !watching() on:click=stop>{move || tr(&ui.l(), "stop")}</button>
-                <button id="disconnect-fleet" on:click=disconnect>{move || tr(&ui.l(), "disconnect_fleet")}</button>
+                <button id="watch-fleet" disabled=watching on:click=watch>{move || tr(ui.l(), UiWord::WatchFleet)}</button>
+                <button id="stop-fleet" disabled=move || !watching() on:click=stop>{move || tr(ui.l(), UiWord::Stop)}</button>
+                <button id="disconnect-fleet" on:click=disconnect>{move || tr(ui.l(), UiWord::DisconnectFleet)}</button>
             </div>
             <div class="live-controls">
                 <input id="fleet-job-path" class="wide" placeholder="/scratch/run/node{node}" prop:value=move || job_path.get() on:input=move |ev| job_path.set(event_target_value(&ev)) />
-                <button id="gather-fleet-job" on:click=gather>{move || tr(&ui.l(), "gather_job")}</button>
-                <span class="meta">{move || tr(&ui.l(), "gather_job_help")}</span>
+                <button id="gather-fleet-job" on:click=gather>{move || tr(ui.l(), UiWord::GatherJob)}</button>
+                <span class="meta">{move || tr(ui.l(), UiWord::GatherJobHelp)}</span>
             </div>
             {move || differences(ui)}
             {move || live(ui)}
@@ -169,13 +170,13 @@ fn hosts_table(ui: Ui) -> impl IntoView {
             let agent = match (&h.info, &h.error) {
                 (Some(info), _) => {
                     let gpus = match (&info.health.gpu_problem, info.health.gpu_error.as_ref()) {
-                        (Some(p), _) => checkup_text::ui::gpu_problem_words(lang(&l), p).words,
+                        (Some(p), _) => checkup_text::ui::gpu_problem_words(l, p).words,
                         (None, Some(e)) => e.clone(),
                         (None, None) => format!("{} GPU", info.health.gpus),
                     };
                     view! { <td>{format!("agent {} · {gpus}", info.health.agent)}</td> }.into_any()
                 }
-                (None, Some(e)) => view! { <td class="error">{crate::i18n::error_words(&l, e).words}</td> }.into_any(),
+                (None, Some(e)) => view! { <td class="error">{crate::i18n::error_words(l, e).words}</td> }.into_any(),
                 (None, None) => view! { <td></td> }.into_any(),
             };
             let facts = check.as_ref().map(|r| r.facts.clone()).unwrap_or_default();
@@ -194,7 +195,7 @@ fn hosts_table(ui: Ui) -> impl IntoView {
                     <td>{facts.driver_version.clone().unwrap_or_default()}</td>
                     <td>
                         {facts.gpu_name.clone().map(|n| format!("{} × {n}", facts.gpus.len())).unwrap_or_default()}
-                        {recorded.map(|r| view! { <div class="meta">{tr(&l, "gpus_recorded").replace("{path}", &r)}</div> })}
+                        {recorded.map(|r| view! { <div class="meta">{checkup_text::ui::gpus_recorded(l, &r)}</div> })}
                     </td>
                     <td>{facts.torch_version.clone().unwrap_or_default()}</td>
                     <td>{not_passed}</td>
@@ -205,8 +206,8 @@ fn hosts_table(ui: Ui) -> impl IntoView {
     view! {
         <table id="fleet-hosts-table">
             <tr>
-                <th>{tr(&l, "col_host")}</th><th>{tr(&l, "col_agent")}</th><th>{tr(&l, "col_driver")}</th>
-                <th>{tr(&l, "col_gpus")}</th><th>"PyTorch"</th><th>{tr(&l, "col_not_passed")}</th>
+                <th>{tr(l, UiWord::ColHost)}</th><th>{tr(l, UiWord::ColAgent)}</th><th>{tr(l, UiWord::ColDriver)}</th>
+                <th>{tr(l, UiWord::ColGpus)}</th><th>"PyTorch"</th><th>{tr(l, UiWord::ColNotPassed)}</th>
             </tr>
             {rows}
         </table>
@@ -219,12 +220,12 @@ fn differences(ui: Ui) -> impl IntoView {
     let l = ui.l();
     let env = ui.fleet_env.get()?;
     Some(if env.differences.is_empty() {
-        view! { <p class="notice" id="fleet-same">{tr(&l, "fleet_same")}</p> }.into_any()
+        view! { <p class="notice" id="fleet-same">{tr(l, UiWord::FleetSame)}</p> }.into_any()
     } else {
         view! {
-            <h3>{tr(&l, "fleet_differences")}</h3>
+            <h3>{tr(l, UiWord::FleetDifferences)}</h3>
             <ul id="fleet-differences">
-                {env.differences.iter().map(|d| view! { <li>{checkup_text::fleet::difference(d, lang(&l))}</li> }).collect_view()}
+                {env.differences.iter().map(|d| view! { <li>{checkup_text::fleet::difference(d, l)}</li> }).collect_view()}
             </ul>
         }
         .into_any()
@@ -245,22 +246,22 @@ fn live(ui: Ui) -> impl IntoView {
             {crate::steps::progress_bar(pct)}
             <span>{format!("{:.0} s / {:.0} s", p.elapsed_s, p.total_s)}</span>
         </div>
-        <p class="meta" id="fleet-legend">{tr(&l, "fleet_legend")}</p>
+        <p class="meta" id="fleet-legend">{tr(l, UiWord::FleetLegend)}</p>
         <div class="fleet-grid">
-            {p.hosts.into_iter().map(|h| host_card(ui, &l, h)).collect_view()}
+            {p.hosts.into_iter().map(|h| host_card(ui, l, h)).collect_view()}
         </div>
     })
 }
 
-fn host_card(ui: Ui, l: &str, h: HostLive) -> impl IntoView {
+fn host_card(ui: Ui, l: Language, h: HostLive) -> impl IntoView {
     let checkup = h.checkup_id;
     view! {
         <div class="fleet-host">
             <div class="fleet-host-head">
                 <strong>{h.host.clone()}</strong>
-                <span class="meta">{format!(" · {} · {} {}", tr(l, h.status.key()), h.samples, tr(l, "samples"))}</span>
+                <span class="meta">{format!(" · {} · {} {}", checkup_text::ui::live_status(l, h.status), h.samples, tr(l, UiWord::Samples))}</span>
                 {checkup.map(|id| view! {
-                    <button class="open-host-checkup" on:click=move |_| { ui.show_fleet.set(false); ui.open(id, None) }>{tr(l, "open_its_checkup")}</button>
+                    <button class="open-host-checkup" on:click=move |_| { ui.show_fleet.set(false); ui.open(id, None) }>{tr(l, UiWord::OpenItsCheckup)}</button>
                 })}
             </div>
             {h.error.map(|e| crate::error_view(l, &e, "fleet-host-error"))}
@@ -269,7 +270,7 @@ fn host_card(ui: Ui, l: &str, h: HostLive) -> impl IntoView {
     }
 }
 
-fn gpu_row(l: &str, g: GpuGlance) -> impl IntoView {
+fn gpu_row(l: Language, g: GpuGlance) -> impl IntoView {
     let num = |v: Option<f64>, unit: &str, d: usize| {
         v.map(|v| format!("{v:.d$} {unit}"))
             .unwrap_or_else(|| "–".into())
@@ -283,7 +284,7 @@ fn gpu_row(l: &str, g: GpuGlance) -> impl IntoView {
         num(g.mem_used_gib, "GiB", 1),
     );
     let throttled = (!g.throttled.is_empty())
-        .then(|| format!("{}: {}", tr(l, "throttled"), g.throttled.join(", ")));
+        .then(|| format!("{}: {}", tr(l, UiWord::Throttled), g.throttled.join(", ")));
     let is_throttled = throttled.is_some();
     view! {
         <div class="fleet-gpu" class:throttled=is_throttled>

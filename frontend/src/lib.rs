@@ -10,7 +10,10 @@ mod ipc;
 mod steps;
 
 use checkup_model::commands as cmd;
-use checkup_model::{CheckupSummary, CheckupView, HostInfo, LivePhase, LiveProgress, WizardStep};
+use checkup_model::UiWord;
+use checkup_model::{
+    CheckupSummary, CheckupView, HostInfo, Language, LivePhase, LiveProgress, WizardStep,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
@@ -21,7 +24,7 @@ use ipc::call;
 /// The app's shared state, handed to every step (signals are `Copy`).
 #[derive(Clone, Copy)]
 pub struct Ui {
-    pub lang: RwSignal<String>,
+    pub lang: RwSignal<Language>,
     pub checkups: RwSignal<Vec<CheckupSummary>>,
     pub view: RwSignal<Option<CheckupView>>,
     pub step: RwSignal<WizardStep>,
@@ -53,7 +56,7 @@ pub struct Ui {
 }
 
 impl Ui {
-    pub fn l(&self) -> String {
+    pub fn l(&self) -> Language {
         self.lang.get()
     }
 
@@ -105,7 +108,7 @@ impl Ui {
         spawn_local(async move {
             let opened: Result<CheckupView, _> = call(cmd::OpenCheckup {
                 id,
-                lang: i18n::lang(&self.lang.get_untracked()),
+                lang: self.lang.get_untracked(),
             })
             .await;
             match opened {
@@ -146,14 +149,14 @@ impl Ui {
 
 /// An error in plain words with what to try, and what the system or a library said folded
 /// under "details" (`id` names the words; `{id}-details` the fold).
-pub fn error_view(l: &str, e: &checkup_model::UiError, id: &'static str) -> impl IntoView {
+pub fn error_view(l: Language, e: &checkup_model::UiError, id: &'static str) -> impl IntoView {
     let w = i18n::error_words(l, e);
     view! {
         <div class="error-box">
             <p class="error" id=id role="alert">{w.words}</p>
             {w.details.map(|d| view! {
                 <details class="error-details" id=format!("{id}-details")>
-                    <summary>{tr(l, "details")}</summary>
+                    <summary>{tr(l, UiWord::Details)}</summary>
                     <pre>{d}</pre>
                 </details>
             })}
@@ -162,13 +165,11 @@ pub fn error_view(l: &str, e: &checkup_model::UiError, id: &'static str) -> impl
 }
 
 /// What a live phase that moved the wizard on found, in the language `l`.
-fn arrival_words(l: &str, p: &LiveProgress) -> String {
+fn arrival_words(l: Language, p: &LiveProgress) -> String {
     if p.phase == LivePhase::Profiling {
-        tr(l, "arrived_after_profiling").replace("{steps}", &p.steps_done.to_string())
+        checkup_text::ui::arrived_after_profiling(l, p.steps_done)
     } else {
-        tr(l, "arrived_after_sampling")
-            .replace("{samples}", &p.samples.to_string())
-            .replace("{seconds}", &format!("{:.0}", p.elapsed_s))
+        checkup_text::ui::arrived_after_sampling(l, p.samples, p.elapsed_s)
     }
 }
 
@@ -229,8 +230,8 @@ fn App() -> impl IntoView {
         }
         ui.fleet_live.set(Some(p));
     });
-    let switch_lang = move |l: &'static str| {
-        ui.lang.set(l.to_string());
+    let switch_lang = move |l: Language| {
+        ui.lang.set(l);
         if let Some(id) = ui.current_id() {
             ui.open(id, None);
         }
@@ -240,15 +241,15 @@ fn App() -> impl IntoView {
     view! {
         <div class="app">
             <aside>
-                <h1>{move || tr(&ui.l(), "app_title")}</h1>
+                <h1>{move || tr(ui.l(), UiWord::AppTitle)}</h1>
                 <div class="lang">
-                    <button id="lang-en" on:click=move |_| switch_lang("en")>"English"</button>
+                    <button id="lang-en" on:click=move |_| switch_lang(Language::En)>"English"</button>
                     " "
-                    <button id="lang-zh" on:click=move |_| switch_lang("zh")>"中文"</button>
+                    <button id="lang-zh" on:click=move |_| switch_lang(Language::Zh)>"中文"</button>
                 </div>
                 {steps::hosts::panel(ui)}
                 <div class="hosts">{fleet::connect_panel(ui)}</div>
-                <h2 class="history">{move || tr(&ui.l(), "history")}</h2>
+                <h2 class="history">{move || tr(ui.l(), UiWord::History)}</h2>
                 <ul class="checkups">
                     <For each=move || ui.checkups.get() key=|c| (c.id, c.wizard_step, c.primary.clone(), c.is_baseline) let:c>
                         <li
@@ -258,9 +259,9 @@ fn App() -> impl IntoView {
                             <div>{c.title.clone()}</div>
                             <div class="primary">{c.primary.clone().unwrap_or_default()}</div>
                             <div class="meta">
-                                {let host = c.host.clone(); move || if host == checkup_model::RECORDING_HOST { tr(&ui.l(), "recording_host") } else { host.clone() }}
-                                {move || if c.is_demo { format!(" · {}", tr(&ui.l(), "demo")) } else { String::new() }}
-                                {move || if c.is_baseline { format!(" · {}", tr(&ui.l(), "baseline")) } else { String::new() }}
+                                {let host = c.host.clone(); move || if host == checkup_model::RECORDING_HOST { tr(ui.l(), UiWord::RecordingHost) } else { host.clone() }}
+                                {move || if c.is_demo { format!(" · {}", tr(ui.l(), UiWord::Demo)) } else { String::new() }}
+                                {move || if c.is_baseline { format!(" · {}", tr(ui.l(), UiWord::Baseline)) } else { String::new() }}
                             </div>
                         </li>
                     </For>
@@ -269,28 +270,28 @@ fn App() -> impl IntoView {
             <main aria-busy=move || (ui.opening.get() > 0).to_string()>
                 <Show when=move || ui.store_notice.with(|n| n.is_some())>
                     <p class="notice" id="store-notice" role="alert">
-                        {move || ui.store_notice.get().map(|n| checkup_text::ui::store_notice_words(i18n::lang(&ui.l()), &n)).unwrap_or_default()}
+                        {move || ui.store_notice.get().map(|n| checkup_text::ui::store_notice_words(ui.l(), &n)).unwrap_or_default()}
                     </p>
                 </Show>
-                {move || ui.error.get().map(|e| error_view(&ui.l(), &e, "error"))}
+                {move || ui.error.get().map(|e| error_view(ui.l(), &e, "error"))}
                 <Show when=move || ui.busy.with(|b| b.is_some())>
                     <p class="busy">{move || ui.busy.get().unwrap_or_default()}</p>
                 </Show>
                 {move || match ui.view.get() {
                     _ if ui.show_fleet.get() => fleet::page(ui).into_any(),
-                    None => view! { <p class="empty">{tr(&ui.l(), "pick")}</p> }.into_any(),
+                    None => view! { <p class="empty">{tr(ui.l(), UiWord::Pick)}</p> }.into_any(),
                     Some(v) => view! {
                         <nav class="steps">
                             {WizardStep::ALL.into_iter().map(|s| {
                                 view! {
                                     <button id=format!("step-{}", s.key()) class:active=move || ui.step.get() == s on:click=move |_| ui.go_by_user(s)>
-                                        {move || tr(&ui.l(), s.key())}
+                                        {move || checkup_text::ui::step(ui.l(), s)}
                                     </button>
                                 }
                             }).collect_view()}
                         </nav>
                         <h2 id="checkup-title">{v.summary.title.clone()}</h2>
-                        {move || ui.arrived.get().map(|p| view! { <p class="notice" id="arrived" role="status">{arrival_words(&ui.l(), &p)}</p> })}
+                        {move || ui.arrived.get().map(|p| view! { <p class="notice" id="arrived" role="status">{arrival_words(ui.l(), &p)}</p> })}
                         {move || steps::step_view(ui, ui.step.get())}
                     }.into_any(),
                 }}

@@ -12,6 +12,7 @@ mod reanalyse;
 
 use std::path::PathBuf;
 
+use checkup_model::ErrorKind;
 use tauri::Manager;
 
 /// Shared state of the running app.
@@ -67,20 +68,22 @@ impl From<&AppError> for checkup_model::UiError {
     fn from(e: &AppError) -> Self {
         let parts = match e {
             AppError::Connect(c) => c.parts(),
-            AppError::NoHost => Some(("err_no_host", String::new(), String::new())),
-            AppError::NoFleet => Some(("err_no_fleet", String::new(), String::new())),
+            AppError::NoHost => Some((ErrorKind::NoHost, String::new(), String::new())),
+            AppError::NoFleet => Some((ErrorKind::NoFleet, String::new(), String::new())),
             AppError::StaleWithoutRecording { recording, .. } => {
-                Some(("err_stale_diagnosis", recording.clone(), String::new()))
+                Some((ErrorKind::StaleDiagnosis, recording.clone(), String::new()))
             }
             AppError::Prometheus(p) => Some(prometheus_parts(p)),
-            AppError::Engine(checkup_engine::EngineError::NoGpuData { path }) => {
-                Some(("err_no_gpu_data", path.display().to_string(), String::new()))
-            }
+            AppError::Engine(checkup_engine::EngineError::NoGpuData { path }) => Some((
+                ErrorKind::NoGpuData,
+                path.display().to_string(),
+                String::new(),
+            )),
             _ => None,
         };
         match parts {
             Some((code, subject, detail)) => checkup_model::UiError {
-                code: Some(code.into()),
+                code: Some(code),
                 subject,
                 detail,
                 message: e.to_string(),
@@ -92,32 +95,38 @@ impl From<&AppError> for checkup_model::UiError {
 
 /// Every Prometheus error by kind, worded by the UI in its language without the CLI's option
 /// names; what the server said goes in the detail.
-fn prometheus_parts(e: &checkup_prometheus::PrometheusError) -> (&'static str, String, String) {
+fn prometheus_parts(e: &checkup_prometheus::PrometheusError) -> (ErrorKind, String, String) {
     use checkup_prometheus::PrometheusError as P;
     match e {
-        P::SeveralHosts { hosts } => ("err_prom_several_hosts", hosts.join(", "), String::new()),
-        P::UnknownHost { host, known } => ("err_prom_unknown_host", host.clone(), known.join(", ")),
-        P::Unreachable { url, message } => ("err_prom_unreachable", url.clone(), message.clone()),
-        P::NoMetrics { url, .. } => ("err_prom_no_metrics", url.clone(), e.to_string()),
-        P::BadTime { what, message } => ("err_prom_bad_time", (*what).to_owned(), message.clone()),
-        P::EmptyRange { .. } => ("err_prom_empty_range", String::new(), e.to_string()),
-        P::BadUrl { url } => ("err_prom_bad_url", url.clone(), String::new()),
+        P::SeveralHosts { hosts } => (ErrorKind::PromSeveralHosts, hosts.join(", "), String::new()),
+        P::UnknownHost { host, known } => {
+            (ErrorKind::PromUnknownHost, host.clone(), known.join(", "))
+        }
+        P::Unreachable { url, message } => {
+            (ErrorKind::PromUnreachable, url.clone(), message.clone())
+        }
+        P::NoMetrics { url, .. } => (ErrorKind::PromNoMetrics, url.clone(), e.to_string()),
+        P::BadTime { what, message } => {
+            (ErrorKind::PromBadTime, (*what).to_owned(), message.clone())
+        }
+        P::EmptyRange { .. } => (ErrorKind::PromEmptyRange, String::new(), e.to_string()),
+        P::BadUrl { url } => (ErrorKind::PromBadUrl, url.clone(), String::new()),
         P::NotPrometheus {
             url,
             status,
             excerpt,
         } => (
-            "err_prom_not_prometheus",
+            ErrorKind::PromNotPrometheus,
             url.clone(),
             format!("HTTP {status}: {excerpt}"),
         ),
         P::Refused { url, kind, message } => (
-            "err_prom_refused",
+            ErrorKind::PromRefused,
             url.clone(),
             format!("{kind}: {message}"),
         ),
         P::UnknownGpu { missing, have, .. } => (
-            "err_prom_unknown_gpu",
+            ErrorKind::PromUnknownGpu,
             missing.to_string(),
             have.iter()
                 .map(u32::to_string)
@@ -290,7 +299,7 @@ mod tests {
         // As a command's error reaches the UI: serialised.
         let ui: checkup_model::UiError =
             serde_json::from_value(serde_json::to_value(&e).unwrap()).unwrap();
-        assert_eq!(ui.code.as_deref(), Some("err_prom_unknown_host"));
+        assert_eq!(ui.code, Some(ErrorKind::PromUnknownHost));
         assert_eq!(
             (ui.subject.as_str(), ui.detail.as_str()),
             ("gpu-box-9", "gpu-box-7, gpu-box-8")

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkup_connect::AgentClient;
-use checkup_model::Language;
+use checkup_model::{Language, ReconnectReason};
 use checkup_model::{
     LiveProgress, LiveSample, LiveStatus, RunRequest, RunState, SampleSet, SamplingRequest,
 };
@@ -85,14 +85,14 @@ async fn current_client(app: &AppHandle) -> Result<AgentClient, AppError> {
 async fn reconnect(
     app: &AppHandle,
     p: &mut LiveProgress,
-    why: &'static str,
+    why: ReconnectReason,
 ) -> Result<AgentClient, AppError> {
     let mut last = None;
     for attempt in 1..=RECONNECT_TRIES {
         p.status = LiveStatus::Reconnecting;
         p.reconnect_attempt = attempt;
         p.reconnect_tries = RECONNECT_TRIES;
-        p.reconnect_reason = Some(why.to_owned());
+        p.reconnect_reason = Some(why);
         emit(app, p);
         let state = app.state::<AppState>();
         let mut host = state.host.lock().await;
@@ -232,7 +232,7 @@ async fn sample_inner(
             }
             Ok(Ok(None)) | Ok(Err(_)) => {
                 let last = sub.last_seq();
-                client = reconnect(app, p, "why_stream_dropped").await?;
+                client = reconnect(app, p, ReconnectReason::StreamDropped).await?;
                 sub = client.samples(last).await?;
                 p.status = LiveStatus::Sampling;
             }
@@ -278,7 +278,7 @@ async fn sample_inner(
     let client = match client.stop_sampling().await {
         Ok(_) => client,
         Err(_) => {
-            let c = reconnect(app, p, "why_stop_unanswered").await?;
+            let c = reconnect(app, p, ReconnectReason::StopUnanswered).await?;
             c.stop_sampling().await?;
             c
         }
@@ -321,7 +321,7 @@ async fn profile_inner(
         let run = match client.run(&run_id).await {
             Ok(r) => r,
             Err(checkup_connect::ConnectError::AgentUnreachable { .. }) => {
-                client = reconnect(app, p, "why_connection_dropped").await?;
+                client = reconnect(app, p, ReconnectReason::ConnectionDropped).await?;
                 continue;
             }
             Err(e) => return Err(e.into()),

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use checkup_model::ErrorKind;
+
 /// What went wrong reaching a GPU host or its agent, in words a user can act on: every
 /// message says what happened and what to try next.
 #[derive(Debug, thiserror::Error)]
@@ -119,40 +121,45 @@ pub enum ConnectError {
 }
 
 impl ConnectError {
-    /// The kind of error as a message-catalogue key, with its subject (host, address, path)
-    /// and detail, for a UI that words it in its own language; `None` for errors that are
-    /// shown as they are.
-    pub fn parts(&self) -> Option<(&'static str, String, String)> {
+    /// The kind of error, with its subject (host, address, path) and detail, for a UI that
+    /// words it in its own language; `None` for errors that are shown as they are.
+    pub fn parts(&self) -> Option<(ErrorKind, String, String)> {
         Some(match self {
-            Self::Unreachable { host, detail } => ("err_unreachable", host.clone(), detail.clone()),
-            Self::AuthRefused { host, detail } => {
-                ("err_auth_refused", host.clone(), detail.clone())
+            Self::Unreachable { host, detail } => {
+                (ErrorKind::Unreachable, host.clone(), detail.clone())
             }
-            Self::HostKey { host, detail } => ("err_host_key", host.clone(), detail.clone()),
+            Self::AuthRefused { host, detail } => {
+                (ErrorKind::AuthRefused, host.clone(), detail.clone())
+            }
+            Self::HostKey { host, detail } => (ErrorKind::HostKey, host.clone(), detail.clone()),
             Self::UnsupportedHost { host, platform } => {
-                ("err_unsupported_host", host.clone(), platform.clone())
+                (ErrorKind::UnsupportedHost, host.clone(), platform.clone())
             }
             Self::NoAgentBinary(path) => (
-                "err_no_agent_binary",
+                ErrorKind::NoAgentBinary,
                 path.display().to_string(),
                 String::new(),
             ),
             Self::AgentDidNotStart(detail) => {
-                ("err_agent_did_not_start", String::new(), detail.clone())
+                (ErrorKind::AgentDidNotStart, String::new(), detail.clone())
             }
-            Self::AgentGone(detail) => ("err_agent_gone", String::new(), detail.clone()),
+            Self::AgentGone(detail) => (ErrorKind::AgentGone, String::new(), detail.clone()),
             Self::AgentUnreachable { addr, detail } => {
-                ("err_agent_unreachable", addr.clone(), detail.clone())
+                (ErrorKind::AgentUnreachable, addr.clone(), detail.clone())
             }
-            Self::Unauthorized => ("err_unauthorized", String::new(), String::new()),
-            Self::Ssh { host, detail } => ("err_ssh_failed", host.clone(), detail.clone()),
-            Self::NoSshClient(e) => ("err_no_ssh_client", String::new(), e.to_string()),
-            Self::Protocol { what, detail } => {
-                ("err_protocol", String::new(), format!("{what}: {detail}"))
-            }
-            Self::Io { path, source } => {
-                ("err_file", path.display().to_string(), source.to_string())
-            }
+            Self::Unauthorized => (ErrorKind::Unauthorized, String::new(), String::new()),
+            Self::Ssh { host, detail } => (ErrorKind::SshFailed, host.clone(), detail.clone()),
+            Self::NoSshClient(e) => (ErrorKind::NoSshClient, String::new(), e.to_string()),
+            Self::Protocol { what, detail } => (
+                ErrorKind::Protocol,
+                String::new(),
+                format!("{what}: {detail}"),
+            ),
+            Self::Io { path, source } => (
+                ErrorKind::File,
+                path.display().to_string(),
+                source.to_string(),
+            ),
             Self::Agent { .. }
             | Self::Slurm { .. }
             | Self::RemoteFolder { .. }

@@ -47,7 +47,7 @@ impl WizardStep {
         WizardStep::Report,
     ];
 
-    /// The stable name, as stored and as the UI's catalogue keys it.
+    /// The stable name, as stored and as the UI's element ids use it.
     pub fn key(self) -> &'static str {
         match self {
             WizardStep::Environment => "environment",

@@ -73,14 +73,119 @@ pub struct HostInfo {
     pub log: Vec<String>,
 }
 
+/// What kind of error the app reports, which the catalogue words with its subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The host cannot be reached (no route, refused, timed out).
+    Unreachable,
+    /// SSH refused the login.
+    AuthRefused,
+    /// The host's SSH key is unknown or changed.
+    HostKey,
+    /// The host runs a platform the agent is not built for.
+    UnsupportedHost,
+    /// No agent binary for the host, here or there.
+    NoAgentBinary,
+    /// The agent was started on the host and did not come up.
+    AgentDidNotStart,
+    /// The agent stopped answering.
+    AgentGone,
+    /// The agent's address cannot be reached.
+    AgentUnreachable,
+    /// The agent refused the token.
+    Unauthorized,
+    /// No host is connected.
+    NoHost,
+    /// No fleet is connected.
+    NoFleet,
+    /// Prometheus holds several hosts and none was named.
+    PromSeveralHosts,
+    /// Prometheus has no host of that name.
+    PromUnknownHost,
+    /// The Prometheus server cannot be reached.
+    PromUnreachable,
+    /// Prometheus has no GPU metrics for that host.
+    PromNoMetrics,
+    /// A time of the range cannot be read.
+    PromBadTime,
+    /// The range holds no samples.
+    PromEmptyRange,
+    /// The Prometheus address is not a URL.
+    PromBadUrl,
+    /// The server at that address is not Prometheus.
+    PromNotPrometheus,
+    /// Prometheus refused the query.
+    PromRefused,
+    /// Prometheus has no GPU of that number on the host.
+    PromUnknownGpu,
+    /// A recording holds no GPU data.
+    NoGpuData,
+    /// A stored checkup is of an older format and its recording is gone.
+    StaleDiagnosis,
+    /// The SSH connection failed.
+    SshFailed,
+    /// No `ssh` client on this computer.
+    NoSshClient,
+    /// The agent answered something this app does not understand.
+    Protocol,
+    /// A file cannot be read or written.
+    File,
+}
+
+impl ErrorKind {
+    /// Every kind.
+    pub const ALL: [ErrorKind; 27] = [
+        ErrorKind::Unreachable,
+        ErrorKind::AuthRefused,
+        ErrorKind::HostKey,
+        ErrorKind::UnsupportedHost,
+        ErrorKind::NoAgentBinary,
+        ErrorKind::AgentDidNotStart,
+        ErrorKind::AgentGone,
+        ErrorKind::AgentUnreachable,
+        ErrorKind::Unauthorized,
+        ErrorKind::NoHost,
+        ErrorKind::NoFleet,
+        ErrorKind::PromSeveralHosts,
+        ErrorKind::PromUnknownHost,
+        ErrorKind::PromUnreachable,
+        ErrorKind::PromNoMetrics,
+        ErrorKind::PromBadTime,
+        ErrorKind::PromEmptyRange,
+        ErrorKind::PromBadUrl,
+        ErrorKind::PromNotPrometheus,
+        ErrorKind::PromRefused,
+        ErrorKind::PromUnknownGpu,
+        ErrorKind::NoGpuData,
+        ErrorKind::StaleDiagnosis,
+        ErrorKind::SshFailed,
+        ErrorKind::NoSshClient,
+        ErrorKind::Protocol,
+        ErrorKind::File,
+    ];
+}
+
+/// Why a live phase reconnects to its agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReconnectReason {
+    /// The sample stream dropped.
+    StreamDropped,
+    /// A stop asked of the agent went unanswered.
+    StopUnanswered,
+    /// The connection to the agent dropped.
+    ConnectionDropped,
+}
+
 /// An error as the app shows it. `code` names its kind: a message-catalogue key the UI words
 /// in the chosen language, filling in `{subject}` (a host, an address, a path) and `{detail}`
 /// (what the system said). `message` is the whole sentence in English, shown when there is
 /// no code.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UiError {
-    /// The catalogue key of its kind.
-    pub code: Option<String>,
+    /// Its kind, which the catalogue words; `None`: shown as its message.
+    pub code: Option<ErrorKind>,
     /// What it is about: a host, an address, a path.
     pub subject: String,
     /// What the system said.
@@ -134,19 +239,6 @@ impl LiveStatus {
         Self::Done,
         Self::Failed,
     ];
-
-    /// The message-catalogue key of this status.
-    pub fn key(self) -> &'static str {
-        match self {
-            Self::Starting => "starting",
-            Self::Sampling => "status_sampling",
-            Self::Running => "running",
-            Self::Reconnecting => "reconnecting",
-            Self::Analysing => "analysing",
-            Self::Done => "done",
-            Self::Failed => "failed",
-        }
-    }
 }
 
 /// Which live phase reports: watching the training, or running it with the probe.
@@ -196,13 +288,12 @@ pub struct LiveProgress {
     pub frame: u64,
     /// Where the phase stands.
     pub status: LiveStatus,
-    /// While reconnecting: this attempt (of `reconnect_tries`) and why (a message-catalogue
-    /// key, worded by the UI).
+    /// While reconnecting: this attempt (of `reconnect_tries`).
     pub reconnect_attempt: u32,
     /// Tries before giving up.
     pub reconnect_tries: u32,
-    /// Why it is reconnecting (a message-catalogue key).
-    pub reconnect_reason: Option<String>,
+    /// Why it is reconnecting.
+    pub reconnect_reason: Option<ReconnectReason>,
     /// Whether the phase has ended.
     pub done: bool,
     /// Why it failed.

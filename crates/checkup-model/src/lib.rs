@@ -20,6 +20,7 @@ pub mod language;
 pub mod samples;
 pub mod series;
 pub mod training;
+pub mod ui_word;
 
 pub use agent_api::*;
 pub use analysis::*;
@@ -35,3 +36,4 @@ pub use language::*;
 pub use samples::*;
 pub use series::*;
 pub use training::*;
+pub use ui_word::UiWord;

@@ -2,23 +2,24 @@
 //! fixes with copyable code and a button to re-run the checkup and compare once applied, and
 //! the team's review notes. A re-run opens with its comparison to the checkup it re-runs.
 
+use checkup_model::UiWord;
 use checkup_model::{Finding, FindingNote};
 use checkup_text::{evidence, findings, fixes, format_number};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::i18n::{lang, tr};
+use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
 pub fn view(ui: Ui) -> impl IntoView {
     let l = ui.l();
-    let language = lang(&l);
+    let language = l;
     let Some((d, notes)) = ui.view.with(|v| {
         v.as_ref()
             .and_then(|v| v.diagnosis.clone().map(|d| (d, v.notes.clone())))
     }) else {
-        return view! { <p class="empty">{tr(&l, "no_diagnosis")}</p> }.into_any();
+        return view! { <p class="empty">{tr(l, UiWord::NoDiagnosis)}</p> }.into_any();
     };
     // A language's own colon (full-width in Chinese).
     let colon = checkup_text::report::text(language).colon;
@@ -83,7 +84,7 @@ pub fn view(ui: Ui) -> impl IntoView {
     });
     view! {
         <div class=primary_class id="verdict">
-            <strong>{tr(&l, "primary")}{colon}<code>{d.primary.clone()}</code></strong>
+            <strong>{tr(l, UiWord::Primary)}{colon}<code>{d.primary.clone()}</code></strong>
             <p>{findings::verdict(&d, language)}</p>
             {checkup_text::report::diagnosed_rank(&d, language).map(|r| view! { <p class="meta" id="diagnosed-rank">{r}</p> })}
         </div>
@@ -92,7 +93,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         {plan}
         {findings}
         {also}
-        <p class="meta">{tr(&l, "window")}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>
+        <p class="meta">{tr(l, UiWord::Window)}{colon}{checkup_text::notes::window_method(&d.window.method, language)}</p>
         // What the engine says of how it read the run: where the samples came from, the
         // hosts of a job, what a source could not tell.
         {(!d.notes.is_empty()).then(|| view! {
@@ -107,7 +108,7 @@ pub fn view(ui: Ui) -> impl IntoView {
 /// One finding with its evidence and fixes, each with the gain the engine computed.
 fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
     let l = ui.l();
-    let language = lang(&l);
+    let language = l;
     let gain = f
         .gains
         .cause
@@ -128,7 +129,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
                 let copy = s.clone();
                 view! {
                     <pre>{s}</pre>
-                    <button class="copy" on:click=move |_| copy_text(&copy)>{tr(&ui.l(), "copy")}</button>
+                    <button class="copy" on:click=move |_| copy_text(&copy)>{tr(ui.l(), UiWord::Copy)}</button>
                 }
             });
             view! {
@@ -166,19 +167,19 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
     view! {
         <div class="finding" data-finding=id.clone()>
             <h3><span class=format!("badge {severity}")>{checkup_text::severity(f.severity, language)}</span>{findings::title(&f.cause, language)}" "<code>{id.clone()}</code></h3>
-            <p>{format!("{}% {} · {} {}%", checkup_text::pct(f.share), tr(&l, "of_step_time"), tr(&l, "confidence"), checkup_text::pct(f.confidence))}</p>
+            <p>{format!("{}% {} · {} {}%", checkup_text::pct(f.share), tr(l, UiWord::OfStepTime), tr(l, UiWord::Confidence), checkup_text::pct(f.confidence))}</p>
             <p>{findings::summary(&f, language)}</p>
             {gain}
             <table>
-                <tr><th>{tr(&l, "evidence")}</th><th>{tr(&l, "value")}</th><th>{tr(&l, "source")}</th></tr>
+                <tr><th>{tr(l, UiWord::Evidence)}</th><th>{tr(l, UiWord::Value)}</th><th>{tr(l, UiWord::Source)}</th></tr>
                 {evidence}
             </table>
             {fixes}
             <div class="notes">
                 {mine.into_iter().map(|n| view! { <div class="note"><strong>{if n.author.is_empty() { "—".to_string() } else { n.author }}</strong>{checkup_text::report::text(language).colon}{n.body}</div> }).collect_view()}
-                <input class="author" placeholder=tr(&l, "author") prop:value=move || author.get() on:input=move |ev| author.set(event_target_value(&ev)) />
-                <input class="note-body" placeholder=tr(&l, "note") prop:value=move || body.get() on:input=move |ev| body.set(event_target_value(&ev)) />
-                <button class="add-note" on:click=add>{tr(&l, "add_note")}</button>
+                <input class="author" placeholder=tr(l, UiWord::Author) prop:value=move || author.get() on:input=move |ev| author.set(event_target_value(&ev)) />
+                <input class="note-body" placeholder=tr(l, UiWord::Note) prop:value=move || body.get() on:input=move |ev| body.set(event_target_value(&ev)) />
+                <button class="add-note" on:click=add>{tr(l, UiWord::AddNote)}</button>
             </div>
         </div>
     }
@@ -191,7 +192,7 @@ fn after_fix(ui: Ui, fix: &checkup_model::Fix, id: Option<String>) -> AnyView {
         checkup_model::Fix::Shared(checkup_model::SharedFix::ProfileSteps) => view! {
             <div class="rerun">
                 <button class="primary" id=id on:click=move |_| ui.go_by_user(checkup_model::WizardStep::Profiling)>
-                    {move || tr(&ui.l(), "next_step").replace("{step}", &tr(&ui.l(), "profiling"))}
+                    {move || checkup_text::ui::next_step(ui.l(), checkup_model::WizardStep::Profiling)}
                 </button>
             </div>
         }

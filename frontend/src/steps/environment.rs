@@ -1,11 +1,12 @@
 //! Step 1: the static environment check, pass / warn / fail with the value, what it means
 //! and the fix.
 
+use checkup_model::UiWord;
 use checkup_model::{CheckReport, CheckStatus, EnvCheck, WizardStep};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::i18n::{lang, tr};
+use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
@@ -35,21 +36,21 @@ pub fn view(ui: Ui) -> impl IntoView {
             .unwrap_or_default()
     });
     if checks.is_empty() {
-        return view! { <p class="empty">{tr(&l, "no_checks")}</p> }.into_any();
+        return view! { <p class="empty">{tr(l, UiWord::NoChecks)}</p> }.into_any();
     }
     let rows = checks
         .into_iter()
         .map(|c| {
             let (class, label) = match c.status {
-                CheckStatus::Pass => ("badge pass", "pass"),
-                CheckStatus::Warn => ("badge warn", "warn"),
-                CheckStatus::Fail => ("badge fail", "fail"),
-                CheckStatus::Unknown => ("badge", "unknown"),
+                CheckStatus::Pass => ("badge pass", UiWord::Pass),
+                CheckStatus::Warn => ("badge warn", UiWord::Warn),
+                CheckStatus::Fail => ("badge fail", UiWord::Fail),
+                CheckStatus::Unknown => ("badge", UiWord::Unknown),
             };
-            let words = checkup_text::checks::text(&c, lang(&l));
+            let words = checkup_text::checks::text(&c, l);
             view! {
                 <tr>
-                    <td><span class=class>{tr(&l, label)}</span></td>
+                    <td><span class=class>{tr(l, label)}</span></td>
                     <td>{words.title}</td>
                     <td>{words.value}</td>
                     <td>{words.meaning}</td>
@@ -64,7 +65,7 @@ pub fn view(ui: Ui) -> impl IntoView {
     view! {
         {report.map(|r| interpreter_picker(ui, r))}
         <table class="checks">
-            <tr><th></th><th>{tr(&l, "check")}</th><th>{tr(&l, "value")}</th><th>{tr(&l, "meaning")}</th><th>{tr(&l, "fix")}</th></tr>
+            <tr><th></th><th>{tr(l, UiWord::Check)}</th><th>{tr(l, UiWord::Value)}</th><th>{tr(l, UiWord::Meaning)}</th><th>{tr(l, UiWord::Fix)}</th></tr>
             {rows}
         </table>
     }
@@ -96,10 +97,10 @@ fn interpreter_picker(ui: Ui, report: CheckReport) -> impl IntoView {
     };
     view! {
         <div class="interpreter">
-            <label for="interpreter">{tr(&l, "interpreter")}</label>
+            <label for="interpreter">{tr(l, UiWord::Interpreter)}</label>
             <input id="interpreter" list="interpreters" prop:value=move || chosen.get() on:input=move |ev| chosen.set(event_target_value(&ev)) />
             <datalist id="interpreters">{options}</datalist>
-            <button id="recheck" on:click=recheck>{tr(&l, "check_again")}</button>
+            <button id="recheck" on:click=recheck>{tr(l, UiWord::CheckAgain)}</button>
         </div>
     }
 }

@@ -2,6 +2,7 @@
 //! forwarded already, a host's GPU metrics in Prometheus, or a recording opened offline.
 
 use checkup_model::commands as cmd;
+use checkup_model::UiWord;
 use checkup_model::{HostRequest, WizardStep};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -12,7 +13,7 @@ use crate::Ui;
 
 fn connect(ui: Ui, request: HostRequest) {
     ui.busy
-        .set(Some(tr(&ui.lang.get_untracked(), "connecting")));
+        .set(Some(tr(ui.lang.get_untracked(), UiWord::Connecting)));
     ui.error.set(None);
     spawn_local(async move {
         match call(cmd::ConnectHost { request }).await {
@@ -33,9 +34,9 @@ fn connect(ui: Ui, request: HostRequest) {
 fn gpu_problem(ui: Ui, health: &checkup_model::AgentHealth) -> Option<impl IntoView> {
     let l = ui.l();
     let words = match (&health.gpu_problem, &health.gpu_error) {
-        (Some(p), _) => checkup_text::ui::gpu_problem_words(crate::i18n::lang(&l), p),
+        (Some(p), _) => checkup_text::ui::gpu_problem_words(l, p),
         (None, Some(line)) => checkup_text::ui::ErrorWords {
-            words: tr(&l, "no_gpu"),
+            words: tr(l, UiWord::NoGpu),
             details: Some(line.clone()),
         },
         (None, None) => return None,
@@ -43,7 +44,7 @@ fn gpu_problem(ui: Ui, health: &checkup_model::AgentHealth) -> Option<impl IntoV
     Some(view! {
         <div class="meta" id="gpu-problem">{words.words}</div>
         {words.details.map(|d| view! {
-            <details class="error-details" id="gpu-problem-details"><summary>{tr(&l, "details")}</summary><pre>{d}</pre></details>
+            <details class="error-details" id="gpu-problem-details"><summary>{tr(l, UiWord::Details)}</summary><pre>{d}</pre></details>
         })}
     })
 }
@@ -65,7 +66,8 @@ pub fn panel(ui: Ui) -> impl IntoView {
     let token = RwSignal::new(String::new());
     let path = RwSignal::new(String::new());
     let new_checkup = move |_| {
-        ui.busy.set(Some(tr(&ui.lang.get_untracked(), "checking")));
+        ui.busy
+            .set(Some(tr(ui.lang.get_untracked(), UiWord::Checking)));
         spawn_local(async move {
             match call(cmd::NewCheckup {
                 title: String::new(),
@@ -83,7 +85,8 @@ pub fn panel(ui: Ui) -> impl IntoView {
         });
     };
     let open_recording = move || {
-        ui.busy.set(Some(tr(&ui.lang.get_untracked(), "analysing")));
+        ui.busy
+            .set(Some(tr(ui.lang.get_untracked(), UiWord::Analysing)));
         let p = path.get_untracked();
         spawn_local(async move {
             match call(cmd::OpenRecording { path: p }).await {
@@ -99,7 +102,7 @@ pub fn panel(ui: Ui) -> impl IntoView {
     let prometheus = Prometheus::default();
     let open_prometheus = move |_| {
         ui.busy
-            .set(Some(tr(&ui.lang.get_untracked(), "reading_prometheus")));
+            .set(Some(tr(ui.lang.get_untracked(), UiWord::ReadingPrometheus)));
         ui.error.set(None);
         let p = prometheus;
         // GPU indices as typed ("0, 1"); anything else is left for the backend to refuse.
@@ -143,7 +146,7 @@ pub fn panel(ui: Ui) -> impl IntoView {
     };
     view! {
         <div class="hosts">
-            <h2>{move || tr(&ui.l(), "host")}</h2>
+            <h2>{move || tr(ui.l(), UiWord::Host)}</h2>
             {move || match ui.host.get() {
                 Some(h) => view! {
                     <div class="host-status" id="host-status">
@@ -153,43 +156,43 @@ pub fn panel(ui: Ui) -> impl IntoView {
                             {(h.health.gpu_error.is_none()).then(|| format!(" · {} GPU", h.health.gpus))}
                         </div>
                         {gpu_problem(ui, &h.health)}
-                        {h.health.replaying.clone().map(|r| view! { <div class="meta" id="host-replaying">{format!("{}: {r}", tr(&ui.l(), "replaying"))}</div> })}
+                        {h.health.replaying.clone().map(|r| view! { <div class="meta" id="host-replaying">{format!("{}: {r}", tr(ui.l(), UiWord::Replaying))}</div> })}
                         {h.log.iter().map(|l| view! { <div class="meta">{l.clone()}</div> }).collect_view()}
-                        <button id="new-checkup" on:click=new_checkup>{tr(&ui.l(), "new_checkup")}</button>
+                        <button id="new-checkup" on:click=new_checkup>{tr(ui.l(), UiWord::NewCheckup)}</button>
                     </div>
                 }.into_any(),
-                None => view! { <p class="meta">{tr(&ui.l(), "no_host")}</p> }.into_any(),
+                None => view! { <p class="meta">{tr(ui.l(), UiWord::NoHost)}</p> }.into_any(),
             }}
-            <button id="connect-local" on:click=move |_| connect(ui, HostRequest::Local)>{move || tr(&ui.l(), "this_computer")}</button>
+            <button id="connect-local" on:click=move |_| connect(ui, HostRequest::Local)>{move || tr(ui.l(), UiWord::ThisComputer)}</button>
             <div class="row">
                 <input id="ssh-spec" placeholder="gpu-box  /  user@host:22" prop:value=move || ssh.get() on:input=move |ev| ssh.set(event_target_value(&ev)) />
-                <button id="connect-ssh" on:click=move |_| connect(ui, HostRequest::Ssh { spec: ssh.get_untracked() })>{move || tr(&ui.l(), "ssh")}</button>
+                <button id="connect-ssh" on:click=move |_| connect(ui, HostRequest::Ssh { spec: ssh.get_untracked() })>{move || tr(ui.l(), UiWord::Ssh)}</button>
             </div>
             <details class="forwarded">
-                <summary>{move || tr(&ui.l(), "forwarded")}</summary>
+                <summary>{move || tr(ui.l(), UiWord::Forwarded)}</summary>
                 <input id="fwd-addr" placeholder="localhost:7780" prop:value=move || addr.get() on:input=move |ev| addr.set(event_target_value(&ev)) />
-                <input id="fwd-token" type="password" placeholder=move || tr(&ui.l(), "token") prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev)) />
-                <button id="connect-forwarded" on:click=move |_| connect(ui, HostRequest::Forwarded { addr: addr.get_untracked(), token: token.get_untracked() })>{move || tr(&ui.l(), "connect")}</button>
+                <input id="fwd-token" type="password" placeholder=move || tr(ui.l(), UiWord::Token) prop:value=move || token.get() on:input=move |ev| token.set(event_target_value(&ev)) />
+                <button id="connect-forwarded" on:click=move |_| connect(ui, HostRequest::Forwarded { addr: addr.get_untracked(), token: token.get_untracked() })>{move || tr(ui.l(), UiWord::Connect)}</button>
             </details>
             <details class="prometheus" id="prometheus">
-                <summary>{move || tr(&ui.l(), "prometheus")}</summary>
+                <summary>{move || tr(ui.l(), UiWord::Prometheus)}</summary>
                 <input id="prom-url" placeholder="http://prometheus:9090" prop:value=move || prometheus.url.get() on:input=move |ev| prometheus.url.set(event_target_value(&ev)) />
-                <input id="prom-host" placeholder=move || tr(&ui.l(), "prom_host") prop:value=move || prometheus.host.get() on:input=move |ev| prometheus.host.set(event_target_value(&ev)) />
-                <input id="prom-gpus" placeholder=move || tr(&ui.l(), "prom_gpus") prop:value=move || prometheus.gpus.get() on:input=move |ev| prometheus.gpus.set(event_target_value(&ev)) />
+                <input id="prom-host" placeholder=move || tr(ui.l(), UiWord::PromHost) prop:value=move || prometheus.host.get() on:input=move |ev| prometheus.host.set(event_target_value(&ev)) />
+                <input id="prom-gpus" placeholder=move || tr(ui.l(), UiWord::PromGpus) prop:value=move || prometheus.gpus.get() on:input=move |ev| prometheus.gpus.set(event_target_value(&ev)) />
                 <div class="row">
-                    <input id="prom-from" placeholder=move || tr(&ui.l(), "prom_from") prop:value=move || prometheus.from.get() on:input=move |ev| prometheus.from.set(event_target_value(&ev)) />
-                    <input id="prom-to" placeholder=move || tr(&ui.l(), "prom_to") prop:value=move || prometheus.to.get() on:input=move |ev| prometheus.to.set(event_target_value(&ev)) />
+                    <input id="prom-from" placeholder=move || tr(ui.l(), UiWord::PromFrom) prop:value=move || prometheus.from.get() on:input=move |ev| prometheus.from.set(event_target_value(&ev)) />
+                    <input id="prom-to" placeholder=move || tr(ui.l(), UiWord::PromTo) prop:value=move || prometheus.to.get() on:input=move |ev| prometheus.to.set(event_target_value(&ev)) />
                 </div>
-                <input id="prom-last" placeholder=move || tr(&ui.l(), "prom_last") prop:value=move || prometheus.last.get() on:input=move |ev| prometheus.last.set(event_target_value(&ev)) />
-                <button id="open-prometheus" on:click=open_prometheus>{move || tr(&ui.l(), "read_prometheus")}</button>
+                <input id="prom-last" placeholder=move || tr(ui.l(), UiWord::PromLast) prop:value=move || prometheus.last.get() on:input=move |ev| prometheus.last.set(event_target_value(&ev)) />
+                <button id="open-prometheus" on:click=open_prometheus>{move || tr(ui.l(), UiWord::ReadPrometheus)}</button>
             </details>
             <details class="recording">
-                <summary>{move || tr(&ui.l(), "open_recording")}</summary>
+                <summary>{move || tr(ui.l(), UiWord::OpenRecording)}</summary>
                 <input id="recording-path" placeholder="/path/to/run_folder  or  trace.json.gz" prop:value=move || path.get() on:input=move |ev| path.set(event_target_value(&ev)) />
-                <button id="open-recording" on:click=move |_| open_recording()>{move || tr(&ui.l(), "open")}</button>
+                <button id="open-recording" on:click=move |_| open_recording()>{move || tr(ui.l(), UiWord::Open)}</button>
                 <div class="row">
-                    <button id="pick-folder" on:click=move |_| pick(true)>{move || tr(&ui.l(), "pick_folder")}</button>
-                    <button id="pick-file" on:click=move |_| pick(false)>{move || tr(&ui.l(), "pick_file")}</button>
+                    <button id="pick-folder" on:click=move |_| pick(true)>{move || tr(ui.l(), UiWord::PickFolder)}</button>
+                    <button id="pick-file" on:click=move |_| pick(false)>{move || tr(ui.l(), UiWord::PickFile)}</button>
                 </div>
             </details>
         </div>

@@ -9,7 +9,7 @@ pub mod report;
 pub mod rerun;
 pub mod sampling;
 
-use checkup_model::{ChartSvg, WizardStep};
+use checkup_model::{ChartSvg, UiWord, WizardStep};
 use leptos::prelude::*;
 
 use crate::i18n::tr;
@@ -19,13 +19,25 @@ pub fn step_view(ui: Ui, step: WizardStep) -> AnyView {
     let (id, what, next) = match step {
         WizardStep::Environment => (
             "intro-environment",
-            "intro_environment",
-            "intro_environment_next",
+            UiWord::IntroEnvironment,
+            UiWord::IntroEnvironmentNext,
         ),
-        WizardStep::Sampling => ("intro-sampling", "intro_sampling", "intro_sampling_next"),
-        WizardStep::Profiling => ("intro-profiling", "intro_profiling", "intro_profiling_next"),
-        WizardStep::Diagnosis => ("intro-diagnosis", "intro_diagnosis", "intro_diagnosis_next"),
-        WizardStep::Report => ("intro-report", "intro_report", "intro_report_next"),
+        WizardStep::Sampling => (
+            "intro-sampling",
+            UiWord::IntroSampling,
+            UiWord::IntroSamplingNext,
+        ),
+        WizardStep::Profiling => (
+            "intro-profiling",
+            UiWord::IntroProfiling,
+            UiWord::IntroProfilingNext,
+        ),
+        WizardStep::Diagnosis => (
+            "intro-diagnosis",
+            UiWord::IntroDiagnosis,
+            UiWord::IntroDiagnosisNext,
+        ),
+        WizardStep::Report => ("intro-report", UiWord::IntroReport, UiWord::IntroReportNext),
     };
     let body = match step {
         WizardStep::Environment => environment::view(ui).into_any(),
@@ -39,12 +51,12 @@ pub fn step_view(ui: Ui, step: WizardStep) -> AnyView {
 }
 
 /// What a step checks and why, then how long it takes and what comes next: the words at the
-/// top of every step (`what` and `next` are catalogue keys).
-pub fn intro(ui: Ui, id: &'static str, what: &'static str, next: &'static str) -> impl IntoView {
+/// top of every step.
+pub fn intro(ui: Ui, id: &'static str, what: UiWord, next: UiWord) -> impl IntoView {
     view! {
         <div class="step-intro" id=id>
-            <p>{move || tr(&ui.l(), what)}</p>
-            <p class="meta">{move || tr(&ui.l(), next)}</p>
+            <p>{move || tr(ui.l(), what)}</p>
+            <p class="meta">{move || tr(ui.l(), next)}</p>
         </div>
     }
 }
@@ -80,13 +92,13 @@ pub fn progress_bar(pct: f64) -> impl IntoView {
 /// A live phase's status in the chosen language; a reconnect says which attempt and why.
 pub fn status_words(ui: Ui, p: &checkup_model::LiveProgress) -> String {
     let l = ui.l();
-    let status = tr(&l, p.status.key());
+    let status = checkup_text::ui::live_status(l, p.status).to_owned();
     match (&p.status, &p.reconnect_reason) {
         (checkup_model::LiveStatus::Reconnecting, Some(why)) => format!(
             "{status} ({}/{}): {}",
             p.reconnect_attempt,
             p.reconnect_tries,
-            tr(&l, why)
+            checkup_text::ui::reconnect_reason(l, *why)
         ),
         _ => status,
     }

@@ -4,7 +4,6 @@
 use checkup_model::WizardStep;
 use leptos::prelude::*;
 
-use crate::i18n::tr;
 use crate::Ui;
 
 pub fn view(ui: Ui, step: WizardStep) -> impl IntoView {
@@ -14,7 +13,7 @@ pub fn view(ui: Ui, step: WizardStep) -> impl IntoView {
             <div class="next-step" id="next-step">
                 {offered.iter().enumerate().map(|(i, &next)| view! {
                     <button id=format!("next-{}", next.key()) class:primary=i == 0 on:click=move |_| ui.go_by_user(next)>
-                        {move || tr(&ui.l(), "next_step").replace("{step}", &tr(&ui.l(), next.key()))}
+                        {move || checkup_text::ui::next_step(ui.l(), next)}
                     </button>
                 }).collect_view()}
             </div>

@@ -3,6 +3,7 @@
 //! breakdown and the idle breakdown.
 
 use checkup_model::LivePhase;
+use checkup_model::UiWord;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -52,14 +53,14 @@ pub fn view(ui: Ui) -> impl IntoView {
     let connected = move || ui.host.with(|h| h.is_some());
     view! {
         <div class="live-controls">
-            <Show when=connected fallback=move || view! { <p class="meta">{tr(&ui.l(), "connect_to_profile")}</p> }>
-                <label>{move || tr(&ui.l(), "command")}" "<input id="profile-command" class="wide" prop:value=move || command.get() on:input=move |ev| command.set(event_target_value(&ev)) /></label>
-                <label>{move || tr(&ui.l(), "cwd")}" "<input id="profile-cwd" prop:value=move || cwd.get() on:input=move |ev| cwd.set(event_target_value(&ev)) /></label>
-                <label>{move || tr(&ui.l(), "skip_steps")}" "<input class="short" prop:value=move || skip.get() on:input=move |ev| skip.set(event_target_value(&ev)) /></label>
-                <label>{move || tr(&ui.l(), "profile_steps")}" "<input class="short" prop:value=move || count.get() on:input=move |ev| count.set(event_target_value(&ev)) /></label>
-                <button id="start-profiling" on:click=start>{move || tr(&ui.l(), "start_profiling")}</button>
+            <Show when=connected fallback=move || view! { <p class="meta">{tr(ui.l(), UiWord::ConnectToProfile)}</p> }>
+                <label>{move || tr(ui.l(), UiWord::Command)}" "<input id="profile-command" class="wide" prop:value=move || command.get() on:input=move |ev| command.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(ui.l(), UiWord::Cwd)}" "<input id="profile-cwd" prop:value=move || cwd.get() on:input=move |ev| cwd.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(ui.l(), UiWord::SkipSteps)}" "<input class="short" prop:value=move || skip.get() on:input=move |ev| skip.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(ui.l(), UiWord::ProfileSteps)}" "<input class="short" prop:value=move || count.get() on:input=move |ev| count.set(event_target_value(&ev)) /></label>
+                <button id="start-profiling" on:click=start>{move || tr(ui.l(), UiWord::StartProfiling)}</button>
                 <Show when=running>
-                    <button id="stop-profiling" on:click=stop>{move || tr(&ui.l(), "stop_profiling")}</button>
+                    <button id="stop-profiling" on:click=stop>{move || tr(ui.l(), UiWord::StopProfiling)}</button>
                 </Show>
             </Show>
         </div>
@@ -69,14 +70,14 @@ pub fn view(ui: Ui) -> impl IntoView {
             view! {
                 <div class="progress" id="profile-progress">
                     {progress_bar(pct)}
-                    <span>{format!("{} · {} / {} {} · {:.0} s", super::status_words(ui, &p), p.steps_done, target, tr(&ui.l(), "steps"), p.elapsed_s)}</span>
+                    <span>{format!("{} · {} / {} {} · {:.0} s", super::status_words(ui, &p), p.steps_done, target, tr(ui.l(), UiWord::Steps), p.elapsed_s)}</span>
                     {(!p.output_tail.is_empty() && p.error.is_some()).then(|| view! { <pre>{p.output_tail.join("\n")}</pre> })}
                 </div>
             }
         })}
         {move || ui.view.with(|v| match v {
             Some(v) if v.charts.iter().any(|c| CHARTS.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CHARTS, Some(v.summary.id))}</div> }.into_any(),
-            _ => view! { <p class="empty">{tr(&ui.l(), "no_trace")}</p> }.into_any(),
+            _ => view! { <p class="empty">{tr(ui.l(), UiWord::NoTrace)}</p> }.into_any(),
         })}
     }
 }

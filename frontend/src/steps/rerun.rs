@@ -4,6 +4,7 @@
 //! says what it is for at the top of every step, and its diagnosis opens with the comparison.
 
 use checkup_model::commands as cmd;
+use checkup_model::UiWord;
 use checkup_model::{CompareView, UiError, WizardStep};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -19,9 +20,9 @@ pub fn button(ui: Ui, id: Option<String>) -> impl IntoView {
     view! {
         <div class="rerun">
             <button id=id class="rerun-button" prop:disabled=move || !connected() on:click=move |_| start(ui)>
-                {move || tr(&ui.l(), "rerun_compare")}
+                {move || tr(ui.l(), UiWord::RerunCompare)}
             </button>
-            <span class="meta">{move || tr(&ui.l(), if connected() { "rerun_help" } else { "rerun_needs_host" })}</span>
+            <span class="meta">{move || tr(ui.l(), if connected() { UiWord::RerunHelp } else { UiWord::RerunNeedsHost })}</span>
         </div>
     }
 }
@@ -39,7 +40,7 @@ fn start(ui: Ui) {
     };
     let l = ui.lang.get_untracked();
     ui.error.set(None);
-    ui.busy.set(Some(tr(&l, "checking")));
+    ui.busy.set(Some(tr(l, UiWord::Checking)));
     // A PID typed for the last run is another process's now; a GPU number still holds.
     if ui
         .sample_job
@@ -48,7 +49,7 @@ fn start(ui: Ui) {
         ui.sample_job.set(String::new());
     }
     spawn_local(async move {
-        let title = tr(&l, "rerun_title").replace("{title}", &title);
+        let title = checkup_text::ui::rerun_title(l, &title);
         match call(cmd::NewCheckup {
             title,
             rerun_of: Some(of),
@@ -78,8 +79,8 @@ pub fn notice(ui: Ui) -> impl IntoView {
             .checkups
             .with(|list| list.iter().find(|c| c.id == of).map(|c| c.title.clone()));
         let words = match title {
-            Some(t) => tr(&ui.l(), "rerun_of").replace("{title}", &t),
-            None => tr(&ui.l(), "rerun_of_deleted"),
+            Some(t) => checkup_text::ui::rerun_of(ui.l(), &t),
+            None => tr(ui.l(), UiWord::RerunOfDeleted),
         };
         Some(view! { <p class="notice" id="rerun-of">{words}</p> })
     }
@@ -101,11 +102,11 @@ pub fn comparison(ui: Ui) -> impl IntoView {
     move || {
         compared.get().map(|c| match c {
             Ok(c) => view! {
-                <h3>{tr(&ui.l(), "rerun_compared")}</h3>
+                <h3>{tr(ui.l(), UiWord::RerunCompared)}</h3>
                 {super::report::comparison_view(ui, c, "rerun-comparison")}
             }
             .into_any(),
-            Err(e) => crate::error_view(&ui.l(), &e, "rerun-comparison-error").into_any(),
+            Err(e) => crate::error_view(ui.l(), &e, "rerun-comparison-error").into_any(),
         })
     }
 }

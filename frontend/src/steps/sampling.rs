@@ -4,6 +4,7 @@
 //! was sampled with.
 
 use checkup_model::commands as cmd;
+use checkup_model::UiWord;
 use checkup_model::{GpuProcessList, LivePhase, UiError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -43,7 +44,7 @@ pub fn view(ui: Ui) -> impl IntoView {
                 seconds: secs,
                 pid,
                 gpu,
-                lang: crate::i18n::lang(&ui.lang.get_untracked()),
+                lang: ui.lang.get_untracked(),
             })
             .await
             {
@@ -80,17 +81,17 @@ pub fn view(ui: Ui) -> impl IntoView {
     }
     view! {
         <div class="live-controls">
-            <Show when=connected fallback=move || view! { <p class="meta">{tr(&ui.l(), "connect_to_sample")}</p> }>
-                <label>{move || tr(&ui.l(), "seconds")}" "<input id="sample-seconds" class="short" prop:value=move || seconds.get() on:input=move |ev| seconds.set(event_target_value(&ev)) /></label>
-                <label>{move || tr(&ui.l(), "job")}" "<input id="sample-job" placeholder="pid 1234 / gpu 0" prop:value=move || job.get() on:input=move |ev| job.set(event_target_value(&ev)) /></label>
-                <button id="start-sampling" on:click=start>{move || tr(&ui.l(), "start_sampling")}</button>
-                <button id="stop-live" on:click=stop>{move || tr(&ui.l(), "stop")}</button>
+            <Show when=connected fallback=move || view! { <p class="meta">{tr(ui.l(), UiWord::ConnectToSample)}</p> }>
+                <label>{move || tr(ui.l(), UiWord::Seconds)}" "<input id="sample-seconds" class="short" prop:value=move || seconds.get() on:input=move |ev| seconds.set(event_target_value(&ev)) /></label>
+                <label>{move || tr(ui.l(), UiWord::Job)}" "<input id="sample-job" placeholder="pid 1234 / gpu 0" prop:value=move || job.get() on:input=move |ev| job.set(event_target_value(&ev)) /></label>
+                <button id="start-sampling" on:click=start>{move || tr(ui.l(), UiWord::StartSampling)}</button>
+                <button id="stop-live" on:click=stop>{move || tr(ui.l(), UiWord::Stop)}</button>
             </Show>
         </div>
         <Show when=connected>
             <div class="job-help">
-                <p class="meta" id="job-help">{move || tr(&ui.l(), "job_help")}</p>
-                <button id="find-processes" on:click=move |_| find()>{move || tr(&ui.l(), "find_processes")}</button>
+                <p class="meta" id="job-help">{move || tr(ui.l(), UiWord::JobHelp)}</p>
+                <button id="find-processes" on:click=move |_| find()>{move || tr(ui.l(), UiWord::FindProcesses)}</button>
                 {move || processes.get().map(|found| picker(ui, found))}
             </div>
         </Show>
@@ -102,8 +103,8 @@ pub fn view(ui: Ui) -> impl IntoView {
                         let pct = if total > 0.0 { p.elapsed_s / total * 100.0 } else { 0.0 };
                         view! {
                             {progress_bar(pct)}
-                            <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", super::status_words(ui, &p), p.elapsed_s, total, tr(&ui.l(), "time_left"), (total - p.elapsed_s).max(0.0), p.samples, tr(&ui.l(), "samples"))}</span>
-                            {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(&ui.l(), "reconnects"))}</span> })}
+                            <span>{format!("{} · {:.0} s / {:.0} s · {} {:.0} s · {} {}", super::status_words(ui, &p), p.elapsed_s, total, tr(ui.l(), UiWord::TimeLeft), (total - p.elapsed_s).max(0.0), p.samples, tr(ui.l(), UiWord::Samples))}</span>
+                            {(p.reconnects > 0).then(|| view! { <span class="meta">{format!(" · {} {}", p.reconnects, tr(ui.l(), UiWord::Reconnects))}</span> })}
                         }
                     })}
                 </div>
@@ -112,7 +113,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         } else {
             ui.view.with(|v| match v {
                 Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CURVES, Some(v.summary.id))}</div> }.into_any(),
-                _ => view! { <p class="empty">{tr(&ui.l(), "no_samples")}</p> }.into_any(),
+                _ => view! { <p class="empty">{tr(ui.l(), UiWord::NoSamples)}</p> }.into_any(),
             })
         }}
     }
@@ -141,16 +142,16 @@ fn picker(ui: Ui, found: Result<GpuProcessList, UiError>) -> AnyView {
     let l = ui.l();
     let list = match found {
         Ok(list) => list,
-        Err(e) => return crate::error_view(&l, &e, "processes-error").into_any(),
+        Err(e) => return crate::error_view(l, &e, "processes-error").into_any(),
     };
     if list.processes.is_empty() {
         let words = match &list.gpu_problem {
-            Some(p) => checkup_text::ui::gpu_problem_words(crate::i18n::lang(&l), p).words,
-            None => tr(&l, "no_gpu_processes"),
+            Some(p) => checkup_text::ui::gpu_problem_words(l, p).words,
+            None => tr(l, UiWord::NoGpuProcesses),
         };
         let recorded = list
             .recorded_in
-            .map(|r| tr(&l, "processes_recorded").replace("{path}", &r));
+            .map(|r| checkup_text::ui::processes_recorded(l, &r));
         return view! { <p class="meta" id="gpu-processes-empty">{words}" "{recorded}</p> }
             .into_any();
     }
@@ -166,17 +167,17 @@ fn picker(ui: Ui, found: Result<GpuProcessList, UiError>) -> AnyView {
                     <td>{p.gpu}</td>
                     <td>{memory}</td>
                     <td><code>{p.command.unwrap_or_default()}</code></td>
-                    <td><button id=format!("use-pid-{pid}") on:click=move |_| ui.sample_job.set(format!("pid {pid}"))>{tr(&ui.l(), "use_this")}</button></td>
+                    <td><button id=format!("use-pid-{pid}") on:click=move |_| ui.sample_job.set(format!("pid {pid}"))>{tr(ui.l(), UiWord::UseThis)}</button></td>
                 </tr>
             }
         })
         .collect_view();
     view! {
         <table id="gpu-processes">
-            <tr><th>"PID"</th><th>"GPU"</th><th>{tr(&l, "gpu_memory")}</th><th>{tr(&l, "command")}</th><th></th></tr>
+            <tr><th>"PID"</th><th>"GPU"</th><th>{tr(l, UiWord::GpuMemory)}</th><th>{tr(l, UiWord::Command)}</th><th></th></tr>
             {rows}
         </table>
-        {list.recorded_in.map(|r| view! { <p class="meta" id="gpu-processes-recorded">{tr(&l, "processes_recorded").replace("{path}", &r)}</p> })}
+        {list.recorded_in.map(|r| view! { <p class="meta" id="gpu-processes-recorded">{checkup_text::ui::processes_recorded(l, &r)}</p> })}
     }
     .into_any()
 }
