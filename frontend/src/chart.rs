@@ -4,8 +4,7 @@
 //! it again for the seconds dragged over, and *Whole run* goes back.
 
 use checkup_model::commands as cmd;
-use checkup_model::ChartSvg;
-use checkup_model::UiWord;
+use checkup_model::{ChartId, ChartSvg, UiWord};
 use checkup_text::format_number;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -26,13 +25,18 @@ pub fn view(ui: Ui, chart: ChartSvg, checkup: Option<i64>) -> impl IntoView {
 /// The live chart `name` of the sampling in progress, redrawn with every frame the backend
 /// sends (ten a second) in place: the pointer's cursor and values stay and follow the curves.
 /// Not zoomable: it scrolls.
-pub fn live(ui: Ui, name: &'static str) -> impl IntoView {
+pub fn live(ui: Ui, name: ChartId) -> impl IntoView {
     let latest = move || {
         ui.live
             .with(|p| p.as_ref()?.charts.iter().find(|c| c.name == name).cloned())
     };
     // Untracked here: a tracked read would make the chart anew with every frame.
-    let shown = RwSignal::new(untrack(latest).unwrap_or_default());
+    let shown = RwSignal::new(untrack(latest).unwrap_or_else(|| ChartSvg {
+        name,
+        title: String::new(),
+        svg: String::new(),
+        hover: None,
+    }));
     Effect::new(move |_| {
         if let Some(c) = latest() {
             shown.set(c);
@@ -44,22 +48,16 @@ pub fn live(ui: Ui, name: &'static str) -> impl IntoView {
 /// The chart `shown` now, with the pointer's cursor and values and, for a stored checkup's
 /// chart, drag to zoom.
 fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoView {
-    let (name, title, readable, whole) = shown.with_untracked(|c| {
-        (
-            c.name.clone(),
-            c.title.clone(),
-            c.hover.is_some(),
-            c.clone(),
-        )
-    });
+    let (chart, title, readable, whole) =
+        shown.with_untracked(|c| (c.name, c.title.clone(), c.hover.is_some(), c.clone()));
     let zoomed = RwSignal::new(false);
     // The pointer's x in CSS pixels from the chart's left edge and the overlay's width.
     let pointer: RwSignal<Option<(f64, f64)>> = RwSignal::new(None);
     // Where a drag began, and where it is now (CSS pixels).
     let drag: RwSignal<Option<(f64, f64)>> = RwSignal::new(None);
     let overlay = NodeRef::<leptos::html::Div>::new();
-    let tip_id = format!("chart-tip-{name}");
-    let reset_id = format!("zoom-reset-{name}");
+    let tip_id = format!("chart-tip-{chart}");
+    let reset_id = format!("zoom-reset-{chart}");
     // The overlay's width in CSS pixels, as drawn now.
     let overlay_width = move || overlay.get_untracked().map(|d| f64::from(d.client_width()));
     // Seconds at `x` CSS pixels from the left of a chart `width` pixels wide, if inside the plot.
@@ -99,7 +97,6 @@ fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoVi
             drag.set(Some((x, x)));
         }
     };
-    let name_for_zoom = name.clone();
     let on_up = move |_: leptos::ev::MouseEvent| {
         let Some((a, b)) = drag.get_untracked() else {
             return;
@@ -112,12 +109,11 @@ fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoVi
         let (Some(ta), Some(tb)) = (time_at(a.min(b), width), time_at(a.max(b), width)) else {
             return;
         };
-        let name = name_for_zoom.clone();
         let lang = ui.lang.get_untracked();
         spawn_local(async move {
             match call(cmd::ZoomChart {
                 id,
-                name,
+                name: chart,
                 from: ta,
                 to: tb,
                 lang,
@@ -141,7 +137,7 @@ fn drawn(ui: Ui, shown: RwSignal<ChartSvg>, checkup: Option<i64>) -> impl IntoVi
     };
     view! {
         // The chart draws its own title; a caption would repeat it.
-        <figure class="chart" data-chart=name aria-label=title>
+        <figure class="chart" data-chart=chart.file_stem() aria-label=title>
             <div class="chart-body">
                 <div inner_html=move || shown.with(|c| c.svg.clone())></div>
                 {readable.then(|| view! {

@@ -303,7 +303,7 @@ pub async fn zoom_chart(
     } = args;
     let diagnosis = crate::reanalyse::diagnosis(&state.store, id).await?;
     Ok(diagnosis.and_then(|d| {
-        checkup_report::time_chart_window(&d, checkup_text::report::text(lang), &name, from, to)
+        checkup_report::time_chart_window(&d, checkup_text::report::text(lang), name, from, to)
     }))
 }
 

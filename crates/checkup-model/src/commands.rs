@@ -186,7 +186,7 @@ command!(
     /// `None` when the chart is not over time or has no data there.
     ZoomChart = "zoom_chart" -> Option<crate::ChartSvg> {
         id: i64,
-        name: String,
+        name: crate::ChartId,
         from: f64,
         to: f64,
         lang: Language,

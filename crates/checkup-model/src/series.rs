@@ -167,11 +167,11 @@ pub struct RankTimeline {
     pub segments: Vec<(f64, f64, SegmentKind)>,
 }
 
-/// One drawn chart: a stable name, a caption and the SVG (shared by reports and the app).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// One drawn chart: which it is, a caption and the SVG (shared by reports and the app).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChartSvg {
-    /// A stable name (`utilisation`), the same in every language.
-    pub name: String,
+    /// Which chart it is, the same in every language (its file is `utilisation.svg`).
+    pub name: ChartId,
     /// Its caption, in the report's language.
     pub title: String,
     /// The SVG.
@@ -179,6 +179,75 @@ pub struct ChartSvg {
     /// What a pointer over a time chart reads, where the chart has curves over time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hover: Option<ChartHover>,
+}
+
+/// Which chart: the report's charts in report order, and one GPU's glance for the fleet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChartId {
+    /// GPU-Util, SM activity, tensor-core activity and DRAM bandwidth over time.
+    Utilisation,
+    /// Power draw against the power limit.
+    Power,
+    /// The SM clock against its maximum.
+    SmClock,
+    /// GPU memory against the card's.
+    GpuMemory,
+    /// GPU temperature against its slowdown threshold.
+    Temperature,
+    /// PCIe and NVLink throughput.
+    Links,
+    /// The host's CPU and the training's.
+    HostCpu,
+    /// Each rank's GPU timeline over the profiled steps.
+    GpuTimeline,
+    /// Each rank's step parts side by side.
+    RankSteps,
+    /// Where a step's time goes.
+    StepBreakdown,
+    /// What the GPU's idle time waits for.
+    IdleBreakdown,
+    /// Every step's time over the run.
+    StepTimes,
+    /// How step times spread.
+    StepDistribution,
+    /// Throughput per GPU against a one-GPU run.
+    Scaling,
+    /// One GPU's last minute, small, for the fleet page.
+    GpuGlance {
+        /// The GPU.
+        gpu: u32,
+    },
+}
+
+impl ChartId {
+    /// The chart's file name without `.svg`: `utilisation`, `glance-gpu3`.
+    pub fn file_stem(self) -> String {
+        let stem = match self {
+            ChartId::Utilisation => "utilisation",
+            ChartId::Power => "power",
+            ChartId::SmClock => "sm_clock",
+            ChartId::GpuMemory => "gpu_memory",
+            ChartId::Temperature => "temperature",
+            ChartId::Links => "links",
+            ChartId::HostCpu => "host_cpu",
+            ChartId::GpuTimeline => "gpu_timeline",
+            ChartId::RankSteps => "rank_steps",
+            ChartId::StepBreakdown => "step_breakdown",
+            ChartId::IdleBreakdown => "idle_breakdown",
+            ChartId::StepTimes => "step_times",
+            ChartId::StepDistribution => "step_distribution",
+            ChartId::Scaling => "scaling",
+            ChartId::GpuGlance { gpu } => return format!("glance-gpu{gpu}"),
+        };
+        stem.to_owned()
+    }
+}
+
+impl std::fmt::Display for ChartId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.file_stem())
+    }
 }
 
 /// The data behind a time chart, for showing the values under a pointer: where the plot lies

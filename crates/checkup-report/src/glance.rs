@@ -5,6 +5,9 @@
 use checkup_model::GpuSeries;
 use plotters::prelude::*;
 
+use checkup_model::ChartId;
+
+use crate::charts::window::{gpu_within, last_second, last_span};
 use crate::charts::{dashed_style, register_font, style, Chart, BLUE, INK};
 
 const WIDTH: u32 = 320;
@@ -14,15 +17,10 @@ const HEIGHT: u32 = 96;
 /// `glance-gpu<N>`; its caption is the GPU. Solid: GPU-Util; dashed: SM active.
 pub fn gpu_glance(g: &GpuSeries, span_s: f64) -> Chart {
     register_font();
-    let end =
-        g.t.last()
-            .copied()
-            .into_iter()
-            .chain(g.gpm_t.last().copied())
-            .fold(0.0, f64::max);
-    let (from, to) = ((end - span_s).max(0.0), end.max(span_s));
-    let util = within(&g.t, &g.util_pct, from, to);
-    let sm = within(&g.gpm_t, &g.sm_active_pct, from, to);
+    let (from, to) = last_span(last_second(g), span_s);
+    let g = gpu_within(g, from, to);
+    let util = curve(&g.t, &g.util_pct);
+    let sm = curve(&g.gpm_t, &g.sm_active_pct);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -30,18 +28,17 @@ pub fn gpu_glance(g: &GpuSeries, span_s: f64) -> Chart {
         let _ = root.present();
     }
     Chart {
-        name: format!("glance-gpu{}", g.gpu),
+        name: ChartId::GpuGlance { gpu: g.gpu },
         title: format!("GPU {}", g.gpu),
         svg,
         hover: None,
     }
 }
 
-/// The points of a curve at seconds `from..=to`.
-fn within(ts: &[f64], vs: &[Option<f32>], from: f64, to: f64) -> Vec<(f64, f64)> {
+/// A curve's points where it has a value.
+fn curve(ts: &[f64], vs: &[Option<f32>]) -> Vec<(f64, f64)> {
     ts.iter()
         .zip(vs)
-        .filter(|(x, _)| (from..=to).contains(*x))
         .filter_map(|(x, v)| v.map(|v| (*x, f64::from(v))))
         .collect()
 }
@@ -95,19 +92,28 @@ mod tests {
             .iter()
             .map(|s| Some(if *s < 60.0 { 100.0 } else { 0.0 }))
             .collect();
-        let last_minute = within(&t, &util, 59.0, 119.0);
-        assert_eq!(last_minute.len(), 61);
-        assert_eq!(last_minute.iter().filter(|(_, v)| *v > 0.0).count(), 1);
         let g = GpuSeries {
             gpu: 3,
             t,
             util_pct: util,
             ..Default::default()
         };
+        let (from, to) = last_span(last_second(&g), 60.0);
+        assert_eq!((from, to), (59.0, 119.0));
+        let last_minute = gpu_within(&g, from, to);
+        assert_eq!(last_minute.t.len(), 61);
+        assert_eq!(
+            last_minute
+                .util_pct
+                .iter()
+                .filter(|v| v.is_some_and(|v| v > 0.0))
+                .count(),
+            1
+        );
         let en = checkup_text::report::text(checkup_model::Language::En);
         let c = gpu_glance(&g, 60.0);
         assert_eq!(
-            (c.name.as_str(), c.title.as_str()),
+            (c.name.file_stem().as_str(), c.title.as_str()),
             ("glance-gpu3", "GPU 3")
         );
         assert!(c.svg.starts_with("<svg"), "{}", &c.svg[..40]);

@@ -13,6 +13,7 @@ mod ranks;
 
 use checkup_model::{Diagnosis, RunComparison};
 use checkup_text::report::text;
+use markdown::Part;
 
 pub use baseline::{compare, BaselineCard};
 pub use charts::{charts, live_charts, time_chart_window, Chart};
@@ -55,9 +56,13 @@ pub fn markdown(d: &Diagnosis, o: &ReportOptions) -> (String, Vec<Chart>) {
     let t = text(o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
-    let md = markdown::render(d, o.language, &charts, cmp.as_ref(), &|c| {
-        format!("![{}](charts/{}.svg)", escape(&c.title), c.name)
-    });
+    let md = markdown::render(d, o.language, &charts, cmp.as_ref())
+        .into_iter()
+        .map(|part| match part {
+            Part::Markdown(md) => md,
+            Part::Chart(c) => format!("![{}](charts/{}.svg)\n\n", escape(&c.title), c.name),
+        })
+        .collect();
     (md, charts)
 }
 
@@ -87,32 +92,38 @@ pub fn html_body(d: &Diagnosis, o: &ReportOptions) -> String {
     let t = text(o.language);
     let charts = charts::charts(d, t);
     let cmp = comparison(d, o);
-    let md = markdown::render(d, o.language, &charts, cmp.as_ref(), &|c| {
-        format!("CHART-PLACEHOLDER-{}", c.name)
-    });
+    let mut body = String::new();
+    for part in markdown::render(d, o.language, &charts, cmp.as_ref()) {
+        match part {
+            Part::Markdown(md) => markdown_as_html(&md, &mut body),
+            Part::Chart(c) => {
+                let svg = c.svg.trim_start_matches(|ch| ch != '<');
+                let svg = svg
+                    .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
+                    .unwrap_or(svg)
+                    .trim_start();
+                body.push_str(&format!(
+                    "<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>\n",
+                    html_escape(&c.title)
+                ));
+            }
+        }
+    }
+    body
+}
+
+/// Markdown as HTML, raw HTML in it escaped: strings from traces and hosts always show as
+/// text.
+fn markdown_as_html(md: &str, out: &mut String) {
     let mut opts = pulldown_cmark::Options::empty();
     opts.insert(pulldown_cmark::Options::ENABLE_TABLES);
-    let parser = pulldown_cmark::Parser::new_ext(&md, opts).map(|ev| match ev {
+    let parser = pulldown_cmark::Parser::new_ext(md, opts).map(|ev| match ev {
         pulldown_cmark::Event::Html(t) | pulldown_cmark::Event::InlineHtml(t) => {
             pulldown_cmark::Event::Text(t)
         }
         other => other,
     });
-    let mut body = String::new();
-    pulldown_cmark::html::push_html(&mut body, parser);
-    for c in &charts {
-        let svg = c.svg.trim_start_matches(|ch| ch != '<');
-        let svg = svg
-            .strip_prefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>")
-            .unwrap_or(svg)
-            .trim_start();
-        let figure = format!(
-            "<figure class=\"chart\">{svg}<figcaption>{}</figcaption></figure>",
-            html_escape(&c.title)
-        );
-        body = body.replace(&format!("<p>CHART-PLACEHOLDER-{}</p>", c.name), &figure);
-    }
-    body
+    pulldown_cmark::html::push_html(out, parser);
 }
 
 /// The report as PDF, typeset in-process (no browser, no display).

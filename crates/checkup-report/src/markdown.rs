@@ -348,15 +348,24 @@ fn elementwise_op<'a>(function: &str, body: &'a str) -> Option<&'a str> {
     })
 }
 
-/// The report as Markdown. `chart_ref` writes the Markdown that shows one chart (an image
-/// link for the Markdown export, a placeholder the HTML export swaps for inline SVG).
-pub fn render(
+/// A piece of the report, in order: Markdown, or one chart between its paragraphs, which
+/// each export shows its own way (an image beside the Markdown, inline SVG in the HTML).
+#[derive(Debug)]
+pub enum Part<'a> {
+    /// Markdown text, whole blocks.
+    Markdown(String),
+    /// A chart.
+    Chart(&'a Chart),
+}
+
+/// The report as Markdown with its charts between.
+pub fn render<'a>(
     d: &Diagnosis,
     l: Language,
-    charts: &[Chart],
+    charts: &'a [Chart],
     baseline: Option<&RunComparison>,
-    chart_ref: &dyn Fn(&Chart) -> String,
-) -> String {
+) -> Vec<Part<'a>> {
+    let mut parts = Vec::new();
     let t = report::text(l);
     let mut s = String::new();
     let _ = writeln!(s, "# {}\n", t.title);
@@ -407,9 +416,8 @@ pub fn render(
 
     if !charts.is_empty() {
         let _ = writeln!(s, "## {}\n", t.charts);
-        for c in charts {
-            let _ = writeln!(s, "{}\n", chart_ref(c));
-        }
+        parts.push(Part::Markdown(std::mem::take(&mut s)));
+        parts.extend(charts.iter().map(Part::Chart));
     }
 
     if !d.ranks.is_empty() {
@@ -577,7 +585,8 @@ pub fn render(
         let _ = writeln!(s);
     }
     let _ = writeln!(s, "{}{}{}", t.sources, t.colon, listed_sources(&d.sources));
-    s
+    parts.push(Part::Markdown(s));
+    parts
 }
 
 /// The inputs read, each in code; a job's hundreds of rank traces as the first few, how many

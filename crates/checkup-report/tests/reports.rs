@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use checkup_engine::{analyze_paths, Options};
-use checkup_model::Diagnosis;
+use checkup_model::{ChartId, Diagnosis};
 use checkup_model::{CompareReason, Figure};
 use checkup_report::{BaselineCard, Language, ReportOptions};
 
@@ -247,7 +247,7 @@ fn markdown_export_links_charts_written_beside_it() {
         );
         assert!(c.svg.contains("<svg"), "{}", c.name);
     }
-    assert!(charts.iter().any(|c| c.name == "gpu_timeline"));
+    assert!(charts.iter().any(|c| c.name == ChartId::GpuTimeline));
 }
 
 #[test]
@@ -256,7 +256,7 @@ fn a_job_of_several_ranks_gets_a_rank_by_step_heatmap_whose_cells_hold_the_trace
     let (md, charts) = checkup_report::markdown(&d, &ReportOptions::default());
     let heat = charts
         .iter()
-        .find(|c| c.name == "rank_steps")
+        .find(|c| c.name == ChartId::RankSteps)
         .expect("a heatmap of four ranks");
     assert!(md.contains("(charts/rank_steps.svg)"));
     // Rank 3's compute in its second profiled step, as the trace measured it.
@@ -266,7 +266,7 @@ fn a_job_of_several_ranks_gets_a_rank_by_step_heatmap_whose_cells_hold_the_trace
     // The ranks are named with their node in the tables.
     assert!(md.contains("| 3 on vm#1 |"), "{md}");
     let single = checkup_report::markdown(&diagnose("healthy"), &ReportOptions::default()).1;
-    assert!(single.iter().all(|c| c.name != "rank_steps"));
+    assert!(single.iter().all(|c| c.name != ChartId::RankSteps));
 }
 
 #[test]
@@ -866,12 +866,12 @@ fn a_zoomed_time_chart_spans_its_window_with_the_points_inside_it() {
     let t = checkup_text::report::text(Language::En);
     let whole = checkup_report::charts(&d, t)
         .into_iter()
-        .find(|c| c.name == "utilisation")
+        .find(|c| c.name == ChartId::Utilisation)
         .unwrap();
     let h = whole.hover.unwrap();
     assert_eq!(h.t0, 0.0);
     let (from, to) = (h.t1 * 0.25, h.t1 * 0.5);
-    let z = checkup_report::time_chart_window(&d, t, "utilisation", from, to).unwrap();
+    let z = checkup_report::time_chart_window(&d, t, ChartId::Utilisation, from, to).unwrap();
     let zh = z.hover.unwrap();
     assert_eq!((zh.t0, zh.t1), (from, to));
     assert_eq!(zh.left, h.left);
@@ -886,8 +886,8 @@ fn a_zoomed_time_chart_spans_its_window_with_the_points_inside_it() {
     assert!(zh.series[0].points.len() > 10);
     assert_ne!(z.svg, whole.svg);
     // Not a chart over time, or an empty span: nothing to zoom.
-    assert!(checkup_report::time_chart_window(&d, t, "step_times", from, to).is_none());
-    assert!(checkup_report::time_chart_window(&d, t, "utilisation", to, from).is_none());
+    assert!(checkup_report::time_chart_window(&d, t, ChartId::StepTimes, from, to).is_none());
+    assert!(checkup_report::time_chart_window(&d, t, ChartId::Utilisation, to, from).is_none());
 }
 
 /// The samples of `run` up to `seconds` after its first, as a sampling in progress has them.
@@ -925,17 +925,17 @@ fn live_frame(samples: &checkup_model::SampleSet) -> (Vec<checkup_report::Chart>
 #[test]
 fn live_curves_fill_the_first_minute_then_scroll_with_the_last_one() {
     let (early, _) = live_frame(&samples_until("agent_dataloader_starved", 30.0));
-    let names: Vec<&str> = early.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<ChartId> = early.iter().map(|c| c.name).collect();
     assert_eq!(
         names,
         [
-            "utilisation",
-            "power",
-            "sm_clock",
-            "gpu_memory",
-            "temperature",
-            "links",
-            "host_cpu"
+            ChartId::Utilisation,
+            ChartId::Power,
+            ChartId::SmClock,
+            ChartId::GpuMemory,
+            ChartId::Temperature,
+            ChartId::Links,
+            ChartId::HostCpu,
         ]
     );
     let h = early[0].hover.as_ref().unwrap();

@@ -9,7 +9,7 @@ pub mod report;
 pub mod rerun;
 pub mod sampling;
 
-use checkup_model::{ChartSvg, UiWord, WizardStep};
+use checkup_model::{ChartId, ChartSvg, UiWord, WizardStep};
 use leptos::prelude::*;
 
 use crate::i18n::tr;
@@ -66,7 +66,7 @@ pub fn intro(ui: Ui, id: &'static str, what: UiWord, next: UiWord) -> impl IntoV
 pub fn charts_named(
     ui: Ui,
     charts: &[ChartSvg],
-    names: &[&str],
+    names: &[ChartId],
     checkup: Option<i64>,
 ) -> impl IntoView {
     names

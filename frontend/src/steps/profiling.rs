@@ -2,8 +2,7 @@
 //! steps), or use the trace of a recording; then the GPU timeline with its gaps, the step-time
 //! breakdown and the idle breakdown.
 
-use checkup_model::LivePhase;
-use checkup_model::UiWord;
+use checkup_model::{ChartId, LivePhase, UiWord};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -12,14 +11,14 @@ use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
-const CHARTS: [&str; 7] = [
-    "gpu_timeline",
-    "rank_steps",
-    "step_breakdown",
-    "idle_breakdown",
-    "step_times",
-    "step_distribution",
-    "scaling",
+const CHARTS: [ChartId; 7] = [
+    ChartId::GpuTimeline,
+    ChartId::RankSteps,
+    ChartId::StepBreakdown,
+    ChartId::IdleBreakdown,
+    ChartId::StepTimes,
+    ChartId::StepDistribution,
+    ChartId::Scaling,
 ];
 
 pub fn view(ui: Ui) -> impl IntoView {
@@ -76,7 +75,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             }
         })}
         {move || ui.view.with(|v| match v {
-            Some(v) if v.charts.iter().any(|c| CHARTS.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CHARTS, Some(v.summary.id))}</div> }.into_any(),
+            Some(v) if v.charts.iter().any(|c| CHARTS.contains(&c.name)) => view! { <div>{charts_named(ui, &v.charts, &CHARTS, Some(v.summary.id))}</div> }.into_any(),
             _ => view! { <p class="empty">{tr(ui.l(), UiWord::NoTrace)}</p> }.into_any(),
         })}
     }

@@ -4,7 +4,7 @@
 //! was sampled with.
 
 use checkup_model::commands as cmd;
-use checkup_model::UiWord;
+use checkup_model::{ChartId, UiWord};
 use checkup_model::{GpuProcessList, LivePhase, UiError};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -14,14 +14,14 @@ use crate::i18n::tr;
 use crate::ipc::call;
 use crate::Ui;
 
-const CURVES: [&str; 7] = [
-    "utilisation",
-    "power",
-    "sm_clock",
-    "gpu_memory",
-    "temperature",
-    "links",
-    "host_cpu",
+const CURVES: [ChartId; 7] = [
+    ChartId::Utilisation,
+    ChartId::Power,
+    ChartId::SmClock,
+    ChartId::GpuMemory,
+    ChartId::Temperature,
+    ChartId::Links,
+    ChartId::HostCpu,
 ];
 
 pub fn view(ui: Ui) -> impl IntoView {
@@ -112,7 +112,7 @@ pub fn view(ui: Ui) -> impl IntoView {
             }.into_any()
         } else {
             ui.view.with(|v| match v {
-                Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name.as_str())) => view! { <div>{charts_named(ui, &v.charts, &CURVES, Some(v.summary.id))}</div> }.into_any(),
+                Some(v) if v.charts.iter().any(|c| CURVES.contains(&c.name)) => view! { <div>{charts_named(ui, &v.charts, &CURVES, Some(v.summary.id))}</div> }.into_any(),
                 _ => view! { <p class="empty">{tr(ui.l(), UiWord::NoSamples)}</p> }.into_any(),
             })
         }}
