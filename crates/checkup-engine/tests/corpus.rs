@@ -5,9 +5,9 @@ use checkup_model::{Communication, GpuIdle, Memory, PeriodicStall, Slowdown};
 use checkup_model::{
     CommunicationEvidence, CommunicationFix, ComputeBoundEvidence, ComputeBoundFix,
     DataLoadingEvidence, DataLoadingFix, EnvironmentFix, GpuIdleEvidence, H2dCopyEvidence,
-    HostSyncEvidence, HostSyncFix, KernelLaunchEvidence, MemoryBandwidthEvidence, MemoryEvidence,
-    MemoryFix, PeriodicStallEvidence, PeriodicStallFix, SharedEvidence, SharedFix, SlowdownFix,
-    ThrottlingEvidence,
+    HostSyncEvidence, HostSyncFix, KernelLaunchEvidence, KernelLaunchFix, MemoryBandwidthEvidence,
+    MemoryEvidence, MemoryFix, PeriodicStallEvidence, PeriodicStallFix, SharedEvidence, SharedFix,
+    SlowdownFix, ThrottlingEvidence,
 };
 use checkup_testkit::{copy_dir, corpus};
 
@@ -393,6 +393,44 @@ fn a_transformer_with_its_tokens_on_the_gpu_is_compute_bound() {
         .findings
         .iter()
         .all(|f| f.share < 0.05 || f.family() == checkup_model::Family::ComputeBound));
+}
+
+#[test]
+fn a_trace_without_the_probe_says_what_the_code_already_does() {
+    // gpt_healthy was recorded without the probe; its optimizer is AdamW(fused=True), whose
+    // kernels (`FusedAdamMathFunctor`) its trace shows: no fix asks to fuse it again.
+    let d = diagnose("gpt_healthy");
+    let code = d.ranks[0].code;
+    assert!(code.fused_optimizer_kernels > 0, "{code:?}");
+    assert!(!code.compiled());
+    let fixes: Vec<&Fix> = d.findings.iter().flat_map(|f| &f.fixes).collect();
+    assert!(
+        !fixes.iter().any(|f| matches!(
+            f,
+            Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { .. })
+                | Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
+        )),
+        "{fixes:?}"
+    );
+    // The compiled GPT's trace alone (no training.json): its Triton kernels and compiled
+    // regions say it is compiled, its fused AdamW kernels that the optimizer is fused.
+    let trace = corpus("probe_compiled_gpt").join("trace.json.gz");
+    let d = analyze_paths(&[trace], &Options::default()).unwrap();
+    let code = d.ranks[0].code;
+    assert!(code.compiled() && code.triton_kernels > 1000, "{code:?}");
+    assert!(code.fused_optimizer_kernels > 0, "{code:?}");
+    let fixes: Vec<&Fix> = d.findings.iter().flat_map(|f| &f.fixes).collect();
+    assert!(
+        !fixes.iter().any(|f| matches!(
+            f,
+            Fix::ComputeBound(ComputeBoundFix::Compile | ComputeBoundFix::FusedOptimizer { .. })
+                | Fix::KernelLaunch(
+                    KernelLaunchFix::CompileFuseKernels | KernelLaunchFix::ForeachOptimizer { .. }
+                )
+                | Fix::MemoryBandwidth(_)
+        )),
+        "{fixes:?}"
+    );
 }
 
 #[test]

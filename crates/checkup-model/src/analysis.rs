@@ -316,6 +316,31 @@ pub struct RankSummary {
     /// from one inside a periodic stall.
     #[serde(default)]
     pub step_syncs: Vec<StepSyncs>,
+    /// How the training's code runs, as its trace shows it: what fixes must not ask for
+    /// again when no probe saw the training.
+    #[serde(default)]
+    pub code: TraceCode,
+}
+
+/// How the training's code runs, as its trace shows it (counted over the whole trace).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TraceCode {
+    /// `Torch-Compiled Region` ranges: code torch.compile runs.
+    pub compiled_regions: u64,
+    /// Kernels Triton generated (`triton_poi_fused_…`): what torch.compile's Inductor makes.
+    pub triton_kernels: u64,
+    /// `cudaGraphLaunch` calls: CUDA graphs replayed.
+    pub graph_launches: u64,
+    /// Kernels of a fused optimizer step (`FusedAdamMathFunctor`, apex's `AdamFunctor`).
+    pub fused_optimizer_kernels: u64,
+}
+
+impl TraceCode {
+    /// Whether the trace shows compiled code.
+    pub fn compiled(&self) -> bool {
+        self.compiled_regions > 0 || self.triton_kernels > 0
+    }
 }
 
 /// One profiled step's host synchronisation.

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use checkup_model::{
     CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, OperatorTime,
-    RankSummary, RankTimeline, SegmentKind, StepBreakdown, StepSyncs,
+    RankSummary, RankTimeline, SegmentKind, StepBreakdown, StepSyncs, TraceCode,
 };
 
 use super::intervals::{clip, gaps, merge, overlap, total, Interval};
@@ -418,6 +418,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         step_marks: t.step_marks,
         optimizer: t.optimizer.clone(),
         step_syncs,
+        code: trace_code(t),
     };
     TraceAnalysis {
         cpu_step_us: summary.profiled_step_us,
@@ -486,8 +487,41 @@ fn empty_summary(t: &Trace, steady: Vec<u64>) -> RankSummary {
         steady_steps: steady,
         step_marks: t.step_marks,
         optimizer: t.optimizer.clone(),
+        code: trace_code(t),
         ..RankSummary::default()
     }
+}
+
+/// How the training's code runs, as the whole trace shows it: compiled regions, Triton
+/// kernels, CUDA graph replays, a fused optimizer's kernels.
+fn trace_code(t: &Trace) -> TraceCode {
+    let mut code = TraceCode {
+        compiled_regions: t.compiled_regions,
+        graph_launches: t.graph_launches,
+        ..TraceCode::default()
+    };
+    let mut launches = vec![0u64; t.kernel_names.len()];
+    for op in &t.gpu {
+        if let Some(n) = launches.get_mut(op.name as usize) {
+            *n += 1;
+        }
+    }
+    for (name, n) in t.kernel_names.iter().zip(launches) {
+        if name.starts_with("triton_") {
+            code.triton_kernels += n;
+        }
+        if is_fused_optimizer_kernel(name) {
+            code.fused_optimizer_kernels += n;
+        }
+    }
+    code
+}
+
+/// torch.optim's fused kernels (`FusedAdamMathFunctor`, `FusedSgdMathFunctor`) and apex's
+/// FusedAdam (`multi_tensor_apply_kernel<…AdamFunctor…>`): one kernel per tensor group.
+fn is_fused_optimizer_kernel(name: &str) -> bool {
+    (name.contains("Fused") && name.contains("MathFunctor"))
+        || (name.contains("multi_tensor_apply_kernel") && name.contains("AdamFunctor"))
 }
 
 /// Whether `x` falls inside the merged list `v`.

@@ -7,14 +7,16 @@ use checkup_model::{
     MemoryBandwidthFix, PeriodicStallFix, SharedFix, ThrottlingFix,
 };
 use checkup_model::{
-    DataLoaderSettings, Fix, IdleSuspect, OptimizerImplementation, PeriodicWork, RunFacts,
-    SyncSite, TrainingContext,
+    DataLoaderSettings, Fix, IdleSuspect, OptimizerImplementation, PeriodicWork, RankSummary,
+    RunFacts, SyncSite, TrainingContext,
 };
 
 use crate::thresholds::Thresholds;
 
-/// What the run already does, as far as the recording tells. `None`: not known (an old run
-/// folder, a bare trace): the fix is then offered, as it was before the probe saw runs.
+/// What the run already does, as far as the recording tells: the probe's account of the
+/// training, else what its trace shows (compiled code, CUDA graphs, a fused optimizer, the
+/// optimizer's class). `None`: not known (an old run folder, a trace that does not say): the
+/// fix is then offered, as it was before the probe saw runs.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunSettings {
     /// The training DataLoader's settings (workers, pinning, prefetch).
@@ -36,13 +38,15 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// `trace_optimizer`: the class the trace's optimizer steps name, if any.
+    /// `trace`: the diagnosed rank's trace summary, when there is one.
     pub fn of(
         facts: &RunFacts,
         training: Option<&TrainingContext>,
-        trace_optimizer: Option<&str>,
+        trace: Option<&RankSummary>,
         optimizer_runs: bool,
     ) -> Self {
+        let code = trace.map(|t| t.code).unwrap_or_default();
+        let trace_optimizer = trace.and_then(|t| t.optimizer.as_deref());
         let loader = training.and_then(TrainingContext::main_loader);
         let dataloader = facts.dataloader.clone().or_else(|| {
             loader.map(|l| DataLoaderSettings {
@@ -59,15 +63,18 @@ impl RunSettings {
             optimizer_runs,
             optimizer: training
                 .and_then(TrainingContext::main_optimizer)
-                .and_then(|o| o.implementation),
+                .and_then(|o| o.implementation)
+                .or((code.fused_optimizer_kernels > 0).then_some(OptimizerImplementation::Fused)),
             optimizer_class: training
                 .and_then(TrainingContext::main_optimizer)
                 .and_then(|o| o.class.clone())
                 .or_else(|| trace_optimizer.map(str::to_owned)),
             compiled: training
                 .filter(|t| t.compiled())
-                .map(|t| t.compile.calls.iter().find_map(|c| c.mode.clone())),
-            cuda_graphs: training.is_some_and(|t| t.cuda_graphs.replays > 0),
+                .map(|t| t.compile.calls.iter().find_map(|c| c.mode.clone()))
+                .or(code.compiled().then_some(None)),
+            cuda_graphs: training.is_some_and(|t| t.cuda_graphs.replays > 0)
+                || code.graph_launches > 0,
             convolutions: training.and_then(TrainingContext::convolutions),
             checkpoints_seen: training.map(|t| t.markers.checkpoints),
         }

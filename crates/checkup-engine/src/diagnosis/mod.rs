@@ -208,7 +208,7 @@ impl<'a> Ctx<'a> {
         fixes::RunSettings::of(
             self.facts,
             self.training,
-            self.rank.and_then(|r| r.optimizer.as_deref()),
+            self.rank,
             self.optimizer_may_run(),
         )
     }

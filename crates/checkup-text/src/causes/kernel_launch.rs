@@ -82,8 +82,10 @@ pub fn fix(f: &KernelLaunchFix, l: Language) -> FixText {
         (KernelLaunchFix::ReduceOverhead { current_mode }, _) => t(
             pick(l, "Capture the compiled model in CUDA graphs", "把编译后的模型捕获为 CUDA Graph"),
             &match l {
-                En => format!("The model is already compiled (mode {}), yet the GPU still waits for launches. mode=\"reduce-overhead\" replays each step as a CUDA graph: one launch instead of hundreds. It needs static shapes; keep the batch size fixed (drop_last=True).", current_mode.as_deref().unwrap_or("default")),
-                Zh => format!("模型已经编译过（mode {}），但 GPU 仍在等待内核发射。mode=\"reduce-overhead\" 把每步作为 CUDA Graph 重放：一次发射代替数百次。它要求形状固定；请保持批次大小不变（drop_last=True）。", current_mode.as_deref().unwrap_or("default")),
+                // The mode is known when the probe saw the compile call; a trace shows only
+                // that the model is compiled.
+                En => format!("The model is already compiled{}, yet the GPU still waits for launches. mode=\"reduce-overhead\" replays each step as a CUDA graph: one launch instead of hundreds. It needs static shapes; keep the batch size fixed (drop_last=True).", current_mode.as_deref().map(|m| format!(" (mode {m})")).unwrap_or_default()),
+                Zh => format!("模型已经编译过{}，但 GPU 仍在等待内核发射。mode=\"reduce-overhead\" 把每步作为 CUDA Graph 重放：一次发射代替数百次。它要求形状固定；请保持批次大小不变（drop_last=True）。", current_mode.as_deref().map(|m| format!("（mode {m}）")).unwrap_or_default()),
             },
             Some("model = torch.compile(model, mode=\"reduce-overhead\")"),
             pick(l, "Launch overhead per step drops to a few graph launches.", "每步的发射开销降到几次图发射。"),

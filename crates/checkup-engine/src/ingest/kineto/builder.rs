@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::classify::{copy_kind, cpu_kind, is_nccl_kernel, runtime_kind};
+use super::classify::{copy_kind, cpu_kind, is_nccl_kernel, runtime_kind, COMPILED_REGION};
 use super::events::RawEvent;
 use super::steps::infer_steps;
 use super::types::{CpuSpan, GpuKind, GpuOp, RuntimeCall, StepSpan, Trace};
@@ -136,6 +136,9 @@ impl TraceBuilder {
                 bytes: args.bytes.unwrap_or(0).max(0) as u64,
             }),
             "cuda_runtime" | "cuda_driver" | "runtime" | "driver" => {
+                if name.starts_with("cudaGraphLaunch") || name.starts_with("cuGraphLaunch") {
+                    self.trace.graph_launches += 1;
+                }
                 self.trace.runtime.push(RuntimeCall {
                     kind: runtime_kind(name),
                     start,
@@ -155,6 +158,8 @@ impl TraceBuilder {
                         let class = class.strip_suffix(".step").unwrap_or(class);
                         self.trace.optimizer = Some(class.to_owned());
                     }
+                } else if name.starts_with(COMPILED_REGION) {
+                    self.trace.compiled_regions += 1;
                 } else if let Some(kind) = cpu_kind(name) {
                     self.trace.cpu.push(CpuSpan { kind, start, end });
                 }

@@ -48,6 +48,9 @@ pub(super) fn runtime_kind(name: &str) -> RuntimeKind {
     }
 }
 
+/// How torch.compile names the ranges of code it runs (`Torch-Compiled Region: 0/0`).
+pub(super) const COMPILED_REGION: &str = "Torch-Compiled Region";
+
 /// How the CPU backends of torch.distributed name their collectives (`gloo:all_reduce`).
 pub(super) const HOST_COLLECTIVES: [&str; 3] = ["gloo:", "mpi:", "ucc:"];
 

@@ -68,6 +68,18 @@ fn optimizer_steps_mark_the_steps_of_a_trace_without_profiler_steps() {
 }
 
 #[test]
+fn compiled_regions_and_graph_launches_are_counted() {
+    let t = parse(
+        r#"{"traceEvents":[
+        {"ph":"X","cat":"user_annotation","name":"Torch-Compiled Region: 0/0","ts":10,"dur":50},
+        {"ph":"X","cat":"cuda_runtime","name":"cudaGraphLaunch","ts":12,"dur":5},
+        {"ph":"X","cat":"kernel","name":"triton_poi_fused_add_0","ts":20,"dur":10}]}"#,
+    )
+    .unwrap();
+    assert_eq!((t.compiled_regions, t.graph_launches), (1, 1));
+}
+
+#[test]
 fn a_trace_without_gpu_work_is_refused() {
     let err =
         parse(r#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":1,"dur":1}]}"#)

@@ -1,7 +1,7 @@
 //! What to do with a raw event, decided from a few byte searches before any parsing: most
 //! events are skipped or read off their bytes, only the few the analysis needs are parsed.
 
-use super::classify::HOST_COLLECTIVES;
+use super::classify::{COMPILED_REGION, HOST_COLLECTIVES};
 
 /// The raw bytes of a top-level string field's value, unescaped only as far as ASCII
 /// prefix matching needs (Kineto names never escape their first characters).
@@ -48,6 +48,7 @@ pub(super) fn triage(raw: &[u8]) -> Triage<'_> {
             };
             if name.starts_with(b"ProfilerStep#")
                 || name.starts_with(b"Optimizer.step#")
+                || name.starts_with(COMPILED_REGION.as_bytes())
                 || name.starts_with(b"enumerate(DataLoader)")
                 || name.starts_with(b"aten::item")
                 || name.starts_with(b"aten::_local_scalar_dense")

@@ -37,6 +37,10 @@ pub struct Trace {
     pub operators: Vec<u32>,
     /// Operator names, indexed by [`Trace::operators`].
     pub operator_names: Vec<String>,
+    /// `Torch-Compiled Region` ranges.
+    pub compiled_regions: u64,
+    /// `cudaGraphLaunch` calls.
+    pub graph_launches: u64,
 }
 
 impl Trace {
