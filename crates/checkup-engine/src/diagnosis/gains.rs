@@ -3,14 +3,11 @@
 //! words the same numbers, and a script can gate on them.
 
 use checkup_model::{
-    Cause, Communication, DataLoading, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain,
-    FixReach, GpuTimeSplit, PeriodicStall, PeriodicWork, PlannedFix, StepBasis,
+    Cause, Communication, Diagnosis, ExpectedGain, Finding, Fix, FixGain, FixReach, GpuTimeSplit,
+    PlannedFix, SharedFix, StepBasis,
 };
-use checkup_model::{
-    CommunicationFix, ComputeBoundFix, DataLoadingFix, EnvironmentFix, H2dCopyFix,
-    HostSyncEvidence, HostSyncFix, KernelLaunchFix, MemoryBandwidthFix, MemoryFix,
-    PeriodicStallFix, SharedFix, SlowdownFix, ThrottlingFix,
-};
+
+use super::rules;
 
 /// Fills every finding's gains and the diagnosis' plan (what to do first).
 pub(crate) fn fill(d: &mut Diagnosis) {
@@ -129,93 +126,34 @@ fn own_busy_part(cause: &Cause, gpu: &GpuTimeSplit) -> f64 {
     }
 }
 
-/// What part of `finding`'s lost time `fix` removes. Most fixes mean one thing wherever they
-/// appear; persistent workers remove the epoch-start waits they are offered for, but only
-/// support more workers against a slow loader.
+/// What part of `finding`'s lost time `fix` removes, as the rule of the fix's family says
+/// (each family's `reach` beside its rule, exhaustive over its fixes).
 pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
-    use FixReach::{Cause as Whole, Part, Supporting};
-    let at_epoch_starts = matches!(
-        finding.cause,
-        Cause::DataLoading(DataLoading::SlowLoader {
-            idle_per_epoch_start_ms: Some(_),
-            ..
-        }) | Cause::PeriodicStall(PeriodicStall::Stalls {
-            work: Some(PeriodicWork::EpochStart { .. }),
-            ..
-        })
-    );
+    use rules::{busy, communication, copies, data_loading, environment, launches, memory};
+    use rules::{slowdown, stalls, sync, throttling};
     match fix {
-        Fix::DataLoading(DataLoadingFix::CheaperSamples)
-        | Fix::DataLoading(DataLoadingFix::CheaperSamplesAtWorkerLimit { .. })
-        | Fix::DataLoading(DataLoadingFix::MoreWorkers { .. })
-        | Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { .. })
-        | Fix::PeriodicStall(PeriodicStallFix::FreezeGc)
-        | Fix::H2dCopy(H2dCopyFix::PinnedCopy)
-        | Fix::H2dCopy(H2dCopyFix::OverlapCopy)
-        | Fix::Shared(SharedFix::FindCpuHogs)
-        | Fix::Shared(SharedFix::ReserveCores)
-        | Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)
-        | Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { .. })
-        | Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { .. })
-        // The others' wait is the slow rank's extra compute: even work, or a GPU as fast as
-        // the others', removes it.
-        | Fix::Communication(CommunicationFix::EvenRankWork { .. })
-        | Fix::Communication(CommunicationFix::SlowerGpu { .. })
-        | Fix::Communication(CommunicationFix::OtherGpuModel { .. })
-        | Fix::Communication(CommunicationFix::EvenStepWork) => Whole,
-        Fix::DataLoading(DataLoadingFix::PersistentWorkers) if at_epoch_starts => Whole,
-        Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
-            checkpoint_seen: true,
-        }) => Whole,
-        Fix::HostSync(HostSyncFix::FewerReadbacks {
-            site: Some(_),
-            site_per_step: Some(_),
-        }) => match finding.evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare)) {
-            Some(pct) if pct < 100.0 => Part((pct / 100.0).max(0.0)),
-            _ => Whole,
-        },
-        Fix::HostSync(HostSyncFix::FewerReadbacks { .. }) => Whole,
-        // What the allocator's calls cost goes when the cache is kept.
-        Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. }) => Whole,
-        // The slowdown is the per-step work that grows: constant work removes it.
-        Fix::Slowdown(SlowdownFix::ConstantHostWork) => Whole,
-        // Exhaustive, so a new fix is placed here on purpose.
-        Fix::DataLoading(DataLoadingFix::LeaveCoresToLoop { .. })
-        | Fix::DataLoading(DataLoadingFix::PinMemory)
-        | Fix::DataLoading(DataLoadingFix::PersistentWorkers)
-        | Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { .. })
-        | Fix::H2dCopy(H2dCopyFix::FewerCopyBytes)
-        | Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
-        | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
-        | Fix::HostSync(HostSyncFix::GpuMetrics)
-        | Fix::HostSync(HostSyncFix::FindHiddenSyncs)
-        | Fix::Communication(CommunicationFix::EnableP2p)
-        | Fix::Communication(CommunicationFix::AccumulateGradients)
-        | Fix::Communication(CommunicationFix::MoreWorkPerAllReduce)
-        | Fix::Communication(CommunicationFix::CompressGradients)
-        | Fix::Communication(CommunicationFix::NcclForGpuTensors)
-        | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
-        | Fix::Shared(SharedFix::ProfileSteps)
-        | Fix::Shared(SharedFix::MainThreadCpu)
-        | Fix::Throttling(ThrottlingFix::CoolGpu)
-        | Fix::Throttling(ThrottlingFix::CheckPower)
-        | Fix::ComputeBound(ComputeBoundFix::TensorCores)
-        | Fix::ComputeBound(ComputeBoundFix::Compile)
-        | Fix::ComputeBound(ComputeBoundFix::ChannelsLast)
-        | Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { .. })
-        | Fix::MemoryBandwidth(MemoryBandwidthFix::FuseElementwise)
-        | Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations)
-        | Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels)
-        | Fix::Environment(EnvironmentFix::Environment { .. })
-        | Fix::Memory(MemoryFix::KeepValuesNotTensors)
-        | Fix::Memory(MemoryFix::BoundHostHistory)
-        | Fix::Memory(MemoryFix::ExpandableSegments)
-        | Fix::Memory(MemoryFix::FreeSharedGpu { .. })
-        | Fix::Memory(MemoryFix::Bf16Memory { .. })
-        | Fix::Memory(MemoryFix::ActivationCheckpointing { .. })
-        | Fix::Memory(MemoryFix::EightBitOptimizer { .. })
-        | Fix::Memory(MemoryFix::SmallerMicroBatch { .. })
-        | Fix::Memory(MemoryFix::OffloadOptimizer { .. }) => Supporting,
+        Fix::DataLoading(f) => data_loading::reach(f, finding),
+        Fix::KernelLaunch(f) => launches::reach(f, finding),
+        Fix::HostSync(f) => sync::reach(f, finding),
+        Fix::H2dCopy(f) => copies::reach(f, finding),
+        Fix::Communication(f) => communication::reach(f, finding),
+        Fix::PeriodicStall(f) => stalls::reach(f, finding),
+        Fix::Throttling(f) => throttling::reach(f, finding),
+        Fix::ComputeBound(f) => busy::compute_reach(f, finding),
+        Fix::MemoryBandwidth(f) => busy::bandwidth_reach(f, finding),
+        Fix::Slowdown(f) => slowdown::reach(f, finding),
+        Fix::Memory(f) => memory::reach(f, finding),
+        Fix::Environment(f) => environment::reach(f, finding),
+        Fix::Shared(f) => shared_reach(f),
+    }
+}
+
+/// What a fix several families offer removes: contention for the host's cores goes when
+/// the cores are found or reserved; a profile or a look at the loop measures more.
+fn shared_reach(fix: &SharedFix) -> FixReach {
+    match fix {
+        SharedFix::FindCpuHogs | SharedFix::ReserveCores => FixReach::Cause,
+        SharedFix::ProfileSteps | SharedFix::MainThreadCpu => FixReach::Supporting,
     }
 }
 
@@ -223,8 +161,8 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
 mod tests {
     use super::*;
     use checkup_model::{
-        Evidence, Gains, H2dCopy, HostSync, Severity, Source, StepTiming, SyncSite, Throttling,
-        Unit,
+        DataLoading, DataLoadingFix, Evidence, EvidenceKey, Gains, H2dCopy, H2dCopyFix, HostSync,
+        HostSyncEvidence, HostSyncFix, Severity, Source, StepTiming, SyncSite, Throttling, Unit,
     };
 
     fn sync_finding(top_site_pct: f64) -> Finding {

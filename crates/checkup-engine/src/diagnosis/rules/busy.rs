@@ -2,10 +2,10 @@
 //! the kernel mix says the busy time is spent moving bytes.
 
 use checkup_model::{
-    Cause, Comparison, ComputeBound, EvidenceKey as K, Finding, MemoryBandwidth, Severity, Source,
-    Unit,
+    Cause, Comparison, ComputeBound, ComputeBoundEvidence, ComputeBoundFix, EvidenceKey as K,
+    Finding, FixReach, MemoryBandwidth, MemoryBandwidthEvidence, MemoryBandwidthFix, Severity,
+    SharedEvidence, Source, Unit,
 };
-use checkup_model::{ComputeBoundEvidence, MemoryBandwidthEvidence, SharedEvidence};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -147,6 +147,26 @@ fn is_convolution_kernel(name: &str) -> bool {
             || n.contains("dgrad")
             || n.contains("wgrad")
             || n.contains("fprop"))
+}
+
+/// What part of `finding`'s lost time a compute fix removes: the GPU's own work is not lost
+/// time; each fix supports the run.
+pub fn compute_reach(fix: &ComputeBoundFix, _finding: &Finding) -> FixReach {
+    match fix {
+        ComputeBoundFix::TensorCores
+        | ComputeBoundFix::Compile
+        | ComputeBoundFix::ChannelsLast
+        | ComputeBoundFix::FusedOptimizer { .. } => FixReach::Supporting,
+    }
+}
+
+/// What part of `finding`'s lost time a memory-bandwidth fix removes: each supports the run.
+pub fn bandwidth_reach(fix: &MemoryBandwidthFix, _finding: &Finding) -> FixReach {
+    match fix {
+        MemoryBandwidthFix::FuseElementwise
+        | MemoryBandwidthFix::Bf16Activations
+        | MemoryBandwidthFix::FusedKernels => FixReach::Supporting,
+    }
 }
 
 #[cfg(test)]

@@ -2,10 +2,10 @@
 //! slower one, NCCL peer-to-peer disabled although NVLink is there.
 
 use checkup_model::{
-    Cause, CheckId, CheckStatus, Communication, Comparison, Evidence, EvidenceKey as K, Finding,
-    Note, ScalingFigures, Severity, Source, Unit,
+    Cause, CheckId, CheckStatus, Communication, CommunicationEvidence, CommunicationFix,
+    Comparison, Evidence, EvidenceKey as K, Finding, FixReach, Note, ScalingFigures, Severity,
+    Source, Unit,
 };
-use checkup_model::{CommunicationEvidence, CommunicationFix};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -498,6 +498,22 @@ fn p2p_finding(cx: &Ctx, share: f64, mut evidence: Vec<Evidence>) -> Finding {
         share,
         evidence,
         fixes: fixes::communication(true, false),
+    }
+}
+
+/// What part of `finding`'s lost time a communication fix removes: the others' wait is the
+/// slow rank's extra compute, so even work, or a GPU as fast as the others', removes it.
+pub fn reach(fix: &CommunicationFix, _finding: &Finding) -> FixReach {
+    match fix {
+        CommunicationFix::EvenRankWork { .. }
+        | CommunicationFix::SlowerGpu { .. }
+        | CommunicationFix::OtherGpuModel { .. }
+        | CommunicationFix::EvenStepWork => FixReach::Cause,
+        CommunicationFix::EnableP2p
+        | CommunicationFix::AccumulateGradients
+        | CommunicationFix::MoreWorkPerAllReduce
+        | CommunicationFix::CompressGradients
+        | CommunicationFix::NcclForGpuTensors => FixReach::Supporting,
     }
 }
 

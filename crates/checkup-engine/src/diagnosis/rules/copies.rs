@@ -1,7 +1,8 @@
 //! Host-to-device copies the GPU waits for (not hidden by compute), pageable or pinned.
 
-use checkup_model::H2dCopyEvidence;
-use checkup_model::{Cause, EvidenceKey as K, Finding, H2dCopy, Unit};
+use checkup_model::{
+    Cause, EvidenceKey as K, Finding, FixReach, H2dCopy, H2dCopyEvidence, H2dCopyFix, Unit,
+};
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -71,4 +72,12 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         evidence,
         fixes: fixes::h2d_copy(pageable),
     })
+}
+
+/// What part of `finding`'s lost time a copy fix removes: pinned, overlapped copies hide it.
+pub fn reach(fix: &H2dCopyFix, _finding: &Finding) -> FixReach {
+    match fix {
+        H2dCopyFix::PinnedCopy | H2dCopyFix::OverlapCopy => FixReach::Cause,
+        H2dCopyFix::FewerCopyBytes => FixReach::Supporting,
+    }
 }

@@ -1,8 +1,10 @@
 //! The input pipeline: the GPU waits for batches (trace, step timings), or for launches a
 //! main thread starved of CPU by its own workers makes late.
 
-use checkup_model::{Cause, DataLoading, EvidenceKey as K, Finding, Source, Unit};
-use checkup_model::{DataLoadingEvidence, SharedEvidence};
+use checkup_model::{
+    Cause, DataLoading, DataLoadingEvidence, DataLoadingFix, EvidenceKey as K, Finding, FixReach,
+    PeriodicStall, PeriodicWork, SharedEvidence, Source, Unit,
+};
 
 use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
 use crate::thresholds::confidence;
@@ -225,4 +227,30 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         evidence,
         fixes,
     })
+}
+
+/// What part of `finding`'s lost time an input-pipeline fix removes: persistent workers
+/// remove the epoch-start waits they are offered for, but only support more workers against
+/// a slow loader; pinned memory and cores left to the loop support the others.
+pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
+    let at_epoch_starts = matches!(
+        finding.cause,
+        Cause::DataLoading(DataLoading::SlowLoader {
+            idle_per_epoch_start_ms: Some(_),
+            ..
+        }) | Cause::PeriodicStall(PeriodicStall::Stalls {
+            work: Some(PeriodicWork::EpochStart { .. }),
+            ..
+        })
+    );
+    match fix {
+        DataLoadingFix::CheaperSamples
+        | DataLoadingFix::CheaperSamplesAtWorkerLimit { .. }
+        | DataLoadingFix::MoreWorkers { .. }
+        | DataLoadingFix::LoaderAcrossEpochs { .. } => FixReach::Cause,
+        DataLoadingFix::PersistentWorkers if at_epoch_starts => FixReach::Cause,
+        DataLoadingFix::PersistentWorkers
+        | DataLoadingFix::LeaveCoresToLoop { .. }
+        | DataLoadingFix::PinMemory => FixReach::Supporting,
+    }
 }

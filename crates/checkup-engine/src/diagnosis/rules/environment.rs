@@ -3,9 +3,9 @@
 //! from the training's own recording, is the memory rule's (its fixes are code changes).
 
 use checkup_model::{
-    Cause, CheckId, CheckStatus, Environment, EvidenceKey, Finding, Fix, Severity, Source, Unit,
+    Cause, CheckId, CheckStatus, Environment, EnvironmentEvidence, EnvironmentFix, EvidenceKey,
+    Finding, Fix, FixReach, Severity, Source, Unit,
 };
-use checkup_model::{EnvironmentEvidence, EnvironmentFix};
 
 use crate::diagnosis::{ev, Ctx, Outcome};
 use crate::thresholds::confidence;
@@ -44,5 +44,12 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     Outcome {
         findings,
         notes: Vec::new(),
+    }
+}
+
+/// What part of `finding`'s lost time an environment fix removes: not measured.
+pub fn reach(fix: &EnvironmentFix, _finding: &Finding) -> FixReach {
+    match fix {
+        EnvironmentFix::Environment { .. } => FixReach::Supporting,
     }
 }

@@ -2,9 +2,9 @@
 //! unprofiled steps (the profiler slows the host side) and against a saturated host.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, KernelLaunch, Note, Source, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, FixReach, KernelLaunch, KernelLaunchEvidence,
+    KernelLaunchFix, Note, SharedEvidence, Source, Unit,
 };
-use checkup_model::{KernelLaunchEvidence, SharedEvidence};
 
 use super::allocator::allocator_drains_queue;
 use super::sync::sync_drains_queue;
@@ -168,6 +168,19 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         fixes,
     })
     .into()
+}
+
+/// What part of `finding`'s lost time a launch fix removes: compiling fuses the launches
+/// away; foreach optimizers and bigger kernels support it.
+pub fn reach(fix: &KernelLaunchFix, _finding: &Finding) -> FixReach {
+    match fix {
+        KernelLaunchFix::CompileFuseKernels | KernelLaunchFix::ReduceOverhead { .. } => {
+            FixReach::Cause
+        }
+        KernelLaunchFix::ForeachOptimizer { .. } | KernelLaunchFix::BiggerKernels => {
+            FixReach::Supporting
+        }
+    }
 }
 
 #[cfg(test)]

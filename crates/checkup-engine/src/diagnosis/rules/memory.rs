@@ -3,9 +3,9 @@
 //! an allocator holding far more than the tensors ever needed at once (fragmentation).
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Fix, Memory, Severity, Source, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, Memory, MemoryEvidence, MemoryFix,
+    Severity, Source, Unit,
 };
-use checkup_model::{MemoryEvidence, MemoryFix};
 
 use crate::analysis::gpu_sharing::CUDA_CONTEXT_GIB;
 use crate::analysis::stats::median;
@@ -306,6 +306,22 @@ fn fragmented(cx: &Ctx, m: &MemoryTrend) -> Option<Finding> {
             vec![Fix::Memory(MemoryFix::ExpandableSegments)]
         },
     })
+}
+
+/// What part of `finding`'s lost time a memory fix removes: memory is not time; each fix
+/// supports the run.
+pub fn reach(fix: &MemoryFix, _finding: &Finding) -> FixReach {
+    match fix {
+        MemoryFix::KeepValuesNotTensors
+        | MemoryFix::BoundHostHistory
+        | MemoryFix::ExpandableSegments
+        | MemoryFix::FreeSharedGpu { .. }
+        | MemoryFix::Bf16Memory { .. }
+        | MemoryFix::ActivationCheckpointing { .. }
+        | MemoryFix::EightBitOptimizer { .. }
+        | MemoryFix::SmallerMicroBatch { .. }
+        | MemoryFix::OffloadOptimizer { .. } => FixReach::Supporting,
+    }
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! host time, or neither) and the training processes' host memory when it grew too.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Fix, Slowdown, SlowdownPart, Source, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, SharedEvidence, SharedFix,
+    Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source, Unit,
 };
-use checkup_model::{SharedEvidence, SharedFix, SlowdownEvidence, SlowdownFix};
 
 use crate::analysis::stats::kendall_tau;
 use crate::analysis::trends::StepTrend;
@@ -119,6 +119,14 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         evidence,
         fixes,
     })
+}
+
+/// What part of `finding`'s lost time a slowdown fix removes: the per-step work that grows;
+/// constant work removes it.
+pub fn reach(fix: &SlowdownFix, _finding: &Finding) -> FixReach {
+    match fix {
+        SlowdownFix::ConstantHostWork => FixReach::Cause,
+    }
 }
 
 #[cfg(test)]

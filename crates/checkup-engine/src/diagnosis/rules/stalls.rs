@@ -1,9 +1,8 @@
 //! Periodic stalls: a long step every N steps during which the GPU has nothing to do.
 
-use checkup_model::PeriodicStallEvidence;
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, MarkerKind, PeriodicStall, PeriodicWork,
-    RunMarker, Source, StepTiming, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, FixReach, MarkerKind, PeriodicStall,
+    PeriodicStallEvidence, PeriodicStallFix, PeriodicWork, RunMarker, Source, StepTiming, Unit,
 };
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome, TraceStalls};
@@ -271,6 +270,21 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         share,
         evidence,
     })
+}
+
+/// What part of `finding`'s lost time a stall fix removes: a frozen collector, work summed on
+/// the GPU, or a checkpoint written aside (when the probe saw checkpoints) remove the stalls.
+pub fn reach(fix: &PeriodicStallFix, _finding: &Finding) -> FixReach {
+    match fix {
+        PeriodicStallFix::FreezeGc
+        | PeriodicStallFix::SummariseOnGpu { .. }
+        | PeriodicStallFix::AsyncCheckpoint {
+            checkpoint_seen: true,
+        } => FixReach::Cause,
+        PeriodicStallFix::AsyncCheckpoint { .. } | PeriodicStallFix::LessPeriodicWork => {
+            FixReach::Supporting
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Host synchronisation: the loop waits for the GPU, then the GPU waits for the host.
 
-use checkup_model::HostSyncEvidence;
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, HostSync, Source, SyncSite, Unit,
+    Cause, Comparison, EvidenceKey as K, EvidenceKey, Finding, FixReach, HostSync,
+    HostSyncEvidence, HostSyncFix, Source, SyncSite, Unit,
 };
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome, TraceStalls};
@@ -157,6 +157,26 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         .collect(),
         fixes: fixes::host_sync(probe.map(|(_, site, n)| (site, n))),
     })
+}
+
+/// What part of `finding`'s lost time a host-sync fix removes: the line that synchronises
+/// most, its share of the calls; keeping the allocator's cache, all its calls' cost.
+pub fn reach(fix: &HostSyncFix, finding: &Finding) -> FixReach {
+    match fix {
+        HostSyncFix::FewerReadbacks {
+            site: Some(_),
+            site_per_step: Some(_),
+        } => match finding
+            .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare))
+        {
+            Some(pct) if pct < 100.0 => FixReach::Part((pct / 100.0).max(0.0)),
+            _ => FixReach::Cause,
+        },
+        HostSyncFix::FewerReadbacks { .. } | HostSyncFix::KeepAllocatorCache { .. } => {
+            FixReach::Cause
+        }
+        HostSyncFix::GpuMetrics | HostSyncFix::FindHiddenSyncs => FixReach::Supporting,
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Clocks held down while busy: a throttling clock-event reason, or an SM clock well under
 //! its maximum.
 
-use checkup_model::ThrottlingEvidence;
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Severity, Source, Throttling, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, FixReach, Severity, Source, Throttling,
+    ThrottlingEvidence, ThrottlingFix, Unit,
 };
 
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
@@ -92,6 +92,13 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         evidence,
         fixes: fixes::throttling(&g.throttle_reasons),
     })
+}
+
+/// What part of `finding`'s lost time a clock fix removes: the host's side, not measured.
+pub fn reach(fix: &ThrottlingFix, _finding: &Finding) -> FixReach {
+    match fix {
+        ThrottlingFix::CoolGpu | ThrottlingFix::CheckPower => FixReach::Supporting,
+    }
 }
 
 #[cfg(test)]
