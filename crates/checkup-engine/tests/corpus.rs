@@ -434,6 +434,29 @@ fn a_trace_without_the_probe_says_what_the_code_already_does() {
 }
 
 #[test]
+fn launch_blocking_left_on_is_costed_first_and_its_twin_measures_the_gain() {
+    // CUDA_LAUNCH_BLOCKING=1 left in the shell: the finding is the setting, not "compile".
+    let d = diagnose("probe_convnet1d_launch_blocking");
+    assert_eq!(d.primary, "kernel_launch/synchronous_launches");
+    assert_eq!(
+        d.findings[0].fixes,
+        vec![Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)]
+    );
+    let first = &d.plan[0];
+    assert_eq!((first.finding, first.fix), (0, 0));
+    let predicted = first.gain.expected.after_ms;
+    // The same script recorded right after without the setting.
+    let twin = diagnose("probe_convnet1d");
+    assert_eq!(twin.primary, "compute_bound");
+    let measured = twin.diagnosed_timing().unwrap().mean_step_ms;
+    let error = (predicted / measured - 1.0).abs();
+    assert!(
+        error < 0.05,
+        "predicted {predicted:.1} ms, measured {measured:.1} ms"
+    );
+}
+
+#[test]
 fn one_dataloader_worker_starves_the_gpu_even_without_a_trace() {
     let d = diagnose("dataloader_one_worker");
     assert!(d.ranks.is_empty(), "the profiler never started in 23 steps");

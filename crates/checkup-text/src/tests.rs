@@ -66,6 +66,11 @@ fn all_causes() -> Vec<Cause> {
             kernels_per_step: 1000.0,
             median_kernel_us: 3.2,
         }),
+        Cause::KernelLaunch(KernelLaunch::SynchronousLaunches {
+            step_ms: 47.1,
+            gpu_busy_ms: 27.5,
+            host_ms: 19.6,
+        }),
         Cause::KernelLaunch(KernelLaunch::CpuContention {
             host_cpu_pct: 99.0,
             training_cores: 0.7,
@@ -267,6 +272,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
         K::KernelLaunch(KernelLaunchEvidence::ProfiledStepTime),
         K::KernelLaunch(KernelLaunchEvidence::GpuUtil),
+        K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet),
+        K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
         K::Shared(SharedEvidence::SmActive),
         K::Communication(CommunicationEvidence::ExposedCommShare),
         K::Communication(CommunicationEvidence::CommOverlap),
@@ -365,6 +372,7 @@ fn all_fixes() -> Vec<Fix> {
             class: Some("RMSprop".into()),
         }),
         Fix::KernelLaunch(KernelLaunchFix::BiggerKernels),
+        Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking),
         Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
             calls_per_step: None,
@@ -492,6 +500,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::DataLoading(DataLoading::CpuContention { .. })
         | Cause::KernelLaunch(KernelLaunch::TinyKernels { .. })
         | Cause::KernelLaunch(KernelLaunch::CpuContention { .. })
+        | Cause::KernelLaunch(KernelLaunch::SynchronousLaunches { .. })
         | Cause::Communication(Communication::Exposed { .. })
         | Cause::Communication(Communication::Straggler { .. })
         | Cause::Communication(Communication::ShiftingStraggler { .. })
@@ -556,6 +565,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime)
         | K::KernelLaunch(KernelLaunchEvidence::ProfiledStepTime)
         | K::KernelLaunch(KernelLaunchEvidence::GpuUtil)
+        | K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet)
+        | K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep)
         | K::Shared(SharedEvidence::SmActive)
         | K::Communication(CommunicationEvidence::ExposedCommShare)
         | K::Communication(CommunicationEvidence::CommOverlap)
@@ -624,6 +635,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { .. })
         | Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
         | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
+        | Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)
         | Fix::HostSync(HostSyncFix::FewerReadbacks { .. })
         | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
         | Fix::HostSync(HostSyncFix::GpuMetrics)

@@ -17,6 +17,17 @@ causes! {
             /// Cores the training's processes use.
             training_cores: f64,
         } => "kernel_launch/cpu_contention",
+        /// `CUDA_LAUNCH_BLOCKING=1`, a debugging setting, left on: every launch returns only
+        /// when its kernel has finished, so the host and the GPU take turns instead of
+        /// overlapping.
+        SynchronousLaunches {
+            /// Mean step time, ms (unprofiled steps).
+            step_ms: f64,
+            /// The GPU's own work per step, ms.
+            gpu_busy_ms: f64,
+            /// The host's own time per step, ms: the step less the GPU work it waited for.
+            host_ms: f64,
+        } => "kernel_launch/synchronous_launches",
     }
 }
 
@@ -39,6 +50,10 @@ keyed! {
         ProfiledStepTime => "profiled_step_time",
         /// GPU-Util (any kernel running).
         GpuUtil => "gpu_util",
+        /// `CUDA_LAUNCH_BLOCKING=1` in the training's environment (1: set).
+        LaunchBlockingSet => "launch_blocking_set",
+        /// The host's own time per step: the step less the GPU work it waited for.
+        HostTurnPerStep => "host_turn_per_step",
     }
 }
 
@@ -62,5 +77,7 @@ keyed! {
         } => "foreach_optimizer",
         /// Give each kernel more work.
         BiggerKernels => "bigger_kernels",
+        /// Take `CUDA_LAUNCH_BLOCKING` out of the training's environment.
+        UnsetLaunchBlocking => "unset_launch_blocking",
     }
 }

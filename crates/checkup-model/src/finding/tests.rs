@@ -127,8 +127,8 @@ fn no_id_is_held_by_two_families() {
         sorted.dedup();
         assert_eq!(sorted.len(), ids.len(), "{ids:?}");
     }
-    assert_eq!(Fix::ids().count(), 55);
-    assert_eq!(EvidenceKey::ids().count(), 92);
+    assert!(Fix::ids().any(|id| id == "keep_allocator_cache"));
+    assert!(EvidenceKey::ids().any(|id| id == "slowest_rank_steps"));
 }
 
 #[test]

@@ -17,6 +17,10 @@ pub fn title(c: &KernelLaunch, l: Language) -> String {
             "Kernel launches wait for CPU: other processes saturate the host",
             "内核发射在等待 CPU：其他进程占满了主机",
         ),
+        KernelLaunch::SynchronousLaunches { .. } => (
+            "Synchronous launches: CUDA_LAUNCH_BLOCKING=1",
+            "内核同步发射：设置了 CUDA_LAUNCH_BLOCKING=1",
+        ),
     };
     match l {
         En => en.into(),
@@ -38,6 +42,14 @@ pub fn summary(c: &KernelLaunch, l: Language) -> String {
         ),
         (KernelLaunch::CpuContention { host_cpu_pct, training_cores }, Zh) => format!(
             "训练之外的进程让主机 CPU 保持饱和（全部核心的 {host_cpu_pct:.0}%；训练自身的进程只得到 {training_cores:.1} 个核心）：训练循环发射内核变晚，GPU 在等待它们。"
+        ),
+        (KernelLaunch::SynchronousLaunches { step_ms, gpu_busy_ms, host_ms }, En) => format!(
+            "The training runs with CUDA_LAUNCH_BLOCKING=1 in its environment, a setting for debugging CUDA errors: each kernel launch returns only once its kernel has finished, so the host and the GPU take turns. {} ms of host work and {} ms of GPU work per step add up to the {} ms step instead of overlapping.",
+            crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
+        ),
+        (KernelLaunch::SynchronousLaunches { step_ms, gpu_busy_ms, host_ms }, Zh) => format!(
+            "训练的环境中设置了 CUDA_LAUNCH_BLOCKING=1，这是用来调试 CUDA 错误的设置：每次内核发射都要等该内核执行完才返回，主机和 GPU 只能轮流工作。每步 {} ms 的主机工作和 {} ms 的 GPU 工作相加成了 {} ms 的步骤，而没有重叠。",
+            crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
         ),
     }
 }
@@ -63,6 +75,14 @@ pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
             "GPU-Util (any kernel running)",
             "GPU-Util（有任一内核运行）",
         ),
+        KernelLaunchEvidence::LaunchBlockingSet => (
+            "CUDA_LAUNCH_BLOCKING=1 in the training's environment",
+            "训练环境中设置了 CUDA_LAUNCH_BLOCKING=1",
+        ),
+        KernelLaunchEvidence::HostTurnPerStep => (
+            "host time per step, outside the GPU work it waited for",
+            "每步主机时间（不含等待 GPU 工作的时间）",
+        ),
     };
     match l {
         En => en.into(),
@@ -73,6 +93,15 @@ pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
 /// A `kernel_launch` fix in words.
 pub fn fix(f: &KernelLaunchFix, l: Language) -> FixText {
     match (f, l) {
+        (KernelLaunchFix::UnsetLaunchBlocking, _) => t(
+            pick(l, "Unset CUDA_LAUNCH_BLOCKING", "取消 CUDA_LAUNCH_BLOCKING"),
+            pick(l, "CUDA_LAUNCH_BLOCKING=1 is for finding which kernel raised a CUDA error; it takes away all overlap between the host and the GPU. Remove it wherever it is set (the shell's profile, the job script, the launcher, a notebook's environment) and set it again only while chasing an error. The training's code stays as it is.", "CUDA_LAUNCH_BLOCKING=1 用于查找是哪个内核引发了 CUDA 错误；它使主机和 GPU 完全无法重叠。请在设置它的地方（shell 配置、作业脚本、启动器、notebook 的环境）把它去掉，只在排查错误时再临时设置。训练代码无需改动。"),
+            Some(&format!(
+                "unset CUDA_LAUNCH_BLOCKING  # {}\npython train.py",
+                pick(l, "then start the training as before", "然后照常启动训练")
+            )),
+            pick(l, "The host queues kernels ahead of the GPU again: the step falls to the larger of the host's time and the GPU's.", "主机重新提前为 GPU 排队内核：步骤时间降到主机时间与 GPU 时间中较大的那个。"),
+        ),
         (KernelLaunchFix::CompileFuseKernels, _) => t(
             pick(l, "Compile the model to fuse small kernels", "编译模型以融合小内核"),
             pick(l, "torch.compile fuses chains of small elementwise ops into a few kernels; mode=\"reduce-overhead\" also captures CUDA graphs, launching a whole step with one call.", "torch.compile 把一串小的逐元素操作融合成少数几个内核；mode=\"reduce-overhead\" 还会捕获 CUDA Graph，一次调用发射整步。"),

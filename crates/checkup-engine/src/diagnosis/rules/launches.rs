@@ -1,9 +1,11 @@
 //! Kernel launch overhead: the GPU waits for the host to launch work, checked against the
-//! unprofiled steps (the profiler slows the host side) and against a saturated host.
+//! unprofiled steps (the profiler slows the host side) and against a saturated host. When
+//! the training ran with `CUDA_LAUNCH_BLOCKING=1`, the launches wait because of it, and that
+//! is the finding.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, FixReach, KernelLaunch, KernelLaunchEvidence,
-    KernelLaunchFix, Note, SharedEvidence, Source, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, HostSyncEvidence, KernelLaunch,
+    KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary, SharedEvidence, Source, Unit,
 };
 
 use super::allocator::allocator_drains_queue;
@@ -15,6 +17,9 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     let Some(r) = cx.rank else {
         return Outcome::default();
     };
+    if let Some(f) = synchronous_launches(cx, r) {
+        return Some(f).into();
+    }
     let th = cx.th;
     let Some(trace_share) = cx.share_of_window(r.host_waits.launch_us) else {
         return Outcome::default();
@@ -170,13 +175,89 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     .into()
 }
 
+/// Whether the training ran with `CUDA_LAUNCH_BLOCKING=1`, as the probe listed its
+/// settings, else as the agent recorded its environment (CUDA reads `1` as on).
+fn launch_blocking(cx: &Ctx) -> bool {
+    cx.training
+        .and_then(|t| t.settings.cuda_launch_blocking.as_deref())
+        .or_else(|| {
+            cx.facts
+                .env
+                .get("CUDA_LAUNCH_BLOCKING")
+                .and_then(|v| v.as_deref())
+        })
+        .is_some_and(|v| v.trim() == "1")
+}
+
+/// With every launch waiting for its kernel, the host and the GPU take turns: a step is the
+/// host's own time plus the GPU's work. With launches queued again, the host runs ahead and
+/// a step takes the larger of the two; what it loses is the rest. Costed for every run that
+/// has the setting, so one that costs little is shown as such.
+fn synchronous_launches(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
+    if !launch_blocking(cx) {
+        return None;
+    }
+    let step_ms = cx.timing?.mean_step_ms;
+    let gpu_busy_ms = r.gpu_busy_per_step_us / 1e3;
+    if !(step_ms > 0.0 && gpu_busy_ms > 0.0) {
+        return None;
+    }
+    let host_ms = (step_ms - gpu_busy_ms).max(0.0);
+    let after_ms = gpu_busy_ms.max(host_ms);
+    let share = ((step_ms - after_ms) / step_ms).clamp(0.0, 1.0);
+    let evidence = vec![
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet),
+            1.0,
+            Unit::Flag,
+            None,
+            Source::Probe,
+        ),
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
+            step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+            gpu_busy_ms,
+            Unit::Ms,
+            None,
+            cx.rank_source(),
+        ),
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
+            host_ms,
+            Unit::Ms,
+            None,
+            Source::ThisDiagnosis,
+        ),
+    ];
+    Some(Finding {
+        gains: Default::default(),
+        cause: Cause::KernelLaunch(KernelLaunch::SynchronousLaunches {
+            step_ms,
+            gpu_busy_ms,
+            host_ms,
+        }),
+        severity: cx.severity(share),
+        confidence: confidence::CORROBORATED,
+        share,
+        evidence,
+        fixes: vec![Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)],
+    })
+}
+
 /// What part of `finding`'s lost time a launch fix removes: compiling fuses the launches
-/// away; foreach optimizers and bigger kernels support it.
+/// away, and launches queued again overlap the host with the GPU; foreach optimizers and
+/// bigger kernels support it.
 pub fn reach(fix: &KernelLaunchFix, _finding: &Finding) -> FixReach {
     match fix {
-        KernelLaunchFix::CompileFuseKernels | KernelLaunchFix::ReduceOverhead { .. } => {
-            FixReach::Cause
-        }
+        KernelLaunchFix::CompileFuseKernels
+        | KernelLaunchFix::ReduceOverhead { .. }
+        | KernelLaunchFix::UnsetLaunchBlocking => FixReach::Cause,
         KernelLaunchFix::ForeachOptimizer { .. } | KernelLaunchFix::BiggerKernels => {
             FixReach::Supporting
         }
@@ -218,5 +299,50 @@ mod tests {
             [Note::ProfilerOverheadLaunches { .. }]
         ));
         assert_eq!(rule(&launch_bound(8_499.0).cx(), &[]).findings.len(), 1);
+    }
+
+    /// A run whose probe listed `CUDA_LAUNCH_BLOCKING` as `value`: `step_ms` per unprofiled
+    /// step, `busy_ms` of GPU work per step.
+    fn with_launch_blocking(value: &str, step_ms: f64, busy_ms: f64) -> Fixture {
+        let mut fx = launch_bound(busy_ms * 1e3);
+        fx.a.step_timing[0].mean_step_ms = step_ms;
+        let mut t = checkup_model::TrainingContext::default();
+        t.settings.cuda_launch_blocking = Some(value.into());
+        fx.a.training.insert(0, t);
+        fx
+    }
+
+    #[test]
+    fn synchronous_launches_cost_the_turns_the_host_and_gpu_take() {
+        // The audio ConvNet under CUDA_LAUNCH_BLOCKING=1: 47.1 ms a step, 27.5 ms of it GPU
+        // work; queued again, the GPU's 27.5 ms is the longer part.
+        let out = rule(&with_launch_blocking("1", 47.1, 27.5).cx(), &[]);
+        let f = &out.findings[0];
+        assert_eq!(f.id(), "kernel_launch/synchronous_launches");
+        assert!((f.share - (47.1 - 27.5) / 47.1).abs() < 1e-9, "{}", f.share);
+        assert_eq!(
+            f.fixes,
+            vec![Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)]
+        );
+        assert_eq!(
+            reach(&KernelLaunchFix::UnsetLaunchBlocking, f),
+            FixReach::Cause
+        );
+    }
+
+    #[test]
+    fn a_host_longer_than_the_gpu_keeps_its_own_time_after_the_setting_goes() {
+        // 30 ms steps of 10 ms GPU work: 20 ms of host work stays, 10 ms goes.
+        let out = rule(&with_launch_blocking("1", 30.0, 10.0).cx(), &[]);
+        assert!((out.findings[0].share - 1.0 / 3.0).abs() < 1e-9);
+        // Host and GPU alike: the turns cost half the step.
+        let out = rule(&with_launch_blocking(" 1 ", 20.0, 10.0).cx(), &[]);
+        assert!((out.findings[0].share - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn launch_blocking_off_leaves_the_launch_rule_as_it_was() {
+        let out = rule(&with_launch_blocking("0", 10.0, 7.0).cx(), &[]);
+        assert_eq!(out.findings[0].id(), "kernel_launch");
     }
 }
