@@ -290,6 +290,23 @@ impl SyncSite {
         let name = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
         format!("{name}:{}", self.line)
     }
+
+    /// Whether the line copies a host tensor to the GPU (`x.cuda()`, `x.to(device)`,
+    /// `torch.tensor(v, device="cuda")`): from pageable memory such a copy makes the host
+    /// wait, and the fix is to the copy, never to do it less often.
+    pub fn copies_to_gpu(&self) -> bool {
+        let code = self.code.as_str();
+        let to_device = code.match_indices(".to(").any(|(at, _)| {
+            let args = &code[at + 4..];
+            let args = &args[..args.find(')').unwrap_or(args.len())];
+            args.contains("cuda") || args.contains("device")
+        });
+        let made_on_device = ["torch.tensor(", "as_tensor(", "from_numpy("]
+            .iter()
+            .any(|f| code.contains(f))
+            && code.contains("device=");
+        code.contains(".cuda(") || to_device || made_on_device
+    }
 }
 
 /// Why something was not recorded.

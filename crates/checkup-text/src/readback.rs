@@ -36,6 +36,53 @@ fn kind_of(code: &str) -> SyncKind {
     }
 }
 
+/// The line of `site`, a copy to the GPU, made to copy without waiting: `non_blocking=True`
+/// added to its `.cuda(…)` and `.to(…)` calls; from pinned memory, which the comment asks for.
+pub fn async_copy_snippet(site: &SyncSite, l: Language) -> String {
+    let code = site.code.trim();
+    let at = site.location();
+    let copied = without_waiting(code);
+    match l {
+        En => format!(
+            "# {at}: pin the source so the copy need not wait:\n# DataLoader(..., pin_memory=True), or x = x.pin_memory() where it is made\n{copied}"
+        ),
+        Zh => format!(
+            "# {at}：把源数据放在锁页内存里，拷贝就不必等待：\n# DataLoader(..., pin_memory=True)，或在创建处 x = x.pin_memory()\n{copied}"
+        ),
+    }
+}
+
+/// `code` with `non_blocking=True` in each `.cuda(…)` and device `.to(…)` call that lacks it.
+fn without_waiting(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + 40);
+    let mut rest = code;
+    while let Some(at) = [".cuda(", ".to("]
+        .iter()
+        .filter_map(|p| rest.find(p).map(|i| (i, p.len())))
+        .min()
+    {
+        let (i, open) = at;
+        let args_start = i + open;
+        let Some(close) = rest[args_start..].find(')') else {
+            break;
+        };
+        let args = &rest[args_start..args_start + close];
+        out.push_str(&rest[..args_start]);
+        let to_device = open == ".cuda(".len() || args.contains("cuda") || args.contains("device");
+        out.push_str(args);
+        if to_device && !args.contains("non_blocking") {
+            out.push_str(if args.trim().is_empty() {
+                "non_blocking=True"
+            } else {
+                ", non_blocking=True"
+            });
+        }
+        rest = &rest[args_start + close..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The snippet for `site`, in `l`'s comments.
 pub fn snippet(site: &SyncSite, l: Language) -> String {
     let code = site.code.trim();
@@ -150,5 +197,29 @@ mod tests {
             s.ends_with("if step % 50 == 0:\n    hist = w.float().cpu().numpy()"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn a_copy_to_the_gpu_comes_back_copying_without_waiting_every_step() {
+        let copy = site("x, y = x.cuda(), y.to(device)");
+        assert!(copy.copies_to_gpu());
+        let en = async_copy_snippet(&copy, En);
+        assert!(
+            en.ends_with("x, y = x.cuda(non_blocking=True), y.to(device, non_blocking=True)"),
+            "{en}"
+        );
+        assert!(en.contains("pin_memory=True"), "{en}");
+        // Never the read-back advice that would copy only every 50 steps.
+        assert!(!en.contains("step % 50"), "{en}");
+        let zh = async_copy_snippet(&copy, Zh);
+        assert!(zh.contains("锁页内存"), "{zh}");
+        // Already non-blocking, or a dtype change, is left as it is.
+        assert_eq!(
+            without_waiting("x = x.to(device, non_blocking=True).to(torch.float16)"),
+            "x = x.to(device, non_blocking=True).to(torch.float16)"
+        );
+        assert!(!site("loss = loss.to(torch.float32)").copies_to_gpu());
+        assert!(!site("print(loss.item())").copies_to_gpu());
+        assert!(site("t = torch.tensor(ids, device=\"cuda\")").copies_to_gpu());
     }
 }

@@ -409,6 +409,16 @@ fn all_fixes() -> Vec<Fix> {
             }),
             site_per_step: Some(192.0),
         }),
+        Fix::HostSync(HostSyncFix::AsyncCopyAtLine {
+            site: SyncSite {
+                file: "/home/a/train.py".into(),
+                line: 41,
+                function: "train".into(),
+                code: "x = x.cuda()".into(),
+                count: 600,
+            },
+            site_per_step: 1.0,
+        }),
         Fix::HostSync(HostSyncFix::GpuMetrics),
         Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { readbacks: 161.0 }),
         Fix::HostSync(HostSyncFix::FindHiddenSyncs),
@@ -639,6 +649,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::HostSync(HostSyncFix::FewerReadbacks { .. })
         | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
         | Fix::HostSync(HostSyncFix::GpuMetrics)
+        | Fix::HostSync(HostSyncFix::AsyncCopyAtLine { .. })
         | Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { .. })
         | Fix::HostSync(HostSyncFix::FindHiddenSyncs)
         | Fix::Communication(CommunicationFix::EnableP2p)

@@ -226,9 +226,16 @@ pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
 
 /// `busiest`: the line that synchronises most and its calls per step, when the probe saw it.
 /// A named line is the fix: finding syncs is what the probe already did, and a generic
-/// metrics rewrite would be about some other line.
+/// metrics rewrite would be about some other line. A line that copies a host tensor to the
+/// GPU needs that copy every step: its fix is to the copy, not to do it less often.
 pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
     match busiest {
+        Some((site, per_step)) if site.copies_to_gpu() => {
+            vec![Fix::HostSync(HostSyncFix::AsyncCopyAtLine {
+                site: site.clone(),
+                site_per_step: per_step,
+            })]
+        }
         Some((site, per_step)) => vec![Fix::HostSync(HostSyncFix::FewerReadbacks {
             site: Some(site.clone()),
             site_per_step: Some(per_step),
@@ -397,6 +404,33 @@ mod tests {
             f,
             Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
         )
+    }
+
+    #[test]
+    fn a_line_that_copies_to_the_gpu_is_fixed_at_the_copy_not_read_back_less_often() {
+        let line = |code: &str| SyncSite {
+            file: "train.py".into(),
+            line: 41,
+            function: "train".into(),
+            code: code.into(),
+            count: 600,
+        };
+        let copy = line("x = x.cuda()");
+        assert_eq!(
+            host_sync(Some((&copy, 1.0))),
+            vec![Fix::HostSync(HostSyncFix::AsyncCopyAtLine {
+                site: copy.clone(),
+                site_per_step: 1.0,
+            })]
+        );
+        let item = line("total += loss.item()");
+        assert!(matches!(
+            host_sync(Some((&item, 1.0)))[..],
+            [Fix::HostSync(HostSyncFix::FewerReadbacks {
+                site: Some(_),
+                ..
+            })]
+        ));
     }
 
     #[test]

@@ -74,6 +74,14 @@ keyed! {
             #[serde(default)]
             caching_off: bool,
         } => "keep_allocator_cache",
+        /// The line that synchronises most copies a host tensor to the GPU from pageable
+        /// memory: copy it from pinned memory without waiting, at that line, every step.
+        AsyncCopyAtLine {
+            /// The line.
+            site: crate::SyncSite,
+            /// Its calls per step.
+            site_per_step: f64,
+        } => "async_copy_at_line",
         /// Compute metrics on the GPU.
         GpuMetrics => "gpu_metrics",
         /// Find hidden syncs.

@@ -102,6 +102,18 @@ pub fn fix(f: &HostSyncFix, l: Language) -> FixText {
             Some(&crate::readback::snippet(site, l)),
             pick(l, "The idle gap after each of these syncs disappears; the host runs ahead of the GPU again.", "这些同步之后的空闲间隙消失，主机重新跑在 GPU 前面。"),
         ),
+        (HostSyncFix::AsyncCopyAtLine { site, site_per_step }, _) => t(
+            &match l {
+                En => format!("Copy to the GPU from pinned memory, without waiting, at {}", site.location()),
+                Zh => format!("在 {} 从锁页内存向 GPU 拷贝，不要等待", site.location()),
+            },
+            &match l {
+                En => format!("{} in {}() copies a tensor from the host to the GPU {site_per_step:.0} times per step: `{}`. From ordinary (pageable) memory each copy makes the host wait until it is done, and the GPU then waits for the host. The copy is needed every step; make it asynchronous: copy from pinned memory with non_blocking=True.", site.location(), site.function, site.code),
+                Zh => format!("{} 中 {}() 的这一行每步把张量从主机拷贝到 GPU {site_per_step:.0} 次：`{}`。从普通（可分页）内存拷贝时，主机要等每次拷贝完成，随后 GPU 又等待主机。这个拷贝每步都需要；请让它异步：从锁页内存拷贝并设置 non_blocking=True。", site.location(), site.function, site.code),
+            },
+            Some(&crate::readback::async_copy_snippet(site, l)),
+            pick(l, "The host no longer waits for the copy; it runs ahead of the GPU again, and the copy overlaps with compute.", "主机不再等待拷贝，重新跑在 GPU 前面，拷贝与计算重叠。"),
+        ),
         (HostSyncFix::FewerReadbacks { site: None, .. }, _) => t(
             pick(l, "Stop reading GPU values back every step", "不要每步都把 GPU 上的值读回主机"),
             pick(l, "loss.item(), .cpu(), .numpy(), print(tensor) and Python conditions on tensors force the host to wait for the GPU, then the GPU waits for the host to launch more work. Accumulate metrics on the GPU and read them every N steps.", "loss.item()、.cpu()、.numpy()、print(tensor) 以及对张量做 Python 条件判断都会让主机等待 GPU，随后 GPU 又要等主机发射新工作。把指标累积在 GPU 上，每 N 步读取一次。"),

@@ -166,7 +166,8 @@ pub fn reach(fix: &HostSyncFix, finding: &Finding) -> FixReach {
         HostSyncFix::FewerReadbacks {
             site: Some(_),
             site_per_step: Some(_),
-        } => match finding
+        }
+        | HostSyncFix::AsyncCopyAtLine { .. } => match finding
             .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare))
         {
             Some(pct) if pct < 100.0 => FixReach::Part((pct / 100.0).max(0.0)),
