@@ -155,6 +155,7 @@ fn all_causes() -> Vec<Cause> {
             began_at_step: 240,
             grew: SlowdownPart::HostWork,
             host_rss_mib: Some([427.0, 1209.0]),
+            measure: StepMeasure::Median,
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
@@ -163,6 +164,7 @@ fn all_causes() -> Vec<Cause> {
             began_at_step: 240,
             grew: SlowdownPart::DataWait,
             host_rss_mib: None,
+            measure: StepMeasure::Mean,
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
@@ -171,6 +173,7 @@ fn all_causes() -> Vec<Cause> {
             began_at_step: 240,
             grew: SlowdownPart::Other,
             host_rss_mib: None,
+            measure: StepMeasure::Median,
         }),
         Cause::Memory(Memory::Creep {
             from_gib: 0.5,
@@ -311,6 +314,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare),
         K::Slowdown(SlowdownEvidence::FirstStepMedian),
         K::Slowdown(SlowdownEvidence::LastStepMedian),
+        K::Slowdown(SlowdownEvidence::FirstStepMean),
+        K::Slowdown(SlowdownEvidence::LastStepMean),
         K::Slowdown(SlowdownEvidence::StepTimeGrowth),
         K::Slowdown(SlowdownEvidence::DataWaitGrowth),
         K::Slowdown(SlowdownEvidence::HostWorkGrowth),
@@ -614,6 +619,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare)
         | K::Slowdown(SlowdownEvidence::FirstStepMedian)
         | K::Slowdown(SlowdownEvidence::LastStepMedian)
+        | K::Slowdown(SlowdownEvidence::FirstStepMean)
+        | K::Slowdown(SlowdownEvidence::LastStepMean)
         | K::Slowdown(SlowdownEvidence::StepTimeGrowth)
         | K::Slowdown(SlowdownEvidence::DataWaitGrowth)
         | K::Slowdown(SlowdownEvidence::HostWorkGrowth)

@@ -24,6 +24,12 @@ pub struct Tenth {
     pub data_wait_ms: f64,
     /// The loop's host time between batches (`launch_ms`).
     pub host_ms: f64,
+    /// Means over the tenth's steps: a tail of long steps shows here, not in the medians.
+    pub mean_step_ms: f64,
+    /// Mean wait for the next batch.
+    pub mean_data_wait_ms: f64,
+    /// Mean host time between batches.
+    pub mean_host_ms: f64,
 }
 
 /// Step time over the run in tenths; empty when the run has too few timed steps.
@@ -74,6 +80,9 @@ pub fn step_trend(
             let of = |f: &dyn Fn(&(&StepRecord, f64)) -> f64| {
                 median(&part.iter().map(f).collect::<Vec<_>>())
             };
+            let mean = |f: &dyn Fn(&(&StepRecord, f64)) -> f64| {
+                part.iter().map(f).sum::<f64>() / part.len() as f64
+            };
             let (first, last) = (part[0], part[part.len() - 1]);
             Tenth {
                 first_step: first.0.step,
@@ -83,6 +92,9 @@ pub fn step_trend(
                 step_ms: of(&|s| s.1),
                 data_wait_ms: of(&|s| s.0.data_wait_ms),
                 host_ms: of(&|s| s.0.launch_ms),
+                mean_step_ms: mean(&|s| s.1),
+                mean_data_wait_ms: mean(&|s| s.0.data_wait_ms),
+                mean_host_ms: mean(&|s| s.0.launch_ms),
             }
         })
         .collect();

@@ -52,7 +52,7 @@ pub use memory_bandwidth::{MemoryBandwidth, MemoryBandwidthEvidence, MemoryBandw
 pub use note::Note;
 pub use periodic_stall::{PeriodicStall, PeriodicStallEvidence, PeriodicStallFix, PeriodicWork};
 pub use shared::{SharedEvidence, SharedFix};
-pub use slowdown::{Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart};
+pub use slowdown::{Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, StepMeasure};
 pub use throttling::{Throttling, ThrottlingEvidence, ThrottlingFix};
 
 #[cfg(test)]

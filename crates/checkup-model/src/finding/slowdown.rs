@@ -10,10 +10,14 @@ causes! {
         /// with it, and the training processes' host memory at the start and end when it grew
         /// too.
         StepsGrow {
-            /// Median step in the first tenth of the run.
+            /// The step in the first tenth of the run, as `measure` says.
             first_ms: f64,
-            /// Median step in the last tenth.
+            /// The same in the last tenth.
             last_ms: f64,
+            /// Whether the tenths' median steps grew, or only their means: a tail of ever
+            /// longer steps among steps that stay fast.
+            #[serde(default)]
+            measure: StepMeasure,
             /// Seconds from the run's start to where the slowdown began.
             began_at_s: f64,
             /// The step where it began.
@@ -26,6 +30,17 @@ causes! {
             host_rss_mib: Option<[f64; 2]>,
         } => "slowdown",
     }
+}
+
+/// How a tenth of the run's steps is summed up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepMeasure {
+    /// Its median step: most steps got slower.
+    #[default]
+    Median,
+    /// Its mean step: some steps got ever longer while most stayed fast.
+    Mean,
 }
 
 /// What grew with a run's step time, as its steps' own timings split it.
@@ -54,6 +69,10 @@ keyed! {
         StepTimeGrowth => "step_time_growth",
         /// Growth of the wait for data per step.
         DataWaitGrowth => "data_wait_growth",
+        /// Mean step, first tenth of the run.
+        FirstStepMean => "first_step_mean",
+        /// Mean step, last tenth of the run.
+        LastStepMean => "last_step_mean",
         /// Growth of the loop's host time per step.
         HostWorkGrowth => "host_work_growth",
     }

@@ -1,7 +1,7 @@
 //! Words for the `slowdown` family's findings: each cause's title and summary, what its
 //! evidence rows measure, and its fixes.
 
-use checkup_model::{Language, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart};
+use checkup_model::{Language, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, StepMeasure};
 
 use crate::fixes::{pick, t, FixText};
 use crate::{fixed, Language::*};
@@ -20,8 +20,12 @@ pub fn title(c: &Slowdown, l: Language) -> String {
 /// A `slowdown` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &Slowdown, l: Language) -> String {
     match (c, l) {
-        (Slowdown::StepsGrow { first_ms, last_ms, began_at_s, began_at_step, grew, host_rss_mib }, En) => format!(
-            "The median step took {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}",
+        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, host_rss_mib }, En) => format!(
+            "{} {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}",
+            match measure {
+                StepMeasure::Median => "The median step took",
+                StepMeasure::Mean => "Most steps stayed fast, but ever longer ones among them took the mean step from",
+            },
             fixed(*first_ms, 1),
             fixed(*last_ms, 1),
             fixed(*began_at_s, 0),
@@ -35,8 +39,12 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 None => String::new(),
             }
         ),
-        (Slowdown::StepsGrow { first_ms, last_ms, began_at_s, began_at_step, grew, host_rss_mib }, Zh) => format!(
-            "运行开始时步骤中位耗时 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}",
+        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, host_rss_mib }, Zh) => format!(
+            "{}运行开始时为 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}",
+            match measure {
+                StepMeasure::Median => "步骤中位耗时",
+                StepMeasure::Mean => "多数步骤仍然很快，但其中越来越长的步骤使平均步骤耗时",
+            },
             fixed(*first_ms, 1),
             fixed(*last_ms, 1),
             fixed(*began_at_s, 0),
@@ -63,6 +71,14 @@ pub fn evidence(k: &SlowdownEvidence, l: Language) -> String {
         SlowdownEvidence::LastStepMedian => (
             "median step, last tenth of the run",
             "运行最后十分之一的步骤中位耗时",
+        ),
+        SlowdownEvidence::FirstStepMean => (
+            "mean step, first tenth of the run",
+            "运行前十分之一的平均步骤耗时",
+        ),
+        SlowdownEvidence::LastStepMean => (
+            "mean step, last tenth of the run",
+            "运行最后十分之一的平均步骤耗时",
         ),
         SlowdownEvidence::StepTimeGrowth => {
             ("step time growth over the run", "运行期间步骤耗时的增长")

@@ -90,6 +90,9 @@ mod tests {
                     step_ms: 60.0,
                     data_wait_ms: 0.1,
                     host_ms: 1.0,
+                    mean_step_ms: 60.0,
+                    mean_data_wait_ms: 0.1,
+                    mean_host_ms: 1.0,
                 })
                 .collect(),
             host_rss_mib: Some([rss[0], rss[9]]),

@@ -4,11 +4,11 @@
 
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, SharedEvidence, SharedFix,
-    Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source, Unit,
+    Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source, StepMeasure, Unit,
 };
 
 use crate::analysis::stats::kendall_tau;
-use crate::analysis::trends::StepTrend;
+use crate::analysis::trends::{StepTrend, Tenth};
 use crate::diagnosis::{ev, Ctx, Outcome};
 use crate::thresholds::confidence;
 
@@ -18,26 +18,20 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 
 fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     let th = cx.th;
-    let [first, .., last] = trend.tenths.as_slice() else {
-        return None;
-    };
-    let slower = |ms: f64| ms >= first.step_ms * (1.0 + th.slowdown_sustained);
     let t = &trend.tenths;
-    let consistency = kendall_tau(&t.iter().map(|x| x.step_ms).collect::<Vec<_>>());
-    if first.step_ms <= 0.0
-        || last.step_ms < first.step_ms * (1.0 + th.slowdown_growth)
-        || !t[t.len() - 3..].iter().all(|x| slower(x.step_ms))
-        || consistency < th.slowdown_consistency
-    {
-        return None;
-    }
+    let measure = [StepMeasure::Median, StepMeasure::Mean]
+        .into_iter()
+        .find(|&m| grows(cx, t, m))?;
+    let part = |x: &Tenth| parts(x, measure);
+    let (first, last) = (part(&t[0]), part(&t[t.len() - 1]));
+    let slower = |x: &Tenth| part(x).0 >= first.0 * (1.0 + th.slowdown_sustained);
     // It began with the first tenth from which every later one stays slower.
     let began = (1..t.len())
-        .find(|&k| t[k..].iter().all(|x| slower(x.step_ms)))
-        .map_or(last, |k| &t[k]);
-    let growth = last.step_ms - first.step_ms;
-    let data = last.data_wait_ms - first.data_wait_ms;
-    let host = last.host_ms - first.host_ms;
+        .find(|&k| t[k..].iter().all(slower))
+        .map_or(&t[t.len() - 1], |k| &t[k]);
+    let growth = last.0 - first.0;
+    let data = last.1 - first.1;
+    let host = last.2 - first.2;
     let grew = if data >= th.slowdown_part_share * growth && data >= host {
         SlowdownPart::DataWait
     } else if host >= th.slowdown_part_share * growth {
@@ -46,29 +40,39 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         SlowdownPart::Other
     };
     // The time lost: every step beyond the pace of the first tenth.
-    let mean = t.iter().map(|x| x.step_ms).sum::<f64>() / t.len() as f64;
-    let share = (1.0 - first.step_ms / mean).clamp(0.0, 1.0);
+    let mean = t.iter().map(|x| part(x).0).sum::<f64>() / t.len() as f64;
+    let share = (1.0 - first.0 / mean).clamp(0.0, 1.0);
     let host_rss_mib = trend.host_rss_mib.filter(|[a, b]| {
         b - a >= th.host_rss_growth_mib && *b >= a * (1.0 + th.host_rss_growth_share)
     });
+    let (first_key, last_key) = match measure {
+        StepMeasure::Median => (
+            SlowdownEvidence::FirstStepMedian,
+            SlowdownEvidence::LastStepMedian,
+        ),
+        StepMeasure::Mean => (
+            SlowdownEvidence::FirstStepMean,
+            SlowdownEvidence::LastStepMean,
+        ),
+    };
     let mut evidence = vec![
         ev(
-            K::Slowdown(SlowdownEvidence::FirstStepMedian),
-            first.step_ms,
+            K::Slowdown(first_key),
+            first.0,
             Unit::Ms,
             None,
             Source::StepsCsv,
         ),
         ev(
-            K::Slowdown(SlowdownEvidence::LastStepMedian),
-            last.step_ms,
+            K::Slowdown(last_key),
+            last.0,
             Unit::Ms,
             None,
             Source::StepsCsv,
         ),
         ev(
             K::Slowdown(SlowdownEvidence::StepTimeGrowth),
-            growth / first.step_ms * 100.0,
+            growth / first.0 * 100.0,
             Unit::Percent,
             Some((Comparison::AtLeast, th.slowdown_growth * 100.0)),
             Source::StepsCsv,
@@ -106,8 +110,9 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     Some(Finding {
         gains: Default::default(),
         cause: Cause::Slowdown(Slowdown::StepsGrow {
-            first_ms: first.step_ms,
-            last_ms: last.step_ms,
+            first_ms: first.0,
+            last_ms: last.0,
+            measure,
             began_at_s: began.start_s,
             began_at_step: began.first_step,
             grew,
@@ -119,6 +124,34 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         evidence,
         fixes,
     })
+}
+
+/// Whether the step, as `m` sums up each tenth, grew: the last tenth well above the first,
+/// the last three all slower than the first, and the tenths in rising order more often than
+/// not.
+fn grows(cx: &Ctx, t: &[Tenth], m: StepMeasure) -> bool {
+    let th = cx.th;
+    let (Some(first), Some(last)) = (t.first(), t.last()) else {
+        return false;
+    };
+    if t.len() < 3 {
+        return false;
+    }
+    let step = |x: &Tenth| parts(x, m).0;
+    let slower = |x: &Tenth| step(x) >= step(first) * (1.0 + th.slowdown_sustained);
+    let consistency = kendall_tau(&t.iter().map(step).collect::<Vec<_>>());
+    step(first) > 0.0
+        && step(last) >= step(first) * (1.0 + th.slowdown_growth)
+        && t[t.len() - 3..].iter().all(slower)
+        && consistency >= th.slowdown_consistency
+}
+
+/// A tenth's step, wait for data and host time, as `m` sums them up.
+fn parts(x: &Tenth, m: StepMeasure) -> (f64, f64, f64) {
+    match m {
+        StepMeasure::Median => (x.step_ms, x.data_wait_ms, x.host_ms),
+        StepMeasure::Mean => (x.mean_step_ms, x.mean_data_wait_ms, x.mean_host_ms),
+    }
 }
 
 /// What part of `finding`'s lost time a slowdown fix removes: the per-step work that grows;
@@ -134,8 +167,15 @@ mod tests {
     use super::*;
     use crate::{analysis::trends::Tenth, diagnosis::rules::test_cx::Fixture};
 
-    /// Tenths whose median step and host time are `ms[k]`, data wait `wait[k]`.
+    /// Tenths whose median step and host time are `ms[k]`, data wait `wait[k]`; their
+    /// means the same.
     fn trend(ms: [f64; 10], wait: [f64; 10]) -> StepTrend {
+        tailed(ms, wait, ms, wait)
+    }
+
+    /// Tenths whose medians are `ms[k]` and `wait[k]`, their means `mean[k]` and
+    /// `mean_wait[k]` (the host time the step less the wait, for both).
+    fn tailed(ms: [f64; 10], wait: [f64; 10], mean: [f64; 10], mean_wait: [f64; 10]) -> StepTrend {
         StepTrend {
             tenths: (0..10)
                 .map(|k| Tenth {
@@ -146,11 +186,51 @@ mod tests {
                     step_ms: ms[k],
                     data_wait_ms: wait[k],
                     host_ms: ms[k] - wait[k],
+                    mean_step_ms: mean[k],
+                    mean_data_wait_ms: mean_wait[k],
+                    mean_host_ms: mean[k] - mean_wait[k],
                 })
                 .collect(),
             host_rss_mib: Some([400.0, 1200.0]),
             host_rss_tenths: Vec::new(),
         }
+    }
+
+    #[test]
+    fn ever_longer_waits_among_fast_steps_are_a_slowdown_of_the_mean() {
+        // An input pipeline that falls further behind each epoch: the median step stays at
+        // 22 ms while the mean climbs from 22 to 260 ms, all of it waiting for data.
+        let cx = Fixture::default();
+        let cx = cx.cx();
+        let ms = [22.0; 10];
+        let mean = [
+            22.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0, 190.0, 220.0, 260.0,
+        ];
+        let mean_wait = mean.map(|m| m - 20.0);
+        let f = finding(&cx, &tailed(ms, [2.0; 10], mean, mean_wait)).unwrap();
+        let Cause::Slowdown(Slowdown::StepsGrow {
+            first_ms,
+            last_ms,
+            measure,
+            grew,
+            ..
+        }) = f.cause
+        else {
+            panic!("{:?}", f.cause)
+        };
+        assert_eq!((first_ms, last_ms), (22.0, 260.0));
+        assert_eq!((measure, grew), (StepMeasure::Mean, SlowdownPart::DataWait));
+        assert_eq!(f.fixes, vec![Fix::Shared(SharedFix::ProfileSteps)]);
+        // The time lost: the mean tenth (118.9 ms) against the first tenth's 22 ms.
+        let mean_tenth = mean.iter().sum::<f64>() / 10.0;
+        assert!(
+            (f.share - (1.0 - 22.0 / mean_tenth)).abs() < 1e-9,
+            "{}",
+            f.share
+        );
+        // Periodic long steps that do not grow are no slowdown.
+        let flat = [60.0, 58.0, 61.0, 59.0, 60.0, 62.0, 58.0, 60.0, 61.0, 59.0];
+        assert!(finding(&cx, &tailed(ms, [2.0; 10], flat, flat.map(|m| m - 20.0))).is_none());
     }
 
     #[test]
