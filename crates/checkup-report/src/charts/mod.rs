@@ -2,9 +2,9 @@
 //! export. Charts are readable in greyscale print: series differ by dash pattern and shade as
 //! well as hue, axes carry units, and the steady-state window is shaded.
 //!
-//! One module per chart, each declaring its [`Spec`] (which chart, its caption, its height,
+//! One module per chart, each declaring its `Spec` (which chart, its caption, its height,
 //! whether the diagnosis has data for it, whether it runs over time, and how it is drawn);
-//! [`SPECS`] lists them in report order. The look is `style`, charts over time share `time`,
+//! `SPECS` lists them in report order. The look is `style`, charts over time share `time`,
 //! bar charts `bars`, and chart data is cut to a span of seconds in one place, `window`.
 
 mod bars;
