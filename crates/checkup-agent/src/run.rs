@@ -348,6 +348,8 @@ fn write_meta(
         "CUDA_VISIBLE_DEVICES",
         // Turns PyTorch's caching allocator off: every tensor from and to the driver.
         "PYTORCH_NO_CUDA_MEMORY_CACHING",
+        // A debugging setting: every kernel launch waits for its kernel.
+        "CUDA_LAUNCH_BLOCKING",
     ]
     .iter()
     .map(|k| {
