@@ -14,6 +14,7 @@ pub mod checks;
 pub mod comparison;
 pub mod evidence;
 pub mod findings;
+mod fix_words;
 pub mod fixes;
 pub mod fleet;
 pub mod headline;

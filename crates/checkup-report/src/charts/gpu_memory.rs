@@ -8,13 +8,15 @@ use super::style::{Area, BLUE, GREEN};
 use super::time::{ceiling_chart, points, Ceiling, TimeFrame};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::GpuMemory,
     title: |t| t.chart_memory,
-    height: super::usual_height,
-    shown: |d| super::first_gpu(d).is_some_and(|g| g.mem_used_gib.iter().any(Option::is_some)),
+    height: super::spec::usual_height,
+    shown: |d| {
+        super::spec::first_gpu(d).is_some_and(|g| g.mem_used_gib.iter().any(Option::is_some))
+    },
     over_time: true,
-    draw: |a, frame, d, t| match super::first_gpu(d) {
+    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
         Some(g) => memory_chart(a, frame, d, g, t),
         None => Ok(()),
     },

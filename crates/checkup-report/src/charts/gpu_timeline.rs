@@ -8,7 +8,7 @@ use super::bars::row_labels;
 use super::style::{e, legend_sized, style, tick, Area, BLUE, ORANGE};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::GpuTimeline,
     title: |t| t.chart_timeline,
     height: timeline_height,

@@ -7,10 +7,10 @@ use super::style::{legend, Area, BLUE, INK};
 use super::time::{labelled, points, shade_steady, time_chart, x_range, TimeFrame};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::HostCpu,
     title: |t| t.chart_host,
-    height: super::usual_height,
+    height: super::spec::usual_height,
     shown: |d| d.charts.host.as_ref().is_some_and(|h| !h.t.is_empty()),
     over_time: true,
     draw: host_chart,

@@ -7,12 +7,12 @@ use super::style::{Area, BLUE, GREEN};
 use super::time::{ceiling_chart, points, Ceiling, TimeFrame};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::Links,
     title: |t| t.chart_links,
-    height: super::usual_height,
+    height: super::spec::usual_height,
     shown: |d| {
-        super::first_gpu(d).is_some_and(|g| {
+        super::spec::first_gpu(d).is_some_and(|g| {
             g.pcie_rx_gbs
                 .iter()
                 .chain(&g.pcie_tx_gbs)
@@ -20,7 +20,7 @@ pub(super) const SPEC: super::Spec = super::Spec {
         })
     },
     over_time: true,
-    draw: |a, frame, d, t| match super::first_gpu(d) {
+    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
         Some(g) => links_chart(a, frame, d, g, t),
         None => Ok(()),
     },

@@ -8,6 +8,7 @@
 //! bar charts `bars`, and chart data is cut to a span of seconds in one place, `window`.
 
 mod bars;
+mod spec;
 mod style;
 mod time;
 pub(crate) mod window;
@@ -30,33 +31,18 @@ mod utilisation;
 #[cfg(test)]
 mod tests;
 
-use checkup_model::{ChartId, Diagnosis, GpuSeries};
+use checkup_model::{ChartId, Diagnosis};
 use checkup_text::report::Text;
 use plotters::prelude::*;
 
+use spec::Spec;
 pub(crate) use style::{dashed_style, register_font, style, BLUE, FONT_BYTES, INK};
-use style::{dashes_as_dasharray, Area, HEIGHT, WIDTH};
+use style::{dashes_as_dasharray, WIDTH};
 use time::TimeFrame;
 
 /// One chart: which it is, a caption and the SVG (the model's type, so the app's UI shows
 /// the very same charts).
 pub type Chart = checkup_model::ChartSvg;
-
-/// What a chart is: everything the drawing loop needs to know of it.
-struct Spec {
-    /// Which chart.
-    id: ChartId,
-    /// Its caption, in the report's language.
-    title: fn(&Text) -> &'static str,
-    /// Its height in pixels (its width is the report's).
-    height: fn(&Diagnosis) -> u32,
-    /// Whether the diagnosis has data for it.
-    shown: fn(&Diagnosis) -> bool,
-    /// Whether it runs over time: those can be zoomed, drawn live, and read by a pointer.
-    over_time: bool,
-    /// Draws it.
-    draw: fn(&Area, &TimeFrame, &Diagnosis, &Text) -> Result<(), String>,
-}
 
 /// Every chart, in report order.
 const SPECS: [&Spec; 14] = [
@@ -75,16 +61,6 @@ const SPECS: [&Spec; 14] = [
     &step_distribution::SPEC,
     &scaling::SPEC,
 ];
-
-/// The usual height.
-fn usual_height(_: &Diagnosis) -> u32 {
-    HEIGHT
-}
-
-/// The GPU a single-GPU chart shows: the first, when it was sampled.
-fn first_gpu(d: &Diagnosis) -> Option<&GpuSeries> {
-    d.charts.gpus.first().filter(|g| !g.t.is_empty())
-}
 
 /// All charts the diagnosis has data for, in report order.
 pub fn charts(d: &Diagnosis, t: &Text) -> Vec<Chart> {

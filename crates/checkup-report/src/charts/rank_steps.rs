@@ -8,7 +8,7 @@ use super::bars::row_labels;
 use super::style::{e, style, Area, INK};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::RankSteps,
     title: |t| t.chart_rank_steps,
     height: rank_steps_height,

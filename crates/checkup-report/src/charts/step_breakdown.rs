@@ -7,10 +7,10 @@ use super::bars::stacked_bars;
 use super::style::Area;
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::StepBreakdown,
     title: |t| t.chart_breakdown,
-    height: super::usual_height,
+    height: super::spec::usual_height,
     shown: |d| d.ranks.iter().any(|r| !r.steps.is_empty()),
     over_time: false,
     draw: |a, _, d, t| breakdown_chart(a, d, t),

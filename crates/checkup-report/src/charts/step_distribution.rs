@@ -7,10 +7,10 @@ use plotters::prelude::*;
 use super::style::{e, legend, style, tick, Area, INK, ORANGE};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::StepDistribution,
     title: |t| t.chart_distribution,
-    height: super::usual_height,
+    height: super::spec::usual_height,
     shown: |d| d.charts.steps.iter().any(|s| s.duration_ms.len() > 1),
     over_time: false,
     draw: |a, _, d, t| distribution_chart(a, d, t),

@@ -8,10 +8,10 @@ use super::style::{dashed_style, e, legend, style, tick, Area, BLUE, INK, ORANGE
 use super::time::decimate;
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::StepTimes,
     title: |t| t.chart_steps,
-    height: super::usual_height,
+    height: super::spec::usual_height,
     shown: |d| d.charts.steps.iter().any(|s| s.duration_ms.len() > 1),
     over_time: false,
     draw: |a, _, d, t| step_chart(a, d, t),

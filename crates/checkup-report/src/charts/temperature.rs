@@ -7,13 +7,13 @@ use super::style::Area;
 use super::time::{ceiling_chart, points, Ceiling, TimeFrame};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::Temperature,
     title: |t| t.chart_temperature,
-    height: super::usual_height,
-    shown: |d| super::first_gpu(d).is_some_and(|g| g.temp_c.iter().any(Option::is_some)),
+    height: super::spec::usual_height,
+    shown: |d| super::spec::first_gpu(d).is_some_and(|g| g.temp_c.iter().any(Option::is_some)),
     over_time: true,
-    draw: |a, frame, d, t| match super::first_gpu(d) {
+    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
         Some(g) => temperature_chart(a, frame, d, g, t),
         None => Ok(()),
     },

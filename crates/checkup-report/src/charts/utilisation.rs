@@ -7,13 +7,13 @@ use super::style::{legend, Area, BLUE, GREEN, INK, ORANGE};
 use super::time::{labelled, points, shade_steady, time_chart, x_range, TimeFrame};
 
 /// The chart's spec.
-pub(super) const SPEC: super::Spec = super::Spec {
+pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     id: ChartId::Utilisation,
     title: |t| t.chart_util,
-    height: super::usual_height,
-    shown: |d| super::first_gpu(d).is_some(),
+    height: super::spec::usual_height,
+    shown: |d| super::spec::first_gpu(d).is_some(),
     over_time: true,
-    draw: |a, frame, d, t| match super::first_gpu(d) {
+    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
         Some(g) => util_chart(a, frame, d, g, t),
         None => Ok(()),
     },

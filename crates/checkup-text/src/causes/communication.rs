@@ -3,7 +3,7 @@
 
 use checkup_model::{Communication, CommunicationEvidence, CommunicationFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{pct, Language::*};
 
 /// A `communication` finding's title.

@@ -3,7 +3,7 @@
 
 use checkup_model::{ComputeBound, ComputeBoundEvidence, ComputeBoundFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{pct, Language::*};
 
 /// A `compute_bound` finding's title.

@@ -3,7 +3,7 @@
 
 use checkup_model::{DataLoading, DataLoadingEvidence, DataLoadingFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{pct, Language::*};
 
 /// A `data_loading` finding's title.

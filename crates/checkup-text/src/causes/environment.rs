@@ -2,7 +2,7 @@
 
 use checkup_model::{Environment, EnvironmentEvidence, EnvironmentFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{checks, Language::*};
 
 /// An `environment` finding's title: its check's.

@@ -3,7 +3,7 @@
 
 use checkup_model::{H2dCopy, H2dCopyEvidence, H2dCopyFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::Language::*;
 
 /// A `h2d_copy` finding's title.

@@ -3,7 +3,7 @@
 
 use checkup_model::{HostSync, HostSyncEvidence, HostSyncFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::Language::*;
 
 /// A `host_sync` finding's title.

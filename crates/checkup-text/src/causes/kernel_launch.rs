@@ -3,7 +3,7 @@
 
 use checkup_model::{KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, Language};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::Language::*;
 
 /// A `kernel_launch` finding's title.

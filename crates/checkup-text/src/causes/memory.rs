@@ -3,7 +3,7 @@
 
 use checkup_model::{Language, Memory, MemoryEvidence, MemoryFix};
 
-use crate::fixes::{memory_fix, pick, t, FixText};
+use crate::fix_words::{memory_fix, pick, t, FixText};
 use crate::{fixed, pct, Language::*};
 
 /// A `memory` finding's title.

@@ -3,7 +3,7 @@
 
 use checkup_model::{Language, MemoryBandwidth, MemoryBandwidthEvidence, MemoryBandwidthFix};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{pct, Language::*};
 
 /// A `memory_bandwidth` finding's title.

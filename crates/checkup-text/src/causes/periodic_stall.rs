@@ -5,7 +5,7 @@ use checkup_model::{
     Language, PeriodicStall, PeriodicStallEvidence, PeriodicStallFix, PeriodicWork,
 };
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::Language::*;
 
 /// A `periodic_stall` finding's title.

@@ -4,7 +4,7 @@
 
 use checkup_model::{Language, SharedEvidence, SharedFix};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::Language::*;
 
 /// What a `shared` evidence row measures.

@@ -3,7 +3,7 @@
 
 use checkup_model::{Language, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, StepMeasure};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{fixed, Language::*};
 
 /// A `slowdown` finding's title.

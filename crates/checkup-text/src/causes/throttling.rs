@@ -3,7 +3,7 @@
 
 use checkup_model::{Language, Throttling, ThrottlingEvidence, ThrottlingFix};
 
-use crate::fixes::{pick, t, FixText};
+use crate::fix_words::{pick, t, FixText};
 use crate::{pct, Language::*};
 
 /// A `throttling` finding's title.
