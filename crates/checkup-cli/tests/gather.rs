@@ -51,7 +51,7 @@ fn a_job_comes_back_as_summaries_and_the_followed_ranks_trace() {
     assert_eq!(
         lines[0],
         format!(
-            "{} -> {}: 16 files, 0.05 MB; the traces of ranks 0–1 (0.23 MB) stay there, their summaries came",
+            "{} -> {}: 16 files, 0.06 MB; the traces of ranks 0–1 (0.23 MB) stay there, their summaries came",
             sources[0],
             out.join("gpu-host").display()
         )
