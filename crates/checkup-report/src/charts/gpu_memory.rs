@@ -16,16 +16,13 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
         super::spec::first_gpu(d).is_some_and(|g| g.mem_used_gib.iter().any(Option::is_some))
     },
     over_time: true,
-    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
-        Some(g) => memory_chart(a, frame, d, g, t),
-        None => Ok(()),
-    },
+    draw: |a, frame, d, t| super::spec::on_first_gpu(memory_chart, a, frame, d, t),
 };
 
 /// GPU memory in use against the card's, with the training's live tensors and what its
 /// allocator reserved when the probe recorded them: a creep, a peak near the card's
 /// capacity and a reserve far above the tensors are each seen here.
-pub(super) fn memory_chart(
+fn memory_chart(
     a: &Area,
     hover: &TimeFrame,
     d: &Diagnosis,

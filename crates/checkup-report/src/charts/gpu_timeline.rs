@@ -17,7 +17,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     draw: |a, _, d, t| timeline_chart(a, d, t),
 };
 
-pub(super) fn kind_color(k: SegmentKind) -> RGBColor {
+fn kind_color(k: SegmentKind) -> RGBColor {
     match k {
         SegmentKind::Compute => RGBColor(40, 40, 40),
         SegmentKind::Communication => ORANGE,
@@ -26,14 +26,14 @@ pub(super) fn kind_color(k: SegmentKind) -> RGBColor {
 }
 
 /// The timeline's height in pixels: room for its title, axis and legend, and a lane per rank.
-pub(super) fn timeline_height(d: &Diagnosis) -> u32 {
+fn timeline_height(d: &Diagnosis) -> u32 {
     (150 + 50 * timeline_lanes(d).len() as u32).clamp(200, 600)
 }
 
 /// The ranks the timeline draws: those the per-rank table shows (every one up to its limit;
 /// beyond it the diagnosed rank and each column's extremes), which a lane each can still be
 /// read for.
-pub(super) fn timeline_lanes(d: &Diagnosis) -> Vec<&checkup_model::RankTimeline> {
+fn timeline_lanes(d: &Diagnosis) -> Vec<&checkup_model::RankTimeline> {
     let shown = crate::ranks::ranks_in_table(d);
     d.charts
         .timelines
@@ -42,7 +42,7 @@ pub(super) fn timeline_lanes(d: &Diagnosis) -> Vec<&checkup_model::RankTimeline>
         .collect()
 }
 
-pub(super) fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn timeline_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let lanes = timeline_lanes(d);
     let span_ms = lanes.iter().map(|l| l.span_us).fold(0.0, f64::max) / 1e3;
     let n = lanes.len() as f64;

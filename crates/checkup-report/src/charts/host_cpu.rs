@@ -16,12 +16,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     draw: host_chart,
 };
 
-pub(super) fn host_chart(
-    a: &Area,
-    hover: &TimeFrame,
-    d: &Diagnosis,
-    t: &Text,
-) -> Result<(), String> {
+fn host_chart(a: &Area, hover: &TimeFrame, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(h) = &d.charts.host else {
         return Ok(());
     };

@@ -16,7 +16,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     draw: |a, _, d, t| idle_chart(a, d, t),
 };
 
-pub(super) fn idle_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn idle_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(r) = d.diagnosed_rank_summary() else {
         return Ok(());
     };

@@ -20,15 +20,12 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
         })
     },
     over_time: true,
-    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
-        Some(g) => links_chart(a, frame, d, g, t),
-        None => Ok(()),
-    },
+    draw: |a, frame, d, t| super::spec::on_first_gpu(links_chart, a, frame, d, t),
 };
 
 /// What crossed the PCIe link each way against its peak, and NVLink where any crossed it:
 /// copies that fill the link show as a curve at the line.
-pub(super) fn links_chart(
+fn links_chart(
     a: &Area,
     hover: &TimeFrame,
     d: &Diagnosis,

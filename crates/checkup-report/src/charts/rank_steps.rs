@@ -18,17 +18,17 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
 };
 
 /// The heatmap's height: a row per rank up to 24 px, between a short box and a page's third.
-pub(super) fn rank_steps_height(d: &Diagnosis) -> u32 {
+fn rank_steps_height(d: &Diagnosis) -> u32 {
     (130 + 22 * d.ranks.len() as u32).clamp(220, 620)
 }
 
 /// One panel of the rank × step heatmap: its label and what it reads of a step.
-pub(super) type StepPanel = (String, fn(&checkup_model::StepBreakdown) -> f64);
+type StepPanel = (String, fn(&checkup_model::StepBreakdown) -> f64);
 
 /// What the rank × step heatmap shows of each profiled step: GPU compute, communication not
 /// hidden behind it (the wait for a slower rank, or the transfer), and the wait for data;
 /// the last only when some rank waited for data.
-pub(super) fn rank_step_panels(d: &Diagnosis, t: &Text) -> Vec<StepPanel> {
+fn rank_step_panels(d: &Diagnosis, t: &Text) -> Vec<StepPanel> {
     let mut panels: Vec<StepPanel> = vec![
         (t.breakdown_parts[0].to_owned(), |s| s.kernel_us),
         (t.breakdown_parts[3].to_owned(), |s| s.communication_us),
@@ -47,7 +47,7 @@ pub(super) fn rank_step_panels(d: &Diagnosis, t: &Text) -> Vec<StepPanel> {
 /// shaded from white (none) to black (the panel's most). A slow rank is the dark row of
 /// compute and the light row of communication; one that comes and goes moves between
 /// columns. Cells carry their value while they are large enough to read.
-pub(super) fn rank_steps_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn rank_steps_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let ranks: Vec<&checkup_model::RankSummary> =
         d.ranks.iter().filter(|r| !r.steps.is_empty()).collect();
     let columns = ranks

@@ -16,7 +16,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     draw: |a, _, d, t| scaling_chart(a, d, t),
 };
 
-pub(super) fn scaling_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn scaling_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(s) = &d.scaling else { return Ok(()) };
     let rows = vec![
         ("1 GPU".to_string(), vec![s.single_gpu_samples_per_s, 0.0]),

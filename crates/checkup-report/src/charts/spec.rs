@@ -31,3 +31,22 @@ pub(super) fn usual_height(_: &Diagnosis) -> u32 {
 pub(super) fn first_gpu(d: &Diagnosis) -> Option<&GpuSeries> {
     d.charts.gpus.first().filter(|g| !g.t.is_empty())
 }
+
+/// How a chart of one GPU's curves is drawn.
+pub(super) type GpuDraw =
+    fn(&Area, &TimeFrame, &Diagnosis, &GpuSeries, &Text) -> Result<(), String>;
+
+/// Draws `draw` over the first GPU's curves; nothing where no GPU was sampled (its `shown`
+/// says so first).
+pub(super) fn on_first_gpu(
+    draw: GpuDraw,
+    a: &Area,
+    frame: &TimeFrame,
+    d: &Diagnosis,
+    t: &Text,
+) -> Result<(), String> {
+    match first_gpu(d) {
+        Some(g) => draw(a, frame, d, g, t),
+        None => Ok(()),
+    }
+}

@@ -16,7 +16,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     draw: |a, _, d, t| breakdown_chart(a, d, t),
 };
 
-pub(super) fn breakdown_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn breakdown_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(r) = d.diagnosed_rank_summary() else {
         return Ok(());
     };

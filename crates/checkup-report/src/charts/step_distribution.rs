@@ -18,7 +18,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
 
 /// Histogram of steady step times; bins holding stall steps are drawn in the stall colour so a
 /// periodic stall shows as a separate hump.
-pub(super) fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn distribution_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(s) = d.diagnosed_steps() else {
         return Ok(());
     };

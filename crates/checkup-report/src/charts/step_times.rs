@@ -17,7 +17,7 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     draw: |a, _, d, t| step_chart(a, d, t),
 };
 
-pub(super) fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
+fn step_chart(a: &Area, d: &Diagnosis, t: &Text) -> Result<(), String> {
     let Some(s) = d.diagnosed_steps() else {
         return Ok(());
     };

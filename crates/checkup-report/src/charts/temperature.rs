@@ -13,15 +13,12 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     height: super::spec::usual_height,
     shown: |d| super::spec::first_gpu(d).is_some_and(|g| g.temp_c.iter().any(Option::is_some)),
     over_time: true,
-    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
-        Some(g) => temperature_chart(a, frame, d, g, t),
-        None => Ok(()),
-    },
+    draw: |a, frame, d, t| super::spec::on_first_gpu(temperature_chart, a, frame, d, t),
 };
 
 /// Temperature against the one at which the GPU slows itself down: a card near that line
 /// throttles however the training is written.
-pub(super) fn temperature_chart(
+fn temperature_chart(
     a: &Area,
     hover: &TimeFrame,
     d: &Diagnosis,

@@ -13,13 +13,10 @@ pub(super) const SPEC: super::spec::Spec = super::spec::Spec {
     height: super::spec::usual_height,
     shown: |d| super::spec::first_gpu(d).is_some(),
     over_time: true,
-    draw: |a, frame, d, t| match super::spec::first_gpu(d) {
-        Some(g) => util_chart(a, frame, d, g, t),
-        None => Ok(()),
-    },
+    draw: |a, frame, d, t| super::spec::on_first_gpu(util_chart, a, frame, d, t),
 };
 
-pub(super) fn util_chart(
+fn util_chart(
     a: &Area,
     hover: &TimeFrame,
     d: &Diagnosis,
