@@ -296,17 +296,30 @@ impl SyncSite {
     /// wait, and the fix is to the copy, never to do it less often.
     pub fn copies_to_gpu(&self) -> bool {
         let code = self.code.as_str();
-        let to_device = code.match_indices(".to(").any(|(at, _)| {
-            let args = &code[at + 4..];
-            let args = &args[..args.find(')').unwrap_or(args.len())];
-            args.contains("cuda") || args.contains("device")
-        });
         let made_on_device = ["torch.tensor(", "as_tensor(", "from_numpy("]
             .iter()
             .any(|f| code.contains(f))
             && code.contains("device=");
-        code.contains(".cuda(") || to_device || made_on_device
+        made_on_device || !gpu_copy_calls(code).is_empty()
     }
+}
+
+/// Where the arguments of each call in `code` that copies a tensor to the GPU lie, in order:
+/// every `.cuda(…)`, and each `.to(…)` that names CUDA or a device (not a dtype change).
+pub fn gpu_copy_calls(code: &str) -> Vec<std::ops::Range<usize>> {
+    let mut calls = Vec::new();
+    for open in [".cuda(", ".to("] {
+        for (at, _) in code.match_indices(open) {
+            let start = at + open.len();
+            let end = code[start..].find(')').map_or(code.len(), |i| start + i);
+            let args = &code[start..end];
+            if open == ".cuda(" || args.contains("cuda") || args.contains("device") {
+                calls.push(start..end);
+            }
+        }
+    }
+    calls.sort_by_key(|r| r.start);
+    calls
 }
 
 /// Why something was not recorded.

@@ -55,31 +55,20 @@ pub fn async_copy_snippet(site: &SyncSite, l: Language) -> String {
 /// `code` with `non_blocking=True` in each `.cuda(…)` and device `.to(…)` call that lacks it.
 fn without_waiting(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + 40);
-    let mut rest = code;
-    while let Some(at) = [".cuda(", ".to("]
-        .iter()
-        .filter_map(|p| rest.find(p).map(|i| (i, p.len())))
-        .min()
-    {
-        let (i, open) = at;
-        let args_start = i + open;
-        let Some(close) = rest[args_start..].find(')') else {
-            break;
-        };
-        let args = &rest[args_start..args_start + close];
-        out.push_str(&rest[..args_start]);
-        let to_device = open == ".cuda(".len() || args.contains("cuda") || args.contains("device");
-        out.push_str(args);
-        if to_device && !args.contains("non_blocking") {
-            out.push_str(if args.trim().is_empty() {
+    let mut done = 0;
+    for args in checkup_model::gpu_copy_calls(code) {
+        out.push_str(&code[done..args.end]);
+        let written = &code[args.clone()];
+        if !written.contains("non_blocking") {
+            out.push_str(if written.trim().is_empty() {
                 "non_blocking=True"
             } else {
                 ", non_blocking=True"
             });
         }
-        rest = &rest[args_start + close..];
+        done = args.end;
     }
-    out.push_str(rest);
+    out.push_str(&code[done..]);
     out
 }
 
