@@ -311,7 +311,23 @@ pub fn gpu_copy_calls(code: &str) -> Vec<std::ops::Range<usize>> {
     for open in [".cuda(", ".to("] {
         for (at, _) in code.match_indices(open) {
             let start = at + open.len();
-            let end = code[start..].find(')').map_or(code.len(), |i| start + i);
+            // The call's own closing parenthesis, past any its arguments hold.
+            let mut depth = 0usize;
+            let end = code[start..]
+                .char_indices()
+                .find(|&(_, c)| match c {
+                    '(' => {
+                        depth += 1;
+                        false
+                    }
+                    ')' if depth == 0 => true,
+                    ')' => {
+                        depth -= 1;
+                        false
+                    }
+                    _ => false,
+                })
+                .map_or(code.len(), |(i, _)| start + i);
             let args = &code[start..end];
             if open == ".cuda(" || args.contains("cuda") || args.contains("device") {
                 calls.push(start..end);

@@ -207,6 +207,11 @@ mod tests {
             without_waiting("x = x.to(device, non_blocking=True).to(torch.float16)"),
             "x = x.to(device, non_blocking=True).to(torch.float16)"
         );
+        // The call's own parenthesis, not one its arguments hold.
+        assert_eq!(
+            without_waiting("x = x.to(torch.device(\"cuda\"))"),
+            "x = x.to(torch.device(\"cuda\"), non_blocking=True)"
+        );
         assert!(!site("loss = loss.to(torch.float32)").copies_to_gpu());
         assert!(!site("print(loss.item())").copies_to_gpu());
         assert!(site("t = torch.tensor(ids, device=\"cuda\")").copies_to_gpu());
