@@ -1,7 +1,6 @@
-//! The bridge to the Tauri backend: commands and the live-progress event.
+//! The bridge to the Tauri backend: its commands, and the events it sends on its own.
 
-use checkup_model::{Command, LiveProgress, UiError};
-use serde::de::DeserializeOwned;
+use checkup_model::{CheckupsChanged, Command, Event, LiveProgress, UiError};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -35,30 +34,30 @@ pub async fn call<C: Command>(args: C) -> Result<C::Answer, UiError> {
 
 /// Calls `f` with every `live-progress` event for the life of the page.
 pub fn on_live_progress(f: impl Fn(LiveProgress) + 'static) {
-    wasm_bindgen_futures::spawn_local(on_event("live-progress", f));
+    wasm_bindgen_futures::spawn_local(on_event(f));
 }
 
 /// Calls `f` with every `fleet-progress` event (a fleet watch) for the life of the page.
 pub fn on_fleet_progress(f: impl Fn(checkup_model::FleetProgress) + 'static) {
-    wasm_bindgen_futures::spawn_local(on_event("fleet-progress", f));
+    wasm_bindgen_futures::spawn_local(on_event(f));
 }
 
 /// Calls `f` whenever the backend changed the list of checkups by itself (the demo import);
 /// returns once listening, so a list read afterwards misses no change.
 pub async fn on_checkups_changed(f: impl Fn() + 'static) {
-    on_event("checkups-changed", move |()| f()).await;
+    on_event(move |CheckupsChanged| f()).await;
 }
 
-/// Calls `f` with the payload of every `event` for the life of the page, from when the
+/// Calls `f` with the payload of every event `T` for the life of the page, from when the
 /// returned future completes.
-async fn on_event<T: DeserializeOwned + 'static>(event: &'static str, f: impl Fn(T) + 'static) {
+async fn on_event<T: Event + 'static>(f: impl Fn(T) + 'static) {
     let handler = Closure::<dyn FnMut(JsValue)>::new(move |e: JsValue| {
         let payload = js_sys::Reflect::get(&e, &"payload".into()).unwrap_or(JsValue::NULL);
         if let Ok(p) = serde_wasm_bindgen::from_value::<T>(payload) {
             f(p);
         }
     });
-    let _ = listen(event, &handler).await;
+    let _ = listen(T::NAME, &handler).await;
     // The listener lives as long as the page.
     handler.forget();
 }

@@ -1,11 +1,11 @@
 //! What a command diagnoses: recordings on disk, or a host's GPU metrics in Prometheus.
 
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use checkup_model::Diagnosis;
 use checkup_prometheus::diagnose::TypedRange;
-use checkup_prometheus::{PrometheusError, Selection};
+use checkup_prometheus::PrometheusError;
+use checkup_workflow::prometheus::Range;
 
 /// The inputs of `analyze` and `report`.
 #[derive(clap::Args)]
@@ -60,24 +60,17 @@ impl Inputs {
         url: &str,
         options: &checkup_engine::Options,
     ) -> Result<Diagnosis, PrometheusError> {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        let (start, end) = TypedRange {
-            from: self.from.as_deref(),
-            to: self.to.as_deref(),
-            last: self.last.as_deref(),
-        }
-        .resolve(now, ["--from", "--to", "--last"])?;
-        checkup_prometheus::diagnose::diagnose(
+        Range {
             url,
-            &Selection {
-                host: self.host.clone(),
-                gpus: self.gpus.clone(),
-                start,
-                end,
+            host: self.host.clone(),
+            gpus: self.gpus.clone(),
+            times: TypedRange {
+                from: self.from.as_deref(),
+                to: self.to.as_deref(),
+                last: self.last.as_deref(),
             },
-            &options.thresholds,
-        )
+            names: ["--from", "--to", "--last"],
+        }
+        .diagnose(&options.thresholds)
     }
 }

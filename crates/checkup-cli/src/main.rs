@@ -193,6 +193,8 @@ pub(crate) enum CliError {
     Prometheus(#[from] checkup_prometheus::PrometheusError),
     #[error(transparent)]
     Connect(#[from] checkup_connect::ConnectError),
+    #[error(transparent)]
+    Workflow(#[from] checkup_workflow::WorkflowError),
     #[error("{path}: cannot write: {source}")]
     Write {
         path: String,
@@ -381,13 +383,13 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                 }
             };
             let from = match (slurm, login, sources.as_slice()) {
-                (Some(job), Some(login), [path]) => gather::Where::Slurm {
+                (Some(job), Some(login), [path]) => checkup_workflow::gather::Where::Slurm {
                     job,
                     login,
                     path: path.clone(),
                 },
                 (Some(_), _, _) => return Err(CliError::SlurmPath(sources.len())),
-                _ => gather::Where::Hosts(sources),
+                _ => checkup_workflow::gather::Where::Hosts(sources),
             };
             let said = gather::gather(from, &output, &traces, ssh_config, lang)?;
             write_out(None, said.as_bytes())

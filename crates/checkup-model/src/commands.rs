@@ -20,6 +20,30 @@ pub trait Command: Serialize + DeserializeOwned {
     type Answer: Serialize + DeserializeOwned;
 }
 
+/// An event the shell sends the UI on its own: `Self` is its payload. The shell emits and
+/// the UI listens under the one `NAME`.
+pub trait Event: Serialize + DeserializeOwned {
+    /// The name it is emitted and listened to under.
+    const NAME: &'static str;
+}
+
+impl Event for crate::LiveProgress {
+    const NAME: &'static str = "live-progress";
+}
+
+impl Event for crate::FleetProgress {
+    const NAME: &'static str = "fleet-progress";
+}
+
+/// The list of checkups changed without the UI asking (the demo import, a fleet watch's
+/// checkups stored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckupsChanged;
+
+impl Event for CheckupsChanged {
+    const NAME: &'static str = "checkups-changed";
+}
+
 /// The wizard's steps, in order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -24,7 +24,7 @@ pub mod ui_word;
 
 pub use agent_api::*;
 pub use analysis::*;
-pub use commands::{Command, ExportFormat, HostRequest, WizardStep};
+pub use commands::{CheckupsChanged, Command, Event, ExportFormat, HostRequest, WizardStep};
 pub use comparison::*;
 pub use environment::*;
 pub use facts::*;

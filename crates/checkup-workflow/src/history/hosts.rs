@@ -1,10 +1,10 @@
-//! The GPU host the app works with: this computer (the bundled agent), an SSH host, or an
-//! agent the user forwarded already. One at a time.
+//! A GPU host: this computer (the bundled agent), an SSH host, or an agent the user
+//! forwarded already.
 
 use checkup_connect::{AgentClient, LocalAgent, SshAgent, SshTarget};
 use checkup_model::{HostInfo, HostRequest};
 
-use crate::AppError;
+use crate::WorkflowError;
 
 pub enum Host {
     Local(LocalAgent),
@@ -38,7 +38,7 @@ impl Host {
     }
 
     /// After a dropped connection: the same agent again, reached afresh.
-    pub async fn reconnect(&mut self) -> Result<(), AppError> {
+    pub async fn reconnect(&mut self) -> Result<(), WorkflowError> {
         match self {
             Host::Local(a) => Ok(a.ensure_running()?),
             Host::Ssh(a) => Ok(a.reconnect().await?),
@@ -59,7 +59,7 @@ impl Host {
 pub async fn connect(
     req: HostRequest,
     state_dir: &std::path::Path,
-) -> Result<(Host, Vec<String>), AppError> {
+) -> Result<(Host, Vec<String>), WorkflowError> {
     Ok(match req {
         HostRequest::Local => (
             Host::Local(
@@ -99,7 +99,7 @@ pub fn ssh_target(spec: &str) -> Result<SshTarget, checkup_connect::ConnectError
 
 /// Connects to an SSH host, uploading and starting its agent where needed; answers what
 /// connecting did.
-pub async fn connect_ssh(target: SshTarget) -> Result<(Host, Vec<String>), AppError> {
+pub async fn connect_ssh(target: SshTarget) -> Result<(Host, Vec<String>), WorkflowError> {
     let agent = SshAgent::connect(target, &remote_agent_binary()).await?;
     let log = agent.log.clone();
     Ok((Host::Ssh(agent), log))
@@ -119,7 +119,7 @@ fn remote_agent_binary() -> std::path::PathBuf {
         .unwrap_or(bundled)
 }
 
-pub async fn info(host: &Host, log: Vec<String>) -> Result<HostInfo, AppError> {
+pub async fn info(host: &Host, log: Vec<String>) -> Result<HostInfo, WorkflowError> {
     Ok(HostInfo {
         label: host.label(),
         health: host.client().health().await?,

@@ -1,51 +1,43 @@
-//! The live phases of a checkup on a connected host: sampling (live curves, time left) and
-//! profiling a command (steps done). Each runs as a task that reports `live-progress` events
-//! about once a second, rides out dropped connections (the stream resumes from its last
-//! sequence number, so no sample is lost), then downloads the run, analyses it and stores
-//! the diagnosis.
+//! The live phases on the connected host: sampling (live curves, time left) and profiling a
+//! command (steps done). Each runs as a task that reports its progress about ten times a
+//! second, rides out dropped connections (the stream resumes from its last sequence number,
+//! so no sample is lost), then downloads the run, analyses it and stores the diagnosis.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use checkup_connect::AgentClient;
-use checkup_model::{Language, ReconnectReason};
+use checkup_model::commands as cmd;
 use checkup_model::{
-    LiveProgress, LiveSample, LiveStatus, RunRequest, RunState, SampleSet, SamplingRequest,
+    Language, LiveProgress, LiveSample, LiveStatus, ReconnectReason, RunRequest, RunState,
+    SampleSet, SamplingRequest,
 };
-use tauri::{AppHandle, Emitter, Manager};
 
-use crate::{AppError, AppState};
+use crate::command_line::split_command;
+use crate::{fleet, recordings, Result, Workflow, WorkflowError};
 
-pub const EVENT: &str = "live-progress";
+/// One live phase at a time: whether one runs, and the user's stop.
+#[derive(Default)]
+pub struct LiveSlot(std::sync::Mutex<Option<LivePhase>>);
 
-/// Reconnect attempts before a live phase gives up.
-const RECONNECT_TRIES: u32 = 10;
-
-fn emit(app: &AppHandle, p: &LiveProgress) {
-    let _ = app.emit(EVENT, p);
-}
-
-/// The live phase in progress (one at a time): whether it runs, and the user's stop.
-#[derive(Clone, Default)]
+/// A live phase in progress.
+#[derive(Clone)]
 pub struct LivePhase {
-    pub stop: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
     running: Arc<AtomicBool>,
 }
 
-impl LivePhase {
-    /// Claims the app's one live slot, unless a phase still runs (a stopped sampling phase
-    /// runs on while it downloads and analyses).
-    pub fn begin(slot: &std::sync::Mutex<Option<LivePhase>>) -> Result<LivePhase, AppError> {
-        let mut slot = slot.lock().unwrap_or_else(|p| p.into_inner());
+impl LiveSlot {
+    /// Claims the slot, unless a phase still runs (a stopped phase runs on while it
+    /// downloads and analyses).
+    pub fn begin(&self) -> Result<LivePhase> {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if slot
             .as_ref()
             .is_some_and(|s| s.running.load(Ordering::Relaxed))
         {
-            return Err(AppError::Other(
-                "a live phase is already running: stop it first".into(),
-            ));
+            return Err(WorkflowError::LiveBusy);
         }
         let phase = LivePhase {
             stop: Arc::default(),
@@ -54,69 +46,24 @@ impl LivePhase {
         *slot = Some(phase.clone());
         Ok(phase)
     }
+
+    /// Asks the phase in progress, if any, to stop.
+    pub fn stop(&self) {
+        if let Some(phase) = self.0.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            phase.stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl LivePhase {
-    /// Frees the live slot: the phase has ended.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Frees the slot: the phase has ended.
     pub fn end(&self) {
         self.running.store(false, Ordering::Relaxed);
     }
-}
-
-/// The last report of a phase: done, with its error if any; frees the live slot.
-fn finish(app: &AppHandle, mut p: LiveProgress, result: Result<(), AppError>, phase: &LivePhase) {
-    p.error = result.err().as_ref().map(checkup_model::UiError::from);
-    p.done = true;
-    p.status = if p.error.is_some() {
-        LiveStatus::Failed
-    } else {
-        LiveStatus::Done
-    };
-    phase.end();
-    emit(app, &p);
-}
-
-async fn current_client(app: &AppHandle) -> Result<AgentClient, AppError> {
-    app.state::<AppState>().client().await
-}
-
-/// Reconnects the host (new SSH master and forward, or a check that the agent still runs);
-/// `why` is a message-catalogue key.
-async fn reconnect(
-    app: &AppHandle,
-    p: &mut LiveProgress,
-    why: ReconnectReason,
-) -> Result<AgentClient, AppError> {
-    let mut last = None;
-    for attempt in 1..=RECONNECT_TRIES {
-        p.status = LiveStatus::Reconnecting;
-        p.reconnect_attempt = attempt;
-        p.reconnect_tries = RECONNECT_TRIES;
-        p.reconnect_reason = Some(why);
-        emit(app, p);
-        let state = app.state::<AppState>();
-        let mut host = state.host.lock().await;
-        let Some(h) = host.as_mut() else {
-            return Err(AppError::NoHost);
-        };
-        match h.reconnect().await {
-            Ok(()) => {
-                p.reconnects += 1;
-                return Ok(h.client());
-            }
-            Err(e) => last = Some(e),
-        }
-        drop(host);
-        tokio::time::sleep(Duration::from_secs(2)).await;
-    }
-    Err(last.unwrap_or(AppError::NoHost))
-}
-
-fn recordings_dir(app: &AppHandle, id: i64) -> PathBuf {
-    app.state::<AppState>()
-        .data
-        .join("recordings")
-        .join(id.to_string())
 }
 
 /// How often the live curves are drawn again: the agent samples NVML ten times a second.
@@ -125,6 +72,107 @@ const FRAME_EVERY: Duration = Duration::from_millis(100);
 const REMARK_EVERY: Duration = Duration::from_secs(1);
 /// The seconds a live chart shows: its last minute, scrolling.
 const LIVE_SPAN_S: f64 = 60.0;
+/// The longest sampling the app asks for.
+const LONGEST_SAMPLING_S: f64 = 7200.0;
+
+impl Workflow {
+    /// Samples the connected host for `seconds`; progress and live curves go to
+    /// [`Events::live`](crate::Events::live).
+    pub async fn start_sampling(&self, args: cmd::StartSampling) -> Result<()> {
+        let cmd::StartSampling {
+            id,
+            seconds,
+            pid,
+            gpu,
+            lang,
+        } = args;
+        // NaN is outside the range too.
+        if !(5.0..=LONGEST_SAMPLING_S).contains(&seconds) {
+            return Err(WorkflowError::Invalid(format!(
+                "sample for 5 s to 2 h, not {seconds} s"
+            )));
+        }
+        self.store().summary(id).await?;
+        self.host_client().await?;
+        let phase = self.shared.live.begin()?;
+        let req = SamplingRequest {
+            pid,
+            gpu,
+            ..Default::default()
+        };
+        tokio::spawn(sample(self.clone(), id, seconds, req, lang, phase));
+        Ok(())
+    }
+
+    /// Runs `command` on the connected host with the profiler probe; progress goes to
+    /// [`Events::live`](crate::Events::live).
+    pub async fn start_profiling(&self, args: cmd::StartProfiling) -> Result<()> {
+        let cmd::StartProfiling {
+            id,
+            command,
+            cwd,
+            skip_steps,
+            profile_steps,
+        } = args;
+        let argv = split_command(&command)?;
+        self.store().summary(id).await?;
+        self.host_client().await?;
+        let phase = self.shared.live.begin()?;
+        let mut req = RunRequest::new(argv);
+        req.cwd = cwd.filter(|c| !c.trim().is_empty());
+        req.skip_steps = skip_steps;
+        req.profile_steps = profile_steps.max(1);
+        tokio::spawn(profile(self.clone(), id, req, phase));
+        Ok(())
+    }
+
+    /// Ends the live phase early; what it recorded until then is analysed and kept.
+    pub async fn stop_live(&self, args: cmd::StopLive) -> Result<()> {
+        let cmd::StopLive {} = args;
+        self.shared.live.stop();
+        Ok(())
+    }
+
+    /// The connected host reached again after its connection dropped; each try is reported.
+    async fn reconnect_host(
+        &self,
+        p: &mut LiveProgress,
+        why: ReconnectReason,
+    ) -> Result<AgentClient> {
+        let client = fleet::reconnect(&self.shared.host, 0, |attempt| {
+            p.status = LiveStatus::Reconnecting;
+            p.reconnect_attempt = attempt;
+            p.reconnect_tries = fleet::RECONNECT_TRIES;
+            p.reconnect_reason = Some(why);
+            self.events().live(p);
+        })
+        .await?;
+        p.reconnects += 1;
+        Ok(client)
+    }
+
+    /// Downloads a run, analyses it and stores the diagnosis (keeping the environment check).
+    async fn analyse_and_store(&self, client: &AgentClient, id: i64, run_id: &str) -> Result<()> {
+        let folder = self.recordings().join(id.to_string()).join(run_id);
+        let dir = client.download_run(run_id, &folder).await?;
+        let d = recordings::analyse(dir).await?;
+        self.store().save_diagnosis(id, &d).await?;
+        Ok(())
+    }
+
+    /// The last report of a phase: done, with its error if any; frees the slot.
+    fn finish(&self, mut p: LiveProgress, result: Result<()>, phase: &LivePhase) {
+        p.error = result.err().as_ref().map(checkup_model::UiError::from);
+        p.done = true;
+        p.status = if p.error.is_some() {
+            LiveStatus::Failed
+        } else {
+            LiveStatus::Done
+        };
+        phase.end();
+        self.events().live(&p);
+    }
+}
 
 /// The live curves: the engine's marks from its last full analysis, redone each second
 /// (`remark`), and a frame of the last minute's curves drawn each tenth of a second (`frame`).
@@ -164,25 +212,9 @@ impl LiveCurves {
     }
 }
 
-/// Downloads a run, analyses it and stores the diagnosis (keeping the environment check).
-async fn analyse_and_store(
-    app: &AppHandle,
-    client: &AgentClient,
-    id: i64,
-    run_id: &str,
-) -> Result<(), AppError> {
-    let dir = client
-        .download_run(run_id, &recordings_dir(app, id).join(run_id))
-        .await?;
-    let d = crate::analyse(dir).await?;
-    let state = app.state::<AppState>();
-    state.store.save_diagnosis(id, &d).await?;
-    Ok(())
-}
-
 /// Samples the host for `seconds` (or until stopped), streaming live curves.
-pub async fn sample(
-    app: AppHandle,
+async fn sample(
+    wf: Workflow,
     id: i64,
     seconds: f64,
     req: SamplingRequest,
@@ -196,20 +228,20 @@ pub async fn sample(
         status: LiveStatus::Starting,
         ..Default::default()
     };
-    let result = sample_inner(&app, id, seconds, req, lang, &phase.stop, &mut p).await;
-    finish(&app, p, result, &phase);
+    let result = sample_until_done(&wf, id, seconds, req, lang, &phase, &mut p).await;
+    wf.finish(p, result, &phase);
 }
 
-async fn sample_inner(
-    app: &AppHandle,
+async fn sample_until_done(
+    wf: &Workflow,
     id: i64,
     seconds: f64,
     req: SamplingRequest,
     lang: Language,
-    stop: &AtomicBool,
+    phase: &LivePhase,
     p: &mut LiveProgress,
-) -> Result<(), AppError> {
-    let mut client = current_client(app).await?;
+) -> Result<()> {
+    let (mut client, _) = wf.host_client().await?;
     let since = client.health().await?.last_seq;
     let run_id = client.start_sampling(&req).await?;
     let mut sub = client.samples(since).await?;
@@ -219,7 +251,7 @@ async fn sample_inner(
     let mut last_frame = Instant::now() - FRAME_EVERY;
     let mut last_remark = Instant::now() - REMARK_EVERY;
     p.status = LiveStatus::Sampling;
-    while started.elapsed().as_secs_f64() < seconds && !stop.load(Ordering::Relaxed) {
+    while started.elapsed().as_secs_f64() < seconds && !phase.stopped() {
         let due = FRAME_EVERY.saturating_sub(last_frame.elapsed());
         match tokio::time::timeout(due, sub.next()).await {
             Ok(Ok(Some(e))) => {
@@ -232,7 +264,7 @@ async fn sample_inner(
             }
             Ok(Ok(None)) | Ok(Err(_)) => {
                 let last = sub.last_seq();
-                client = reconnect(app, p, ReconnectReason::StreamDropped).await?;
+                client = wf.reconnect_host(p, ReconnectReason::StreamDropped).await?;
                 sub = client.samples(last).await?;
                 p.status = LiveStatus::Sampling;
             }
@@ -261,33 +293,34 @@ async fn sample_inner(
                 (c, s, charts)
             })
             .await;
-            let charts = match drawn {
+            p.charts = match drawn {
                 Ok((c, s, charts)) => {
                     (curves, samples) = (c, s);
                     charts
                 }
                 Err(_) => Vec::new(),
             };
-            p.charts = charts;
-            emit(app, p);
+            wf.events().live(p);
         }
     }
     p.status = LiveStatus::Analysing;
     p.elapsed_s = started.elapsed().as_secs_f64();
-    emit(app, p);
+    wf.events().live(p);
     let client = match client.stop_sampling().await {
         Ok(_) => client,
         Err(_) => {
-            let c = reconnect(app, p, ReconnectReason::StopUnanswered).await?;
+            let c = wf
+                .reconnect_host(p, ReconnectReason::StopUnanswered)
+                .await?;
             c.stop_sampling().await?;
             c
         }
     };
-    analyse_and_store(app, &client, id, &run_id).await
+    wf.analyse_and_store(&client, id, &run_id).await
 }
 
 /// Runs a training command with the probe, reporting steps done, then analyses its run.
-pub async fn profile(app: AppHandle, id: i64, req: RunRequest, phase: LivePhase) {
+async fn profile(wf: Workflow, id: i64, req: RunRequest, phase: LivePhase) {
     let target = u64::from(req.skip_steps + req.profile_steps);
     let mut p = LiveProgress {
         checkup_id: id,
@@ -296,18 +329,18 @@ pub async fn profile(app: AppHandle, id: i64, req: RunRequest, phase: LivePhase)
         status: LiveStatus::Starting,
         ..Default::default()
     };
-    let result = profile_inner(&app, id, req, &phase.stop, &mut p).await;
-    finish(&app, p, result, &phase);
+    let result = profile_until_done(&wf, id, req, &phase, &mut p).await;
+    wf.finish(p, result, &phase);
 }
 
-async fn profile_inner(
-    app: &AppHandle,
+async fn profile_until_done(
+    wf: &Workflow,
     id: i64,
     req: RunRequest,
-    stop: &AtomicBool,
+    phase: &LivePhase,
     p: &mut LiveProgress,
-) -> Result<(), AppError> {
-    let mut client = current_client(app).await?;
+) -> Result<()> {
+    let (mut client, _) = wf.host_client().await?;
     let run_id = client.start_run(&req).await?;
     let started = Instant::now();
     let mut cancel_asked = false;
@@ -315,13 +348,15 @@ async fn profile_inner(
         tokio::time::sleep(Duration::from_secs(1)).await;
         // The user's stop: the agent stops the training's process tree; what it recorded
         // until then is analysed like any run's.
-        if stop.load(Ordering::Relaxed) && !cancel_asked {
+        if phase.stopped() && !cancel_asked {
             cancel_asked = client.cancel_run(&run_id).await.is_ok();
         }
         let run = match client.run(&run_id).await {
             Ok(r) => r,
             Err(checkup_connect::ConnectError::AgentUnreachable { .. }) => {
-                client = reconnect(app, p, ReconnectReason::ConnectionDropped).await?;
+                client = wf
+                    .reconnect_host(p, ReconnectReason::ConnectionDropped)
+                    .await?;
                 continue;
             }
             Err(e) => return Err(e.into()),
@@ -329,29 +364,29 @@ async fn profile_inner(
         p.elapsed_s = started.elapsed().as_secs_f64();
         p.steps_done = run.steps_done;
         p.status = LiveStatus::Running;
-        emit(app, p);
+        wf.events().live(p);
         if run.state != RunState::Running {
             break run;
         }
     };
     p.output_tail = run.output_tail.clone();
     p.status = LiveStatus::Analysing;
-    emit(app, p);
-    match analyse_and_store(app, &client, id, &run_id).await {
+    wf.events().live(p);
+    match wf.analyse_and_store(&client, id, &run_id).await {
         Ok(()) => match run.error {
             None => Ok(()),
             // Training ran but the probe did not attach: the samples' diagnosis stands, and
             // why there is no trace is said.
-            Some(why) if run.state == RunState::Finished => Err(AppError::Other(format!(
+            Some(why) if run.state == RunState::Finished => Err(WorkflowError::Other(format!(
                 "{why} (the samples were analysed)"
             ))),
             // Training failed but left steps and a trace: the diagnosis stands, the failure is said.
-            Some(why) => Err(AppError::Other(format!(
+            Some(why) => Err(WorkflowError::Other(format!(
                 "{why} (the steps recorded before it were analysed)"
             ))),
         },
         Err(e) => Err(match run.error {
-            Some(why) => AppError::Other(format!("{why}; nothing to analyse: {e}")),
+            Some(why) => WorkflowError::Other(format!("{why}; nothing to analyse: {e}")),
             None => e,
         }),
     }
