@@ -64,6 +64,27 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
         }
         let _ = writeln!(s);
     }
+    if let Some(ledger) = &d.ledger {
+        // Where the run's time went: each part of 1 % or more, largest first, with the
+        // finding that takes it up.
+        let _ = writeln!(s, "{}{}", t.chart_ledger, colon.trim_end());
+        let _ = writeln!(s, "  {}", checkup_text::ledger::basis(ledger, l));
+        for p in ledger.parts.iter().filter(|p| p.share >= 0.01) {
+            let finding = p
+                .finding
+                .and_then(|i| d.findings.get(i))
+                .map(|f| format!(" → {}", f.id()))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "  {:>5.1}%  {:>7} s  {}{finding}",
+                p.share * 100.0,
+                checkup_text::format_number(p.seconds),
+                checkup_text::ledger::kind(p.kind, l)
+            );
+        }
+        let _ = writeln!(s);
+    }
     let ranked = d.fixes_by_gain();
     if !ranked.is_empty() {
         let _ = writeln!(s, "{}{}", t.fixes_by_gain, colon.trim_end());

@@ -62,12 +62,47 @@ fn corpus_runs() -> Vec<String> {
     labels().keys().cloned().collect()
 }
 
+/// The time ledger's parts add up to the run's time, none negative or there twice, largest
+/// first, each finding it names one of the diagnosis's.
+fn assert_ledger_adds_up(run: &str, d: &Diagnosis) {
+    let l = d
+        .ledger
+        .as_ref()
+        .unwrap_or_else(|| panic!("{run}: no ledger"));
+    assert!(l.total_s > 0.0, "{run}");
+    assert!(
+        (l.accounted_s() - l.total_s).abs() <= 1e-9 * l.total_s,
+        "{run}: {} s of {} s",
+        l.accounted_s(),
+        l.total_s
+    );
+    let shares: f64 = l.parts.iter().map(|p| p.share).sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{run}: shares add to {shares}");
+    for (i, p) in l.parts.iter().enumerate() {
+        assert!(p.seconds > 0.0 && p.share <= 1.0, "{run}: {p:?}");
+        assert!(
+            !l.parts[..i].iter().any(|q| q.kind == p.kind),
+            "{run}: {:?} twice",
+            p.kind
+        );
+        assert!(
+            p.finding.is_none_or(|f| f < d.findings.len()),
+            "{run}: {p:?}"
+        );
+    }
+    assert!(
+        l.parts.windows(2).all(|w| w[0].seconds >= w[1].seconds),
+        "{run}: largest first"
+    );
+}
+
 #[test]
-fn every_labelled_run_gets_its_primary_finding() {
+fn every_labelled_run_gets_its_primary_finding_and_a_ledger_that_adds_up() {
     let mut wrong = Vec::new();
     for (run, label) in labels() {
         let want = label["primary"].as_str().unwrap();
         let d = diagnose(&run);
+        assert_ledger_adds_up(&run, &d);
         let got = d.findings[0].family().id();
         assert_eq!(d.primary, d.findings[0].id());
         if got != want {

@@ -213,6 +213,8 @@ pub enum ChartId {
     StepDistribution,
     /// Throughput per GPU against a one-GPU run.
     Scaling,
+    /// Where the run's time went: its ledger as one bar.
+    Ledger,
     /// One GPU's last minute, small, for the fleet page.
     GpuGlance {
         /// The GPU.
@@ -238,6 +240,7 @@ impl ChartId {
             ChartId::StepTimes => "step_times",
             ChartId::StepDistribution => "step_distribution",
             ChartId::Scaling => "scaling",
+            ChartId::Ledger => "ledger",
             ChartId::GpuGlance { gpu } => return format!("glance-gpu{gpu}"),
         };
         stem.to_owned()

@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use checkup_model::{CheckStatus, Comparison, Diagnosis, Finding, Language, RunComparison};
+use checkup_model::{
+    ChartId, CheckStatus, Comparison, Diagnosis, Finding, Language, RunComparison,
+};
 use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report};
 
 use crate::charts::Chart;
@@ -131,6 +133,42 @@ fn at_a_glance(s: &mut String, d: &Diagnosis, l: Language) {
     let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
     for (label, value) in rows {
         let _ = writeln!(s, "| {} | {} |", escape(&label), escape(&value));
+    }
+    let _ = writeln!(s);
+}
+
+/// The ledger's parts of at least 2 % with their seconds and the finding that takes each
+/// up; the smaller ones together in one row, so the first page stays a page.
+fn ledger_table(s: &mut String, d: &Diagnosis, ledger: &checkup_model::TimeLedger, l: Language) {
+    const LISTED: f64 = 0.02;
+    table_head(s, &checkup_text::ledger::columns(l));
+    let seconds = |v: f64| checkup_text::format_number(v);
+    let percent = |share: f64| format!("{}%", checkup_text::fixed(share * 100.0, 1));
+    for p in ledger.parts.iter().filter(|p| p.share >= LISTED) {
+        let finding = p
+            .finding
+            .and_then(|i| d.findings.get(i))
+            .map(|f| escape(&findings::title(&f.cause, l)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {finding} |",
+            checkup_text::ledger::kind(p.kind, l),
+            percent(p.share),
+            seconds(p.seconds),
+        );
+    }
+    let small: Vec<_> = ledger.parts.iter().filter(|p| p.share < LISTED).collect();
+    if !small.is_empty() {
+        let share: f64 = small.iter().map(|p| p.share).sum();
+        let secs: f64 = small.iter().map(|p| p.seconds).sum();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | |",
+            checkup_text::ledger::smaller_parts(small.len(), l),
+            percent(share),
+            seconds(secs),
+        );
     }
     let _ = writeln!(s);
 }
@@ -376,6 +414,29 @@ pub fn render<'a>(
         let _ = writeln!(s, "{}\n", escape(&line));
     }
     at_a_glance(&mut s, d, l);
+    // The ledger's bar goes on the first page, beside the figures it accounts for; the
+    // other charts follow the findings.
+    let (ledger_chart, charts): (Vec<&Chart>, Vec<&Chart>) =
+        charts.iter().partition(|c| c.name == ChartId::Ledger);
+    if let Some(ledger) = &d.ledger {
+        let _ = writeln!(
+            s,
+            "## {}
+",
+            t.chart_ledger
+        );
+        let _ = writeln!(
+            s,
+            "{}
+",
+            escape(&checkup_text::ledger::basis(ledger, l))
+        );
+        if let Some(chart) = ledger_chart.first() {
+            parts.push(Part::Markdown(std::mem::take(&mut s)));
+            parts.push(Part::Chart(chart));
+        }
+        ledger_table(&mut s, d, ledger, l);
+    }
     fixes_by_gain(&mut s, d, l);
     environment_problems(&mut s, d, l);
     if let Some(b) = baseline {
@@ -417,7 +478,7 @@ pub fn render<'a>(
     if !charts.is_empty() {
         let _ = writeln!(s, "## {}\n", t.charts);
         parts.push(Part::Markdown(std::mem::take(&mut s)));
-        parts.extend(charts.iter().map(Part::Chart));
+        parts.extend(charts.into_iter().map(Part::Chart));
     }
 
     if !d.ranks.is_empty() {

@@ -18,6 +18,7 @@ mod fix_words;
 pub mod fixes;
 pub mod fleet;
 pub mod headline;
+pub mod ledger;
 pub mod notes;
 pub mod readback;
 pub mod report;

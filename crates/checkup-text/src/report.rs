@@ -4,6 +4,8 @@ use checkup_model::Language;
 
 /// Every string the report itself writes, in one language.
 pub struct Text {
+    /// The language it is in.
+    pub language: Language,
     /// The `lang` attribute of HTML reports: "en" or "zh".
     pub lang_tag: &'static str,
     /// Punctuation after a label and at a sentence's end: full-width in Chinese.
@@ -122,6 +124,8 @@ pub struct Text {
     pub chart_timeline: &'static str,
     /// Chart title, "Step-time breakdown" in English.
     pub chart_breakdown: &'static str,
+    /// The time ledger's chart and heading.
+    pub chart_ledger: &'static str,
     /// Chart title of the rank × step heatmap.
     pub chart_rank_steps: &'static str,
     /// Under the heatmap's panels: what a cell holds and how to read its shade.
@@ -255,6 +259,7 @@ pub fn text(lang: Language) -> &'static Text {
 }
 
 static EN: Text = Text {
+    language: Language::En,
     lang_tag: "en",
     colon: ": ",
     full_stop: ".",
@@ -314,6 +319,7 @@ static EN: Text = Text {
     chart_host: "Host CPU",
     chart_timeline: "GPU timeline over three steady steps",
     chart_breakdown: "Step-time breakdown",
+    chart_ledger: "Where the run's time went",
     chart_rank_steps: "Each rank, step by step (profiled steps)",
     rank_steps_scale: "ms per step; darker is more, 0–{max} ms",
     chart_idle: "GPU idle time by kind and by cause",
@@ -378,6 +384,7 @@ static EN: Text = Text {
 };
 
 static ZH: Text = Text {
+    language: Language::Zh,
     lang_tag: "zh",
     colon: "：",
     full_stop: "。",
@@ -437,6 +444,7 @@ static ZH: Text = Text {
     chart_host: "主机 CPU",
     chart_timeline: "三个稳态步骤的 GPU 时间线",
     chart_breakdown: "步骤时间分解",
+    chart_ledger: "运行时间的去向",
     chart_rank_steps: "各 rank 逐步对比（分析的步骤）",
     rank_steps_scale: "每步毫秒数；颜色越深越多，0–{max} ms",
     chart_idle: "GPU 空闲时间（按类型与原因）",

@@ -1156,3 +1156,35 @@ fn numbers_print_without_a_negative_zero() {
     assert_eq!(format_number(-12.34), "-12.3");
     assert_eq!(format_number(2000.0), "2000");
 }
+
+#[test]
+fn every_ledger_part_and_basis_has_its_own_words_in_both_languages() {
+    use checkup_model::{LedgerBasis, LedgerKind, TimeLedger};
+    let mut seen = std::collections::BTreeSet::new();
+    for kind in LedgerKind::ALL {
+        let (en, zh) = (
+            crate::ledger::kind(kind, Language::En),
+            crate::ledger::kind(kind, Language::Zh),
+        );
+        assert_ne!(en, zh, "{kind:?}");
+        assert!(seen.insert(en), "{en} names two parts");
+    }
+    for basis in [
+        LedgerBasis::WholeRun,
+        LedgerBasis::ProfiledSteps,
+        LedgerBasis::SampledSeconds,
+    ] {
+        let ledger = TimeLedger {
+            rank: 3,
+            total_s: 142.25,
+            basis,
+            parts: Vec::new(),
+        };
+        let (en, zh) = (
+            crate::ledger::basis(&ledger, Language::En),
+            crate::ledger::basis(&ledger, Language::Zh),
+        );
+        assert!(en.contains("142 s") && zh.contains("142 秒"), "{en} / {zh}");
+        assert!(en.ends_with("100 %.") && zh.ends_with("100%。"));
+    }
+}

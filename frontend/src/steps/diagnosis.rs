@@ -2,7 +2,7 @@
 //! fixes with copyable code and a button to re-run the checkup and compare once applied, and
 //! the team's review notes. A re-run opens with its comparison to the checkup it re-runs.
 
-use checkup_model::UiWord;
+use checkup_model::{ChartId, UiWord};
 use checkup_model::{Finding, FindingNote};
 use checkup_text::{evidence, findings, fixes, format_number};
 use leptos::prelude::*;
@@ -55,6 +55,18 @@ pub fn view(ui: Ui) -> impl IntoView {
             .collect_view();
         view! { <table id="at-a-glance">{rows}</table> }
     });
+    // Where the run's time went, as one bar that adds up to 100 % (the report's first page).
+    let ledger = d.ledger.as_ref().map(|ledger| {
+        let charts = ui
+            .view
+            .with(|v| v.as_ref().map(|v| v.charts.clone()).unwrap_or_default());
+        view! {
+            <div id="ledger">
+                <p class="meta">{checkup_text::ledger::basis(ledger, language)}</p>
+                {super::charts_named(ui, &charts, &[ChartId::Ledger], None)}
+            </div>
+        }
+    });
     // Each finding's best fix with its gain, most time saved first (the report's list).
     let plan = d.fixes_by_gain();
     let plan = (!plan.is_empty()).then(|| {
@@ -90,6 +102,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         </div>
         {super::rerun::comparison(ui)}
         {glance}
+        {ledger}
         {plan}
         {findings}
         {also}

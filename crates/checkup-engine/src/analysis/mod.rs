@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod gpu_sharing;
 pub mod intervals;
+pub mod ledger;
 pub mod samples;
 pub mod stats;
 pub mod step_timing;
@@ -44,6 +45,9 @@ pub struct Analysis {
     pub memory: std::collections::BTreeMap<u32, trends::MemoryTrend>,
     /// Each rank's whole run (rank 0 alone from the samples when no steps were timed).
     pub whole_run: Vec<checkup_model::WholeRun>,
+    /// Where each rank's time went (rank 0 alone from the samples when nothing was timed
+    /// or traced).
+    pub ledgers: std::collections::BTreeMap<u32, checkup_model::TimeLedger>,
 }
 
 /// Measures a recording: windows, per-rank splits, step timings, sample statistics, trends.
@@ -112,12 +116,15 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
     let mut memory = memory_trends(rec, &window, charts.t0);
     share_gpus(rec, &mut charts, &mut memory);
     let whole_run = whole_runs(rec, &step_timing, &memory, th);
+    let samples = samples::analyze_gpu_samples(&rec.samples, span, th);
+    let ledgers = ledgers(rec, &step_timing, &ranks, &samples, span, th);
     Analysis {
         whole_run,
+        ledgers,
         step_trends,
         memory,
         charts,
-        samples: samples::analyze_gpu_samples(&rec.samples, span, th),
+        samples,
         host: samples::analyze_host_samples(&rec.samples, span, th),
         window,
         ranks,
@@ -155,6 +162,66 @@ fn share_gpus(
             m.other_pids = pids.clone();
         }
     }
+}
+
+/// Each timed or traced rank's ledger; rank 0's from its samples alone when no rank was.
+fn ledgers(
+    rec: &Recording,
+    step_timing: &[StepTiming],
+    ranks: &[RankSummary],
+    samples: &[checkup_model::SampleStats],
+    span: Option<(f64, f64)>,
+    th: &Thresholds,
+) -> std::collections::BTreeMap<u32, checkup_model::TimeLedger> {
+    let mut timed: Vec<u32> = rec
+        .steps
+        .keys()
+        .copied()
+        .chain(ranks.iter().map(|r| r.rank))
+        .collect();
+    timed.sort_unstable();
+    timed.dedup();
+    if timed.is_empty() {
+        timed.push(0);
+    }
+    timed
+        .into_iter()
+        .filter_map(|rank| {
+            let gpu = rec.facts.gpu_of_rank(rank).unwrap_or(rank);
+            let stats = samples
+                .iter()
+                .find(|s| s.gpu == gpu)
+                .or((samples.len() == 1).then(|| &samples[0]));
+            // The seconds its GPU was sampled (over the steady window where there is one).
+            let sampled_s = stats.and_then(|s| {
+                let ts = rec
+                    .samples
+                    .nvml
+                    .iter()
+                    .filter(|x| x.gpu == s.gpu)
+                    .map(|x| x.ts);
+                let (a, b) = ts.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| {
+                    (a.min(t), b.max(t))
+                });
+                let (a, b) = span.map_or((a, b), |(x, y)| (a.max(x), b.min(y)));
+                (b > a).then_some(b - a)
+            });
+            let inputs = ledger::LedgerInputs {
+                rank,
+                rows: rec.steps.get(&rank).map_or(&[], Vec::as_slice),
+                warmup: step_timing
+                    .iter()
+                    .find(|t| t.rank == rank)
+                    .map_or(0, |t| t.warmup_steps),
+                profiled: rec.profile_steps,
+                markers: rec.markers.get(&rank).map_or(&[], Vec::as_slice),
+                trace: ranks.iter().find(|r| r.rank == rank),
+                util_pct: stats.and_then(|s| s.util_gpu_mean),
+                sampled_s,
+            };
+            ledger::ledger(&inputs, th).map(|l| (rank, l))
+        })
+        .collect()
 }
 
 /// Each timed rank's whole run; rank 0's from its samples alone when no rank was timed.

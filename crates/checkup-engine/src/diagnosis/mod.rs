@@ -5,6 +5,7 @@
 
 pub mod fixes;
 pub mod gains;
+mod ledger;
 mod rank;
 mod rules;
 mod scaling;
@@ -347,6 +348,11 @@ pub fn diagnose(
     }
     let training = cx.training.cloned();
     let findings = rank::rank_findings(findings, th);
+    let ledger = diagnosed
+        .and_then(|r| a.ledgers.get(&r))
+        .or(a.ledgers.values().next())
+        .cloned()
+        .map(|l| ledger::link(l, &findings));
     let primary = findings
         .first()
         .map_or_else(|| Diagnosis::UNDETERMINED.to_owned(), Finding::id);
@@ -369,6 +375,7 @@ pub fn diagnose(
         whole_run: a.whole_run.clone(),
         facts,
         plan: Vec::new(),
+        ledger,
     };
     gains::fill(&mut d);
     d

@@ -9,8 +9,9 @@ use crate::{
 };
 
 /// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
-/// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix.
-pub const DIAGNOSIS_FORMAT: u32 = 3;
+/// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix;
+/// 4: the run's time ledger.
+pub const DIAGNOSIS_FORMAT: u32 = 4;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +59,10 @@ pub struct Diagnosis {
     /// time it saves per step.
     #[serde(default)]
     pub plan: Vec<PlannedFix>,
+    /// Where the diagnosed rank's time went, in parts that add up to it; None when nothing
+    /// was timed or sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<crate::TimeLedger>,
 }
 
 /// One entry of the plan: which finding's which fix, and what it should give.
@@ -98,6 +103,7 @@ impl Default for Diagnosis {
             training: None,
             whole_run: Vec::new(),
             plan: Vec::new(),
+            ledger: None,
         }
     }
 }

@@ -17,6 +17,7 @@ mod gpu_memory;
 mod gpu_timeline;
 mod host_cpu;
 mod idle_breakdown;
+mod ledger;
 mod links;
 mod power;
 mod rank_steps;
@@ -45,7 +46,8 @@ use time::TimeFrame;
 pub type Chart = checkup_model::ChartSvg;
 
 /// Every chart, in report order.
-const SPECS: [&Spec; 14] = [
+const SPECS: [&Spec; 15] = [
+    &ledger::SPEC,
     &utilisation::SPEC,
     &power::SPEC,
     &sm_clock::SPEC,

@@ -1,0 +1,35 @@
+//! Each part of the run's time ledger tied to the finding that explains it and says what to
+//! do about it.
+
+use checkup_model::{Family, Finding, KernelClass, LedgerKind, TimeLedger};
+
+/// The findings that take up a part of the ledger, most fitting first.
+fn families(kind: LedgerKind) -> &'static [Family] {
+    use Family as F;
+    match kind {
+        LedgerKind::GpuCompute(KernelClass::Elementwise) => &[F::MemoryBandwidth, F::ComputeBound],
+        LedgerKind::GpuCompute(_) => &[F::ComputeBound, F::MemoryBandwidth],
+        LedgerKind::Copies => &[F::H2dCopy],
+        LedgerKind::ExposedCommunication => &[F::Communication],
+        LedgerKind::LaunchGaps => &[F::KernelLaunch],
+        // The host late: launching, or calling the allocator (a host-sync cause).
+        LedgerKind::HostLate => &[F::KernelLaunch, F::HostSync],
+        LedgerKind::SyncIdle => &[F::HostSync],
+        LedgerKind::DataWait => &[F::DataLoading],
+        LedgerKind::Periodic(_) => &[F::PeriodicStall],
+        LedgerKind::SlowSteps => &[F::Slowdown, F::PeriodicStall],
+        LedgerKind::NotExplained => &[F::GpuIdle],
+        // The run's own start and the checkup's profiler: nothing to fix in the training.
+        LedgerKind::WarmUp | LedgerKind::Profiler => &[],
+    }
+}
+
+/// `ledger` with each part's finding, where the diagnosis has one of its families.
+pub fn link(mut ledger: TimeLedger, findings: &[Finding]) -> TimeLedger {
+    for part in &mut ledger.parts {
+        part.finding = families(part.kind)
+            .iter()
+            .find_map(|family| findings.iter().position(|f| f.family() == *family));
+    }
+    ledger
+}
