@@ -19,6 +19,13 @@ pub struct Thresholds {
     pub sync_return_slack_us: f64,
     /// A kernel shorter than this is "tiny": launch cost (~5 µs) rivals its run time.
     pub tiny_kernel_us: f64,
+    /// Host time in the model's calls per kernel launched above which the host is not
+    /// launching but held: a launch with its Python dispatch costs 5–50 µs, so 1 ms is 20×
+    /// the slowest; the training thread is waiting for something else between operations.
+    pub held_host_ms_per_kernel: f64,
+    /// A training process using at least this much of one core (percent) while its thread
+    /// is held has a thread of its own computing: the one holding the interpreter.
+    pub holder_process_cpu_pct: f64,
     /// A leading step more than this many times the median of the rest is warm-up.
     pub warmup_step_factor: f64,
     /// Fewest whole step periods a trace window needs.
@@ -186,6 +193,8 @@ impl Default for Thresholds {
             kernel_wait_max_us: 30.0,
             sync_return_slack_us: 50.0,
             tiny_kernel_us: 10.0,
+            held_host_ms_per_kernel: 1.0,
+            holder_process_cpu_pct: 90.0,
             warmup_step_factor: 3.0,
             min_periods: 2,
             stall_factor: 3.0,

@@ -1986,3 +1986,63 @@ fn a_rank_starved_by_its_input_pipeline_is_named_and_its_loader_fixed_at_its_sha
         .iter()
         .any(|n| matches!(n, checkup_model::Note::SlowNode { .. })));
 }
+
+#[test]
+fn a_thread_holding_the_interpreter_is_named_instead_of_compile_and_its_twin_measures_the_gain() {
+    // A reporter thread sorting a long list holds Python's lock: 49 ms of host time per
+    // kernel launched, the process at one core, the GPU idle. Compiling would not help.
+    let d = diagnose("probe_reporter_thread");
+    assert_eq!(d.primary, "kernel_launch/interpreter_held");
+    assert_eq!(
+        d.findings[0].fixes,
+        vec![Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)]
+    );
+    let fixes: Vec<&Fix> = d.findings.iter().flat_map(|f| &f.fixes).collect();
+    assert!(
+        !fixes.contains(&&Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)),
+        "{fixes:?}"
+    );
+    let per_kernel = evidence(
+        &d,
+        "kernel_launch/interpreter_held",
+        K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel),
+    );
+    assert!((per_kernel - 48.8).abs() < 0.5, "{per_kernel}");
+    // The same script recorded right after without the thread.
+    let predicted = d.plan[0].gain.expected.after_ms;
+    let twin = diagnose("probe_no_reporter_thread");
+    assert_eq!(twin.primary, "compute_bound");
+    let measured = twin.diagnosed_timing().unwrap().mean_step_ms;
+    let error = (predicted / measured - 1.0).abs();
+    assert!(
+        error < 0.2,
+        "predicted {predicted:.2} ms, measured {measured:.2} ms"
+    );
+    // A launch-bound twin of a growing loader, whose launches cost microseconds, is not held.
+    let d = diagnose("probe_folder_listed_once");
+    assert_eq!(d.primary, "kernel_launch");
+}
+
+#[test]
+fn a_loader_that_slows_as_its_folder_grows_is_a_slowdown_fixed_on_the_data_side() {
+    let d = diagnose("probe_growing_folder_loader");
+    assert_eq!(d.primary, "data_loading");
+    let slowdown = d.finding("slowdown").expect("a slowdown finding");
+    assert!(matches!(
+        slowdown.cause,
+        Cause::Slowdown(Slowdown::StepsGrow {
+            grew: checkup_model::SlowdownPart::DataWait,
+            ..
+        })
+    ));
+    assert_eq!(
+        slowdown.fixes,
+        vec![Fix::Slowdown(SlowdownFix::ConstantSampleWork)]
+    );
+    // Two thirds of the run waited for batches, as its ledger shows.
+    let l = d.ledger.as_ref().unwrap();
+    let waited = l
+        .part(checkup_model::LedgerKind::DataWait)
+        .map_or(0.0, |p| p.share);
+    assert!(waited > 0.6, "{waited}");
+}

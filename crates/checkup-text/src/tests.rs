@@ -71,6 +71,10 @@ fn all_causes() -> Vec<Cause> {
             gpu_busy_ms: 27.5,
             host_ms: 19.6,
         }),
+        Cause::KernelLaunch(KernelLaunch::InterpreterHeld {
+            host_ms_per_kernel: 49.0,
+            process_cpu_pct: 101.0,
+        }),
         Cause::KernelLaunch(KernelLaunch::CpuContention {
             host_cpu_pct: 99.0,
             training_cores: 0.7,
@@ -277,6 +281,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::KernelLaunch(KernelLaunchEvidence::GpuUtil),
         K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet),
         K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
+        K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel),
         K::Shared(SharedEvidence::SmActive),
         K::Communication(CommunicationEvidence::ExposedCommShare),
         K::Communication(CommunicationEvidence::CommOverlap),
@@ -378,6 +383,7 @@ fn all_fixes() -> Vec<Fix> {
         }),
         Fix::KernelLaunch(KernelLaunchFix::BiggerKernels),
         Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking),
+        Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter),
         Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
             calls_per_step: None,
@@ -477,6 +483,7 @@ fn all_fixes() -> Vec<Fix> {
         Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations),
         Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels),
         Fix::Slowdown(SlowdownFix::ConstantHostWork),
+        Fix::Slowdown(SlowdownFix::ConstantSampleWork),
         Fix::Memory(MemoryFix::KeepValuesNotTensors),
         Fix::Memory(MemoryFix::BoundHostHistory),
         Fix::Memory(MemoryFix::ExpandableSegments),
@@ -516,6 +523,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::KernelLaunch(KernelLaunch::TinyKernels { .. })
         | Cause::KernelLaunch(KernelLaunch::CpuContention { .. })
         | Cause::KernelLaunch(KernelLaunch::SynchronousLaunches { .. })
+        | Cause::KernelLaunch(KernelLaunch::InterpreterHeld { .. })
         | Cause::Communication(Communication::Exposed { .. })
         | Cause::Communication(Communication::Straggler { .. })
         | Cause::Communication(Communication::ShiftingStraggler { .. })
@@ -582,6 +590,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::KernelLaunch(KernelLaunchEvidence::GpuUtil)
         | K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet)
         | K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep)
+        | K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel)
         | K::Shared(SharedEvidence::SmActive)
         | K::Communication(CommunicationEvidence::ExposedCommShare)
         | K::Communication(CommunicationEvidence::CommOverlap)
@@ -653,6 +662,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
         | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
         | Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)
+        | Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)
         | Fix::HostSync(HostSyncFix::FewerReadbacks { .. })
         | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
         | Fix::HostSync(HostSyncFix::GpuMetrics)
@@ -683,6 +693,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels)
         | Fix::Environment(EnvironmentFix::Environment { .. })
         | Fix::Slowdown(SlowdownFix::ConstantHostWork)
+        | Fix::Slowdown(SlowdownFix::ConstantSampleWork)
         | Fix::Memory(MemoryFix::KeepValuesNotTensors)
         | Fix::Memory(MemoryFix::BoundHostHistory)
         | Fix::Memory(MemoryFix::ExpandableSegments)

@@ -28,6 +28,16 @@ causes! {
             /// The host's own time per step, ms: the step less the GPU work it waited for.
             host_ms: f64,
         } => "kernel_launch/synchronous_launches",
+        /// Another thread of the training's process holds Python's interpreter lock: the
+        /// training thread waits for it between its operations, so each launch takes a
+        /// thousand times what launching costs, while the process keeps a core busy and the
+        /// GPU idles.
+        InterpreterHeld {
+            /// The host's time in the model's calls per kernel launched, ms.
+            host_ms_per_kernel: f64,
+            /// The training process's CPU, 100 = one core.
+            process_cpu_pct: f64,
+        } => "kernel_launch/interpreter_held",
     }
 }
 
@@ -54,6 +64,9 @@ keyed! {
         LaunchBlockingSet => "launch_blocking_set",
         /// The host's own time per step: the step less the GPU work it waited for.
         HostTurnPerStep => "host_turn_per_step",
+        /// The host's time in the model's calls (forward, backward, optimizer) per kernel
+        /// launched, unprofiled steps.
+        HostTimePerKernel => "host_time_per_kernel",
     }
 }
 
@@ -79,5 +92,7 @@ keyed! {
         BiggerKernels => "bigger_kernels",
         /// Take `CUDA_LAUNCH_BLOCKING` out of the training's environment.
         UnsetLaunchBlocking => "unset_launch_blocking",
+        /// Move the work of the thread that holds the interpreter into a process of its own.
+        FreeInterpreter => "free_interpreter",
     }
 }

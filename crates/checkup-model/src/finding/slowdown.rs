@@ -85,5 +85,8 @@ keyed! {
     pub enum SlowdownFix {
         /// Per-step host work that grows with the steps done (a list re-scanned every step).
         ConstantHostWork => "constant_host_work",
+        /// Per-sample loading work that grows as the run goes (a folder listed per sample
+        /// while files are added to it, a growing cache scanned).
+        ConstantSampleWork => "constant_sample_work",
     }
 }

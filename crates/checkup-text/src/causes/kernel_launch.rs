@@ -21,6 +21,10 @@ pub fn title(c: &KernelLaunch, l: Language) -> String {
             "Synchronous launches: CUDA_LAUNCH_BLOCKING=1",
             "内核同步发射：设置了 CUDA_LAUNCH_BLOCKING=1",
         ),
+        KernelLaunch::InterpreterHeld { .. } => (
+            "Another thread holds Python's interpreter lock",
+            "另一个线程占着 Python 解释器锁",
+        ),
     };
     match l {
         En => en.into(),
@@ -50,6 +54,14 @@ pub fn summary(c: &KernelLaunch, l: Language) -> String {
         (KernelLaunch::SynchronousLaunches { step_ms, gpu_busy_ms, host_ms }, Zh) => format!(
             "训练的环境中设置了 CUDA_LAUNCH_BLOCKING=1，这是用来调试 CUDA 错误的设置：每次内核发射都要等该内核执行完才返回，主机和 GPU 只能轮流工作。每步 {} ms 的主机工作和 {} ms 的 GPU 工作相加成了 {} ms 的步骤，而没有重叠。",
             crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
+        ),
+        (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct }, En) => format!(
+            "The training thread takes {} ms of host time per kernel it launches, where launching costs a few microseconds, while its process keeps {} % of a core busy and the GPU idles: another thread of the process holds Python's interpreter lock, and the training thread waits for it between its operations. Long calls into C (sorted, sum, json.dumps of a large object) hold the lock from start to end. Compiling the model would not help.",
+            crate::format_number(*host_ms_per_kernel), crate::format_number(*process_cpu_pct)
+        ),
+        (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct }, Zh) => format!(
+            "训练线程每发射一个内核要花 {} ms 的主机时间，而发射本身只需几微秒；同时它的进程占满 {}% 个核心，GPU 却在空闲：进程中的另一个线程占着 Python 解释器锁，训练线程在每两个操作之间都要等它。长时间的 C 调用（sorted、sum、对大对象的 json.dumps）从头到尾都持有这把锁。编译模型无济于事。",
+            crate::format_number(*host_ms_per_kernel), crate::format_number(*process_cpu_pct)
         ),
     }
 }
@@ -83,6 +95,10 @@ pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
             "host time per step, outside the GPU work it waited for",
             "每步主机时间（不含等待 GPU 工作的时间）",
         ),
+        KernelLaunchEvidence::HostTimePerKernel => (
+            "host time in the model's calls per kernel launched",
+            "模型调用中每发射一个内核的主机时间",
+        ),
     };
     match l {
         En => en.into(),
@@ -101,6 +117,16 @@ pub fn fix(f: &KernelLaunchFix, l: Language) -> FixText {
                 pick(l, "then start the training as before", "然后照常启动训练")
             )),
             pick(l, "The host queues kernels ahead of the GPU again: the step falls to the larger of the host's time and the GPU's.", "主机重新提前为 GPU 排队内核：步骤时间降到主机时间与 GPU 时间中较大的那个。"),
+        ),
+        (KernelLaunchFix::FreeInterpreter, _) => t(
+            pick(l, "Move the other thread's work into a process of its own", "把另一个线程的工作移到单独的进程中"),
+            pick(l, "A thread beside the training loop (a reporter, a watcher, a metrics or logging thread) runs its Python in the training's process and holds the interpreter lock while it computes; in a process of its own it runs beside the training instead of in its way. If it must stay a thread, give it its work in small pieces with a pause between them.", "训练循环旁边的线程（汇报、监控、指标或日志线程）在训练进程中运行 Python，计算时一直持有解释器锁；放到单独的进程里，它就能与训练并行而不挡路。如果必须保留为线程，就把它的工作分成小块，并在块之间暂停。"),
+            Some(&format!(
+                "import multiprocessing as mp\n# {}\nreporter = mp.Process(target=report_loop, args=(queue,), daemon=True)\nreporter.start()  # {}",
+                pick(l, "the thread's function, now in its own process; send it data through a queue", "原线程的函数，现在运行在单独的进程中；通过队列给它传数据"),
+                pick(l, "was: threading.Thread(target=report_loop, ...).start()", "原来是：threading.Thread(target=report_loop, ...).start()")
+            )),
+            pick(l, "The training thread launches at full speed again: the step falls towards the GPU's own time.", "训练线程重新全速发射：步骤时间降到接近 GPU 自身的时间。"),
         ),
         (KernelLaunchFix::CompileFuseKernels, _) => t(
             pick(l, "Compile the model to fuse small kernels", "编译模型以融合小内核"),

@@ -110,5 +110,15 @@ pub fn fix(f: &SlowdownFix, l: Language) -> FixText {
             )),
             pick(l, "Every step as fast as the first ones.", "每一步都和最初的步骤一样快。"),
         ),
+        (SlowdownFix::ConstantSampleWork, _) => t(
+            pick(l, "Keep each sample's loading work constant", "让每个样本的加载工作量保持不变"),
+            pick(l, "The batches come slower as the run goes while the model stays the same: something each sample's loading does grows with the run (a folder listed for every sample while the run writes files into it, a cache or log scanned that keeps growing, a file appended to and read again). Look at the dataset's __getitem__ and the collate function, not the model; list or index once, outside them. More workers only delay the slowdown.", "模型不变而批次来得越来越慢：每个样本的加载工作随运行增长（每个样本都列一次运行中不断写入文件的目录、扫描不断增长的缓存或日志、追加后又重读的文件）。请检查数据集的 __getitem__ 和 collate 函数，而不是模型；在它们之外只列一次目录或建一次索引。增加 worker 只能推迟变慢。"),
+            Some(&format!(
+                "class Samples(Dataset):\n    def __init__(self, root):\n        self.files = sorted(os.listdir(root))  # {}\n\n    def __getitem__(self, i):\n        return load(self.files[i])  # {}",
+                pick(l, "listed once", "只列一次"),
+                pick(l, "no listing or scan per sample", "不再对每个样本列目录或扫描")
+            )),
+            pick(l, "Every batch as fast as the first ones.", "每个批次都和最初的一样快。"),
+        ),
     }
 }

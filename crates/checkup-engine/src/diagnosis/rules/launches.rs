@@ -20,6 +20,9 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     if let Some(f) = synchronous_launches(cx, r) {
         return Some(f).into();
     }
+    if let Some(f) = interpreter_held(cx, r) {
+        return Some(f).into();
+    }
     let th = cx.th;
     let Some(trace_share) = cx.share_of_window(r.host_waits.launch_us) else {
         return Outcome::default();
@@ -250,6 +253,79 @@ fn synchronous_launches(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     })
 }
 
+/// The training thread held between its operations by another thread of its process: it
+/// spends far longer in the model's calls per kernel than launching costs, while its process
+/// keeps a core busy (the holder computing) and the host is not saturated by others (that
+/// is CPU contention). Everything but the GPU's own work is the hold's: with the interpreter
+/// free, a step of so few launches falls to the GPU's time.
+fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
+    let th = cx.th;
+    let t = cx.timing?;
+    let kernels = r.kernels.per_step;
+    if kernels < 1.0 || t.mean_step_ms <= 0.0 {
+        return None;
+    }
+    let per_kernel_ms = t.median_launch_ms / kernels;
+    let process_cpu = cx.a.host.as_ref()?.proc_tree_cpu_mean?;
+    if per_kernel_ms < th.held_host_ms_per_kernel
+        || process_cpu < th.holder_process_cpu_pct
+        || host_saturation(cx).is_some_and(|s| s.whose == Whose::Others)
+    {
+        return None;
+    }
+    let gpu_busy_ms = r.gpu_busy_per_step_us / 1e3;
+    let share = ((t.mean_step_ms - gpu_busy_ms) / t.mean_step_ms).clamp(0.0, 1.0);
+    let evidence = vec![
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel),
+            per_kernel_ms,
+            Unit::Ms,
+            Some((Comparison::AtLeast, th.held_host_ms_per_kernel)),
+            Source::StepsCsv,
+        ),
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep),
+            kernels,
+            Unit::Kernels,
+            None,
+            cx.rank_source(),
+        ),
+        ev(
+            K::Shared(SharedEvidence::TrainingProcessCpu),
+            process_cpu,
+            Unit::Percent,
+            Some((Comparison::AtLeast, th.holder_process_cpu_pct)),
+            Source::HostSamples,
+        ),
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
+            t.mean_step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+            gpu_busy_ms,
+            Unit::Ms,
+            None,
+            cx.rank_source(),
+        ),
+    ];
+    Some(Finding {
+        gains: Default::default(),
+        cause: Cause::KernelLaunch(KernelLaunch::InterpreterHeld {
+            host_ms_per_kernel: per_kernel_ms,
+            process_cpu_pct: process_cpu,
+        }),
+        severity: cx.severity(share),
+        confidence: confidence::CORROBORATED,
+        share,
+        evidence,
+        fixes: vec![Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)],
+    })
+}
+
 /// What part of `finding`'s lost time a launch fix removes: compiling fuses the launches
 /// away, and launches queued again overlap the host with the GPU; foreach optimizers and
 /// bigger kernels support it.
@@ -257,7 +333,8 @@ pub fn reach(fix: &KernelLaunchFix, _finding: &Finding) -> FixReach {
     match fix {
         KernelLaunchFix::CompileFuseKernels
         | KernelLaunchFix::ReduceOverhead { .. }
-        | KernelLaunchFix::UnsetLaunchBlocking => FixReach::Cause,
+        | KernelLaunchFix::UnsetLaunchBlocking
+        | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
         KernelLaunchFix::ForeachOptimizer { .. } | KernelLaunchFix::BiggerKernels => {
             FixReach::Supporting
         }
@@ -344,5 +421,59 @@ mod tests {
     fn launch_blocking_off_leaves_the_launch_rule_as_it_was() {
         let out = rule(&with_launch_blocking("0", 10.0, 7.0).cx(), &[]);
         assert_eq!(out.findings[0].id(), "kernel_launch");
+    }
+
+    /// 41 kernels a step, `launch_ms` of host time in the model's calls per step, the
+    /// training process at `process_cpu` % of a core.
+    fn held(launch_ms: f64, process_cpu: f64) -> Fixture {
+        let mut r = rank_with_waits(10_000.0);
+        r.host_waits.launch_us = 9_000.0;
+        r.kernels.per_step = 41.0;
+        r.gpu_busy_per_step_us = 1_600.0;
+        Fixture::with_rank(r)
+            .timing(StepTiming {
+                mean_step_ms: launch_ms + 20.0,
+                median_launch_ms: launch_ms,
+                ..Default::default()
+            })
+            .host(checkup_model::HostStats {
+                proc_tree_cpu_mean: Some(process_cpu),
+                cpu_total_mean: Some(6.0),
+                cores: 16,
+                ..Default::default()
+            })
+    }
+
+    #[test]
+    fn a_held_training_thread_is_named_at_a_millisecond_per_kernel_with_a_busy_process() {
+        // The reporter thread's run: 2000 ms of host time for 41 kernels, the process at one
+        // core.
+        let out = rule(&held(2_000.0, 101.0).cx(), &[]);
+        let f = &out.findings[0];
+        assert_eq!(f.id(), "kernel_launch/interpreter_held");
+        assert_eq!(
+            f.fixes,
+            vec![Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)]
+        );
+        // Everything but the GPU's 1.6 ms of work.
+        assert!(
+            (f.share - (2020.0 - 1.6) / 2020.0).abs() < 1e-9,
+            "{}",
+            f.share
+        );
+        // 1 ms per kernel is the boundary; below it the launches are only slow.
+        assert_eq!(
+            rule(&held(41.0, 101.0).cx(), &[]).findings[0].id(),
+            "kernel_launch/interpreter_held"
+        );
+        assert_eq!(
+            rule(&held(40.9, 101.0).cx(), &[]).findings[0].id(),
+            "kernel_launch"
+        );
+        // A process that does not keep a core busy is not held by a thread of its own.
+        assert_eq!(
+            rule(&held(2_000.0, 89.0).cx(), &[]).findings[0].id(),
+            "kernel_launch"
+        );
     }
 }

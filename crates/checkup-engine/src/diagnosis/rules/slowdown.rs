@@ -103,9 +103,12 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     }
     let fixes = match grew {
         SlowdownPart::HostWork => vec![Fix::Slowdown(SlowdownFix::ConstantHostWork)],
-        // Which part of the input pipeline or the GPU's work grows, a profile of a late
-        // step beside an early one shows; no change can be named from the timings alone.
-        SlowdownPart::DataWait | SlowdownPart::Other => vec![Fix::Shared(SharedFix::ProfileSteps)],
+        // The batches themselves come slower as the run goes: the per-sample work grows,
+        // which more workers only delay. Look at the data side, not the model.
+        SlowdownPart::DataWait => vec![Fix::Slowdown(SlowdownFix::ConstantSampleWork)],
+        // Which part of the GPU's work grows, a profile of a late step beside an early one
+        // shows; no change can be named from the timings alone.
+        SlowdownPart::Other => vec![Fix::Shared(SharedFix::ProfileSteps)],
     };
     Some(Finding {
         gains: Default::default(),
@@ -158,7 +161,7 @@ fn parts(x: &Tenth, m: StepMeasure) -> (f64, f64, f64) {
 /// constant work removes it.
 pub fn reach(fix: &SlowdownFix, _finding: &Finding) -> FixReach {
     match fix {
-        SlowdownFix::ConstantHostWork => FixReach::Cause,
+        SlowdownFix::ConstantHostWork | SlowdownFix::ConstantSampleWork => FixReach::Cause,
     }
 }
 
@@ -220,7 +223,11 @@ mod tests {
         };
         assert_eq!((first_ms, last_ms), (22.0, 260.0));
         assert_eq!((measure, grew), (StepMeasure::Mean, SlowdownPart::DataWait));
-        assert_eq!(f.fixes, vec![Fix::Shared(SharedFix::ProfileSteps)]);
+        // The data side is where to look, not the model.
+        assert_eq!(
+            f.fixes,
+            vec![Fix::Slowdown(SlowdownFix::ConstantSampleWork)]
+        );
         // The time lost: the mean tenth (118.9 ms) against the first tenth's 22 ms.
         let mean_tenth = mean.iter().sum::<f64>() / 10.0;
         assert!(
@@ -276,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_for_data_that_grows_with_the_step_is_named() {
+    fn a_wait_for_data_that_grows_with_the_step_is_named_and_fixed_on_the_data_side() {
         let cx = Fixture::default();
         let ms = [10.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
         let wait = [1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 8.5];
@@ -288,7 +295,7 @@ mod tests {
                 ..
             })
         ));
-        assert_eq!(f.fixes, [Fix::Shared(SharedFix::ProfileSteps)]);
+        assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantSampleWork)]);
         // Every step beyond the first tenth's pace: 1 - 10 / 13.6.
         assert!((f.share - (1.0 - 10.0 / 13.6)).abs() < 1e-9, "{}", f.share);
     }
