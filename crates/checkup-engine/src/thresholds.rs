@@ -141,6 +141,11 @@ pub struct Thresholds {
     /// tenths at least `slowdown_consistency`), is a creep of its own: a gigabyte a run adds
     /// without giving back is what a run ten times as long turns into the host's OOM killer.
     pub host_creep_mib: f64,
+    /// The shortest run, in minutes of steps, over which host memory growth is read as a
+    /// creep: start-up (libraries and CUDA's context loading, caches warming, DataLoader
+    /// workers forked at each epoch and counted with their shared pages) settles within the
+    /// first tens of seconds; a creep is growth that goes on after it.
+    pub host_creep_min_minutes: f64,
     /// A creep this fast (MiB a minute) is major: a gigabyte a minute fills the 64–256 GiB
     /// a GPU server has per GPU within one to four hours.
     pub host_creep_major_mib_per_min: f64,
@@ -237,6 +242,7 @@ impl Default for Thresholds {
             host_rss_growth_share: 0.2,
             host_rss_growth_mib: 200.0,
             host_creep_mib: 1024.0,
+            host_creep_min_minutes: 1.0,
             host_creep_major_mib_per_min: 1024.0,
             memory_near_limit_share: 0.85,
             memory_creep_capacity_share: 0.05,

@@ -1836,6 +1836,7 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         "probe_batch_beside_another_process",
         "probe_oom_halving_batch",
         "probe_predictions_kept_on_host",
+        "probe_growing_folder_loader",
     ];
     for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
         let d = diagnose(run);
@@ -2045,4 +2046,31 @@ fn a_loader_that_slows_as_its_folder_grows_is_a_slowdown_fixed_on_the_data_side(
         .part(checkup_model::LedgerKind::DataWait)
         .map_or(0.0, |p| p.share);
     assert!(waited > 0.6, "{waited}");
+}
+
+#[test]
+fn a_few_long_steps_without_a_trace_still_get_a_verdict_from_the_samples_and_the_host() {
+    // The reporter-thread run cut to its first 9 steps (2 s each) and without its trace,
+    // as a run stopped early looks: its GPU idled (0.04 % busy, but a CUDA context on it)
+    // while the training process held a core. That is a verdict, not "not enough data".
+    let dir = altered_copy("probe_reporter_thread", "steps.csv", |text| {
+        text.lines().take(10).collect::<Vec<_>>().join("\n") + "\n"
+    });
+    std::fs::remove_file(dir.path().join("trace.json.gz")).unwrap();
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    assert_eq!(d.primary, "gpu_idle");
+    assert_eq!(
+        (d.window.first_step, d.window.last_step),
+        (Some(1), Some(8))
+    );
+    let f = &d.findings[0];
+    let main_cpu = evidence(
+        &d,
+        "gpu_idle",
+        K::GpuIdle(GpuIdleEvidence::MainCpuWhileIdle),
+    );
+    assert!(main_cpu > 95.0, "{main_cpu}");
+    assert_eq!(f.fixes[0], Fix::Shared(SharedFix::ProfileSteps));
+    // An idle GPU has no compute portrait to add.
+    assert!(d.finding("compute_bound").is_none());
 }

@@ -7,6 +7,11 @@ use crate::thresholds::Thresholds;
 
 /// Per-GPU statistics of the samples inside `[start, end]` (epoch seconds), for GPUs that did
 /// any work in it.
+/// GPU memory in use from which a GPU has a process's CUDA context on it: a context alone
+/// takes about 500 MiB; an unused GPU shows a few MiB.
+const IN_USE_MIB: f64 = 256.0;
+
+/// Each GPU's statistics over `window`: the GPUs that worked, and those a process held.
 pub fn analyze_gpu_samples(
     samples: &SampleSet,
     window: Option<(f64, f64)>,
@@ -67,7 +72,14 @@ pub fn analyze_gpu_samples(
         reasons.dedup();
         let sm_active = gcol(&|s| s.sm_util);
         let did_work = mean(&util).unwrap_or(0.0) >= 1.0 || sm_active.unwrap_or(0.0) >= 1.0;
-        if !did_work {
+        // A GPU that hardly worked is still the training's when a process held a CUDA
+        // context on it (hundreds of MiB that an unused GPU does not have): a training
+        // starved on the host, whose idle GPU is the finding, not a GPU to leave out.
+        let held = nvml
+            .iter()
+            .filter_map(|s| s.mem_used_mib)
+            .any(|m| m >= IN_USE_MIB);
+        if !did_work && !held {
             continue;
         }
         let (drops, drop_share, period) = curve_shape(

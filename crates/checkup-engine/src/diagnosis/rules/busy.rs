@@ -17,6 +17,11 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 fn finding(cx: &Ctx) -> Option<Finding> {
     let th = cx.th;
     let (busy, method) = cx.gpu_busy()?;
+    // A GPU that hardly works has no compute or bandwidth portrait to give: its idle time is
+    // the finding.
+    if busy < th.reportable_share {
+        return None;
+    }
     let compute_share = cx
         .rank
         .and_then(|r| cx.share_of_window(r.gpu.compute_us))

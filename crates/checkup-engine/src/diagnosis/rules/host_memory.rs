@@ -35,7 +35,8 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     let tenths = &trend.tenths;
     let middle = |k: usize| (tenths[k].start_s + tenths[k].end_s) / 2.0;
     let minutes = (middle(tenths.len() - 1) - middle(0)) / 60.0;
-    if minutes <= 0.0 {
+    let run_minutes = (tenths[tenths.len() - 1].end_s - tenths[0].start_s) / 60.0;
+    if minutes <= 0.0 || run_minutes < th.host_creep_min_minutes {
         return None;
     }
     let mib_per_min = grew / minutes;
