@@ -2074,3 +2074,71 @@ fn a_few_long_steps_without_a_trace_still_get_a_verdict_from_the_samples_and_the
     // An idle GPU has no compute portrait to add.
     assert!(d.finding("compute_bound").is_none());
 }
+
+/// A problem run, the fix the checkup printed for it, and the run recorded again with that
+/// fix applied (`tests/corpus/twins.json`).
+#[derive(serde::Deserialize)]
+struct Twin {
+    run: String,
+    fix: String,
+    twin: String,
+    #[serde(default)]
+    known_miss: Option<String>,
+}
+
+#[test]
+fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
+    #[derive(serde::Deserialize)]
+    struct Twins {
+        twins: Vec<Twin>,
+    }
+    let twins: Twins =
+        serde_json::from_str(&std::fs::read_to_string(corpus("twins.json")).unwrap()).unwrap();
+    let mut table = String::from("run | fix | predicted ms | measured ms | error\n");
+    let mut errors = Vec::new();
+    for t in &twins.twins {
+        let d = diagnose(&t.run);
+        let planned = d
+            .plan
+            .iter()
+            .find(|p| {
+                let fix = &d.findings[p.finding].fixes[p.fix];
+                serde_json::to_value(fix).unwrap()["fix"] == t.fix.as_str()
+            })
+            .unwrap_or_else(|| panic!("{}: no `{}` in the plan", t.run, t.fix));
+        let predicted = planned.gain.expected.after_ms;
+        let measured = diagnose(&t.twin).diagnosed_timing().unwrap().mean_step_ms;
+        let error = predicted / measured - 1.0;
+        table.push_str(&format!(
+            "{} | {} | {predicted:.2} | {measured:.2} | {:+.0} %\n",
+            t.run,
+            t.fix,
+            error * 100.0
+        ));
+        // A known miss stays one until the prediction comes true: then its note goes.
+        assert_eq!(
+            error.abs() > 0.2,
+            t.known_miss.is_some(),
+            "{}: predicted {predicted:.2} ms, measured {measured:.2} ms",
+            t.run
+        );
+        errors.push(error.abs());
+    }
+    eprintln!("{table}");
+    let mut hits: Vec<f64> = twins
+        .twins
+        .iter()
+        .zip(&errors)
+        .filter(|(t, _)| t.known_miss.is_none())
+        .map(|(_, e)| *e)
+        .collect();
+    hits.sort_by(f64::total_cmp);
+    assert!(hits.len() >= 4, "{table}");
+    // The median error of the predictions that come true: at most 10 %.
+    let median = (hits[(hits.len() - 1) / 2] + hits[hits.len() / 2]) / 2.0;
+    assert!(
+        median <= 0.1,
+        "median error {:.0} %\n{table}",
+        median * 100.0
+    );
+}
