@@ -282,6 +282,26 @@ pub struct SyncSite {
     pub code: String,
     /// Synchronising calls it made.
     pub count: u64,
+    /// Those calls by kind: a read-back that waits (`.item()`, `.cpu()`), an explicit
+    /// `synchronize()`, an `empty_cache()`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub kinds: std::collections::BTreeMap<SyncKind, u64>,
+}
+
+/// What kind of synchronising call a line made, as the probe tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncKind {
+    /// A read-back that waits for the GPU (`.item()`, `.cpu()`, `.tolist()`, a copy to the
+    /// host).
+    Implicit,
+    /// An explicit `torch.cuda.synchronize()` or a stream's or event's.
+    Synchronize,
+    /// `torch.cuda.empty_cache()`.
+    EmptyCache,
+    /// A kind this version does not know (a newer probe's).
+    #[serde(other)]
+    Other,
 }
 
 impl SyncSite {

@@ -129,6 +129,7 @@ mod tests {
             function: "hook".into(),
             code: code.into(),
             count: 112,
+            kinds: Default::default(),
         }
     }
 

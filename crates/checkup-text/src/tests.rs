@@ -401,6 +401,7 @@ fn all_fixes() -> Vec<Fix> {
                 function: "main".into(),
                 code: "torch.cuda.empty_cache()".into(),
                 count: 190,
+                kinds: Default::default(),
             }),
             calls_per_step: Some(1.0),
             caching_off: false,
@@ -417,6 +418,7 @@ fn all_fixes() -> Vec<Fix> {
                 code: "norms = {n: p.grad.norm().item() for n, p in model.named_parameters()}"
                     .into(),
                 count: 1536,
+                kinds: Default::default(),
             }),
             site_per_step: Some(192.0),
         }),
@@ -427,6 +429,7 @@ fn all_fixes() -> Vec<Fix> {
                 function: "train".into(),
                 code: "x = x.cuda()".into(),
                 count: 600,
+                kinds: Default::default(),
             },
             site_per_step: 1.0,
         }),

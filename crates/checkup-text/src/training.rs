@@ -78,6 +78,22 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
             En => format!("{} epochs started", d.epochs_started),
             Zh => format!("开始了 {} 个 epoch", d.epochs_started),
         });
+        if let Some(ds) = &d.dataset {
+            parts.push(match (d.dataset_len, l) {
+                (Some(n), En) => format!("dataset {ds} ({} samples)", count(n)),
+                (Some(n), Zh) => format!("数据集 {ds}（{} 个样本）", count(n)),
+                (None, En) => format!("dataset {ds}"),
+                (None, Zh) => format!("数据集 {ds}"),
+            });
+        }
+        // A custom batch sampler says more than the sampler it wraps; the default one, less.
+        let custom_batches = d.batch_sampler.as_ref().filter(|b| *b != "BatchSampler");
+        if let Some(sampler) = custom_batches.or(d.sampler.as_ref()) {
+            parts.push(sampler.clone());
+        }
+        if d.drop_last == Some(true) {
+            parts.push("drop_last=True".to_owned());
+        }
         let name = match (l, t.loaders.len()) {
             (En, 1) => "DataLoader".to_owned(),
             (Zh, 1) => "DataLoader".to_owned(),
@@ -94,9 +110,27 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
             (None, En) => "implementation not known",
             (None, Zh) => "实现未知",
         };
-        let params = o.param_count.map(|n| match l {
-            En => format!(" · {} parameters", count(n)),
-            Zh => format!(" · {} 个参数", count(n)),
+        let dtypes: Vec<String> = o
+            .param_dtypes
+            .iter()
+            .map(|(dtype, n)| format!("{dtype} {}", count(*n)))
+            .collect();
+        let params = o.param_count.map(|n| {
+            let groups = o.param_groups.filter(|g| *g > 1);
+            let mut p = match l {
+                En => format!(" · {} parameters", count(n)),
+                Zh => format!(" · {} 个参数", count(n)),
+            };
+            if dtypes.len() > 1 || dtypes.iter().any(|d| !d.starts_with("float32")) {
+                p.push_str(&format!(" ({})", dtypes.join(", ")));
+            }
+            if let Some(g) = groups {
+                p.push_str(&match l {
+                    En => format!(" in {g} groups"),
+                    Zh => format!("，{g} 个参数组"),
+                });
+            }
+            p
         });
         out.push((
             label("Optimizer", "优化器"),
@@ -108,22 +142,45 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         ));
     }
     let compiled = if t.compiled() {
-        let mode = t
-            .compile
-            .calls
+        let calls = &t.compile.calls;
+        let mode = calls
             .iter()
             .find_map(|c| c.mode.clone())
             .unwrap_or_else(|| "default".into());
-        match l {
+        let mut how = match l {
             En => format!("torch.compile, mode {mode}"),
             Zh => format!("torch.compile，mode {mode}"),
+        };
+        if let Some(b) = calls.iter().find_map(|c| c.backend.clone()) {
+            how.push_str(&format!(", backend {b}"));
         }
+        if calls.iter().any(|c| c.fullgraph == Some(true)) {
+            how.push_str(", fullgraph=True");
+        }
+        if calls.iter().any(|c| c.dynamic == Some(true)) {
+            how.push_str(", dynamic=True");
+        }
+        if let Some(g) = t.compile.graphs.filter(|g| *g > 0) {
+            how.push_str(&match (l, g) {
+                (En, 1) => " · 1 graph".to_owned(),
+                (En, _) => format!(" · {g} graphs"),
+                (Zh, _) => format!(" · {g} 个图"),
+            });
+        }
+        how
     } else {
         label("not compiled", "未编译")
     };
-    let graphs = (t.cuda_graphs.replays > 0).then(|| match l {
-        En => format!(" · {} CUDA graph replays", t.cuda_graphs.replays),
-        Zh => format!(" · CUDA Graph 重放 {} 次", t.cuda_graphs.replays),
+    let g = &t.cuda_graphs;
+    let graphs = (g.replays > 0 || g.captures > 0).then(|| match l {
+        En => format!(
+            " · {} CUDA graph captures, {} replays",
+            g.captures, g.replays
+        ),
+        Zh => format!(
+            " · CUDA Graph 捕获 {} 次、重放 {} 次",
+            g.captures, g.replays
+        ),
     });
     out.push((
         label("Compilation", "编译"),
@@ -132,13 +189,26 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
     if let Some(m) = &t.model {
         let mut parts = vec![m.class.clone().unwrap_or_else(|| "?".into())];
         if let Some(w) = &m.wrapper {
-            let bucket = m
-                .ddp
-                .as_ref()
-                .and_then(|d| d.bucket_cap_mb)
-                .map(|b| format!(" bucket_cap_mb={}", fixed(b, 0)))
-                .unwrap_or_default();
-            parts.push(format!("{w}{bucket}"));
+            let mut ddp = String::new();
+            if let Some(d) = &m.ddp {
+                if let Some(b) = d.bucket_cap_mb {
+                    ddp.push_str(&format!(" bucket_cap_mb={}", fixed(b, 0)));
+                }
+                let flag = |name: &str, v: Option<bool>| {
+                    v.map(|b| format!(" {name}={}", if b { "True" } else { "False" }))
+                        .unwrap_or_default()
+                };
+                ddp.push_str(&flag("find_unused_parameters", d.find_unused_parameters));
+                ddp.push_str(&flag("gradient_as_bucket_view", d.gradient_as_bucket_view));
+                ddp.push_str(&flag("static_graph", d.static_graph));
+            }
+            parts.push(format!("{w}{ddp}"));
+        }
+        if let Some(f) = m.forwards_per_step.filter(|f| *f > 1.05) {
+            parts.push(match l {
+                En => format!("{} forward passes per step", fixed(f, 1)),
+                Zh => format!("每步 {} 次前向", fixed(f, 1)),
+            });
         }
         parts.push(match (&m.autocast, l) {
             (Some(d), En) => format!("autocast {d}"),
@@ -162,18 +232,44 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         }
         out.push((label("Model", "模型"), parts.join(" · ")));
     }
-    let s = &t.settings;
+    // Every setting the probe records, bound by name: one it adds does not build until it
+    // is shown here (the rules that cost some of them read the same fields).
+    let checkup_model::NumericSettings {
+        tf32_matmul,
+        tf32_cudnn,
+        float32_matmul_precision,
+        cudnn_benchmark,
+        cudnn_deterministic,
+        deterministic_algorithms,
+        alloc_conf,
+        cuda_launch_blocking,
+    } = &t.settings;
     let mut numeric = Vec::new();
-    if let Some(b) = s.tf32_matmul {
-        numeric.push(format!("TF32 matmul {}", yes_no(b, l)));
+    if let Some(b) = tf32_matmul {
+        numeric.push(format!("TF32 matmul {}", yes_no(*b, l)));
     }
-    if let Some(b) = s.cudnn_benchmark {
-        numeric.push(format!("cudnn.benchmark {}", yes_no(b, l)));
+    if let Some(b) = tf32_cudnn {
+        numeric.push(format!("TF32 cuDNN {}", yes_no(*b, l)));
     }
-    if let Some(v) = &s.cuda_launch_blocking {
+    if let Some(p) = float32_matmul_precision {
+        numeric.push(format!("float32_matmul_precision={p}"));
+    }
+    if let Some(b) = cudnn_benchmark {
+        numeric.push(format!("cudnn.benchmark {}", yes_no(*b, l)));
+    }
+    if let Some(b) = cudnn_deterministic {
+        numeric.push(format!("cudnn.deterministic {}", yes_no(*b, l)));
+    }
+    if let Some(b) = deterministic_algorithms {
+        numeric.push(match l {
+            En => format!("deterministic algorithms {}", yes_no(*b, l)),
+            Zh => format!("确定性算法 {}", yes_no(*b, l)),
+        });
+    }
+    if let Some(v) = cuda_launch_blocking {
         numeric.push(format!("CUDA_LAUNCH_BLOCKING={v}"));
     }
-    if let Some(v) = &s.alloc_conf {
+    if let Some(v) = alloc_conf {
         numeric.push(format!("PYTORCH_CUDA_ALLOC_CONF={v}"));
     }
     if !numeric.is_empty() {
@@ -190,9 +286,12 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
     }
     if let Some(sy) = &t.syncs {
         if let Some(n) = sy.per_step {
-            let top = sy.sites.first().map(|site| match l {
-                En => format!("; busiest: {} `{}`", site.location(), site.code),
-                Zh => format!("；最多：{} `{}`", site.location(), site.code),
+            let top = sy.sites.first().map(|site| {
+                let kinds = sync_kinds(site, l);
+                match l {
+                    En => format!("; busiest: {} `{}`{kinds}", site.location(), site.code),
+                    Zh => format!("；最多：{} `{}`{kinds}", site.location(), site.code),
+                }
             });
             // The watch covers a few steps: say which, so a periodic sync outside them is not
             // read as "none".
@@ -248,6 +347,12 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
                 Zh => format!("峰值保留 {}", gib(b)),
             });
         }
+        if let Some(b) = mem.inactive_split_bytes.filter(|b| *b >= 1 << 30) {
+            parts.push(match l {
+                En => format!("{} in split, inactive blocks", gib(b)),
+                Zh => format!("{} 在已拆分的空闲块中", gib(b)),
+            });
+        }
         if let Some(r) = mem.alloc_retries.filter(|r| *r > 0) {
             parts.push(match l {
                 En => format!("{r} allocation retries"),
@@ -269,6 +374,31 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         out.push((label("Not recorded", "未记录"), reasons.join("; ")));
     }
     out
+}
+
+/// What a sync line's calls were, in brackets: " (3 read-backs, 1 synchronize)".
+fn sync_kinds(site: &checkup_model::SyncSite, l: Language) -> String {
+    use checkup_model::SyncKind;
+    let words: Vec<String> = site
+        .kinds
+        .iter()
+        .map(|(kind, n)| match (kind, l) {
+            (SyncKind::Implicit, En) if *n == 1 => "1 read-back".to_owned(),
+            (SyncKind::Implicit, En) => format!("{n} read-backs"),
+            (SyncKind::Implicit, Zh) => format!("{n} 次读回"),
+            (SyncKind::Synchronize, En) => format!("{n} synchronize"),
+            (SyncKind::Synchronize, Zh) => format!("{n} 次 synchronize"),
+            (SyncKind::EmptyCache, En) => format!("{n} empty_cache"),
+            (SyncKind::EmptyCache, Zh) => format!("{n} 次 empty_cache"),
+            (SyncKind::Other, En) => format!("{n} other"),
+            (SyncKind::Other, Zh) => format!("{n} 次其他"),
+        })
+        .collect();
+    match (words.is_empty(), l) {
+        (true, _) => String::new(),
+        (false, En) => format!(" ({})", words.join(", ")),
+        (false, Zh) => format!("（{}）", words.join("，")),
+    }
 }
 
 /// Why a setting of the training was not recorded.

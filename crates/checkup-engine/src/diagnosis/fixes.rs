@@ -414,6 +414,7 @@ mod tests {
             function: "train".into(),
             code: code.into(),
             count: 600,
+            kinds: Default::default(),
         };
         let copy = line("x = x.cuda()");
         assert_eq!(

@@ -185,6 +185,7 @@ mod tests {
                     function: "step".into(),
                     code: "p.grad.norm().item()".into(),
                     count: 380,
+                    kinds: Default::default(),
                 }),
                 site_per_step: Some(380.0 * top_site_pct / 100.0),
             })],
