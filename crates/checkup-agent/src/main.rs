@@ -230,13 +230,33 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
             replay,
             keep_runs_days,
         } => {
+            // XDG: an empty or relative XDG_STATE_HOME is ignored; no shared folder (/tmp)
+            // stands in for a home, where another user could plant the folder first.
+            let absolute =
+                |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
             let state_dir = std::env::var_os("XDG_STATE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
-                .unwrap_or_else(std::env::temp_dir)
-                .join("checkup-agent");
-            let token_file = token_file.unwrap_or_else(|| state_dir.join("token"));
-            let runs = runs.unwrap_or_else(|| state_dir.join("runs"));
+                .and_then(absolute)
+                .or_else(|| {
+                    std::env::var_os("HOME")
+                        .and_then(absolute)
+                        .map(|h| h.join(".local/state"))
+                })
+                .map(|d| d.join("checkup-agent"));
+            let default = |what: &str, name: &str| {
+                state_dir.as_ref().map(|d| d.join(name)).ok_or_else(|| {
+                    AgentError::Invalid(format!(
+                        "no state folder for the {what}: set HOME or XDG_STATE_HOME to an absolute path, or give --token-file and --runs"
+                    ))
+                })
+            };
+            let token_file = match token_file {
+                Some(t) => t,
+                None => default("token", "token")?,
+            };
+            let runs = match runs {
+                Some(r) => r,
+                None => default("runs", "runs")?,
+            };
             let rt = tokio::runtime::Runtime::new()
                 .map_err(|e| AgentError::Invalid(format!("cannot start the async runtime: {e}")))?;
             let options = checkup_agent::api::ServeOptions {

@@ -812,3 +812,132 @@ fn a_replaying_agent_counts_the_recorded_gpus_in_its_health() {
     assert_eq!((health.gpus, health.gpu_problem), (2, None));
     assert!(health.replaying.is_some_and(|r| r.ends_with("agent_ddp")));
 }
+
+/// `checkup-agent serve` with `args` and `env`, expected to refuse to start: its stderr.
+fn refused(args: &[&std::ffi::OsStr], env: &[(&str, &std::ffi::OsStr)]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+        .arg("serve")
+        .args(args)
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "it started");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_second_agent_on_the_same_runs_folder_is_refused_and_names_the_first() {
+    let a = start();
+    let runs = a._dir.path().join("runs");
+    let token = a._dir.path().join("token2");
+    let err = refused(
+        &[
+            "--listen".as_ref(),
+            "127.0.0.1:0".as_ref(),
+            "--token-file".as_ref(),
+            token.as_os_str(),
+            "--runs".as_ref(),
+            runs.as_os_str(),
+        ],
+        &[],
+    );
+    assert!(
+        err.contains(&format!("another agent (pid {}) uses it", a.child.id())),
+        "{err}"
+    );
+    // The first agent's token was not taken over.
+    assert!(!token.exists());
+    let (status, _) = http(&a, "GET", "/v1/health", Some(&a.token), None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_runs_folder_anyone_can_write_or_a_planted_stream_link_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let token = dir.path().join("token");
+    let args = [
+        "--token-file".as_ref(),
+        token.as_os_str(),
+        "--runs".as_ref(),
+        runs.as_os_str(),
+    ];
+    let err = refused(&args, &[]);
+    assert!(err.contains("anyone can write to it (mode 777)"), "{err}");
+    // Closed again, but someone left a link where the stream file goes.
+    std::fs::set_permissions(&runs, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let target = dir.path().join("precious");
+    std::fs::write(&target, "keep me").unwrap();
+    std::os::unix::fs::symlink(&target, runs.join(".stream.jsonl")).unwrap();
+    let err = refused(&args, &[]);
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+}
+
+#[test]
+fn a_run_folder_that_is_a_link_is_never_served() {
+    let a = start();
+    let elsewhere = a._dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("shadow"), b"secret").unwrap();
+    std::os::unix::fs::symlink(&elsewhere, a._dir.path().join("runs/sampling-999")).unwrap();
+    let (status, body) = http(
+        &a,
+        "GET",
+        "/v1/runs/sampling-999/files",
+        Some(&a.token),
+        None,
+    );
+    assert_eq!(status, 404, "{body}");
+    let (status, _) = http(
+        &a,
+        "GET",
+        "/v1/runs/sampling-999/files/shadow",
+        Some(&a.token),
+        None,
+    );
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn the_state_folder_is_private_and_an_empty_state_path_is_not_the_working_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("XDG_STATE_HOME", &state)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&state.join("checkup-agent")), 0o700);
+    assert_eq!(mode(&state.join("checkup-agent/token")), 0o600);
+    // An empty XDG_STATE_HOME and no HOME: refused, nothing written where it was started.
+    let cwd = dir.path().join("cwd");
+    std::fs::create_dir(&cwd).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .current_dir(&cwd)
+        .env("XDG_STATE_HOME", "")
+        .env_remove("HOME")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("set HOME or XDG_STATE_HOME to an absolute path"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0);
+}

@@ -34,8 +34,9 @@ pub fn new_token() -> std::io::Result<String> {
 pub fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // The state folder the token lives in is the user's alone (0700).
+        crate::private::create_dir(dir)?;
     }
     let _ = std::fs::remove_file(path);
     let mut f = std::fs::OpenOptions::new()

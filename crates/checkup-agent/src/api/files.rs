@@ -30,7 +30,11 @@ fn run_dir(s: &AgentState, id: &str) -> Option<PathBuf> {
             .as_ref()
             .is_some_and(|x| x.id == id)
         || id.starts_with("sampling-") && id[9..].bytes().all(|b| b.is_ascii_digit());
-    known.then(|| s.runs_dir.join(id)).filter(|p| p.is_dir())
+    // A folder, not a link to one: a link planted in the runs folder would serve whatever it
+    // points at.
+    known
+        .then(|| s.runs_dir.join(id))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
 }
 
 /// How deep and how many files a run folder's listing goes: a run writes a few levels

@@ -104,6 +104,22 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
             o.addr
         );
     }
+    // The runs folder is the agent's alone: made private, refused when another user could
+    // write there, and held by one agent at a time (a second one would take the token over
+    // and share the stream file).
+    crate::private::create_dir(&o.runs_dir).map_err(|e| crate::AgentError::io(&o.runs_dir, e))?;
+    crate::private::check_owned(&o.runs_dir).map_err(|why| {
+        crate::AgentError::Invalid(format!(
+            "refusing the runs folder {}: {why}",
+            o.runs_dir.display()
+        ))
+    })?;
+    let _lock = crate::private::lock(&o.runs_dir.join(".agent.lock")).map_err(|why| {
+        crate::AgentError::Invalid(format!(
+            "refusing the runs folder {}: {why}; stop that agent or give --runs another folder",
+            o.runs_dir.display()
+        ))
+    })?;
     let token = new_token().map_err(|e| crate::AgentError::io("/dev/urandom", e))?;
     write_token(&o.token_file, &token).map_err(|e| crate::AgentError::io(&o.token_file, e))?;
     // A recording to replay is refused at start, not at the first sampling request. A
