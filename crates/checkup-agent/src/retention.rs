@@ -19,7 +19,7 @@ pub struct Pruned {
 }
 
 /// `run-<ms>` and `sampling-<ms>`: the names [`crate::api`] gives the folders it creates.
-fn made_by_the_agent(name: &str) -> bool {
+pub(crate) fn made_by_the_agent(name: &str) -> bool {
     ["run-", "sampling-"].iter().any(|prefix| {
         name.strip_prefix(prefix)
             .is_some_and(|ms| !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()))

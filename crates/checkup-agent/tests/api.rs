@@ -941,3 +941,53 @@ fn the_state_folder_is_private_and_an_empty_state_path_is_not_the_working_folder
     );
     assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0);
 }
+
+#[test]
+fn a_body_axum_refuses_gets_the_apis_error_json_too() {
+    let a = start();
+    let t = a.token.clone();
+    let error_of = |body: &str| -> String {
+        let v: serde_json::Value =
+            serde_json::from_str(body.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"));
+        v["error"].as_str().unwrap_or_default().to_owned()
+    };
+    // Malformed JSON: 400.
+    let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some("{not json"));
+    assert_eq!(status, 400);
+    assert!(!error_of(&body).is_empty(), "{body}");
+    // The wrong shape: 422, naming the field.
+    let (status, body) = http(&a, "POST", "/v1/runs", Some(&t), Some(r#"{"command": 7}"#));
+    assert_eq!(status, 422);
+    assert!(error_of(&body).contains("command"), "{body}");
+    // No JSON content type: 415.
+    let request = format!(
+        "POST /v1/sampling HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {t}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    );
+    let (status, body) = raw(&a, &request);
+    assert_eq!(status, 415);
+    assert!(error_of(&body).contains("Content-Type"), "{body}");
+}
+
+#[test]
+fn a_run_folder_an_earlier_agent_left_on_disk_is_served_by_its_id() {
+    let a = start();
+    let t = a.token.clone();
+    let run = a._dir.path().join("runs/run-1700000000000");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("meta.json"), br#"{"run":"before the restart"}"#).unwrap();
+    let (status, body) = http(
+        &a,
+        "GET",
+        "/v1/runs/run-1700000000000/files/meta.json",
+        Some(&t),
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("before the restart"), "{body}");
+    // A name the agent does not give its folders is not a run.
+    std::fs::create_dir_all(a._dir.path().join("runs/other")).unwrap();
+    assert_eq!(
+        http(&a, "GET", "/v1/runs/other/files", Some(&t), None).0,
+        404
+    );
+}

@@ -29,7 +29,8 @@ fn run_dir(s: &AgentState, id: &str) -> Option<PathBuf> {
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
             .is_some_and(|x| x.id == id)
-        || id.starts_with("sampling-") && id[9..].bytes().all(|b| b.is_ascii_digit());
+        // Folders the agent names itself, on disk from this agent or an earlier one.
+        || crate::retention::made_by_the_agent(id);
     // A folder, not a link to one: a link planted in the runs folder would serve whatever it
     // points at.
     known

@@ -19,9 +19,37 @@ use axum::Json;
 use super::AgentState;
 use crate::reply::error;
 
+/// Runs listed in memory (`GET /v1/runs`); older ones are on disk.
+const KEPT_RUNS: usize = 256;
+/// Characters of a run's command kept for its listing: a command of megabytes (a pasted
+/// config) would otherwise be held for the agent's life and sent with every listing.
+const KEPT_COMMAND_CHARS: usize = 4096;
+
+/// The command as its listing shows it: whole while short, else its first arguments (each
+/// cut to the limit) and how many were left out.
+fn kept_command(command: &[String]) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for (i, arg) in command.iter().enumerate() {
+        if used >= KEPT_COMMAND_CHARS {
+            kept.push(format!("… ({} more arguments)", command.len() - i));
+            break;
+        }
+        let room = KEPT_COMMAND_CHARS - used;
+        let cut: String = arg.chars().take(room).collect();
+        used += cut.chars().count().max(1);
+        if cut.len() < arg.len() {
+            kept.push(format!("{cut}…"));
+        } else {
+            kept.push(cut);
+        }
+    }
+    kept
+}
+
 pub(super) async fn start(
     State(s): State<Arc<AgentState>>,
-    Json(req): Json<RunRequest>,
+    crate::reply::ApiJson(req): crate::reply::ApiJson<RunRequest>,
 ) -> Response {
     if req.command.is_empty() || req.command[0].trim().is_empty() {
         return error(StatusCode::UNPROCESSABLE_ENTITY, "command is empty: give the training command as a list, e.g. [\"python\", \"train.py\"]");
@@ -49,14 +77,25 @@ pub(super) async fn start(
     }
     let info = RunInfo {
         id: id.clone(),
-        command: req.command.clone(),
+        command: kept_command(&req.command),
         state: RunState::Running,
         steps_done: 0,
         exit_code: None,
         error: None,
         output_tail: Vec::new(),
     };
-    s.runs.lock().unwrap_or_else(|p| p.into_inner()).push(info);
+    {
+        let mut runs = s.runs.lock().unwrap_or_else(|p| p.into_inner());
+        // The oldest ended runs leave the listing first; their folders stay on disk and
+        // are still served by id.
+        while runs.len() >= KEPT_RUNS {
+            match runs.iter().position(|r| r.state != RunState::Running) {
+                Some(i) => drop(runs.remove(i)),
+                None => break,
+            }
+        }
+        runs.push(info);
+    }
     let out = s.runs_dir.join(&id);
     // The client is not at the agent's terminal: the command's output is kept in the run.
     let log = Some(out.join("train.log"));
@@ -198,4 +237,29 @@ fn output_tail(log: &Path, n: usize) -> Vec<String> {
         .iter()
         .map(|l| l.to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_command_is_kept_cut_with_what_was_left_out() {
+        let short = vec!["python".to_owned(), "train.py".to_owned()];
+        assert_eq!(kept_command(&short), short);
+        let long = vec![
+            "python".to_owned(),
+            "x".repeat(2_000_000),
+            "--lr".to_owned(),
+        ];
+        let kept = kept_command(&long);
+        assert_eq!(
+            kept.len(),
+            3,
+            "{:?}",
+            kept.iter().map(String::len).collect::<Vec<_>>()
+        );
+        assert!(kept[1].ends_with('…') && kept[1].chars().count() == 4096 - 6 + 1);
+        assert_eq!(kept[2], "… (1 more arguments)");
+    }
 }

@@ -39,7 +39,7 @@ pub fn check_sampling(req: &SamplingRequest) -> Result<(), String> {
 
 pub(super) async fn start(
     State(s): State<Arc<AgentState>>,
-    Json(req): Json<SamplingRequest>,
+    crate::reply::ApiJson(req): crate::reply::ApiJson<SamplingRequest>,
 ) -> Response {
     if let Err(why) = check_sampling(&req) {
         return error(StatusCode::UNPROCESSABLE_ENTITY, why);
