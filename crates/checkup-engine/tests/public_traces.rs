@@ -1,5 +1,5 @@
 //! Public Kineto traces from other projects and machines (Holistic Trace Analysis's test
-//! data, MIT licence, in `../shared/external/hta`): every trace that holds GPU work answers
+//! data, MIT licence, vendored in `tests/external/hta`): every trace that holds GPU work answers
 //! with a diagnosis, with or without `ProfilerStep#N` marks; the others are refused with a
 //! one-line reason. Which is which is read from each file, not from its name.
 
@@ -10,13 +10,18 @@ use checkup_engine::{analyze_paths, Options};
 use checkup_model::{Note, StepMarks};
 
 fn hta() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/external/hta")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/external/hta")
 }
 
 fn traces() -> Vec<PathBuf> {
     let dir = hta();
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e} (the public traces are in shared/)", dir.display()))
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (the public traces are in tests/external/hta)",
+                dir.display()
+            )
+        })
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.to_string_lossy().contains(".json"))

@@ -119,7 +119,7 @@ struct Cli {
     /// Only these targets (default: all).
     #[arg(long = "target")]
     targets: Vec<String>,
-    /// Folders searched for seed files (default: tests/corpus and ../shared).
+    /// Folders searched for seed files (default: tests/corpus and tests/external).
     #[arg(long = "seeds")]
     seeds: Vec<PathBuf>,
     /// Where inputs that broke a reader are written.
@@ -157,7 +157,7 @@ fn main() -> ExitCode {
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let seed_dirs = if cli.seeds.is_empty() {
-        vec![root.join("tests/corpus"), root.join("../shared")]
+        vec![root.join("tests/corpus"), root.join("tests/external")]
     } else {
         cli.seeds.clone()
     };
