@@ -26,6 +26,15 @@ pub enum EngineError {
         /// The path given.
         path: PathBuf,
     },
+    /// A run folder whose files are all empty: the run was stopped before its first sample,
+    /// or is still starting.
+    #[error("{}: nothing recorded yet: {} {} empty (the run was stopped before its first sample, or is still starting); record again, or analyse it once the run has written its samples", path.display(), files.join(", "), if files.len() == 1 { "is" } else { "are" })]
+    NothingRecordedYet {
+        /// The run folder.
+        path: PathBuf,
+        /// Its empty files.
+        files: Vec<String>,
+    },
     /// A recording of the host alone.
     #[error("{}: only host samples: nothing was recorded on a GPU (the host has no NVIDIA driver, or no GPU was sampled), so there is nothing to diagnose", path.display())]
     NoGpuData {

@@ -216,3 +216,29 @@ fn a_gzip_trace_holding_one_huge_string_is_refused_at_the_value_limit() {
         "{e}"
     );
 }
+
+#[test]
+fn a_run_killed_at_once_reads_as_nothing_recorded_yet_not_as_a_broken_file() {
+    // The agent had created its files when the run was stopped: all empty, no meta.json.
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "samples_nvml.csv", b"");
+    write(dir.path(), "samples_host.csv", b"");
+    let e = error_for(&[dir.path().to_path_buf()]);
+    assert!(
+        e.ends_with("nothing recorded yet: samples_nvml.csv, samples_host.csv are empty (the run was stopped before its first sample, or is still starting); record again, or analyse it once the run has written its samples"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_interrupted_run_with_an_empty_file_and_no_meta_json_is_analysed_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    checkup_testkit::copy_dir(&checkup_testkit::corpus("launch_bound"), dir.path());
+    std::fs::remove_file(dir.path().join("meta.json")).unwrap();
+    write(dir.path(), "samples_host.csv", b"");
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    assert_eq!(d.primary, "kernel_launch");
+    assert!(d.notes.contains(&checkup_model::Note::EmptyFiles {
+        files: vec!["samples_host.csv".into()]
+    }));
+}

@@ -26,7 +26,9 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
             {
                 sources(&p, out);
             }
-        } else if [".rs", ".sh", ".py"].iter().any(|x| name.ends_with(x)) || dir.ends_with(".ci") {
+        } else if [".rs", ".sh", ".py"].iter().any(|x| name.ends_with(x))
+            || dir.file_name().is_some_and(|d| d == ".ci")
+        {
             out.push(p);
         }
     }

@@ -38,6 +38,14 @@ pub fn note(n: &Note, l: Language) -> String {
             "分析期间的步骤显示 GPU 在等待内核发射（占步骤的 {}%），但在未分析的速度下 GPU 每步有 {}% 的时间在忙：这段等待是分析器带来的开销，不是启动瓶颈。",
             pct(*launch_share), pct(*busy_share)
         ),
+        (Note::EmptyFiles { files }, En) => format!(
+            "Empty, read as nothing recorded yet (the run was stopped or was still starting): {}",
+            files.join(", ")
+        ),
+        (Note::EmptyFiles { files }, Zh) => format!(
+            "以下文件为空，按尚未记录任何内容处理（运行被中止或仍在启动）：{}",
+            files.join("、")
+        ),
         (Note::FewTraceSteps { rank, steps }, En) => format!(
             "The trace of rank {rank} holds only {steps} whole steady step(s): its shares are anecdotal; profile more steps (checkup-agent run --profile-steps 8, or a longer run)"
         ),

@@ -910,6 +910,9 @@ fn every_note_and_window_method_has_words() {
             busy_share: 0.97,
         },
         Note::FewTraceSteps { rank: 0, steps: 1 },
+        Note::EmptyFiles {
+            files: vec!["samples_host.csv".into()],
+        },
         Note::SamplesFromQueryLog {
             path: "gpu.csv".into(),
         },

@@ -152,8 +152,15 @@ pub fn load_with(paths: &[PathBuf], th: &Thresholds) -> Result<Recording> {
     check_ranks(paths, &rec)?;
     fill_facts_from_traces(&mut rec);
     if rec.traces.is_empty() && rec.steps.is_empty() && rec.samples.is_empty() {
-        return Err(EngineError::NothingToAnalyse {
-            path: paths.first().cloned().unwrap_or_default(),
+        let path = paths.first().cloned().unwrap_or_default();
+        // A run whose files were created and left empty: stopped at once, or still starting.
+        let empty = rec.notes.iter().find_map(|n| match n {
+            Note::EmptyFiles { files } => Some(files.clone()),
+            _ => None,
+        });
+        return Err(match empty {
+            Some(files) => EngineError::NothingRecordedYet { path, files },
+            None => EngineError::NothingToAnalyse { path },
         });
     }
     Ok(rec)
@@ -282,6 +289,20 @@ fn traces_in_unit(unit: &Path) -> Result<Vec<PathBuf>> {
     }
 }
 
+/// The run folder's file `name` under `unit` when it holds something: one a run created but
+/// left empty (stopped at once, or still starting) is listed in `empty` and read as absent,
+/// where a file given by itself would be refused as empty.
+fn recorded(dir: &Path, unit: &Path, names: &[&str], empty: &mut Vec<String>) -> Option<PathBuf> {
+    let p = first_existing(unit, names)?;
+    let blank = std::fs::read(&p).is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace));
+    if blank {
+        let shown = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
+        empty.push(shown);
+        return None;
+    }
+    Some(p)
+}
+
 fn load_run_folder(
     dir: &Path,
     rec: &mut Recording,
@@ -289,30 +310,45 @@ fn load_run_folder(
     logs: &mut Vec<(InputKind, PathBuf)>,
 ) -> Result<()> {
     rec.sources.push(dir.to_path_buf());
-    if let Some(meta) = first_existing(dir, &[layout::META_JSON]) {
+    let mut empty = Vec::new();
+    let result = load_run_files(dir, rec, traces, logs, &mut empty);
+    if !empty.is_empty() {
+        rec.notes.push(Note::EmptyFiles { files: empty });
+    }
+    result
+}
+
+fn load_run_files(
+    dir: &Path,
+    rec: &mut Recording,
+    traces: &mut Vec<TraceInput>,
+    logs: &mut Vec<(InputKind, PathBuf)>,
+    empty: &mut Vec<String>,
+) -> Result<()> {
+    if let Some(meta) = recorded(dir, dir, &[layout::META_JSON], empty) {
         let m = meta::read_meta(&meta)?;
         meta::merge_into(&mut rec.facts, m.facts);
         rec.profile_steps = rec.profile_steps.or(m.profile_steps);
     }
     for (rank, unit) in &rank_units(dir)? {
-        if let Some(steps) = first_existing(unit, &[layout::STEPS_CSV]) {
+        if let Some(steps) = recorded(dir, unit, &[layout::STEPS_CSV], empty) {
             rec.steps
                 .insert(rank.unwrap_or(0), steps::read_steps_csv(&steps)?);
         }
         let r = rank.unwrap_or(0);
-        if let Some(p) = first_existing(unit, &[layout::TRAINING_JSON]) {
+        if let Some(p) = recorded(dir, unit, &[layout::TRAINING_JSON], empty) {
             rec.training.insert(r, training::read_training_json(&p)?);
         }
-        if let Some(p) = first_existing(unit, &[layout::EVENTS_CSV]) {
+        if let Some(p) = recorded(dir, unit, &[layout::EVENTS_CSV], empty) {
             rec.markers.insert(r, training::read_events_csv(&p)?);
         }
-        if let Some(p) = first_existing(unit, &[layout::MEMORY_CSV]) {
+        if let Some(p) = recorded(dir, unit, &[layout::MEMORY_CSV], empty) {
             rec.memory.insert(r, training::read_memory_csv(&p)?);
         }
         // The trace is measured here when it was copied; its host's summary stands in for it
         // when it was left there.
         let found = traces_in_unit(unit)?;
-        match first_existing(unit, &[layout::TRACE_SUMMARY]) {
+        match recorded(dir, unit, &[layout::TRACE_SUMMARY], empty) {
             Some(summary) if found.is_empty() => traces.push(TraceInput {
                 folder_rank: *rank,
                 path: summary,
@@ -321,20 +357,20 @@ fn load_run_folder(
             _ => traces.extend(found.into_iter().map(|p| TraceInput::kineto(*rank, p))),
         }
     }
-    if let Some(p) = first_existing(dir, &[layout::NVML_CSV]) {
+    if let Some(p) = recorded(dir, dir, &[layout::NVML_CSV], empty) {
         rec.samples.nvml = samples::read_nvml_csv(&p)?;
     } else if let Some(p) = first_existing(dir, &["gpu_health.csv"]) {
         logs.push((InputKind::QueryGpuLog, p));
     } else if let Some(p) = first_existing(dir, &["dmon.txt"]) {
         logs.push((InputKind::Dmon, p));
     }
-    if let Some(p) = first_existing(dir, &[layout::GPM_CSV]) {
+    if let Some(p) = recorded(dir, dir, &[layout::GPM_CSV], empty) {
         rec.samples.gpm = samples::read_gpm_csv(&p)?;
     }
-    if let Some(p) = first_existing(dir, &[layout::HOST_CSV]) {
+    if let Some(p) = recorded(dir, dir, &[layout::HOST_CSV], empty) {
         rec.samples.host = samples::read_host_csv(&p)?;
     }
-    if let Some(p) = first_existing(dir, &[layout::GPU_PROCESSES_CSV]) {
+    if let Some(p) = recorded(dir, dir, &[layout::GPU_PROCESSES_CSV], empty) {
         rec.gpu_processes = samples::read_gpu_processes_csv(&p)?;
     }
     let st = dir.join(layout::STATIC_DIR);

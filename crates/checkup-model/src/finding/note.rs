@@ -37,6 +37,12 @@ pub enum Note {
         /// The GPU's busy share at unprofiled speed.
         busy_share: f64,
     },
+    /// Files of the run folder that were created but hold nothing yet: the run was stopped
+    /// (or is still starting) before anything was written there. Read as no rows.
+    EmptyFiles {
+        /// The files, relative to the run folder.
+        files: Vec<String>,
+    },
     /// A rank's trace holds too few whole steps for its shares to mean much.
     FewTraceSteps {
         /// The rank.

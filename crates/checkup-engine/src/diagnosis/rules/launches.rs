@@ -23,6 +23,12 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     if let Some(f) = interpreter_held(cx, r) {
         return Some(f).into();
     }
+    // A host that takes a millisecond or more per launch is not launching: it is held or
+    // blocked, and no fewer or fused kernels would help. Without the process's CPU to say
+    // which, the GPU's idle time is left to the idle finding, which says what to record.
+    if host_ms_per_kernel(cx, r).is_some_and(|ms| ms >= cx.th.held_host_ms_per_kernel) {
+        return Outcome::default();
+    }
     let th = cx.th;
     let Some(trace_share) = cx.share_of_window(r.host_waits.launch_us) else {
         return Outcome::default();
@@ -262,10 +268,7 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     let th = cx.th;
     let t = cx.timing?;
     let kernels = r.kernels.per_step;
-    if kernels < 1.0 || t.mean_step_ms <= 0.0 {
-        return None;
-    }
-    let per_kernel_ms = t.median_launch_ms / kernels;
+    let per_kernel_ms = host_ms_per_kernel(cx, r)?;
     let process_cpu = cx.a.host.as_ref()?.proc_tree_cpu_mean?;
     if per_kernel_ms < th.held_host_ms_per_kernel
         || process_cpu < th.holder_process_cpu_pct
@@ -324,6 +327,13 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
         evidence,
         fixes: vec![Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)],
     })
+}
+
+/// The host's time in the model's calls per kernel launched, on the unprofiled steps.
+fn host_ms_per_kernel(cx: &Ctx, r: &RankSummary) -> Option<f64> {
+    let t = cx.timing?;
+    let kernels = r.kernels.per_step;
+    (kernels >= 1.0 && t.mean_step_ms > 0.0).then(|| t.median_launch_ms / kernels)
 }
 
 /// What part of `finding`'s lost time a launch fix removes: compiling fuses the launches
@@ -470,10 +480,8 @@ mod tests {
             rule(&held(40.9, 101.0).cx(), &[]).findings[0].id(),
             "kernel_launch"
         );
-        // A process that does not keep a core busy is not held by a thread of its own.
-        assert_eq!(
-            rule(&held(2_000.0, 89.0).cx(), &[]).findings[0].id(),
-            "kernel_launch"
-        );
+        // A process that does not keep a core busy is not held by a thread of its own; and
+        // a millisecond per launch is no launch overhead either: the idle finding takes it.
+        assert!(rule(&held(2_000.0, 89.0).cx(), &[]).findings.is_empty());
     }
 }
