@@ -242,3 +242,25 @@ fn an_interrupted_run_with_an_empty_file_and_no_meta_json_is_analysed_with_a_not
         files: vec!["samples_host.csv".into()]
     }));
 }
+
+#[test]
+fn a_profiled_run_whose_idle_no_cause_explains_is_not_told_to_profile_again() {
+    // The reporter-thread run without its host samples: its trace and steps cannot say what
+    // holds the host, and it was profiled already.
+    let dir = tempfile::tempdir().unwrap();
+    checkup_testkit::copy_dir(
+        &checkup_testkit::corpus("probe_reporter_thread"),
+        dir.path(),
+    );
+    write(dir.path(), "samples_host.csv", b"");
+    let d = analyze_paths(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    assert_eq!(d.primary, "gpu_idle");
+    assert_eq!(
+        d.findings[0].fixes,
+        vec![checkup_model::Fix::Shared(
+            checkup_model::SharedFix::MainThreadCpu
+        )]
+    );
+    // Nor told to compile: 49 ms per launch is no launch overhead.
+    assert!(d.finding("kernel_launch").is_none());
+}

@@ -317,7 +317,17 @@ pub fn periodic_stall(
 /// For an idle GPU whose cause was not recorded; `tree_cpu` is the training process tree's
 /// CPU use (100 = one core).
 /// `suspect`: what the host samples point at while the GPU idled, if anything.
-pub fn gpu_idle(suspect: Option<IdleSuspect>, tree_cpu: Option<f64>, th: &Thresholds) -> Vec<Fix> {
+/// `traced`: the recording holds a trace already, so profiling again is no advice: what is
+/// left to look at is the loop's own host work.
+pub fn gpu_idle(
+    suspect: Option<IdleSuspect>,
+    tree_cpu: Option<f64>,
+    traced: bool,
+    th: &Thresholds,
+) -> Vec<Fix> {
+    if traced {
+        return vec![Fix::Shared(SharedFix::MainThreadCpu)];
+    }
     let mut out = vec![Fix::Shared(SharedFix::ProfileSteps)];
     match suspect {
         // Workers flat out: the profile confirms it with the step's data wait; what to change

@@ -23,22 +23,34 @@ pub fn title(c: &GpuIdle, l: Language) -> String {
 pub fn summary(c: &GpuIdle, l: Language) -> String {
     match (c, l) {
         (GpuIdle::Unexplained { busy_share, recorded, suspect: Some(suspect) }, En) => format!(
-            "The GPU is busy {}% of the time; {}. {} A short profile (checkup-agent run --profile-steps 8) would confirm it.",
+            "The GPU is busy {}% of the time; {}. {}{}",
             pct(*busy_share),
             recorded_en(*recorded),
             match suspect {
                 IdleSuspect::InputPipeline { workers_cpu_pct, .. } => format!("While it idled, the training's worker processes used {:.1} CPU cores between them: most likely the input pipeline cannot keep up.", workers_cpu_pct / 100.0),
                 IdleSuspect::PythonLoop { main_cpu_pct } => format!("While it idled, the training process held {main_cpu_pct:.0}% of a core and its workers were not busy: most likely the Python loop itself (kernel launches, per-step Python work)."),
-            }
+            },
+            if traced(*recorded) { "" } else { " A short profile (checkup-agent run --profile-steps 8) would confirm it." }
         ),
         (GpuIdle::Unexplained { busy_share, recorded, suspect: Some(suspect) }, Zh) => format!(
-            "GPU 只有 {}% 的时间在忙；{}。{}做一次简短的分析（checkup-agent run --profile-steps 8）即可确认。",
+            "GPU 只有 {}% 的时间在忙；{}。{}{}",
             pct(*busy_share),
             recorded_zh(*recorded),
             match suspect {
                 IdleSuspect::InputPipeline { workers_cpu_pct, .. } => format!("GPU 空闲时，训练的 worker 进程合计占用 {:.1} 个 CPU 核心：很可能是输入管道跟不上。", workers_cpu_pct / 100.0),
                 IdleSuspect::PythonLoop { main_cpu_pct } => format!("GPU 空闲时，训练进程占用了一个核心的 {main_cpu_pct:.0}%，而它的 worker 并不忙：很可能是 Python 循环本身（内核发射、每步的 Python 工作）。"),
-            }
+            },
+            if traced(*recorded) { "" } else { "做一次简短的分析（checkup-agent run --profile-steps 8）即可确认。" }
+        ),
+        (GpuIdle::Unexplained { busy_share, recorded, .. }, En) if traced(*recorded) => format!(
+            "The GPU is busy {}% of the time; {}. Look at what the loop does on the host between its operations: Python work, a thread holding the interpreter, waits on files or locks.",
+            pct(*busy_share),
+            recorded_en(*recorded)
+        ),
+        (GpuIdle::Unexplained { busy_share, recorded, .. }, Zh) if traced(*recorded) => format!(
+            "GPU 只有 {}% 的时间在忙；{}。请查看循环在两次操作之间在主机上做了什么：Python 工作、占着解释器锁的线程、对文件或锁的等待。",
+            pct(*busy_share),
+            recorded_zh(*recorded)
         ),
         (GpuIdle::Unexplained { busy_share, recorded, .. }, En) => format!(
             "The GPU is busy {}% of the time; {}. Profile a few training steps to see whether it waits for data, for kernel launches or for synchronisations.",
@@ -51,6 +63,11 @@ pub fn summary(c: &GpuIdle, l: Language) -> String {
             recorded_zh(*recorded)
         ),
     }
+}
+
+/// Whether the recording holds a trace: then profiling again is no advice.
+fn traced(r: Recorded) -> bool {
+    matches!(r, Recorded::TraceNoSteps | Recorded::StepsAndTrace)
 }
 
 fn recorded_en(r: Recorded) -> &'static str {

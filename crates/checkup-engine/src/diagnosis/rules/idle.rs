@@ -114,6 +114,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         fixes: fixes::gpu_idle(
             suspect,
             tree.filter(|_| while_idle.is_none_or(|w| w.busy_children_mean.is_none())),
+            cx.rank.is_some(),
             th,
         ),
         cause: Cause::GpuIdle(GpuIdle::Unexplained {
