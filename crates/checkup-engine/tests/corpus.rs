@@ -1,7 +1,7 @@
 //! The engine on every real H200 recording of the corpus: each run's primary finding must
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
-use checkup_model::{Communication, GpuIdle, Memory, PeriodicStall, Slowdown};
+use checkup_model::{Communication, GpuIdle, LostShareOf, Memory, PeriodicStall, Slowdown};
 use checkup_model::{
     CommunicationEvidence, CommunicationFix, ComputeBoundEvidence, ComputeBoundFix,
     DataLoadingEvidence, DataLoadingFix, EnvironmentFix, GpuIdleEvidence, H2dCopyEvidence,
@@ -93,6 +93,15 @@ fn assert_ledger_adds_up(run: &str, d: &Diagnosis) {
     assert!(
         l.parts.windows(2).all(|w| w[0].seconds >= w[1].seconds),
         "{run}: largest first"
+    );
+    // The headline's time lost per finding is the ledger's, so its rows never add up past
+    // the whole the way findings' own shares of a step can.
+    let lost = d.headline().lost;
+    let together: f64 = lost.iter().map(|r| r.share).sum();
+    assert!(together <= 1.0 + 1e-9, "{run}: lost rows add to {together}");
+    assert!(
+        lost.iter().all(|r| r.of == LostShareOf::Ledger(l.basis)),
+        "{run}: {lost:?}"
     );
 }
 

@@ -5,7 +5,7 @@
 use crate::Communication;
 use serde::{Deserialize, Serialize};
 
-use crate::{Cause, Diagnosis, StepBasis};
+use crate::{Cause, Diagnosis, LedgerBasis, StepBasis};
 
 /// The headline figures of a diagnosis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,10 +55,24 @@ pub enum BusySource {
 pub struct LostTime {
     /// Index into `Diagnosis::findings`.
     pub finding: usize,
-    /// Its share of the step.
+    /// Its share of what `of` says, 0..=1.
     pub share: f64,
+    /// What the share is of.
+    pub of: LostShareOf,
     /// The share of the step time, in ms; None without a step time.
     pub ms_per_step: Option<f64>,
+}
+
+/// What a lost-time share is a share of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "of", content = "basis", rename_all = "snake_case")]
+pub enum LostShareOf {
+    /// The ledger's steady time (its warm-up and the checkup's profiler left out): the parts
+    /// tied to the finding, each second counted once, so the rows never add up past 100 %.
+    Ledger(LedgerBasis),
+    /// The finding's own share of a step, where the diagnosis has no ledger (stored before
+    /// it had one); two findings may count the same idle time.
+    Step,
 }
 
 impl Diagnosis {
@@ -97,8 +111,37 @@ impl Diagnosis {
                     source: BusySource::Utilisation,
                 }),
         };
-        let lost = self
-            .findings
+        let lost = match self.ledger.as_ref().filter(|l| l.steady_s() > 0.0) {
+            Some(ledger) => ledger
+                .steady_shares()
+                .into_iter()
+                .filter(|&(i, share)| {
+                    // Shown as a whole percent: a row that reads 0 % says nothing.
+                    share >= 0.005
+                        && self
+                            .findings
+                            .get(i)
+                            .is_some_and(|f| f.family().is_lost_time())
+                })
+                .map(|(i, share)| LostTime {
+                    finding: i,
+                    share,
+                    of: LostShareOf::Ledger(ledger.basis),
+                    ms_per_step: step.map(|s| s.mean_ms * share),
+                })
+                .collect(),
+            None => self.lost_by_finding_shares(step),
+        };
+        Headline {
+            step,
+            gpu_busy,
+            lost,
+        }
+    }
+
+    /// Each lost-time finding's own share of a step: what a diagnosis without a ledger has.
+    fn lost_by_finding_shares(&self, step: Option<StepTime>) -> Vec<LostTime> {
+        self.findings
             .iter()
             .enumerate()
             .filter(|(_, f)| {
@@ -112,13 +155,9 @@ impl Diagnosis {
             .map(|(i, f)| LostTime {
                 finding: i,
                 share: f.share,
+                of: LostShareOf::Step,
                 ms_per_step: step.map(|s| s.mean_ms * f.share),
             })
-            .collect();
-        Headline {
-            step,
-            gpu_busy,
-            lost,
-        }
+            .collect()
     }
 }

@@ -96,6 +96,12 @@ pub enum KernelClass {
 }
 
 impl LedgerKind {
+    /// Time of the training's steady steps: everything but the run's first steps and the
+    /// steps the checkup's profiler slowed.
+    pub fn is_steady(self) -> bool {
+        !matches!(self, LedgerKind::WarmUp | LedgerKind::Profiler)
+    }
+
     /// Every kind, in the order charts colour and list them: the GPU's work, then what
     /// kept it idle, then the run's own overheads, then what is not explained.
     pub const ALL: [LedgerKind; 18] = [
@@ -154,6 +160,35 @@ impl TimeLedger {
     pub fn accounted_s(&self) -> f64 {
         self.parts.iter().map(|p| p.seconds).sum()
     }
+
+    /// The training's steady time: the ledger without the run's warm-up and the checkup's
+    /// own profiler, the time its steady step time is measured over.
+    pub fn steady_s(&self) -> f64 {
+        self.parts
+            .iter()
+            .filter(|p| p.kind.is_steady())
+            .map(|p| p.seconds)
+            .sum()
+    }
+
+    /// Each finding's share of the steady time: the parts tied to it together. A part is
+    /// tied to one finding at most, so these shares never add up past the whole.
+    pub fn steady_shares(&self) -> Vec<(usize, f64)> {
+        let steady = self.steady_s();
+        let mut shares: Vec<(usize, f64)> = Vec::new();
+        if steady <= 0.0 {
+            return shares;
+        }
+        for p in self.parts.iter().filter(|p| p.kind.is_steady()) {
+            let Some(finding) = p.finding else { continue };
+            match shares.iter_mut().find(|(f, _)| *f == finding) {
+                Some((_, share)) => *share += p.seconds / steady,
+                None => shares.push((finding, p.seconds / steady)),
+            }
+        }
+        shares.sort_by_key(|(f, _)| *f);
+        shares
+    }
 }
 
 #[cfg(test)]
@@ -175,5 +210,38 @@ mod tests {
             serde_json::to_string(&LedgerKind::NotExplained).unwrap(),
             r#"{"kind":"not_explained"}"#
         );
+    }
+
+    fn part(kind: LedgerKind, seconds: f64, finding: Option<usize>) -> LedgerPart {
+        LedgerPart {
+            kind,
+            seconds,
+            share: seconds / 10.0,
+            finding,
+        }
+    }
+
+    #[test]
+    fn steady_shares_leave_out_warm_up_and_the_profiler_and_count_each_second_once() {
+        let ledger = TimeLedger {
+            rank: 0,
+            total_s: 10.0,
+            basis: LedgerBasis::WholeRun,
+            parts: vec![
+                part(LedgerKind::DataWait, 4.0, Some(1)),
+                part(LedgerKind::WarmUp, 2.0, None),
+                part(LedgerKind::HostLate, 1.5, Some(0)),
+                part(LedgerKind::LaunchGaps, 0.5, Some(0)),
+                part(LedgerKind::Profiler, 1.0, None),
+                part(LedgerKind::NotExplained, 1.0, None),
+            ],
+        };
+        assert_eq!(ledger.steady_s(), 7.0);
+        let shares = ledger.steady_shares();
+        assert_eq!(shares.len(), 2);
+        assert_eq!(shares[0].0, 0);
+        assert!((shares[0].1 - 2.0 / 7.0).abs() < 1e-12);
+        assert_eq!(shares[1].0, 1);
+        assert!((shares[1].1 - 4.0 / 7.0).abs() < 1e-12);
     }
 }

@@ -1,6 +1,8 @@
 //! The headline figures worded: label and value rows, in the diagnosis's order.
 
-use checkup_model::{BusySource, Diagnosis, Headline, Language, StepBasis};
+use checkup_model::{
+    BusySource, Diagnosis, Headline, Language, LedgerBasis, LostShareOf, StepBasis,
+};
 
 use crate::findings::{ms, title};
 use crate::{pct, Language::*};
@@ -63,11 +65,23 @@ pub fn rows(h: &Headline, d: &Diagnosis, l: Language) -> Vec<(String, String)> {
             En => format!("Lost to: {}", title(&f.cause, l)),
             Zh => format!("损失于：{}", title(&f.cause, l)),
         };
+        let of = match (lost.of, l) {
+            (LostShareOf::Ledger(LedgerBasis::WholeRun), En) => {
+                "of the unprofiled steps after warm-up"
+            }
+            (LostShareOf::Ledger(LedgerBasis::WholeRun), Zh) => "热身后未分析步骤的",
+            (LostShareOf::Ledger(LedgerBasis::ProfiledSteps), En) => "of the profiled steps",
+            (LostShareOf::Ledger(LedgerBasis::ProfiledSteps), Zh) => "已分析步骤的",
+            (LostShareOf::Ledger(LedgerBasis::SampledSeconds), En) => "of the sampled time",
+            (LostShareOf::Ledger(LedgerBasis::SampledSeconds), Zh) => "采样时间的",
+            (LostShareOf::Step, En) => "of the step",
+            (LostShareOf::Step, Zh) => "步骤的",
+        };
         let value = match (lost.ms_per_step, l) {
-            (Some(v), En) => format!("{} ms per step ({}%)", ms(v), pct(lost.share)),
-            (Some(v), Zh) => format!("每步 {} ms（{}%）", ms(v), pct(lost.share)),
-            (None, En) => format!("{}% of the step", pct(lost.share)),
-            (None, Zh) => format!("步骤的 {}%", pct(lost.share)),
+            (Some(v), En) => format!("{} ms per step ({}% {of})", ms(v), pct(lost.share)),
+            (Some(v), Zh) => format!("每步 {} ms（{of} {}%）", ms(v), pct(lost.share)),
+            (None, En) => format!("{}% {of}", pct(lost.share)),
+            (None, Zh) => format!("{of} {}%", pct(lost.share)),
         };
         out.push((label, value));
     }
