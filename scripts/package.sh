@@ -42,9 +42,11 @@ cp "$built" "$deb"
 
 # The AppImage: the .deb's files under an AppRun, after AppImageKit's runtime (shipped in the
 # appimage crate on crates.io; Tauri's own AppImage bundler downloads its tools from GitHub).
+# An empty [workspace] makes the helper its own workspace: with the default target/ it sits
+# inside this one, and cargo would refuse it as a member the workspace does not list.
 runtime_crate="$tools/appimage-runtime"
 mkdir -p "$runtime_crate/src"
-printf '[package]\nname = "appimage-runtime"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\nappimage = "=0.4.0"\n' > "$runtime_crate/Cargo.toml"
+printf '[package]\nname = "appimage-runtime"\nversion = "0.0.0"\nedition = "2021"\n\n[dependencies]\nappimage = "=0.4.0"\n\n[workspace]\n' > "$runtime_crate/Cargo.toml"
 touch "$runtime_crate/src/lib.rs"
 runtime=$(cargo metadata --manifest-path "$runtime_crate/Cargo.toml" --format-version 1 |
   python3 -c 'import json,sys,os; m=json.load(sys.stdin); p=[p for p in m["packages"] if p["name"]=="appimage"][0]; print(os.path.join(os.path.dirname(p["manifest_path"]), "assets/runtime-x86_64"))')
