@@ -2038,13 +2038,19 @@ fn a_loader_that_slows_as_its_folder_grows_is_a_slowdown_fixed_on_the_data_side(
     let d = diagnose("probe_growing_folder_loader");
     assert_eq!(d.primary, "data_loading");
     let slowdown = d.finding("slowdown").expect("a slowdown finding");
-    assert!(matches!(
-        slowdown.cause,
-        Cause::Slowdown(Slowdown::StepsGrow {
-            grew: checkup_model::SlowdownPart::DataWait,
-            ..
-        })
-    ));
+    let Cause::Slowdown(Slowdown::StepsGrow {
+        grew: checkup_model::SlowdownPart::DataWait,
+        grew_ms: Some([from, to]),
+        ..
+    }) = slowdown.cause
+    else {
+        panic!("{:?}", slowdown.cause)
+    };
+    // What grew, from what to what: the mean wait for a batch, from 6.4 to 135 ms.
+    assert!(
+        (from - 6.4).abs() < 0.1 && (to - 135.0).abs() < 0.5,
+        "{from} {to}"
+    );
     assert_eq!(
         slowdown.fixes,
         vec![Fix::Slowdown(SlowdownFix::ConstantSampleWork)]

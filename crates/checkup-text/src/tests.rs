@@ -158,6 +158,7 @@ fn all_causes() -> Vec<Cause> {
             began_at_s: 4.0,
             began_at_step: 240,
             grew: SlowdownPart::HostWork,
+            grew_ms: Some([4.1, 20.9]),
             host_rss_mib: Some([427.0, 1209.0]),
             measure: StepMeasure::Median,
         }),
@@ -167,6 +168,7 @@ fn all_causes() -> Vec<Cause> {
             began_at_s: 4.0,
             began_at_step: 240,
             grew: SlowdownPart::DataWait,
+            grew_ms: Some([1.0, 17.5]),
             host_rss_mib: None,
             measure: StepMeasure::Mean,
         }),
@@ -176,8 +178,47 @@ fn all_causes() -> Vec<Cause> {
             began_at_s: 4.0,
             began_at_step: 240,
             grew: SlowdownPart::Other,
+            grew_ms: None,
             host_rss_mib: None,
             measure: StepMeasure::Median,
+        }),
+        Cause::Slowdown(Slowdown::StepsGrow {
+            first_ms: 10.0,
+            last_ms: 18.0,
+            began_at_s: 40.0,
+            began_at_step: 400,
+            grew: SlowdownPart::GpuWork,
+            grew_ms: Some([5.0, 16.2]),
+            host_rss_mib: None,
+            measure: StepMeasure::Median,
+        }),
+        Cause::Slowdown(Slowdown::PeriodicGrows {
+            work: MarkerKind::Eval,
+            first_ms: 390.0,
+            last_ms: 1300.0,
+            count: 9,
+            began_at_step: 200,
+        }),
+        Cause::Slowdown(Slowdown::PeriodicGrows {
+            work: MarkerKind::Checkpoint,
+            first_ms: 3600.0,
+            last_ms: 7200.0,
+            count: 12,
+            began_at_step: 3000,
+        }),
+        Cause::Slowdown(Slowdown::PeriodicGrows {
+            work: MarkerKind::Gc,
+            first_ms: 40.0,
+            last_ms: 180.0,
+            count: 30,
+            began_at_step: 900,
+        }),
+        Cause::Slowdown(Slowdown::PeriodicGrows {
+            work: MarkerKind::EpochStart,
+            first_ms: 200.0,
+            last_ms: 900.0,
+            count: 8,
+            began_at_step: 1200,
         }),
         Cause::Memory(Memory::Creep {
             from_gib: 0.5,
@@ -324,6 +365,10 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::Slowdown(SlowdownEvidence::StepTimeGrowth),
         K::Slowdown(SlowdownEvidence::DataWaitGrowth),
         K::Slowdown(SlowdownEvidence::HostWorkGrowth),
+        K::Slowdown(SlowdownEvidence::GpuWorkGrowth),
+        K::Slowdown(SlowdownEvidence::FirstPeriodicMedian),
+        K::Slowdown(SlowdownEvidence::LastPeriodicMedian),
+        K::Slowdown(SlowdownEvidence::PeriodicGrowth),
         K::Shared(SharedEvidence::HostRssGrowth),
         K::Memory(MemoryEvidence::AllocatedGrowth),
         K::Memory(MemoryEvidence::AllocatedGrowthRate),
@@ -487,6 +532,19 @@ fn all_fixes() -> Vec<Fix> {
         Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels),
         Fix::Slowdown(SlowdownFix::ConstantHostWork),
         Fix::Slowdown(SlowdownFix::ConstantSampleWork),
+        Fix::Slowdown(SlowdownFix::ConstantGpuWork),
+        Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
+            work: MarkerKind::Eval,
+        }),
+        Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
+            work: MarkerKind::Checkpoint,
+        }),
+        Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
+            work: MarkerKind::Gc,
+        }),
+        Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
+            work: MarkerKind::EpochStart,
+        }),
         Fix::Memory(MemoryFix::KeepValuesNotTensors),
         Fix::Memory(MemoryFix::BoundHostHistory),
         Fix::Memory(MemoryFix::ExpandableSegments),
@@ -541,6 +599,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::GpuIdle(GpuIdle::Unexplained { .. })
         | Cause::Environment(Environment::Check { .. })
         | Cause::Slowdown(Slowdown::StepsGrow { .. })
+        | Cause::Slowdown(Slowdown::PeriodicGrows { .. })
         | Cause::Memory(Memory::Creep { .. })
         | Cause::Memory(Memory::NearLimit { .. })
         | Cause::Memory(Memory::Fragmented { .. })
@@ -636,6 +695,10 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::Slowdown(SlowdownEvidence::StepTimeGrowth)
         | K::Slowdown(SlowdownEvidence::DataWaitGrowth)
         | K::Slowdown(SlowdownEvidence::HostWorkGrowth)
+        | K::Slowdown(SlowdownEvidence::GpuWorkGrowth)
+        | K::Slowdown(SlowdownEvidence::FirstPeriodicMedian)
+        | K::Slowdown(SlowdownEvidence::LastPeriodicMedian)
+        | K::Slowdown(SlowdownEvidence::PeriodicGrowth)
         | K::Shared(SharedEvidence::HostRssGrowth)
         | K::Memory(MemoryEvidence::AllocatedGrowth)
         | K::Memory(MemoryEvidence::AllocatedGrowthRate)
@@ -697,6 +760,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::Environment(EnvironmentFix::Environment { .. })
         | Fix::Slowdown(SlowdownFix::ConstantHostWork)
         | Fix::Slowdown(SlowdownFix::ConstantSampleWork)
+        | Fix::Slowdown(SlowdownFix::ConstantGpuWork)
+        | Fix::Slowdown(SlowdownFix::ConstantPeriodicWork { .. })
         | Fix::Memory(MemoryFix::KeepValuesNotTensors)
         | Fix::Memory(MemoryFix::BoundHostHistory)
         | Fix::Memory(MemoryFix::ExpandableSegments)

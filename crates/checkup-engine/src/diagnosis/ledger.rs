@@ -1,7 +1,7 @@
 //! Each part of the run's time ledger tied to the finding that explains it and says what to
 //! do about it.
 
-use checkup_model::{Family, Finding, KernelClass, LedgerKind, TimeLedger};
+use checkup_model::{Cause, Family, Finding, KernelClass, LedgerKind, Slowdown, TimeLedger};
 
 /// The findings that take up a part of the ledger, most fitting first.
 fn families(kind: LedgerKind) -> &'static [Family] {
@@ -24,12 +24,25 @@ fn families(kind: LedgerKind) -> &'static [Family] {
     }
 }
 
-/// `ledger` with each part's finding, where the diagnosis has one of its families.
+/// `ledger` with each part's finding, where the diagnosis has one of its families; periodic
+/// work no stall finding took goes to the finding that says it grows, if one does.
 pub fn link(mut ledger: TimeLedger, findings: &[Finding]) -> TimeLedger {
     for part in &mut ledger.parts {
+        let grows = |f: &Finding| match f.cause {
+            Cause::Slowdown(Slowdown::PeriodicGrows { work, .. }) => Some(work),
+            _ => None,
+        };
         part.finding = families(part.kind)
             .iter()
-            .find_map(|family| findings.iter().position(|f| f.family() == *family));
+            .find_map(|family| {
+                findings
+                    .iter()
+                    .position(|f| f.family() == *family && grows(f).is_none())
+            })
+            .or_else(|| match part.kind {
+                LedgerKind::Periodic(kind) => findings.iter().position(|f| grows(f) == Some(kind)),
+                _ => None,
+            });
     }
     ledger
 }

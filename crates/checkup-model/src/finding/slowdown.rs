@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::MarkerKind;
+
 causes! {
     /// The run gets slower as it goes.
     pub enum Slowdown {
@@ -24,11 +26,30 @@ causes! {
             began_at_step: u64,
             /// What grew with the step time.
             grew: SlowdownPart,
+            /// What grew, per step (ms), in the first and the last tenth, as `measure` sums
+            /// them up; None when nothing measured grew as much (`grew` is `Other`).
+            #[serde(default)]
+            grew_ms: Option<[f64; 2]>,
             /// The training processes' host memory (MiB) in the first and last tenth, when it
             /// grew too.
             #[serde(default)]
             host_rss_mib: Option<[f64; 2]>,
         } => "slowdown",
+        /// One kind of periodic work the probe timed takes longer each time it comes: the
+        /// median of its first third and of its last, how many times it ran, and from which
+        /// one on it stayed longer.
+        PeriodicGrows {
+            /// What periodic work.
+            work: MarkerKind,
+            /// The median time it took over its first third, ms.
+            first_ms: f64,
+            /// The same over its last third.
+            last_ms: f64,
+            /// How many times the probe timed it.
+            count: u64,
+            /// The step from which each one took longer than the first ones.
+            began_at_step: u64,
+        } => "slowdown/periodic_work",
     }
 }
 
@@ -52,7 +73,10 @@ pub enum SlowdownPart {
     /// The loop's own host time between batches (forward, backward and step calls, and
     /// whatever else the loop does).
     HostWork,
-    /// Neither: the GPU's work per step, or waits the step timings do not split.
+    /// The GPU's work per step: the step time with the GPU busy (NVML's utilisation) grew
+    /// while the host's parts did not.
+    GpuWork,
+    /// None of them as much: waits the step timings do not split.
     Other,
 }
 
@@ -75,6 +99,14 @@ keyed! {
         LastStepMean => "last_step_mean",
         /// Growth of the loop's host time per step.
         HostWorkGrowth => "host_work_growth",
+        /// Growth of the GPU's work per step (the step with the GPU busy, by NVML).
+        GpuWorkGrowth => "gpu_work_growth",
+        /// Median duration of a periodic work's first third of runs.
+        FirstPeriodicMedian => "first_periodic_median",
+        /// Median duration of its last third.
+        LastPeriodicMedian => "last_periodic_median",
+        /// Its growth from the first third to the last.
+        PeriodicGrowth => "periodic_growth",
     }
 }
 
@@ -88,5 +120,15 @@ keyed! {
         /// Per-sample loading work that grows as the run goes (a folder listed per sample
         /// while files are added to it, a growing cache scanned).
         ConstantSampleWork => "constant_sample_work",
+        /// GPU work per step that grows (a tensor kept across steps and extended, inputs
+        /// that get longer).
+        ConstantGpuWork => "constant_gpu_work",
+        /// Periodic work that does more each time (an evaluation over everything seen so
+        /// far, a checkpoint that keeps every earlier state, ever more live objects for the
+        /// collector to walk).
+        ConstantPeriodicWork {
+            /// The periodic work that grows.
+            work: MarkerKind,
+        } => "constant_periodic_work",
     }
 }

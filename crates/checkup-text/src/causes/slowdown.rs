@@ -1,7 +1,9 @@
 //! Words for the `slowdown` family's findings: each cause's title and summary, what its
 //! evidence rows measure, and its fixes.
 
-use checkup_model::{Language, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, StepMeasure};
+use checkup_model::{
+    Language, MarkerKind, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, StepMeasure,
+};
 
 use crate::fix_words::{pick, t, FixText};
 use crate::{fixed, Language::*};
@@ -10,6 +12,22 @@ use crate::{fixed, Language::*};
 pub fn title(c: &Slowdown, l: Language) -> String {
     let (en, zh) = match c {
         Slowdown::StepsGrow { .. } => ("The run gets slower as it goes", "训练越跑越慢"),
+        Slowdown::PeriodicGrows {
+            work: MarkerKind::Eval,
+            ..
+        } => ("Each evaluation pass takes longer", "每次评估都更久"),
+        Slowdown::PeriodicGrows {
+            work: MarkerKind::Checkpoint,
+            ..
+        } => ("Each checkpoint takes longer", "每次保存检查点都更久"),
+        Slowdown::PeriodicGrows {
+            work: MarkerKind::Gc,
+            ..
+        } => ("Each garbage collection takes longer", "每次垃圾回收都更久"),
+        Slowdown::PeriodicGrows {
+            work: MarkerKind::EpochStart,
+            ..
+        } => ("Each epoch takes longer to start", "每个 epoch 启动都更久"),
     };
     match l {
         En => en.into(),
@@ -20,8 +38,8 @@ pub fn title(c: &Slowdown, l: Language) -> String {
 /// A `slowdown` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &Slowdown, l: Language) -> String {
     match (c, l) {
-        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, host_rss_mib }, En) => format!(
-            "{} {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}",
+        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib }, En) => format!(
+            "{} {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}{}",
             match measure {
                 StepMeasure::Median => "The median step took",
                 StepMeasure::Mean => "Most steps stayed fast, but ever longer ones among them took the mean step from",
@@ -32,15 +50,20 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
             match grew {
                 SlowdownPart::DataWait => "The wait for each batch grew with it: the input pipeline gets slower.",
                 SlowdownPart::HostWork => "The loop's own host time grew with it, not the wait for data: the loop does more work each step than the step before (a list re-scanned, a history kept and summed).",
-                SlowdownPart::Other => "Neither the wait for data nor the loop's host time grew as much: the GPU's work per step or waits the step timings do not split grew.",
+                SlowdownPart::GpuWork => "The GPU's work per step grew with it (the step time with the GPU busy, by NVML's utilisation), not the wait for data or the loop's host time.",
+                SlowdownPart::Other => "Neither the wait for data, the loop's host time nor the GPU's work grew as much: waits the step timings do not split grew.",
+            },
+            match grew_ms {
+                Some([a, b]) => format!(" Per step, from {} ms to {} ms.", fixed(*a, 1), fixed(*b, 1)),
+                None => String::new(),
             },
             match host_rss_mib {
                 Some([a, b]) => format!(" The training processes' host memory grew from {a:.0} to {b:.0} MiB meanwhile."),
                 None => String::new(),
             }
         ),
-        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, host_rss_mib }, Zh) => format!(
-            "{}运行开始时为 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}",
+        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib }, Zh) => format!(
+            "{}运行开始时为 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}{}",
             match measure {
                 StepMeasure::Median => "步骤中位耗时",
                 StepMeasure::Mean => "多数步骤仍然很快，但其中越来越长的步骤使平均步骤耗时",
@@ -51,11 +74,50 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
             match grew {
                 SlowdownPart::DataWait => "每个批次的等待时间随之增长：输入管道越来越慢。",
                 SlowdownPart::HostWork => "随之增长的是循环自身的主机时间，而不是等待数据：循环每一步都比上一步做更多的工作（反复扫描的列表、保留并求和的历史记录）。",
-                SlowdownPart::Other => "等待数据和循环的主机时间都没有相应增长：增长的是 GPU 每步的工作，或步骤计时无法拆分的等待。",
+                SlowdownPart::GpuWork => "随之增长的是 GPU 每步的工作（按 NVML 利用率计算的 GPU 忙碌时间），而不是等待数据或循环的主机时间。",
+                SlowdownPart::Other => "等待数据、循环的主机时间和 GPU 的工作都没有相应增长：增长的是步骤计时无法拆分的等待。",
+            },
+            match grew_ms {
+                Some([a, b]) => format!("每步从 {} 毫秒增长到 {} 毫秒。", fixed(*a, 1), fixed(*b, 1)),
+                None => String::new(),
             },
             match host_rss_mib {
                 Some([a, b]) => format!("同期训练进程的主机内存从 {a:.0} MiB 增长到 {b:.0} MiB。"),
                 None => String::new(),
+            }
+        ),
+        (Slowdown::PeriodicGrows { work, first_ms, last_ms, count, began_at_step }, En) => format!(
+            "The probe timed {} {count} times: the first third took {} ms at the median, the last third {} ms, and each from step {began_at_step} on took longer than the first ones. {}",
+            match work {
+                MarkerKind::Eval => "the evaluation pass (model.eval() … model.train())",
+                MarkerKind::Checkpoint => "the checkpoint",
+                MarkerKind::Gc => "Python's full garbage collection",
+                MarkerKind::EpochStart => "the epoch's start",
+            },
+            fixed(*first_ms, 0),
+            fixed(*last_ms, 0),
+            match work {
+                MarkerKind::Eval => "The same model evaluated on the same data takes the same time: the evaluation does more each time (a set that grows, metrics over everything seen so far).",
+                MarkerKind::Checkpoint => "The same model saved takes the same time: what is saved grows (a history kept in the state, every earlier state), or the disk it goes to gets slower.",
+                MarkerKind::Gc => "A collection walks every Python object alive: ever more of them stay alive (outputs, losses or graphs kept in a list).",
+                MarkerKind::EpochStart => "The loader's start does more each epoch.",
+            }
+        ),
+        (Slowdown::PeriodicGrows { work, first_ms, last_ms, count, began_at_step }, Zh) => format!(
+            "探针为{}计时 {count} 次：前三分之一的中位耗时 {} 毫秒，后三分之一 {} 毫秒，从第 {began_at_step} 步起每次都比最初几次更久。{}",
+            match work {
+                MarkerKind::Eval => "评估（model.eval() … model.train()）",
+                MarkerKind::Checkpoint => "保存检查点",
+                MarkerKind::Gc => "Python 的完整垃圾回收",
+                MarkerKind::EpochStart => "epoch 启动",
+            },
+            fixed(*first_ms, 0),
+            fixed(*last_ms, 0),
+            match work {
+                MarkerKind::Eval => "同一模型在同样的数据上评估耗时应当相同：评估每次都做了更多工作（不断增长的数据集、对迄今所有结果计算指标）。",
+                MarkerKind::Checkpoint => "保存同一模型耗时应当相同：保存的内容在增长（状态中保留的历史、每一个更早的状态），或写入的磁盘变慢。",
+                MarkerKind::Gc => "一次回收要遍历所有存活的 Python 对象：存活的对象越来越多（输出、损失或计算图被保存在列表里）。",
+                MarkerKind::EpochStart => "加载器每个 epoch 启动时做的工作越来越多。",
             }
         ),
     }
@@ -91,6 +153,22 @@ pub fn evidence(k: &SlowdownEvidence, l: Language) -> String {
             "growth of the loop's host time per step",
             "每步循环主机时间的增长",
         ),
+        SlowdownEvidence::GpuWorkGrowth => (
+            "growth of the GPU's work per step (step × utilisation)",
+            "每步 GPU 工作的增长（步骤耗时 × 利用率）",
+        ),
+        SlowdownEvidence::FirstPeriodicMedian => (
+            "median time, first third of the runs",
+            "前三分之一次的中位耗时",
+        ),
+        SlowdownEvidence::LastPeriodicMedian => (
+            "median time, last third of the runs",
+            "后三分之一次的中位耗时",
+        ),
+        SlowdownEvidence::PeriodicGrowth => (
+            "growth from the first third to the last",
+            "从前三分之一到后三分之一的增长",
+        ),
     };
     match l {
         En => en.into(),
@@ -120,5 +198,54 @@ pub fn fix(f: &SlowdownFix, l: Language) -> FixText {
             )),
             pick(l, "Every batch as fast as the first ones.", "每个批次都和最初的一样快。"),
         ),
+        (SlowdownFix::ConstantGpuWork, _) => t(
+            pick(l, "Find the GPU work that grows with the steps", "找出随步数增长的 GPU 工作"),
+            pick(l, "The GPU does more per step as the run goes. Usually a tensor kept across steps and extended every step (torch.cat onto a history, a buffer that is never cut) or inputs that get longer. If the inputs grow by design (a curriculum of longer sequences), this is expected and nothing is wrong. Otherwise keep a fixed-size buffer or a running total instead of the growing tensor; a profile of one late step beside an early one shows which kernels grew.", "GPU 每步的工作随运行增加。通常是某个跨步保留、每步都被扩展的张量（对历史做 torch.cat、从不截断的缓冲区），或越来越长的输入。如果输入按设计增长（逐步加长序列的课程学习），这是预期行为，没有问题。否则请用固定大小的缓冲区或累计值代替不断增长的张量；把一个后期步骤与早期步骤的分析结果并排对比，就能看出哪些内核变长了。"),
+            Some(&format!(
+                "history = torch.zeros(window, dim, device=\"cuda\")  # {}\nhistory = torch.roll(history, -1, 0)\nhistory[-1] = features.detach().mean(0)  # {}",
+                pick(l, "a fixed size, not torch.cat every step", "固定大小，而不是每步 torch.cat"),
+                pick(l, "the same work every step", "每一步工作量相同")
+            )),
+            pick(l, "Every step's GPU work as small as the first ones'.", "每一步的 GPU 工作都和最初的一样少。"),
+        ),
+        (SlowdownFix::ConstantPeriodicWork { work }, _) => match work {
+            MarkerKind::Eval => t(
+                pick(l, "Evaluate the same amount each time", "每次评估同样多的数据"),
+                pick(l, "Evaluate on a fixed validation set and compute its metrics from that pass alone: a set that grows with the run, or metrics recomputed over every prediction kept since the start, make each pass longer than the last.", "在固定的验证集上评估，只用本次评估的结果计算指标：随运行增长的数据集，或对从开始以来保留的所有预测重新计算指标，都会让每次评估比上一次更久。"),
+                Some(&format!(
+                    "val_loader = DataLoader(val_set, batch_size=256)  # {}\n\ndef evaluate(model):\n    correct = torch.zeros((), device=\"cuda\", dtype=torch.long)  # {}\n    ...",
+                    pick(l, "a fixed set, built once", "固定的数据集，只建一次"),
+                    pick(l, "this pass only, no history", "只算本次，不保留历史")
+                )),
+                pick(l, "Each evaluation as fast as the first ones.", "每次评估都和最初几次一样快。"),
+            ),
+            MarkerKind::Checkpoint => t(
+                pick(l, "Save the same state each time", "每次保存同样的状态"),
+                pick(l, "Save the model's and optimizer's state and nothing that accumulates (a list of past losses or predictions, every earlier checkpoint inside the new one). If what is saved stays the same size, the disk it goes to is slowing: write to local disk and copy elsewhere afterwards.", "只保存模型和优化器的状态，不保存会累积的东西（过去的损失或预测列表、新检查点里包含的所有旧检查点）。如果保存的大小不变，那就是写入的磁盘在变慢：先写本地磁盘，之后再复制到别处。"),
+                Some(&format!(
+                    "torch.save({{\"model\": model.state_dict(), \"optimizer\": opt.state_dict(), \"step\": step}}, path)  # {}",
+                    pick(l, "the same size every time", "每次大小相同")
+                )),
+                pick(l, "Each checkpoint as fast as the first ones.", "每次保存都和最初几次一样快。"),
+            ),
+            MarkerKind::EpochStart => t(
+                pick(l, "Build the loader's index once", "只建一次加载器的索引"),
+                pick(l, "Each epoch's start does more than the one before: the dataset or sampler rebuilds an index over something that grows (a folder the run writes into, a list of everything seen). Build it once, before the first epoch, and keep the workers between epochs.", "每个 epoch 启动时做的工作都比上一个多：数据集或采样器在不断增长的东西上重建索引（运行中不断写入的目录、迄今所见的所有样本列表）。在第一个 epoch 之前只建一次，并让 worker 在 epoch 之间保留。"),
+                Some(&format!(
+                    "dataset = Samples(sorted(os.listdir(root)))  # {}\nloader = DataLoader(dataset, num_workers=8, persistent_workers=True)",
+                    pick(l, "indexed once, before the first epoch", "在第一个 epoch 之前只建一次索引")
+                )),
+                pick(l, "Each epoch starts as fast as the first ones.", "每个 epoch 都和最初几个一样快地启动。"),
+            ),
+            MarkerKind::Gc => t(
+                pick(l, "Stop keeping every step's objects alive", "不要让每一步的对象一直存活"),
+                pick(l, "Each full collection walks every live Python object, so it takes longer as they pile up: outputs, losses or whole graphs appended to a list every step. Keep numbers (a running total, or loss.item() when you log) instead of the objects, and clear what you keep per epoch.", "每次完整回收都要遍历所有存活的 Python 对象，对象越积越多，回收就越久：每一步都追加到列表里的输出、损失或整个计算图。只保留数值（累计值，或记录日志时的 loss.item()），不要保留对象本身，并在每个 epoch 清空保留的内容。"),
+                Some(&format!(
+                    "running_loss += loss.detach()  # {}\nif step % 100 == 0:\n    print(running_loss.item() / 100)\n    running_loss.zero_()",
+                    pick(l, "one tensor, not a list of them", "一个张量，而不是张量列表")
+                )),
+                pick(l, "Each collection as fast as the first ones.", "每次回收都和最初几次一样快。"),
+            ),
+        },
     }
 }

@@ -1,22 +1,56 @@
 //! A run that gets slower as it goes: the median step of its last tenth well above its first
 //! tenth's, and staying there, with what grew with it (the wait for data, the loop's own
-//! host time, or neither) and the training processes' host memory when it grew too.
+//! host time, the GPU's work, or none of them) and the training processes' host memory when
+//! it grew too; or one kind of periodic work that takes longer each time it comes.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, SharedEvidence, SharedFix,
-    Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source, StepMeasure, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, MarkerKind, SharedEvidence,
+    SharedFix, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source, StepMeasure, Unit,
 };
 
-use crate::analysis::stats::kendall_tau;
+use crate::analysis::stats::{kendall_tau, median};
 use crate::analysis::trends::{StepTrend, Tenth};
 use crate::diagnosis::{ev, Ctx, Outcome};
 use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
-    cx.step_trend().and_then(|t| finding(cx, t)).into()
+    let steps = cx
+        .step_trend()
+        .and_then(|t| finding(cx, t, &tenths_utilisation(cx, t)));
+    let periodic = [MarkerKind::Eval, MarkerKind::Checkpoint, MarkerKind::Gc]
+        .into_iter()
+        .filter_map(|kind| periodic_finding(cx, kind));
+    Outcome {
+        findings: steps.into_iter().chain(periodic).collect(),
+        notes: Vec::new(),
+    }
 }
 
-fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
+/// The diagnosed GPU's mean utilisation (NVML, percent) over each tenth, None where no
+/// reading falls inside it.
+fn tenths_utilisation(cx: &Ctx, trend: &StepTrend) -> Vec<Option<f64>> {
+    let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
+    let gpu = cx.facts.gpu_of_rank(rank).unwrap_or(rank);
+    let Some(g) = cx.a.charts.gpus.iter().find(|g| g.gpu == gpu) else {
+        return vec![None; trend.tenths.len()];
+    };
+    trend
+        .tenths
+        .iter()
+        .map(|t| {
+            let inside: Vec<f64> =
+                g.t.iter()
+                    .zip(&g.util_pct)
+                    .filter(|(ts, _)| (t.start_s..=t.end_s).contains(*ts))
+                    .filter_map(|(_, u)| u.map(f64::from))
+                    .collect();
+            (!inside.is_empty()).then(|| inside.iter().sum::<f64>() / inside.len() as f64)
+        })
+        .collect()
+}
+
+/// `util` is the GPU's utilisation over each tenth (percent), where sampled.
+fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding> {
     let th = cx.th;
     let t = &trend.tenths;
     let measure = [StepMeasure::Median, StepMeasure::Mean]
@@ -32,12 +66,24 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
     let growth = last.0 - first.0;
     let data = last.1 - first.1;
     let host = last.2 - first.2;
-    let grew = if data >= th.slowdown_part_share * growth && data >= host {
-        SlowdownPart::DataWait
-    } else if host >= th.slowdown_part_share * growth {
-        SlowdownPart::HostWork
+    // The GPU's work per step: the step with the GPU busy, where both tenths were sampled.
+    let gpu_work = match (
+        util.first().copied().flatten(),
+        util.last().copied().flatten(),
+    ) {
+        (Some(a), Some(b)) => Some([first.0 * a / 100.0, last.0 * b / 100.0]),
+        _ => None,
+    };
+    let gpu = gpu_work.map_or(0.0, |[a, b]| b - a);
+    let enough = |part: f64| part >= th.slowdown_part_share * growth;
+    let (grew, grew_ms) = if enough(data) && data >= host && data >= gpu {
+        (SlowdownPart::DataWait, Some([first.1, last.1]))
+    } else if enough(host) && host >= gpu {
+        (SlowdownPart::HostWork, Some([first.2, last.2]))
+    } else if enough(gpu) {
+        (SlowdownPart::GpuWork, gpu_work)
     } else {
-        SlowdownPart::Other
+        (SlowdownPart::Other, None)
     };
     // The time lost: every step beyond the pace of the first tenth.
     let mean = t.iter().map(|x| part(x).0).sum::<f64>() / t.len() as f64;
@@ -92,6 +138,15 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
             Source::StepsCsv,
         ),
     ];
+    if let Some([a, b]) = gpu_work {
+        evidence.push(ev(
+            K::Slowdown(SlowdownEvidence::GpuWorkGrowth),
+            b - a,
+            Unit::Ms,
+            None,
+            Source::NvmlSamples,
+        ));
+    }
     if let Some([a, b]) = host_rss_mib {
         evidence.push(ev(
             K::Shared(SharedEvidence::HostRssGrowth),
@@ -106,6 +161,7 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         // The batches themselves come slower as the run goes: the per-sample work grows,
         // which more workers only delay. Look at the data side, not the model.
         SlowdownPart::DataWait => vec![Fix::Slowdown(SlowdownFix::ConstantSampleWork)],
+        SlowdownPart::GpuWork => vec![Fix::Slowdown(SlowdownFix::ConstantGpuWork)],
         // Which part of the GPU's work grows, a profile of a late step beside an early one
         // shows; no change can be named from the timings alone.
         SlowdownPart::Other => vec![Fix::Shared(SharedFix::ProfileSteps)],
@@ -119,6 +175,7 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
             began_at_s: began.start_s,
             began_at_step: began.first_step,
             grew,
+            grew_ms,
             host_rss_mib,
         }),
         severity: cx.severity(share),
@@ -126,6 +183,93 @@ fn finding(cx: &Ctx, trend: &StepTrend) -> Option<Finding> {
         share,
         evidence,
         fixes,
+    })
+}
+
+/// Fewest timed runs of one kind of periodic work a growth is read from: a third of them
+/// against another third, two at least in each.
+const MIN_PERIODIC_RUNS: usize = 6;
+
+/// One kind of periodic work that takes longer each time: its last third's median well
+/// above its first third's, the last ones all longer, the durations in rising order more
+/// often than not (the step trend's thresholds), and the time it added over the first
+/// ones' pace worth reporting. An epoch's start is the loader's, which the steps' wait for
+/// data already follows.
+fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
+    let th = cx.th;
+    let runs: Vec<(u64, f64)> = cx
+        .markers
+        .iter()
+        .filter(|m| m.kind == kind)
+        .filter_map(|m| Some((m.step, m.duration_ms?)))
+        .filter(|(_, ms)| ms.is_finite() && *ms >= 0.0)
+        .collect();
+    if runs.len() < MIN_PERIODIC_RUNS {
+        return None;
+    }
+    let ms: Vec<f64> = runs.iter().map(|r| r.1).collect();
+    let third = ms.len() / 3;
+    let first = median(&ms[..third]);
+    let last = median(&ms[ms.len() - third..]);
+    let longer = |d: f64| d >= first * (1.0 + th.slowdown_sustained);
+    let grows = first > 0.0
+        && last >= first * (1.0 + th.slowdown_growth)
+        && ms[ms.len() - third..].iter().all(|&d| longer(d))
+        && kendall_tau(&ms) >= th.slowdown_consistency;
+    if !grows {
+        return None;
+    }
+    // The time lost: each run beyond the first ones' pace, over the run's time.
+    let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
+    let run_s = cx.a.ledgers.get(&rank).map(|l| l.total_s)?;
+    let extra_s: f64 = ms.iter().map(|d| (d - first).max(0.0)).sum::<f64>() / 1e3;
+    let share = (extra_s / run_s).clamp(0.0, 1.0);
+    if run_s <= 0.0 || share < th.reportable_share {
+        return None;
+    }
+    let began = (1..runs.len())
+        .find(|&k| ms[k..].iter().all(|&d| longer(d)))
+        .unwrap_or(runs.len() - 1);
+    let evidence = vec![
+        ev(
+            K::Slowdown(SlowdownEvidence::FirstPeriodicMedian),
+            first,
+            Unit::Ms,
+            None,
+            Source::Probe,
+        ),
+        ev(
+            K::Slowdown(SlowdownEvidence::LastPeriodicMedian),
+            last,
+            Unit::Ms,
+            None,
+            Source::Probe,
+        ),
+        ev(
+            K::Slowdown(SlowdownEvidence::PeriodicGrowth),
+            (last - first) / first * 100.0,
+            Unit::Percent,
+            Some((Comparison::AtLeast, th.slowdown_growth * 100.0)),
+            Source::Probe,
+        ),
+    ];
+    Some(Finding {
+        gains: Default::default(),
+        cause: Cause::Slowdown(Slowdown::PeriodicGrows {
+            work: kind,
+            first_ms: first,
+            last_ms: last,
+            count: runs.len() as u64,
+            began_at_step: runs[began].0,
+        }),
+        severity: cx.severity(share),
+        // The probe timed each run itself.
+        confidence: confidence::MEASURED,
+        share,
+        evidence,
+        fixes: vec![Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
+            work: kind,
+        })],
     })
 }
 
@@ -161,7 +305,10 @@ fn parts(x: &Tenth, m: StepMeasure) -> (f64, f64, f64) {
 /// constant work removes it.
 pub fn reach(fix: &SlowdownFix, _finding: &Finding) -> FixReach {
     match fix {
-        SlowdownFix::ConstantHostWork | SlowdownFix::ConstantSampleWork => FixReach::Cause,
+        SlowdownFix::ConstantHostWork
+        | SlowdownFix::ConstantSampleWork
+        | SlowdownFix::ConstantGpuWork
+        | SlowdownFix::ConstantPeriodicWork { .. } => FixReach::Cause,
     }
 }
 
@@ -210,7 +357,7 @@ mod tests {
             22.0, 30.0, 45.0, 60.0, 90.0, 120.0, 150.0, 190.0, 220.0, 260.0,
         ];
         let mean_wait = mean.map(|m| m - 20.0);
-        let f = finding(&cx, &tailed(ms, [2.0; 10], mean, mean_wait)).unwrap();
+        let f = finding(&cx, &tailed(ms, [2.0; 10], mean, mean_wait), &[]).unwrap();
         let Cause::Slowdown(Slowdown::StepsGrow {
             first_ms,
             last_ms,
@@ -237,7 +384,12 @@ mod tests {
         );
         // Periodic long steps that do not grow are no slowdown.
         let flat = [60.0, 58.0, 61.0, 59.0, 60.0, 62.0, 58.0, 60.0, 61.0, 59.0];
-        assert!(finding(&cx, &tailed(ms, [2.0; 10], flat, flat.map(|m| m - 20.0))).is_none());
+        assert!(finding(
+            &cx,
+            &tailed(ms, [2.0; 10], flat, flat.map(|m| m - 20.0)),
+            &[]
+        )
+        .is_none());
     }
 
     #[test]
@@ -245,9 +397,9 @@ mod tests {
         let cx = Fixture::default();
         let cx = cx.cx();
         let mut ms = [10.0, 10.2, 10.4, 10.6, 10.8, 11.0, 11.2, 11.5, 11.6, 11.9];
-        assert!(finding(&cx, &trend(ms, [0.0; 10])).is_none());
+        assert!(finding(&cx, &trend(ms, [0.0; 10]), &[]).is_none());
         ms[9] = 12.0;
-        let f = finding(&cx, &trend(ms, [0.0; 10])).unwrap();
+        let f = finding(&cx, &trend(ms, [0.0; 10]), &[]).unwrap();
         let Cause::Slowdown(Slowdown::StepsGrow {
             began_at_step,
             grew,
@@ -268,10 +420,10 @@ mod tests {
         // The loader's prefetched batches carry the first tenth; then a level, up and down.
         let ms = [5.3, 6.1, 8.8, 14.4, 8.8, 7.9, 17.6, 10.6, 10.7, 9.9];
         assert!(kendall_tau(&ms) < 0.6, "{}", kendall_tau(&ms));
-        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10])).is_none());
+        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10]), &[]).is_none());
         // A run that keeps slowing down: 80 % of its pairs of tenths in order.
         let ms = [6.1, 10.1, 13.6, 17.3, 19.1, 15.4, 18.4, 20.0, 34.2, 23.2];
-        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10])).is_some());
+        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10]), &[]).is_some());
     }
 
     #[test]
@@ -279,7 +431,7 @@ mod tests {
         let cx = Fixture::default();
         let mut ms = [10.0; 10];
         ms[9] = 20.0;
-        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10])).is_none());
+        assert!(finding(&cx.cx(), &trend(ms, [0.0; 10]), &[]).is_none());
     }
 
     #[test]
@@ -287,7 +439,7 @@ mod tests {
         let cx = Fixture::default();
         let ms = [10.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
         let wait = [1.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 8.5];
-        let f = finding(&cx.cx(), &trend(ms, wait)).unwrap();
+        let f = finding(&cx.cx(), &trend(ms, wait), &[]).unwrap();
         assert!(matches!(
             f.cause,
             Cause::Slowdown(Slowdown::StepsGrow {
@@ -298,5 +450,133 @@ mod tests {
         assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantSampleWork)]);
         // Every step beyond the first tenth's pace: 1 - 10 / 13.6.
         assert!((f.share - (1.0 - 10.0 / 13.6)).abs() < 1e-9, "{}", f.share);
+    }
+
+    #[test]
+    fn gpu_work_that_grows_while_the_host_keeps_pace_is_named_with_its_figures() {
+        // Steps from 10 to 18 ms with no wait for data and the loop's host time flat at
+        // 4 ms; the GPU busy half the first tenth and 90 % of the last: its work per step
+        // went from 5 to 16.2 ms.
+        let cx = Fixture::default();
+        let ms = [10.0, 10.5, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
+        let mut trend = trend(ms, [0.0; 10]);
+        for t in &mut trend.tenths {
+            (t.host_ms, t.mean_host_ms) = (4.0, 4.0);
+        }
+        let mut util = [Some(70.0); 10];
+        (util[0], util[9]) = (Some(50.0), Some(90.0));
+        let f = finding(&cx.cx(), &trend, &util).unwrap();
+        let Cause::Slowdown(Slowdown::StepsGrow { grew, grew_ms, .. }) = f.cause else {
+            panic!("{:?}", f.cause)
+        };
+        assert_eq!(grew, SlowdownPart::GpuWork);
+        let [a, b] = grew_ms.unwrap();
+        assert!((a - 5.0).abs() < 1e-9 && (b - 16.2).abs() < 1e-9, "{a} {b}");
+        assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantGpuWork)]);
+        // The same steps with the GPU ever less busy: its work stays at 5 ms, so what grew
+        // is not the GPU's, and the timings do not say what it is.
+        (util[0], util[9]) = (Some(50.0), Some(28.0));
+        let f = finding(&cx.cx(), &trend, &util).unwrap();
+        assert!(matches!(
+            f.cause,
+            Cause::Slowdown(Slowdown::StepsGrow {
+                grew: SlowdownPart::Other,
+                grew_ms: None,
+                ..
+            })
+        ));
+        // Unsampled tenths say nothing of the GPU.
+        let f = finding(&cx.cx(), &trend, &[None; 10]).unwrap();
+        assert!(matches!(
+            f.cause,
+            Cause::Slowdown(Slowdown::StepsGrow {
+                grew: SlowdownPart::Other,
+                ..
+            })
+        ));
+    }
+
+    /// A 50 s run whose evaluation passes, one every 50 steps, took `ms` each.
+    fn with_evals(ms: &[f64]) -> Fixture {
+        let mut fx = Fixture::default();
+        let markers = ms
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| checkup_model::RunMarker {
+                step: 50 * (i as u64 + 1),
+                t: i as f64 * 10.0,
+                kind: MarkerKind::Eval,
+                detail: String::new(),
+                duration_ms: Some(d),
+            })
+            .collect();
+        fx.a.markers.insert(0, markers);
+        fx.a.ledgers.insert(
+            0,
+            checkup_model::TimeLedger {
+                total_s: 50.0,
+                ..Default::default()
+            },
+        );
+        fx
+    }
+
+    #[test]
+    fn an_evaluation_that_takes_longer_each_time_is_a_slowdown_of_its_own() {
+        // 390 ms at first, 1.4 s at the end: 3.97 s beyond the first passes' pace, 8 % of
+        // a 50 s run.
+        let ms = [
+            380.0, 390.0, 400.0, 600.0, 800.0, 1000.0, 1200.0, 1300.0, 1400.0,
+        ];
+        let fx = with_evals(&ms);
+        let f = periodic_finding(&fx.cx(), MarkerKind::Eval).unwrap();
+        let Cause::Slowdown(Slowdown::PeriodicGrows {
+            work,
+            first_ms,
+            last_ms,
+            count,
+            began_at_step,
+        }) = f.cause
+        else {
+            panic!("{:?}", f.cause)
+        };
+        assert_eq!(
+            (work, first_ms, last_ms, count),
+            (MarkerKind::Eval, 390.0, 1300.0, 9)
+        );
+        // From the fourth pass on each took over 10 % longer than the first ones.
+        assert_eq!(began_at_step, 200);
+        let extra: f64 = ms.iter().map(|d| (d - 390.0f64).max(0.0)).sum();
+        assert!((extra - 3970.0).abs() < 1e-9);
+        assert!((f.share - extra / 1e3 / 50.0).abs() < 1e-9, "{}", f.share);
+        assert_eq!(
+            f.fixes,
+            [Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
+                work: MarkerKind::Eval
+            })]
+        );
+        // No other kind of periodic work was timed.
+        assert!(periodic_finding(&fx.cx(), MarkerKind::Checkpoint).is_none());
+    }
+
+    #[test]
+    fn periodic_work_that_varies_or_grows_little_is_no_slowdown() {
+        // The corpus's evaluation passes: 316 to 406 ms in no order.
+        let varies = [
+            336.0, 376.0, 400.0, 346.0, 316.0, 353.0, 406.0, 320.0, 385.0, 328.0,
+        ];
+        assert!(periodic_finding(&with_evals(&varies).cx(), MarkerKind::Eval).is_none());
+        // A creep of 1 % a pass: 6 % from the first third to the last, under the fifth a
+        // slowdown needs.
+        let little = [
+            100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0,
+        ];
+        assert!(periodic_finding(&with_evals(&little).cx(), MarkerKind::Eval).is_none());
+        // Five runs are too few to split in thirds.
+        let few = [100.0, 200.0, 400.0, 800.0, 1600.0];
+        assert!(periodic_finding(&with_evals(&few).cx(), MarkerKind::Eval).is_none());
+        // Growing, but what it adds (55 ms) is far under the reportable share of the run.
+        let small = [10.0, 10.0, 11.0, 14.0, 16.0, 18.0, 20.0, 22.0, 24.0];
+        assert!(periodic_finding(&with_evals(&small).cx(), MarkerKind::Eval).is_none());
     }
 }
