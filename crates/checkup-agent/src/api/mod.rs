@@ -141,6 +141,7 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
             );
         }
     }
+    let proof: std::sync::Arc<str> = token.as_str().into();
     let state = AgentState::new(token, o.runs_dir.clone(), o.replay.clone(), presence)
         .map_err(|e| crate::AgentError::io(&o.runs_dir, e))?;
     let listener = tokio::net::TcpListener::bind(o.addr)
@@ -209,7 +210,7 @@ pub async fn serve(o: ServeOptions) -> crate::Result<()> {
         });
     };
     // Requests under way get at most the 3 s the shutdown gives them.
-    crate::listen::serve(listener, router(state, o.allow_remote), shutdown).await;
+    crate::listen::serve(listener, router(state, o.allow_remote), proof, shutdown).await;
     if let Some(path) = &o.state_file {
         let _ = std::fs::remove_file(path);
     }
