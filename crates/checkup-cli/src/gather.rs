@@ -44,7 +44,7 @@ pub fn gather(
         said.push_str(&text::gather_next_step(output, l));
         // An analysis that fails is said after what was copied: the files stay.
         if let Err(e) = gathered.diagnosis {
-            print!("{said}");
+            print!("{}", checkup_text::visible(&said));
             return Err(e.into());
         }
         Ok(said)

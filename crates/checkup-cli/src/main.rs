@@ -232,7 +232,8 @@ fn main() -> ExitCode {
         Ok(Verdict::Regressed) => ExitCode::from(EXIT_REGRESSED),
         Ok(Verdict::DifferentWorkloads) => ExitCode::from(EXIT_DIFFERENT_WORKLOADS),
         Err(e) => {
-            eprintln!("checkup: {e}");
+            // Errors name files, and a file's name may hold anything.
+            eprintln!("checkup: {}", checkup_text::visible(&e.to_string()));
             ExitCode::FAILURE
         }
     }
@@ -273,7 +274,7 @@ fn compare(
     let now = checkup_engine::analyze_paths(&[current], &options(None))?;
     let base = load_card(baseline)?;
     let cmp = checkup_report::compare(&checkup_report::BaselineCard::from_diagnosis(&now), &base);
-    write_out(None, text::comparison(&cmp, lang).as_bytes())?;
+    say(&text::comparison(&cmp, lang))?;
     Ok(if cmp.different_workloads() {
         Verdict::DifferentWorkloads
     } else if cmp.regression_beyond(fail_over_pct / 100.0).is_some() {
@@ -292,12 +293,11 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
             lang,
         } => {
             let d = inputs.diagnose(&options(partner))?;
-            let out = if json {
-                checkup_report::json(&d)? + "\n"
+            if json {
+                write_out(None, (checkup_report::json(&d)? + "\n").as_bytes())
             } else {
-                text::render(&d, lang)
-            };
-            write_out(None, out.as_bytes())
+                say(&text::render(&d, lang))
+            }
         }
         Command::Report {
             inputs,
@@ -392,7 +392,7 @@ fn run(cli: Cli) -> Result<Verdict, CliError> {
                 _ => checkup_workflow::gather::Where::Hosts(sources),
             };
             let said = gather::gather(from, &output, &traces, ssh_config, lang)?;
-            write_out(None, said.as_bytes())
+            say(&said)
         }
         Command::Compare {
             current,
@@ -419,6 +419,12 @@ fn load_card(path: &std::path::Path) -> Result<checkup_report::BaselineCard, Cli
         let d = checkup_engine::analyze_paths(&[path.to_path_buf()], &options(None))?;
         Ok(checkup_report::BaselineCard::from_diagnosis(&d))
     }
+}
+
+/// Text for a terminal: names from the recording in it can hold escape sequences, which
+/// are shown by their code point instead of being obeyed.
+fn say(text: &str) -> Result<(), CliError> {
+    write_out(None, checkup_text::visible(text).as_bytes())
 }
 
 fn write_out(path: Option<PathBuf>, bytes: &[u8]) -> Result<(), CliError> {

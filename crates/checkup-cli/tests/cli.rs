@@ -331,3 +331,43 @@ fn a_job_of_two_hosts_names_the_diagnosed_rank_with_its_host_and_how_it_was_pick
         "{out}"
     );
 }
+
+#[test]
+fn a_trace_file_named_with_markup_and_escapes_is_text_in_every_output() {
+    // One file name, as another machine may hand it over (no `/`: it is one name).
+    let name = "evil\n\n[click me](javascript:alert(1)) ![x](https:example.invalid) \u{1b}[2J\u{1b}]0;owned\u{7} \u{202E}gnp.exe.trace.json.gz";
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join(name);
+    std::fs::copy(corpus("launch_bound").join("trace.json.gz"), &trace).unwrap();
+    let trace = trace.to_str().unwrap();
+    let (code, text, err) = checkup(&["analyze", trace]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202E}'),
+        "a terminal would obey: {text:?}"
+    );
+    for format in ["md", "html", "pdf"] {
+        let out = dir.path().join(format!("r.{format}"));
+        let (code, _, err) = checkup(&["report", trace, "-o", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{format}: {err}");
+        if format == "html" {
+            let html = std::fs::read_to_string(&out).unwrap();
+            assert!(
+                !html.contains("href=") && !html.contains("<img"),
+                "a live link or image"
+            );
+            assert!(
+                html.contains("[click me](javascript:alert(1))"),
+                "the name shown as text"
+            );
+        }
+    }
+    // An error naming the file shows its escapes too.
+    let missing = dir.path().join("gone\u{1b}[2J.json");
+    let (code, _, err) = checkup(&["analyze", missing.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(
+        !err.contains('\u{1b}') && err.contains("<U+001B>"),
+        "{err:?}"
+    );
+}

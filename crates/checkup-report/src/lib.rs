@@ -112,16 +112,19 @@ pub fn html_body(d: &Diagnosis, o: &ReportOptions) -> String {
     body
 }
 
-/// Markdown as HTML, raw HTML in it escaped: strings from traces and hosts always show as
-/// text.
+/// Markdown as HTML, raw HTML in it escaped and no link or image: strings from traces and
+/// hosts always show as text.
 fn markdown_as_html(md: &str, out: &mut String) {
     let mut opts = pulldown_cmark::Options::empty();
     opts.insert(pulldown_cmark::Options::ENABLE_TABLES);
-    let parser = pulldown_cmark::Parser::new_ext(md, opts).map(|ev| match ev {
-        pulldown_cmark::Event::Html(t) | pulldown_cmark::Event::InlineHtml(t) => {
-            pulldown_cmark::Event::Text(t)
-        }
-        other => other,
+    use pulldown_cmark::{Event, Tag, TagEnd};
+    // The report places its charts itself and links nowhere: a link or image here came from
+    // a name, and shows as its text only.
+    let parser = pulldown_cmark::Parser::new_ext(md, opts).filter_map(|ev| match ev {
+        Event::Html(t) | Event::InlineHtml(t) => Some(Event::Text(t)),
+        Event::Start(Tag::Link { .. } | Tag::Image { .. })
+        | Event::End(TagEnd::Link | TagEnd::Image) => None,
+        other => Some(other),
     });
     pulldown_cmark::html::push_html(out, parser);
 }

@@ -11,8 +11,11 @@ use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report}
 use crate::charts::Chart;
 use crate::ranks::{rank_columns, ranks_in_table, ranks_shown};
 
-/// Escapes text that came from a trace or a host so Markdown shows it literally.
+/// Escapes text that came from a trace or a host so Markdown shows it literally: one
+/// paragraph (line breaks as spaces, so no name can end it and start markup of its own),
+/// hidden characters shown by their code point.
 pub fn escape(text: &str) -> String {
+    let text = checkup_text::visible(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -28,6 +31,32 @@ pub fn escape(text: &str) -> String {
 }
 
 pub use checkup_text::format_number;
+
+/// A name from the recording as inline code: shown as text (one line, hidden characters by
+/// their code point, cut to [`checkup_text::shown::MAX_SHOWN_CHARS`]), its backticks as `'`
+/// so none can close the span early.
+pub fn code_span(name: &str) -> String {
+    format!("`{}`", checkup_text::shown(name).replace('`', "'"))
+}
+
+/// The same in a table cell, where a `|` would end the cell: escaped, as GFM tables read
+/// it inside code too.
+pub fn code_cell(name: &str) -> String {
+    format!(
+        "`{}`",
+        checkup_text::shown(name)
+            .replace('`', "'")
+            .replace('|', "\\|")
+    )
+}
+
+/// A fenced code block that no line of `code` can close: the fence is longer than any run
+/// of backticks in it.
+fn fenced(code: &str, lang: &str) -> String {
+    let longest = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}{lang}\n{}\n{fence}\n", checkup_text::visible(code))
+}
 
 /// One finding: its title, share and summary, its gain, its evidence and its fixes with
 /// their gains and code.
@@ -105,8 +134,7 @@ fn finding_section(s: &mut String, l: Language, i: usize, f: &Finding) {
             let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(g, l)));
         }
         if let Some(code) = &fix.snippet {
-            let fence = if code.contains("```") { "~~~~" } else { "```" };
-            let _ = writeln!(s, "{fence}python\n{code}\n{fence}\n");
+            let _ = writeln!(s, "{}", fenced(code, "python"));
         }
     }
 }
@@ -273,12 +301,11 @@ fn top_kernels(s: &mut String, d: &Diagnosis, l: Language) {
             String::new()
         }
     };
-    let code = |name: &str| name.replace('`', "'").replace('|', "/");
     for kt in &k.top {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} | {} |",
-            code(&short_kernel_name(&kt.name)),
+            "| {} | {} | {} | {} | {} |",
+            code_cell(&short_kernel_name(&kt.name)),
             format_number(kt.count as f64 / steps),
             duration(kt.total_us / kt.count.max(1) as f64),
             duration(kt.total_us / steps),
@@ -303,8 +330,8 @@ fn top_kernels(s: &mut String, d: &Diagnosis, l: Language) {
     for op in &k.top_operators {
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} | {} |",
-            code(&op.name),
+            "| {} | {} | {} | {} | {} |",
+            code_cell(&op.name),
             format_number(op.calls as f64 / steps),
             duration(op.total_us / op.calls.max(1) as f64),
             duration(op.total_us / steps),
@@ -654,7 +681,7 @@ pub fn render<'a>(
 /// more, and the last, so the method section stays a paragraph.
 fn listed_sources(sources: &[String]) -> String {
     const LISTED: usize = 4;
-    let code = |x: &String| format!("`{}`", x.replace('`', "'"));
+    let code = |x: &String| code_span(x);
     if sources.len() <= LISTED + 2 {
         return sources.iter().map(code).collect::<Vec<_>>().join(", ");
     }

@@ -158,6 +158,17 @@ fn inline_code(text: &str) -> String {
         .join("#sym.zws")
 }
 
+/// `charts/NAME.svg` with a chart's own kind of name: the only images the report has.
+fn is_chart_path(src: &str) -> bool {
+    src.strip_prefix("charts/")
+        .and_then(|n| n.strip_suffix(".svg"))
+        .is_some_and(|n| {
+            !n.is_empty()
+                && n.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        })
+}
+
 fn to_typst(markdown: &str) -> String {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
@@ -193,6 +204,12 @@ fn to_typst(markdown: &str) -> String {
                 }
                 Event::End(TagEnd::Image) => {
                     let (src, alt) = image.take().unwrap_or_default();
+                    if !is_chart_path(&src) {
+                        // Not one of the report's charts: an image a name asked for is shown
+                        // as its text, never fetched.
+                        out.push_str(&format!("#{}", lit(&alt)));
+                        continue;
+                    }
                     // The chart draws its own title: a caption would print it twice. The
                     // title stays as the image's alternative text.
                     out.push_str(&format!(

@@ -956,3 +956,91 @@ fn live_curves_fill_the_first_minute_then_scroll_with_the_last_one() {
     // The minute shown keeps every one of its 10 Hz samples, not a share of the whole run's.
     assert!((595..=601).contains(&kept), "{kept}");
 }
+
+/// Names someone else's machine may hand over: each is placed where recordings put names
+/// (a file read, a kernel, an operator, the model, a setting) and must stay text.
+const HOSTILE_NAMES: &[&str] = &[
+    // A blank line ends the paragraph a code span or text is in; what follows would be
+    // Markdown of its own.
+    "evil\n\n[click me](javascript:alert(1)) ![x](https:example.invalid)\n\n",
+    "<img src=x onerror=alert(1)> <b>bold</b> <script>alert(2)</script>",
+    "#set page(width: 1cm) #eval(\"panic()\") $x^2$ @ref <label> \\ ] [",
+    "\u{202E}gnp.exe.json \u{2066}isolated\u{2069} \u{200B}zero\u{FEFF}",
+    "`` ` `` | cell | ``` fence ~~~ ",
+    "\u{1b}[31mred\u{1b}[0m \u{7} \u{1b}]0;title\u{7}",
+];
+
+fn with_hostile_names(d: &mut Diagnosis, name: &str) {
+    d.sources = vec![format!("run/{name}.json.gz"), "run/steps.csv".into()];
+    d.ranks[0].kernels.top[0].name = name.into();
+    if let Some(op) = d.ranks[0].kernels.top_operators.first_mut() {
+        op.name = name.into();
+    }
+    d.facts.model = Some(name.into());
+    d.facts.env.insert("HOSTILE".into(), Some(name.into()));
+}
+
+#[test]
+fn hostile_names_and_4kb_names_stay_text_in_markdown_html_and_pdf() {
+    let long = format!("{}.trace.json", "a".repeat(4096));
+    let names: Vec<&str> = HOSTILE_NAMES
+        .iter()
+        .copied()
+        .chain([long.as_str()])
+        .collect();
+    for (i, name) in names.iter().enumerate() {
+        let mut d = diagnose("launch_bound");
+        with_hostile_names(&mut d, name);
+        let (md, charts) = checkup_report::markdown(&d, &ReportOptions::default());
+        // Read as a Markdown viewer reads it: the report's charts are its only images and it
+        // links nowhere.
+        for e in pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES) {
+            match e {
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Image { dest_url, .. }) => {
+                    assert!(
+                        charts
+                            .iter()
+                            .any(|c| *dest_url == format!("charts/{}.svg", c.name)),
+                        "name {i}: image {dest_url}"
+                    )
+                }
+                pulldown_cmark::Event::Start(pulldown_cmark::Tag::Link { dest_url, .. }) => {
+                    panic!("name {i}: link {dest_url}")
+                }
+                pulldown_cmark::Event::Html(h) | pulldown_cmark::Event::InlineHtml(h) => {
+                    // Raw HTML is escaped in the HTML export, but the Markdown itself should
+                    // hold none from a name.
+                    panic!("name {i}: raw HTML {h}")
+                }
+                _ => {}
+            }
+        }
+        for hidden in [
+            '\u{202E}', '\u{2066}', '\u{200B}', '\u{FEFF}', '\u{1b}', '\u{7}',
+        ] {
+            assert!(!md.contains(hidden), "name {i}: {hidden:?} in the Markdown");
+        }
+        let html = checkup_report::html(&d, &ReportOptions::default());
+        for live in ["href=", "<img", "<b>", "<script", "onerror=alert"] {
+            assert!(
+                !html.contains(live) || live == "onerror=alert" && !html.contains("<img"),
+                "name {i}: {live} in the HTML"
+            );
+        }
+        assert!(!html.contains('\u{202E}'), "name {i}");
+        assert!(html_errors(&html).is_empty(), "name {i}");
+        // The PDF typesets every one (an image a name asked for used to stop it).
+        let pdf = checkup_report::pdf(&d, &ReportOptions::default())
+            .unwrap_or_else(|e| panic!("name {i}: {e}"));
+        let path = artifacts().join(format!("hostile-name-{i}.pdf"));
+        std::fs::write(&path, pdf).unwrap();
+        let text = pdf_text(&path);
+        assert!(!text.contains('\u{202E}'), "name {i}");
+        if i == 3 {
+            assert!(text.contains("<U+202E>gnp.exe.json"), "{text}");
+        }
+        if i == 0 {
+            assert!(text.contains("[click me](javascript:alert(1))"), "{text}");
+        }
+    }
+}

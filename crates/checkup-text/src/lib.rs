@@ -22,12 +22,14 @@ pub mod ledger;
 pub mod notes;
 pub mod readback;
 pub mod report;
+pub mod shown;
 pub mod training;
 pub mod ui;
 
 pub use checks::CheckText;
 pub use checkup_model::Language;
 pub use fixes::FixText;
+pub use shown::{shown, visible};
 
 use checkup_model::Severity;
 
