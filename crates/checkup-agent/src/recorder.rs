@@ -10,8 +10,6 @@ use checkup_recording::{layout, schema};
 
 use crate::error::{AgentError, Result};
 
-const FLUSH_EVERY: u64 = 10;
-
 /// A CSV cell written straight into the buffer (no String per cell: the agent writes a row
 /// ten times a second and its CPU budget is counted in microseconds).
 struct Cell(Option<f64>);
@@ -42,11 +40,12 @@ impl std::fmt::Display for IntCell {
     }
 }
 
-/// Appends samples to the run folder's CSV files as they arrive, flushed every
-/// `FLUSH_EVERY` writes (an agent killed outright loses at most about a second).
+/// Appends samples to the run folder's CSV files as they arrive. Each call's rows are
+/// handed to the operating system (one `write`) before it returns, so before the sampler
+/// publishes them: an agent killed outright leaves on disk every sample a client saw. A
+/// `write` a tick costs microseconds; only the machine losing power loses the page cache.
 pub struct Recorder {
     dir: PathBuf,
-    writes: u64,
     nvml: Option<BufWriter<File>>,
     gpm: Option<BufWriter<File>>,
     host: Option<(BufWriter<File>, usize)>,
@@ -59,7 +58,6 @@ impl Recorder {
         crate::private::create_dir(dir).map_err(|e| AgentError::io(dir, e))?;
         Ok(Self {
             dir: dir.to_path_buf(),
-            writes: 0,
             nvml: None,
             gpm: None,
             host: None,
@@ -130,11 +128,8 @@ impl Recorder {
             )
             .map_err(|e| AgentError::io(self.dir.join(layout::NVML_CSV), e))?;
         }
-        self.writes += 1;
-        if self.writes.is_multiple_of(FLUSH_EVERY) {
-            self.flush()?;
-        }
-        Ok(())
+        w.flush()
+            .map_err(|e| AgentError::io(self.dir.join(layout::NVML_CSV), e))
     }
 
     /// Appends GPM readings to `samples_gpm.csv`.
@@ -176,11 +171,7 @@ impl Recorder {
             }
             writeln!(w).map_err(|e| AgentError::io(&path, e))?;
         }
-        self.writes += 1;
-        if self.writes.is_multiple_of(FLUSH_EVERY) {
-            self.flush()?;
-        }
-        Ok(())
+        w.flush().map_err(|e| AgentError::io(&path, e))
     }
 
     /// Appends a host reading to `samples_host.csv`.
@@ -210,11 +201,7 @@ impl Recorder {
                 .map_err(|e| AgentError::io(&path, e))?;
         }
         writeln!(w).map_err(|e| AgentError::io(&path, e))?;
-        self.writes += 1;
-        if self.writes.is_multiple_of(FLUSH_EVERY) {
-            self.flush()?;
-        }
-        Ok(())
+        w.flush().map_err(|e| AgentError::io(&path, e))
     }
 
     /// Appends one reading of the GPUs' compute processes (`samples_gpu_processes.csv`:
@@ -235,11 +222,7 @@ impl Recorder {
             writeln!(w, "{:.3},{},{},{}", s.ts, s.gpu, s.pid, cell(s.used_mib))
                 .map_err(|e| AgentError::io(&path, e))?;
         }
-        self.writes += 1;
-        if self.writes.is_multiple_of(FLUSH_EVERY) {
-            self.flush()?;
-        }
-        Ok(())
+        w.flush().map_err(|e| AgentError::io(&path, e))
     }
 }
 
@@ -268,5 +251,30 @@ mod tests {
             std::fs::read_to_string(path).unwrap(),
             "ts,gpu,pid,used_mib\n1796007589.401,1,4242,80515\n1796007589.401,1,77,\n"
         );
+    }
+
+    #[test]
+    fn a_sample_is_in_the_file_when_its_write_returns() {
+        // What the sampler publishes next is already the operating system's: no flush of
+        // the recorder's own comes before a kill -9.
+        let dir = tempfile::tempdir().unwrap();
+        let mut rec = Recorder::create(dir.path()).unwrap();
+        let sample = NvmlSample {
+            ts: 1796007589.25,
+            gpu: 0,
+            util_gpu: Some(97.0),
+            ..Default::default()
+        };
+        rec.write_nvml(std::slice::from_ref(&sample)).unwrap();
+        let on_disk = std::fs::read_to_string(dir.path().join(layout::NVML_CSV)).unwrap();
+        assert!(
+            on_disk
+                .lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("1796007589.250,0,97,"),
+            "{on_disk}"
+        );
+        std::mem::forget(rec);
     }
 }

@@ -69,6 +69,14 @@ pub(super) async fn start(
     }
     let id = new_id("sampling");
     let dir = s.runs_dir.join(&id);
+    // The folder exists for every id given out, even if the agent is killed before its
+    // first sample.
+    if let Err(e) = crate::private::create_dir(&dir) {
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("{}: {e}", dir.display()),
+        );
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let config = SamplerConfig {
         hz: req.hz,
