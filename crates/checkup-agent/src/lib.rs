@@ -9,6 +9,7 @@ pub mod check;
 pub mod collect;
 /// Errors, each saying what to try next.
 pub mod error;
+pub mod guard;
 pub mod listen;
 pub mod private;
 pub mod processes;

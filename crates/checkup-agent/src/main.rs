@@ -122,6 +122,12 @@ enum Cmd {
         #[arg(last = true, required = true)]
         command: Vec<String>,
     },
+    /// Internal: how a run the API started is guarded (ends with the agent).
+    #[command(hide = true)]
+    Guard {
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
     /// Reduce each rank's trace of run folders to `trace_summary.json` beside it (`run` does
     /// this when the training ends): `checkup gather` then copies summaries, not traces.
     Summarize {
@@ -310,6 +316,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 None => ExitCode::FAILURE,
             })
         }
+        Cmd::Guard { command } => checkup_agent::guard::run(&command),
         Cmd::Summarize { runs } => {
             let mut out = std::io::stdout().lock();
             for run in runs {

@@ -159,6 +159,21 @@ pub fn install_probe(dir: &Path) -> Result<String> {
     })
 }
 
+/// The command that starts `program`: through the agent's guard for a run the API started
+/// (so that the training's process group ends with the agent), else `program` itself. A
+/// guard that cannot be found (the agent's binary replaced meanwhile) leaves the run
+/// unguarded rather than not started.
+fn guarded(program: &str, api_run: bool) -> Command {
+    match std::env::current_exe().ok().filter(|_| api_run) {
+        Some(agent) => {
+            let mut cmd = Command::new(agent);
+            cmd.args([crate::guard::SUBCOMMAND, "--", program]);
+            cmd
+        }
+        None => Command::new(program),
+    }
+}
+
 /// Runs the training under the probe while sampling, until it exits; writes the run folder.
 pub fn run_command(opts: &RunOptions) -> Result<RunOutcome> {
     run_command_streaming(opts, None)
@@ -199,7 +214,7 @@ pub fn run_command_streaming(
             None => sampler::run(&dir, &config, &stop),
         })
     };
-    let mut cmd = Command::new(program);
+    let mut cmd = guarded(program, opts.cancel.is_some());
     if let Some(dir) = &opts.cwd {
         cmd.current_dir(dir);
     }
@@ -212,6 +227,9 @@ pub fn run_command_streaming(
         use std::os::unix::process::CommandExt;
         // Its own group: a cancel reaches torchrun's ranks and the DataLoader workers too.
         cmd.process_group(0);
+        // SAFETY: only prctl and getppid run between fork and exec.
+        let agent = std::process::id() as libc::pid_t;
+        unsafe { cmd.pre_exec(move || crate::guard::die_with_parent(agent)) };
     }
     let spawned = cmd
         .args(args)

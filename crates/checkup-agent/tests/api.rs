@@ -928,6 +928,49 @@ fn a_hung_run_is_cancelled_with_its_whole_process_tree_and_frees_the_run_slot() 
 }
 
 #[test]
+fn a_training_ends_with_its_agent_even_when_the_agent_is_killed_outright() {
+    for signal in ["KILL", "TERM"] {
+        let a = start();
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        // A shell with two background jobs and one that ignores SIGTERM: what the kernel's
+        // parent-death signal alone would leave running under PID 1.
+        let script = format!(
+            "sleep 600 & echo $! >> {p}; (trap '' TERM; sleep 600) & echo $! >> {p}; echo $$ >> {p}; wait",
+            p = pids.display()
+        );
+        let body = serde_json::json!({ "command": ["bash", "-c", script] }).to_string();
+        let (status, answer) = http(&a, "POST", "/v1/runs", Some(&a.token), Some(&body));
+        assert_eq!(status, 202, "{answer}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let started = loop {
+            let text = std::fs::read_to_string(&pids).unwrap_or_default();
+            let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            if pids.len() == 3 {
+                break pids;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the training did not start: {text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let agent = a.child.id();
+        let _ = Command::new("kill")
+            .args([format!("-{signal}"), agent.to_string()])
+            .status();
+        // SIGTERM to the group at once, SIGKILL 10 s later for what ignores it.
+        for pid in &started {
+            assert!(
+                checkup_testkit::wait_until_gone(*pid, Duration::from_secs(15)),
+                "SIG{signal}: process {pid} of the training outlived its agent"
+            );
+        }
+        drop(a);
+    }
+}
+
+#[test]
 fn a_replaying_agent_checks_the_recorded_gpus_and_driver_in_place_of_this_host_s() {
     let run = corpus_run("agent_ddp");
     let a = start_with(&["--replay", &run]);
