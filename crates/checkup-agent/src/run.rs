@@ -262,7 +262,13 @@ pub fn run_command_streaming(
     let (status, cancelled) = status?;
     let ended = sampler::now_s();
     let probe = read_probe_status(&opts.out);
-    write_meta(opts, &report, &probe, started, ended)?;
+    let how = Ended {
+        started,
+        ended,
+        exit_code: status.code(),
+        cancelled,
+    };
+    write_meta(opts, &report, &probe, &how)?;
     write_static_facts(&opts.out)?;
     let _ = std::fs::remove_dir_all(&probe_dir);
     // Each rank's trace is reduced where it lies once the training is over, never during it:
@@ -330,13 +336,26 @@ fn count_steps(out: &Path) -> Option<u64> {
     Some(text.lines().count().saturating_sub(1) as u64)
 }
 
+/// How a run ended, for its `meta.json`: an agent started later lists the run from it.
+struct Ended {
+    started: f64,
+    ended: f64,
+    exit_code: Option<i32>,
+    cancelled: bool,
+}
+
 fn write_meta(
     opts: &RunOptions,
     report: &SamplerReport,
     probe: &[serde_json::Value],
-    started: f64,
-    ended: f64,
+    how: &Ended,
 ) -> Result<()> {
+    let Ended {
+        started,
+        ended,
+        exit_code,
+        cancelled,
+    } = *how;
     let ranks = probe
         .iter()
         .filter(|p| p.get("rank").is_some())
@@ -391,6 +410,8 @@ fn write_meta(
         "torch": torch,
         "started": started,
         "ended": ended,
+        "exit_code": exit_code,
+        "cancelled": cancelled,
         "env": env,
         "gpm": report.gpm,
         "sampler_notes": report.notes,

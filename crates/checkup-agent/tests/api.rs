@@ -27,7 +27,11 @@ fn start() -> Agent {
 }
 
 fn start_with(extra: &[&str]) -> Agent {
-    let dir = tempfile::tempdir().unwrap();
+    start_in(tempfile::tempdir().unwrap(), extra)
+}
+
+/// An agent on `dir`'s token and runs folder: another one again after the first ended.
+fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Agent {
     let token_file = dir.path().join("token");
     let mut child = Command::new(env!("CARGO_BIN_EXE_checkup-agent"))
         .args([
@@ -1196,4 +1200,77 @@ fn a_run_folder_an_earlier_agent_left_on_disk_is_served_by_its_id() {
         http(&a, "GET", "/v1/runs/other/files", Some(&t), None).0,
         404
     );
+}
+
+#[test]
+fn a_restarted_agent_lists_the_runs_on_disk_as_they_ended_or_were_interrupted() {
+    let mut a = start();
+    let t = a.token.clone();
+    // One run that ends, then one that is still training when its agent is killed.
+    let body = serde_json::json!({ "command": ["true"] }).to_string();
+    let (status, answer) = http(&a, "POST", "/v1/runs", Some(&t), Some(&body));
+    assert_eq!(status, 202, "{answer}");
+    let done = serde_json::from_str::<serde_json::Value>(&answer).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        wait_until_ended(&a, &done, Duration::from_secs(20))["state"],
+        "finished"
+    );
+    let body =
+        serde_json::json!({ "command": ["bash", "-c", "echo training; sleep 600"] }).to_string();
+    let (status, answer) = http(&a, "POST", "/v1/runs", Some(&t), Some(&body));
+    assert_eq!(status, 202, "{answer}");
+    let cut = serde_json::from_str::<serde_json::Value>(&answer).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let folder = a._dir.path().join("runs").join(&cut);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(folder.join("train.log")).is_ok_and(|l| l.contains("training")) {
+        assert!(Instant::now() < deadline, "the run did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(folder.join(".checkup-probe").is_dir());
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let dir = std::mem::replace(&mut a._dir, tempfile::tempdir().unwrap());
+    let b = start_in(dir, &[]);
+    let (status, runs) = http(&b, "GET", "/v1/runs", Some(&b.token), None);
+    assert_eq!(status, 200, "{runs}");
+    let runs: serde_json::Value = serde_json::from_str(&runs).unwrap();
+    let state = |id: &str| {
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} not listed: {runs}"))
+            .clone()
+    };
+    assert_eq!(state(&done)["state"], "finished");
+    assert_eq!(state(&done)["command"], serde_json::json!(["true"]));
+    let interrupted = state(&cut);
+    assert_eq!(interrupted["state"], "interrupted", "{interrupted}");
+    assert!(interrupted["output_tail"][0] == "training", "{interrupted}");
+    // The probe's files left behind are gone; what was recorded stays and is served.
+    let folder = b._dir.path().join("runs").join(&cut);
+    assert!(!folder.join(".checkup-probe").exists());
+    let (status, _) = http(
+        &b,
+        "GET",
+        &format!("/v1/runs/{cut}/files/train.log"),
+        Some(&b.token),
+        None,
+    );
+    assert_eq!(status, 200);
+    // And the run slot is free: nothing of the interrupted run still trains.
+    let (status, answer) = http(
+        &b,
+        "POST",
+        "/v1/runs",
+        Some(&b.token),
+        Some(r#"{"command": ["true"]}"#),
+    );
+    assert_eq!(status, 202, "{answer}");
 }

@@ -196,6 +196,10 @@ pub enum RunState {
     Failed,
     /// Stopped on a client's request (`DELETE /v1/runs/{id}`); what it recorded is kept.
     Cancelled,
+    /// Found on disk by an agent started later without the account a run writes when it
+    /// ends: the agent that ran it ended first (and ended the training with it). What it
+    /// recorded is kept and reads as a recording.
+    Interrupted,
 }
 
 /// `GET /v1/runs`: one profiled run.

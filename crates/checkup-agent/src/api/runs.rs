@@ -211,6 +211,74 @@ pub(super) async fn list(State(s): State<Arc<AgentState>>) -> Json<Vec<RunInfo>>
     Json(runs)
 }
 
+/// The profiled runs an earlier agent left in `runs_dir`, oldest first (the last
+/// [`KEPT_RUNS`]): each as its `meta.json` says it ended, or `interrupted` without one,
+/// whose probe files left behind are removed. Called at start, before any run of this
+/// agent's.
+pub(super) fn found_on_disk(runs_dir: &Path) -> Vec<RunInfo> {
+    let Ok(entries) = std::fs::read_dir(runs_dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u64, String)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let n = name.strip_prefix("run-")?.parse().ok()?;
+            crate::retention::made_by_the_agent(&name).then_some((n, name))
+        })
+        .collect();
+    found.sort();
+    let skip = found.len().saturating_sub(KEPT_RUNS);
+    found
+        .into_iter()
+        .skip(skip)
+        .map(|(_, id)| {
+            let dir = runs_dir.join(&id);
+            let meta = std::fs::read_to_string(dir.join(checkup_recording::layout::META_JSON))
+                .ok()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+            let command: Vec<String> = meta
+                .as_ref()
+                .and_then(|m| serde_json::from_value(m["command"].clone()).ok())
+                .unwrap_or_default();
+            let exit_code = meta
+                .as_ref()
+                .and_then(|m| m["exit_code"].as_i64())
+                .and_then(|c| i32::try_from(c).ok());
+            let (state, error) = match &meta {
+                None => {
+                    // Nothing runs it any more: the guard ended the training with its agent.
+                    let _ = std::fs::remove_dir_all(dir.join(".checkup-probe"));
+                    (
+                        RunState::Interrupted,
+                        Some("the agent that ran it ended before the run did; what it recorded is kept".to_owned()),
+                    )
+                }
+                Some(m) if m["cancelled"] == true => (RunState::Cancelled, None),
+                Some(_) => match exit_code {
+                    Some(0) => (RunState::Finished, None),
+                    Some(c) => (
+                        RunState::Failed,
+                        Some(format!("the command exited with code {c}")),
+                    ),
+                    // Written before the agent said how a run ended: it ended.
+                    None => (RunState::Finished, None),
+                },
+            };
+            RunInfo {
+                id,
+                command: kept_command(&command),
+                state,
+                steps_done: 0,
+                exit_code,
+                error,
+                output_tail: Vec::new(),
+            }
+        })
+        .collect()
+}
+
 /// Steps done so far on rank 0, from the probe's progress file.
 fn steps_done(run: &Path) -> u64 {
     [run.join("progress.json"), run.join("rank0/progress.json")]

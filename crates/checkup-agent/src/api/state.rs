@@ -57,6 +57,7 @@ impl AgentState {
         (gpus, gpu_problem): (u32, Option<checkup_model::GpuProblem>),
     ) -> std::io::Result<Arc<Self>> {
         let stream = Arc::new(SampleStream::new(&runs_dir.join(".stream.jsonl"), 20_000)?);
+        let found = super::runs::found_on_disk(&runs_dir);
         Ok(Arc::new(Self {
             token,
             gpus,
@@ -66,7 +67,8 @@ impl AgentState {
             runs_dir,
             stream,
             sampling: Mutex::new(None),
-            runs: Mutex::new(Vec::new()),
+            // What earlier agents ran here is listed too, each as it ended.
+            runs: Mutex::new(found),
             active_run: Mutex::new(None),
             replay,
             stream_clients: Arc::new(tokio::sync::Semaphore::new(MAX_STREAM_CLIENTS)),
