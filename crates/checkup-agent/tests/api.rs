@@ -1274,3 +1274,38 @@ fn a_restarted_agent_lists_the_runs_on_disk_as_they_ended_or_were_interrupted() 
     );
     assert_eq!(status, 202, "{answer}");
 }
+
+#[test]
+fn a_client_resuming_past_the_stream_of_a_restarted_agent_is_told_at_once() {
+    let a = start();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let mut req = format!("ws://{}/v1/samples?since=5000", a.addr)
+        .into_client_request()
+        .unwrap();
+    req.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", a.token).parse().unwrap(),
+    );
+    let t0 = Instant::now();
+    match rt.block_on(tokio_tungstenite::connect_async(req)) {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
+            assert_eq!(resp.status(), 409);
+            let body = String::from_utf8(resp.body().clone().unwrap_or_default()).unwrap();
+            let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+            assert!(
+                error["error"].as_str().unwrap().contains("since=0"),
+                "{body}"
+            );
+        }
+        other => panic!("a stream past its end was opened: {:?}", other.map(|_| ())),
+    }
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    // From the stream's own numbers it opens as before.
+    let url = format!("ws://{}/v1/samples?since=0", a.addr);
+    let mut req = url.into_client_request().unwrap();
+    req.headers_mut().insert(
+        "Authorization",
+        format!("Bearer {}", a.token).parse().unwrap(),
+    );
+    assert!(rt.block_on(tokio_tungstenite::connect_async(req)).is_ok());
+}

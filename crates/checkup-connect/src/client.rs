@@ -285,6 +285,12 @@ impl AgentClient {
             Err(tokio_tungstenite::tungstenite::Error::Http(resp)) if resp.status() == 401 => {
                 Err(ConnectError::Unauthorized)
             }
+            // The agent answering is not the one that numbered the samples up to `since`.
+            Err(tokio_tungstenite::tungstenite::Error::Http(resp)) if resp.status() == 409 => {
+                Err(ConnectError::AgentGone(format!(
+                    " and was started again: its stream numbers samples anew, so those after {since} are not in it (what the earlier agent sampled is in its run folder)"
+                )))
+            }
             Err(e) => Err(ConnectError::AgentUnreachable {
                 addr: self.addr.clone(),
                 detail: e.to_string(),

@@ -25,6 +25,15 @@ pub(super) async fn stream(
     Query(q): Query<SamplesQuery>,
     ws: WebSocketUpgrade,
 ) -> Response {
+    // A number this stream never gave is an earlier agent's: told at once, not left to wait
+    // for a sequence this stream reaches minutes later, if ever.
+    let last = s.stream.last_seq();
+    if q.since > last {
+        return error(
+            StatusCode::CONFLICT,
+            format!("since={} is past this stream's last sample ({last}): the agent was started again and numbers its samples anew; what the earlier agent sampled is in its run folder; open the stream with since=0", q.since),
+        );
+    }
     let Ok(permit) = s.stream_clients.clone().try_acquire_owned() else {
         return error(
             StatusCode::SERVICE_UNAVAILABLE,
