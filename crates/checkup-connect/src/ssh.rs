@@ -571,7 +571,7 @@ impl Session<'_> {
                 log.push(format!("stopped agent {} (another build)", old.agent));
             }
             let up = self
-                .exec(&format!("d={d}; mkdir -p \"$d\" && chmod 700 \"$d\" && cat > \"$d/checkup-agent.part\" && chmod 700 \"$d/checkup-agent.part\" && mv -f \"$d/checkup-agent.part\" \"$d/checkup-agent\""), Some(agent_binary))
+                .exec(&format!("d={d}; p=\"$d/checkup-agent.part.$$\"; mkdir -p \"$d\" && chmod 700 \"$d\" && cat > \"$p\" && chmod 700 \"$p\" && mv -f \"$p\" \"$d/checkup-agent\" || {{ rm -f \"$p\"; exit 1; }}"), Some(agent_binary))
                 .await?;
             if !up.status.success() {
                 return Err(ConnectError::Ssh {
@@ -592,9 +592,13 @@ impl Session<'_> {
             return Ok(info);
         }
         // Checked again right before it runs: the file is started only if it is still the
-        // bundled build (nothing replaced it since the check above or the upload).
+        // bundled build (nothing replaced it since the check above or the upload). A state
+        // file left behind stays: it names no live agent (`running_agent` checks), and
+        // removing it here would remove the one an agent started at the same moment by
+        // another app just wrote; that agent holds the runs folder, and this one is refused
+        // and the other's found. Each upload writes a part file of its own, renamed whole.
         let start = format!(
-            "d={d}; test \"$(sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64)\" = {local_sha} || exit {CHECKSUM_MISMATCH}; {HOST_STATE}; mkdir -p \"$h\" && chmod 700 \"$h\" || exit 1; rm -f \"$h/agent.json\"; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$h/agent.json\" --token-file \"$h/token\" --runs \"$h/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$h/agent.log\" 2>&1 < /dev/null &"
+            "d={d}; test \"$(sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64)\" = {local_sha} || exit {CHECKSUM_MISMATCH}; {HOST_STATE}; mkdir -p \"$h\" && chmod 700 \"$h\" || exit 1; cd \"$HOME\" || exit 1; nohup \"$d/checkup-agent\" serve --listen 127.0.0.1:0 --state-file \"$h/agent.json\" --token-file \"$h/token\" --runs \"$h/runs\" --idle-exit {REMOTE_IDLE_EXIT_S} > \"$h/agent.log\" 2>&1 < /dev/null &"
         );
         let run = self.exec(&start, None).await?;
         if run.status.code() == Some(CHECKSUM_MISMATCH) {

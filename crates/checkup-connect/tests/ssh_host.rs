@@ -216,3 +216,38 @@ async fn a_state_file_left_by_a_dead_agent_names_a_process_that_is_neither_trust
     assert!(wait_until_gone(agent, Duration::from_secs(5)));
     assert!(bystander.0.try_wait().unwrap().is_none());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_apps_connecting_at_once_share_one_agent() {
+    // Two apps (or a fleet's two entries for one host) reach a host with no agent at the
+    // same moment: both upload and start one; one agent holds the runs folder, the other is
+    // refused, and both apps end connected to the one that runs.
+    let sshd = TestSshd::start();
+    let bin = agent_binary();
+    let (a, b) = tokio::join!(
+        SshAgent::connect(target(&sshd, "gpu-host"), &bin),
+        SshAgent::connect(target(&sshd, "gpu-host"), &bin)
+    );
+    let (a, b) = (
+        a.expect("the first connects"),
+        b.expect("the second connects"),
+    );
+    assert_eq!(a.info.pid, b.info.pid, "{:?} {:?}", a.log, b.log);
+    assert_eq!(
+        a.client.health().await.unwrap().agent,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(
+        b.client.health().await.unwrap().agent,
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(
+        std::fs::read(sshd.remote_dir().join("checkup-agent")).unwrap(),
+        std::fs::read(&bin).unwrap(),
+        "the agent on the host is whole"
+    );
+    let pid = a.info.pid;
+    drop(b);
+    a.disconnect().await;
+    assert!(wait_until_gone(pid, Duration::from_secs(5)));
+}
