@@ -256,7 +256,7 @@ fn App() -> impl IntoView {
                             class:selected=move || ui.view.with(|v| v.as_ref().is_some_and(|v| v.summary.id == c.id))
                             on:click=move |_| { ui.arrived.set(None); ui.open(c.id, None) }
                         >
-                            <div>{c.title.clone()}</div>
+                            <div>{checkup_text::shown(&c.title)}</div>
                             <div class="primary">{c.primary.clone().unwrap_or_default()}</div>
                             <div class="meta">
                                 {let host = c.host.clone(); move || if host == checkup_model::RECORDING_HOST { tr(ui.l(), UiWord::RecordingHost) } else { host.clone() }}
@@ -290,7 +290,7 @@ fn App() -> impl IntoView {
                                 }
                             }).collect_view()}
                         </nav>
-                        <h2 id="checkup-title">{v.summary.title.clone()}</h2>
+                        <h2 id="checkup-title">{checkup_text::shown(&v.summary.title)}</h2>
                         {move || ui.arrived.get().map(|p| view! { <p class="notice" id="arrived" role="status">{arrival_words(ui.l(), &p)}</p> })}
                         {move || steps::step_view(ui, ui.step.get())}
                     }.into_any(),

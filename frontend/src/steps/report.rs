@@ -76,7 +76,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         <select id="compare-with" on:change=move |ev| other.set(event_target_value(&ev))>
             <option value="">{move || tr(ui.l(), UiWord::ComparePick)}</option>
             {move || ui.checkups.get().into_iter().filter(|c| c.id != id && c.primary.is_some()).map(|c| {
-                let label = format!("{}{}", c.title, if c.is_baseline { format!(" ({})", tr(ui.l(), UiWord::Baseline)) } else { String::new() });
+                let label = format!("{}{}", checkup_text::shown(&c.title), if c.is_baseline { format!(" ({})", tr(ui.l(), UiWord::Baseline)) } else { String::new() });
                 view! { <option value=c.id.to_string()>{label}</option> }
             }).collect_view()}
         </select>
@@ -102,15 +102,15 @@ pub fn comparison_view(ui: Ui, c: CompareView, id: &'static str) -> impl IntoVie
         <div class="compare" id=id>
             <p><strong>{comparison::summary(&c.comparison, l)}</strong></p>
             <table>
-                <tr><th></th><th>{format!("{}{colon}{}", tr(ui.l(), UiWord::Before), c.before.title)}</th><th>{format!("{}{colon}{}", tr(ui.l(), UiWord::After), c.after.title)}</th><th>{tr(ui.l(), UiWord::Change)}</th></tr>
+                <tr><th></th><th>{format!("{}{colon}{}", tr(ui.l(), UiWord::Before), checkup_text::shown(&c.before.title))}</th><th>{format!("{}{colon}{}", tr(ui.l(), UiWord::After), checkup_text::shown(&c.after.title))}</th><th>{tr(ui.l(), UiWord::Change)}</th></tr>
                 {c.comparison.changes.iter().map(|r| {
                     let [before, after, change] = comparison::row(r, l);
                     view! { <tr class:changed=r.differs()><td>{comparison::figure(r.figure, l)}</td><td>{before}</td><td>{after}</td><td>{change}</td></tr> }
                 }).collect_view()}
             </table>
             <div class="side-by-side">
-                <div><h4>{c.before.title.clone()}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{lead(&c.before)}</p></div>
-                <div><h4>{c.after.title.clone()}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{lead(&c.after)}</p></div>
+                <div><h4>{checkup_text::shown(&c.before.title)}</h4><code>{c.before.primary.clone().unwrap_or_default()}</code><p>{lead(&c.before)}</p></div>
+                <div><h4>{checkup_text::shown(&c.after.title)}</h4><code>{c.after.primary.clone().unwrap_or_default()}</code><p>{lead(&c.after)}</p></div>
             </div>
         </div>
     }

@@ -79,7 +79,7 @@ pub fn notice(ui: Ui) -> impl IntoView {
             .checkups
             .with(|list| list.iter().find(|c| c.id == of).map(|c| c.title.clone()));
         let words = match title {
-            Some(t) => checkup_text::ui::rerun_of(ui.l(), &t),
+            Some(t) => checkup_text::ui::rerun_of(ui.l(), &checkup_text::shown(&t)),
             None => tr(ui.l(), UiWord::RerunOfDeleted),
         };
         Some(view! { <p class="notice" id="rerun-of">{words}</p> })

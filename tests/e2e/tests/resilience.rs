@@ -1,5 +1,6 @@
-//! A recording whose folder and kernel names carry HTML, Markdown, SVG and shell becomes
-//! no markup on any page of the app, and the folder name shows as text; the app killed
+//! A recording whose folder and kernel names carry HTML, Markdown, SVG, shell and a
+//! direction override becomes no markup on any page of the app, and the folder name shows
+//! as text, the override by its code point; the app killed
 //! with SIGKILL mid-checkup starts again at the step it was at, the review note written
 //! just before still there.
 
@@ -11,7 +12,7 @@ use checkup_model::WizardStep;
 
 /// A folder name as someone else's machine may hand it over (no `/`: it is one name).
 const HOSTILE_FOLDER: &str =
-    "run <img src=x onerror=\"document.body.dataset.pwned='folder'\"> [x](javascript:alert(1)) $(touch pwned)";
+    "run <img src=x onerror=\"document.body.dataset.pwned='folder'\"> [x](javascript:alert(1)) $(touch pwned) \u{202E}gnp.exe";
 /// A kernel name the same way, in the trace.
 const HOSTILE_KERNEL: &str =
     "<svg onload=\"document.body.dataset.pwned='kernel'\"> **gemm** #eval(\"1\") `id` $(rm -rf ~)";
@@ -77,7 +78,11 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
         t.contains("kernel_launch")
     })
     .await;
-    assert_eq!(app.text("#checkup-title").await, HOSTILE_FOLDER);
+    // Shown as the characters it is: the direction override by its code point, so it
+    // cannot reverse what follows it on the page.
+    let shown = checkup_text::shown(HOSTILE_FOLDER);
+    assert!(shown.ends_with("<U+202E>gnp.exe"), "{shown}");
+    assert_eq!(app.text("#checkup-title").await, shown);
     for step in WizardStep::ALL {
         let key = step.key();
         app.click(&format!("#step-{key}")).await;
@@ -87,7 +92,7 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
     }
     // The report names the recording, as the characters it is (its sources line).
     app.wait_for_text("#report-preview", Duration::from_secs(30), |t| {
-        t.contains(HOSTILE_FOLDER)
+        t.contains(&shown) && !t.contains('\u{202E}')
     })
     .await;
     // Nothing reached a shell.
@@ -113,7 +118,7 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
 
     let data = app.kill();
     let app = App::relaunch("resilience", data).await;
-    app.click_titled("ul.checkups li", HOSTILE_FOLDER).await;
+    app.click_titled("ul.checkups li", &shown).await;
     app.settled().await;
     app.element("#step-diagnosis.active").await;
     app.element("#verdict").await;
@@ -134,7 +139,7 @@ async fn markup_in_names_stays_text_and_a_killed_app_resumes_at_its_step_with_it
         t.contains("诊断")
     })
     .await;
-    assert_eq!(app.text("#checkup-title").await, HOSTILE_FOLDER);
+    assert_eq!(app.text("#checkup-title").await, shown);
     nothing_ran(&app, "in Chinese").await;
     app.screenshot("after-kill-zh").await;
     let (store, opened) = app.stored(HOSTILE_FOLDER).await;
