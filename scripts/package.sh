@@ -5,7 +5,9 @@
 #   GPU_Checkup-VERSION-x86_64.AppImage    the same files as one executable (it uses the
 #                                          system's WebKitGTK 4.1, as the .deb does)
 #   checkup-VERSION-x86_64-linux.tar.gz    checkup and checkup-agent for servers (glibc 2.31)
-#   SHA256SUMS                             the checksums of the three
+#   gpu_checkup-VERSION-py3-none-manylinux_2_31_x86_64.whl
+#                                          the same two for `pip install` on a GPU host
+#   SHA256SUMS                             the checksums of the four
 # Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,5 +79,8 @@ rm -rf "$tools/$name" && mkdir -p "$tools/$name"
 cp "$cli" "$agent" README.md LICENSE "$tools/$name/"
 tar -C "$tools" -czf "$out/$name.tar.gz" --owner=0 --group=0 "$name"
 
-(cd "$out" && sha256sum "$(basename "$deb")" "$(basename "$appimage")" "$name.tar.gz" > SHA256SUMS)
+# The same two binaries as a pip wheel, for GPU hosts with Python and no root.
+wheel=$(python3 scripts/wheel.py "$out" "$version" "$cli" "$agent")
+
+(cd "$out" && sha256sum "$(basename "$deb")" "$(basename "$appimage")" "$name.tar.gz" "$(basename "$wheel")" > SHA256SUMS)
 ls -l "$out"

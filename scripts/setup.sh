@@ -22,6 +22,8 @@ command -v WebKitWebDriver >/dev/null || need_apt+=(webkit2gtk-driver)
 # SSH hosts: the app uses the system OpenSSH client; tests start a real sshd on loopback.
 command -v ssh >/dev/null || need_apt+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need_apt+=(openssh-server)
+# The pip wheel is installed into a fresh virtual environment by its test.
+python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 # Prometheus: the tests read DCGM-exporter metrics back from a real server they backfill.
 command -v promtool >/dev/null || need_apt+=(prometheus)
 # Slurm: `checkup gather --slurm` is tested against a real controller and node on loopback.

@@ -1,6 +1,7 @@
 //! What `scripts/package.sh` ships, used as a person would: the `.deb` installed with dpkg,
 //! the installed app started under Xvfb with its demo history painted, then removed; the
-//! AppImage started the same way; the server tarball's CLI run on a corpus recording. The
+//! AppImage started the same way; the server tarball's CLI run on a corpus recording; the
+//! pip wheel installed offline into a fresh virtual environment, both binaries run. The
 //! packages are looked for in `GPU_CHECKUP_DIST`, else `dist/` (scripts/test.sh builds them
 //! first).
 
@@ -82,6 +83,7 @@ fn the_checksums_match_the_packages() {
         format!("gpu-checkup_{VERSION}_amd64.deb"),
         format!("GPU_Checkup-{VERSION}-x86_64.AppImage"),
         format!("checkup-{VERSION}-x86_64-linux.tar.gz"),
+        format!("gpu_checkup-{VERSION}-py3-none-manylinux_2_31_x86_64.whl"),
     ] {
         assert!(checked.contains(&format!("{file}: OK")), "{checked}");
     }
@@ -177,4 +179,44 @@ fn the_server_tarball_runs_its_cli_on_a_recording() {
         .arg("analyze")
         .arg(workspace_root().join("tests/corpus/dataloader_starved"))));
     assert!(analysis.contains("input pipeline"), "{analysis}");
+}
+
+#[test]
+fn the_wheel_installs_offline_into_a_fresh_virtual_environment_and_both_binaries_run() {
+    let wheel = dist().join(format!(
+        "gpu_checkup-{VERSION}-py3-none-manylinux_2_31_x86_64.whl"
+    ));
+    let venv = tempfile::tempdir().unwrap();
+    run(Command::new("python3")
+        .arg("-m")
+        .arg("venv")
+        .arg(venv.path()));
+    let bin = venv.path().join("bin");
+    // As on a GPU host without network: nothing fetched, nothing else installed.
+    run(Command::new(bin.join("pip"))
+        .args(["install", "--no-index", "--no-deps", "--quiet"])
+        .arg(&wheel));
+    let agent = stdout(&run(
+        Command::new(bin.join("checkup-agent")).arg("--version")
+    ));
+    assert!(agent.contains(VERSION), "{agent}");
+    // The environment check runs on a host without a GPU too, and says so.
+    let check = Command::new(bin.join("checkup-agent"))
+        .args(["check", "--json"])
+        .output()
+        .unwrap();
+    let facts: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap_or_else(|e| {
+        panic!(
+            "check --json: {e}: {}",
+            String::from_utf8_lossy(&check.stderr)
+        )
+    });
+    assert!(facts["facts"].is_object(), "{facts}");
+    let analysis = stdout(&run(Command::new(bin.join("checkup"))
+        .arg("analyze")
+        .arg(workspace_root().join("tests/corpus/dataloader_starved"))));
+    assert!(analysis.contains("input pipeline"), "{analysis}");
+    let version = stdout(&run(Command::new(bin.join("python"))
+        .args(["-c", "import gpu_checkup; print(gpu_checkup.__version__)"])));
+    assert_eq!(version.trim(), VERSION);
 }
