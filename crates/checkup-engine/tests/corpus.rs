@@ -1479,9 +1479,17 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
         "{:?}",
         plan[0].fix
     );
-    // The loader's fix carries its finding's own gain, and the list runs from most to least.
+    // The loader's fix removes its finding's time but each epoch's first-batch wait (one
+    // in 30 steps waits for the workers to start), and the list runs from most to least.
     let loader = d.finding("data_loading").unwrap();
-    assert_eq!(Some(plan[0].gain.expected), loader.gains.cause);
+    let whole = loader.gains.cause.unwrap();
+    assert!(matches!(plan[0].gain.reach, checkup_model::FixReach::Part(p) if p > 0.8 && p < 1.0));
+    assert!(
+        plan[0].gain.expected.after_ms > whole.after_ms
+            && plan[0].gain.expected.after_ms - whole.after_ms < 5.0,
+        "{:?} vs {whole:?}",
+        plan[0].gain
+    );
     let saved: Vec<f64> = plan
         .iter()
         .map(|r| r.gain.expected.before_ms - r.gain.expected.after_ms)

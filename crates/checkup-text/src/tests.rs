@@ -42,11 +42,13 @@ fn all_causes() -> Vec<Cause> {
             data_wait_ms: Some(40.0),
             step_ms: Some(50.0),
             idle_per_epoch_start_ms: None,
+            epoch_start_idle_ms_per_step: None,
         }),
         Cause::DataLoading(DataLoading::SlowLoader {
             data_wait_ms: Some(8.0),
             step_ms: Some(22.0),
             idle_per_epoch_start_ms: Some(230.0),
+            epoch_start_idle_ms_per_step: None,
         }),
         Cause::DataLoading(DataLoading::CpuSaturated {
             host_cpu_pct: 99.0,

@@ -220,6 +220,7 @@ mod tests {
                 data_wait_ms: Some(8.0),
                 step_ms: Some(22.0),
                 idle_per_epoch_start_ms: ms,
+                epoch_start_idle_ms_per_step: None,
             }),
             ..sync_finding(100.0)
         };
@@ -244,6 +245,33 @@ mod tests {
             ),
             FixReach::Supporting
         );
+    }
+
+    #[test]
+    fn more_workers_leave_each_epochs_first_batch_wait() {
+        // `probe_loader_short_epoch`'s figures: 66 % of a 49.3 ms step waiting for data,
+        // 4.0 ms of it per step the GPU's idle at epoch starts (124 ms once every 30 steps).
+        let slow_loader = |kept| Finding {
+            cause: Cause::DataLoading(DataLoading::SlowLoader {
+                data_wait_ms: Some(32.7),
+                step_ms: Some(49.3),
+                idle_per_epoch_start_ms: None,
+                epoch_start_idle_ms_per_step: kept,
+            }),
+            share: 0.66,
+            ..sync_finding(100.0)
+        };
+        let more = Fix::DataLoading(DataLoadingFix::MoreWorkers {
+            suggested: 14,
+            current: Some(2),
+        });
+        let FixReach::Part(part) = reach(&more, &slow_loader(Some(4.0))) else {
+            panic!("more workers remove all of the wait")
+        };
+        // 32.5 ms of the step is the loader's; 28.5 ms of it goes.
+        assert!((part - (1.0 - 4.0 / (0.66 * 49.3))).abs() < 1e-12, "{part}");
+        // Without an epoch start among the steps, all of it goes.
+        assert_eq!(reach(&more, &slow_loader(None)), FixReach::Cause);
     }
 
     #[test]

@@ -13,6 +13,11 @@ causes! {
             /// idles at each (the epoch's first batches, which no worker had begun).
             #[serde(default)]
             idle_per_epoch_start_ms: Option<f64>,
+            /// The GPU's idle at epoch starts spread over the steps, ms per step: each
+            /// epoch's first batch waits for its workers to start and make it, which more
+            /// workers do not shorten. None without an epoch start among the steps measured.
+            #[serde(default)]
+            epoch_start_idle_ms_per_step: Option<f64>,
         } => "data_loading",
         /// The training's own processes saturate the host CPU.
         CpuSaturated {

@@ -25,19 +25,19 @@ pub fn title(c: &DataLoading, l: Language) -> String {
 /// A `data_loading` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &DataLoading, l: Language) -> String {
     match (c, l) {
-        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle) }, En) => format!(
+        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle), .. }, En) => format!(
             "The GPU waits for batches at the start of every epoch: it idles about {idle:.0} ms each time while the epoch's first batches are made{}.",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!(" (on average {w:.0} ms of a {s:.0} ms step waiting for data)")).unwrap_or_default()
         ),
-        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle) }, Zh) => format!(
+        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: Some(idle), .. }, Zh) => format!(
             "每个 epoch 开始时 GPU 都在等待批次：每次空闲约 {idle:.0} ms，等待该 epoch 的前几个批次生成{}。",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!("（{s:.0} ms 的步骤中平均有 {w:.0} ms 在等待数据）")).unwrap_or_default()
         ),
-        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: None }, En) => format!(
+        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: None, .. }, En) => format!(
             "The GPU waits for the next batch: the input pipeline is slower than the GPU{}, while the host has idle cores.",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!(" (on average {w:.0} ms of a {s:.0} ms step waiting for data)")).unwrap_or_default()
         ),
-        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: None }, Zh) => format!(
+        (DataLoading::SlowLoader { data_wait_ms, step_ms, idle_per_epoch_start_ms: None, .. }, Zh) => format!(
             "GPU 在等待下一个批次：输入管线比 GPU 慢{}，而主机仍有空闲核心。",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!("（{s:.0} ms 的步骤中平均有 {w:.0} ms 在等待数据）")).unwrap_or_default()
         ),

@@ -202,6 +202,11 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             data_wait_ms: cx.timing.map(|t| t.data_wait_share * t.mean_step_ms),
             step_ms: cx.timing.map(|t| t.mean_step_ms),
             idle_per_epoch_start_ms: at_epoch_starts,
+            epoch_start_idle_ms_per_step: cx
+                .timing
+                .and_then(|t| Some((t.epoch_start_idle.as_ref()?, t.steady_steps)))
+                .filter(|(e, steps)| e.epochs > 0 && *steps > 0)
+                .map(|(e, steps)| e.idle_ms / steps as f64),
         }),
     };
     let fixes = match whose {
@@ -231,7 +236,8 @@ fn finding(cx: &Ctx) -> Option<Finding> {
 
 /// What part of `finding`'s lost time an input-pipeline fix removes: persistent workers
 /// remove the epoch-start waits they are offered for, but only support more workers against
-/// a slow loader; pinned memory and cores left to the loop support the others.
+/// a slow loader; more workers remove all but each epoch's first-batch wait; pinned memory
+/// and cores left to the loop support the others.
 pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
     let at_epoch_starts = matches!(
         finding.cause,
@@ -244,9 +250,20 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
         })
     );
     match fix {
+        // Each epoch's first batch still waits for its workers to start and make it, however
+        // many there are (more start slower, if anything): that idle stays.
+        DataLoadingFix::MoreWorkers { .. } => match finding.cause {
+            Cause::DataLoading(DataLoading::SlowLoader {
+                step_ms: Some(step),
+                epoch_start_idle_ms_per_step: Some(kept),
+                ..
+            }) if kept > 0.0 && finding.share * step > 0.0 => {
+                FixReach::Part((1.0 - kept / (finding.share * step)).clamp(0.0, 1.0))
+            }
+            _ => FixReach::Cause,
+        },
         DataLoadingFix::CheaperSamples
         | DataLoadingFix::CheaperSamplesAtWorkerLimit { .. }
-        | DataLoadingFix::MoreWorkers { .. }
         | DataLoadingFix::LoaderAcrossEpochs { .. } => FixReach::Cause,
         DataLoadingFix::PersistentWorkers if at_epoch_starts => FixReach::Cause,
         DataLoadingFix::PersistentWorkers

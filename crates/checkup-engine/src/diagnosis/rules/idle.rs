@@ -203,6 +203,7 @@ mod tests {
                 data_wait_ms: None,
                 step_ms: None,
                 idle_per_epoch_start_ms: None,
+                epoch_start_idle_ms_per_step: None,
             }),
             0.5,
         );
@@ -212,6 +213,7 @@ mod tests {
                 data_wait_ms: None,
                 step_ms: None,
                 idle_per_epoch_start_ms: None,
+                epoch_start_idle_ms_per_step: None,
             }),
             0.44,
         );
