@@ -24,8 +24,8 @@ def main():
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-        # 512 more vectors a step: 1.5 million by the end.
-        history = torch.cat([history, tokens[:512].detach()])
+        # 128 more vectors a step: 384,000 by the end (its logits then take about 6 GB).
+        history = torch.cat([history, tokens[:128].detach()])
         if window:
             history = history[-8192:]
         if step % 200 == 0:
