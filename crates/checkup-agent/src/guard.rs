@@ -113,15 +113,8 @@ fn group_has_others() -> bool {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|&pid| pid != me)
-        .any(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // After the command's name: state, ppid, pgrp. A zombie has ended.
-                let mut rest = stat.rsplit(')').next().unwrap_or("").split_whitespace();
-                let state = rest.next();
-                let pgrp = rest.nth(1).and_then(|g| g.parse::<u32>().ok());
-                state != Some("Z") && pgrp == Some(group)
-            })
-        })
+        .filter_map(crate::collect::host::read_proc_stat)
+        .any(|p| !p.ended && p.pgrp == group)
 }
 
 /// Exits with the command's code, or ends by the signal that ended it.

@@ -163,7 +163,7 @@ pub async fn serve(
         tokio::spawn(async move {
             let proving = places.clone();
             let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-                if carries_token(&req, &token) {
+                if crate::api::carries_token(req.headers(), &token) {
                     lock(&proving).prove(id);
                 }
                 hyper::service::Service::call(&inner, req)
@@ -183,15 +183,6 @@ pub async fn serve(
             lock(&places).leave(id);
         });
     }
-}
-
-/// Whether `req` carries the bearer token (compared in constant time, as the API does).
-fn carries_token<B>(req: &Request<B>, token: &str) -> bool {
-    req.headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| crate::api::constant_time_eq(given.as_bytes(), token.as_bytes()))
 }
 
 /// Refusals answered while the client's request is drained; past this many at once the

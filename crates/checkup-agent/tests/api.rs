@@ -207,16 +207,26 @@ fn a_profiled_run_started_through_the_api_leaves_its_files_for_download() {
     );
 }
 
+/// A WebSocket request for `url` carrying `token`, as the app's client sends it.
+fn with_token(
+    url: &str,
+    token: &str,
+) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+    let mut req = url.into_client_request().unwrap();
+    req.headers_mut()
+        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
+    req
+}
+
 /// Sample events from the stream at `url` until `enough` says so.
 async fn read_until(
     url: &str,
     token: &str,
     enough: impl Fn(&[serde_json::Value]) -> bool,
 ) -> Vec<serde_json::Value> {
-    let mut req = url.into_client_request().unwrap();
-    req.headers_mut()
-        .insert("Authorization", format!("Bearer {token}").parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+    let (mut ws, _) = tokio_tungstenite::connect_async(with_token(url, token))
+        .await
+        .unwrap();
     let mut events = Vec::new();
     use futures_util::StreamExt;
     while !enough(&events) {
@@ -709,14 +719,8 @@ fn sample_streams_over_the_cap_are_refused_politely_and_a_closed_one_frees_its_p
     let cap = checkup_agent::api::MAX_STREAM_CLIENTS;
     let rt = tokio::runtime::Runtime::new().unwrap();
     let url = format!("ws://{}/v1/samples?since=0", a.addr);
-    let connect = |url: &str| {
-        let mut req = url.into_client_request().unwrap();
-        req.headers_mut().insert(
-            "Authorization",
-            format!("Bearer {}", a.token).parse().unwrap(),
-        );
-        rt.block_on(tokio_tungstenite::connect_async(req))
-    };
+    let connect =
+        |url: &str| rt.block_on(tokio_tungstenite::connect_async(with_token(url, &a.token)));
     let mut open: Vec<_> = (0..cap)
         .map(|_| connect(&url).expect("within the cap").0)
         .collect();
@@ -763,10 +767,9 @@ fn killed_while_sampling(
     let url = format!("ws://{}/v1/samples?since=0", a.addr);
     let until = Instant::now() + wait;
     let seen = rt.block_on(async {
-        let mut req = url.into_client_request().unwrap();
-        req.headers_mut()
-            .insert("Authorization", format!("Bearer {t}").parse().unwrap());
-        let (mut ws, _) = tokio_tungstenite::connect_async(req).await.unwrap();
+        let (mut ws, _) = tokio_tungstenite::connect_async(with_token(&url, &t))
+            .await
+            .unwrap();
         let mut seen = Vec::new();
         use futures_util::StreamExt;
         while let Ok(Some(Ok(msg))) =
@@ -1279,13 +1282,7 @@ fn a_restarted_agent_lists_the_runs_on_disk_as_they_ended_or_were_interrupted() 
 fn a_client_resuming_past_the_stream_of_a_restarted_agent_is_told_at_once() {
     let a = start();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let mut req = format!("ws://{}/v1/samples?since=5000", a.addr)
-        .into_client_request()
-        .unwrap();
-    req.headers_mut().insert(
-        "Authorization",
-        format!("Bearer {}", a.token).parse().unwrap(),
-    );
+    let req = with_token(&format!("ws://{}/v1/samples?since=5000", a.addr), &a.token);
     let t0 = Instant::now();
     match rt.block_on(tokio_tungstenite::connect_async(req)) {
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => {
@@ -1302,10 +1299,7 @@ fn a_client_resuming_past_the_stream_of_a_restarted_agent_is_told_at_once() {
     assert!(t0.elapsed() < Duration::from_secs(2));
     // From the stream's own numbers it opens as before.
     let url = format!("ws://{}/v1/samples?since=0", a.addr);
-    let mut req = url.into_client_request().unwrap();
-    req.headers_mut().insert(
-        "Authorization",
-        format!("Bearer {}", a.token).parse().unwrap(),
-    );
-    assert!(rt.block_on(tokio_tungstenite::connect_async(req)).is_ok());
+    assert!(rt
+        .block_on(tokio_tungstenite::connect_async(with_token(&url, &a.token)))
+        .is_ok());
 }

@@ -47,18 +47,23 @@ pub fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
     f.write_all(token.as_bytes())
 }
 
+/// Whether `headers` carry `token` as their bearer token (compared in constant time): the
+/// one check of the API's routes and of the accept loop that keeps a place for clients.
+pub fn carries_token(headers: &axum::http::HeaderMap, token: &str) -> bool {
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    constant_time_eq(given.as_bytes(), token.as_bytes())
+}
+
 pub(super) async fn require_token(
     State(state): State<Arc<AgentState>>,
     req: Request,
     next: Next,
 ) -> Response {
-    let given = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
-    if !constant_time_eq(given.as_bytes(), state.token.as_bytes()) {
+    if !carries_token(req.headers(), &state.token) {
         return error(
             StatusCode::UNAUTHORIZED,
             "missing or wrong bearer token (see the agent's token file)",

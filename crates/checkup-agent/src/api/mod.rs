@@ -31,7 +31,7 @@ mod samples;
 mod sampling;
 mod state;
 
-pub use auth::{constant_time_eq, new_token, write_token};
+pub use auth::{carries_token, constant_time_eq, new_token, write_token};
 pub use sampling::check_sampling;
 pub use state::{AgentState, MAX_STREAM_CLIENTS};
 

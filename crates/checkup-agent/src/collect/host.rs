@@ -62,10 +62,14 @@ fn read_cpu_times() -> (CpuTimes, Vec<CpuTimes>) {
 
 /// One process's line of /proc/PID/stat.
 #[derive(Debug, Clone)]
-struct ProcStat {
+pub(crate) struct ProcStat {
     /// The command name (at most 15 bytes, as the kernel keeps it).
     comm: String,
+    /// Whether it has ended and waits to be reaped (a zombie).
+    pub(crate) ended: bool,
     ppid: u32,
+    /// Its process group.
+    pub(crate) pgrp: u32,
     /// utime + stime, in clock ticks.
     cpu_ticks: u64,
     rss_pages: u64,
@@ -73,7 +77,7 @@ struct ProcStat {
     start_ticks: u64,
 }
 
-fn read_proc_stat(pid: u32) -> Option<ProcStat> {
+pub(crate) fn read_proc_stat(pid: u32) -> Option<ProcStat> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may contain spaces and parentheses: fields start after the last ')'.
     let close = text.rfind(')')?;
@@ -84,7 +88,9 @@ fn read_proc_stat(pid: u32) -> Option<ProcStat> {
     let stime: u64 = f.get(12)?.parse().ok()?;
     Some(ProcStat {
         comm,
+        ended: matches!(f.first(), Some(&"Z" | &"X")),
         ppid: f.get(1)?.parse().ok()?,
+        pgrp: f.get(2)?.parse().ok()?,
         cpu_ticks: utime.saturating_add(stime),
         start_ticks: f.get(19)?.parse().ok()?,
         rss_pages: f.get(21)?.parse().ok()?,
@@ -459,7 +465,9 @@ mod tests {
     fn stat(comm: &str, ppid: u32) -> ProcStat {
         ProcStat {
             comm: comm.into(),
+            ended: false,
             ppid,
+            pgrp: 0,
             cpu_ticks: 0,
             rss_pages: 0,
             start_ticks: 0,
