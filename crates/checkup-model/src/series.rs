@@ -84,6 +84,18 @@ pub struct GpuSeries {
     pub processes: Vec<ProcessMemory>,
 }
 
+impl GpuSeries {
+    /// GPU-Util readings (percent) taken from `from_s` to `to_s` (the charts' seconds),
+    /// where the reading was made.
+    pub fn util_within(&self, from_s: f64, to_s: f64) -> impl Iterator<Item = f32> + '_ {
+        self.t
+            .iter()
+            .zip(&self.util_pct)
+            .filter(move |(ts, _)| (from_s..=to_s).contains(*ts))
+            .filter_map(|(_, u)| *u)
+    }
+}
+
 /// One process's GPU memory over the run (`samples_gpu_processes.csv`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProcessMemory {

@@ -29,8 +29,9 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 /// The diagnosed GPU's mean utilisation (NVML, percent) over each tenth, None where no
 /// reading falls inside it.
 fn tenths_utilisation(cx: &Ctx, trend: &StepTrend) -> Vec<Option<f64>> {
-    let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
-    let gpu = cx.facts.gpu_of_rank(rank).unwrap_or(rank);
+    let gpu = cx
+        .facts
+        .gpu_of_rank_or_own(cx.timing.map(|t| t.rank).unwrap_or(0));
     let Some(g) = cx.a.charts.gpus.iter().find(|g| g.gpu == gpu) else {
         return vec![None; trend.tenths.len()];
     };
@@ -38,12 +39,7 @@ fn tenths_utilisation(cx: &Ctx, trend: &StepTrend) -> Vec<Option<f64>> {
         .tenths
         .iter()
         .map(|t| {
-            let inside: Vec<f64> =
-                g.t.iter()
-                    .zip(&g.util_pct)
-                    .filter(|(ts, _)| (t.start_s..=t.end_s).contains(*ts))
-                    .filter_map(|(_, u)| u.map(f64::from))
-                    .collect();
+            let inside: Vec<f64> = g.util_within(t.start_s, t.end_s).map(f64::from).collect();
             (!inside.is_empty()).then(|| inside.iter().sum::<f64>() / inside.len() as f64)
         })
         .collect()
@@ -58,11 +54,8 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
         .find(|&m| grows(cx, t, m))?;
     let part = |x: &Tenth| parts(x, measure);
     let (first, last) = (part(&t[0]), part(&t[t.len() - 1]));
-    let slower = |x: &Tenth| part(x).0 >= first.0 * (1.0 + th.slowdown_sustained);
-    // It began with the first tenth from which every later one stays slower.
-    let began = (1..t.len())
-        .find(|&k| t[k..].iter().all(slower))
-        .map_or(&t[t.len() - 1], |k| &t[k]);
+    let steps: Vec<f64> = t.iter().map(|x| part(x).0).collect();
+    let began = began_at(cx, first.0, &steps).map_or(&t[t.len() - 1], |k| &t[k]);
     let growth = last.0 - first.0;
     let data = last.1 - first.1;
     let host = last.2 - first.2;
@@ -211,12 +204,7 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     let third = ms.len() / 3;
     let first = median(&ms[..third]);
     let last = median(&ms[ms.len() - third..]);
-    let longer = |d: f64| d >= first * (1.0 + th.slowdown_sustained);
-    let grows = first > 0.0
-        && last >= first * (1.0 + th.slowdown_growth)
-        && ms[ms.len() - third..].iter().all(|&d| longer(d))
-        && kendall_tau(&ms) >= th.slowdown_consistency;
-    if !grows {
+    if !rises(cx, first, last, &ms[ms.len() - third..], &ms) {
         return None;
     }
     // The time lost: each run beyond the first ones' pace, over the run's time.
@@ -227,9 +215,7 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     if run_s <= 0.0 || share < th.reportable_share {
         return None;
     }
-    let began = (1..runs.len())
-        .find(|&k| ms[k..].iter().all(|&d| longer(d)))
-        .unwrap_or(runs.len() - 1);
+    let began = began_at(cx, first, &ms).unwrap_or(runs.len() - 1);
     let evidence = vec![
         ev(
             K::Slowdown(SlowdownEvidence::FirstPeriodicMedian),
@@ -277,20 +263,33 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
 /// the last three all slower than the first, and the tenths in rising order more often than
 /// not.
 fn grows(cx: &Ctx, t: &[Tenth], m: StepMeasure) -> bool {
-    let th = cx.th;
-    let (Some(first), Some(last)) = (t.first(), t.last()) else {
-        return false;
-    };
     if t.len() < 3 {
         return false;
     }
-    let step = |x: &Tenth| parts(x, m).0;
-    let slower = |x: &Tenth| step(x) >= step(first) * (1.0 + th.slowdown_sustained);
-    let consistency = kendall_tau(&t.iter().map(step).collect::<Vec<_>>());
-    step(first) > 0.0
-        && step(last) >= step(first) * (1.0 + th.slowdown_growth)
-        && t[t.len() - 3..].iter().all(slower)
-        && consistency >= th.slowdown_consistency
+    let steps: Vec<f64> = t.iter().map(|x| parts(x, m).0).collect();
+    let (first, last) = (steps[0], steps[steps.len() - 1]);
+    rises(cx, first, last, &steps[steps.len() - 3..], &steps)
+}
+
+/// Whether `series` grew from `first` to `last` as a slowdown means, for step tenths and
+/// periodic work alike: `last` at least `slowdown_growth` above `first`, every one of
+/// `tail` at least `slowdown_sustained` above it, and the series in rising order more often
+/// than not (Kendall's tau at least `slowdown_consistency`).
+fn rises(cx: &Ctx, first: f64, last: f64, tail: &[f64], series: &[f64]) -> bool {
+    let th = cx.th;
+    first > 0.0
+        && last >= first * (1.0 + th.slowdown_growth)
+        && tail
+            .iter()
+            .all(|&v| v >= first * (1.0 + th.slowdown_sustained))
+        && kendall_tau(series) >= th.slowdown_consistency
+}
+
+/// Where a growth began: the first place after the start from which every later value stays
+/// `slowdown_sustained` above `first`.
+fn began_at(cx: &Ctx, first: f64, series: &[f64]) -> Option<usize> {
+    let longer = |v: f64| v >= first * (1.0 + cx.th.slowdown_sustained);
+    (1..series.len()).find(|&k| series[k..].iter().all(|&v| longer(v)))
 }
 
 /// A tenth's step, wait for data and host time, as `m` sums them up.

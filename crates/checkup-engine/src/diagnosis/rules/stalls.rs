@@ -30,12 +30,7 @@ fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
     for s in &t.stalls {
         let a = s.t_start - t0;
         let b = a + s.duration_ms / 1e3 + cx.th.util_report_lag_s;
-        let inside: Vec<f32> =
-            g.t.iter()
-                .zip(&g.util_pct)
-                .filter(|(ts, _)| **ts >= a && **ts <= b)
-                .filter_map(|(_, u)| *u)
-                .collect();
+        let inside: Vec<f32> = g.util_within(a, b).collect();
         if inside.is_empty() {
             continue;
         }
