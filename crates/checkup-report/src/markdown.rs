@@ -23,7 +23,8 @@ pub fn escape(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            '\n' | '\r' => out.push(' '),
+            // `visible` left line breaks and tabs alone; a carriage return it showed.
+            '\n' => out.push(' '),
             _ => out.push(c),
         }
     }
@@ -42,12 +43,7 @@ pub fn code_span(name: &str) -> String {
 /// The same in a table cell, where a `|` would end the cell: escaped, as GFM tables read
 /// it inside code too.
 pub fn code_cell(name: &str) -> String {
-    format!(
-        "`{}`",
-        checkup_text::shown(name)
-            .replace('`', "'")
-            .replace('|', "\\|")
-    )
+    code_span(name).replace('|', "\\|")
 }
 
 /// A fenced code block that no line of `code` can close: the fence is longer than any run
