@@ -9,13 +9,16 @@ cost, since interference only ever adds time. Variants, each its own process, in
 order:
 
   bare        no probe
-  hooks       the probe as `checkup-agent run --profile-steps 0` injects it (step hooks only)
+  hooks       the probe as `checkup-agent run --profile-steps 0` injects it (step hooks and
+              the hot-line sampler)
   window      the probe with its default window (watch steps 2-9, profiled steps 10-17),
               measured after it: anything the window leaves on the launch path (CUPTI
               callbacks, module hooks, patched functions) shows as window - hooks
   no_marks    hooks, with the CUDA events that time steps on the GPU switched off
               (lab/probe_parts): how much of the hooks' cost those events are
   long_spans  hooks, with one such event per second instead of one per 20 ms span
+  no_hot_lines  hooks without the hot-line sampler (CHECKUP_HOT_LINES_MS=0): hooks -
+              no_hot_lines is what sampling the host's stacks costs
 
 Prints the fastest block per step of each run, the per-step cost of hooks and of the window
 in microseconds, and an audit of the window variant's process after the blocks: threads that
@@ -36,8 +39,10 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(os.path.dirname(HERE), "crates", "checkup-agent", "probe")
 PARTS = os.path.join(os.path.dirname(HERE), "lab", "probe_parts")
-VARIANTS = ["bare", "hooks", "window", "no_marks", "long_spans"]
+VARIANTS = ["bare", "hooks", "window", "no_marks", "long_spans", "no_hot_lines"]
 LAB_PARTS = {"no_marks": {"CHECKUP_LAB_OFF": "marks"}, "long_spans": {"CHECKUP_LAB_SPAN_S": "1"}}
+# Variants of the agent's own probe set by its environment alone.
+PROBE_SETTINGS = {"no_hot_lines": {"CHECKUP_HOT_LINES_MS": "0"}}
 
 
 def thread_cpu_ticks():
@@ -122,7 +127,7 @@ def run(variant, args, out):
         path = [PARTS, PROBE] if variant in LAB_PARTS else [PROBE]
         env.update(PYTHONPATH=os.pathsep.join(path + [env.get("PYTHONPATH", "")]), CHECKUP_OUT=rec,
                    CHECKUP_SKIP_STEPS="10", CHECKUP_PROFILE_STEPS="8" if variant == "window" else "0",
-                   **LAB_PARTS.get(variant, {}))
+                   **LAB_PARTS.get(variant, {}), **PROBE_SETTINGS.get(variant, {}))
     proc = subprocess.run([sys.executable, __file__, "--child", str(args.blocks), str(args.block),
                            str(args.launches)], env=env, capture_output=True, text=True, timeout=600)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -135,6 +140,15 @@ def run(variant, args, out):
         if not status.get("trace"):
             raise SystemExit("window: the probe wrote no trace: %s" % status)
         result["teardown_cupti"] = status.get("teardown_cupti")
+    if variant != "bare":
+        # The hot-line sampler's own account of its cost: its CPU over the seconds sampled.
+        try:
+            with open(os.path.join(rec, "training.json")) as f:
+                hot = json.load(f).get("hot_lines")
+            if hot:
+                result["sampler"] = {k: hot.get(k) for k in ("seconds", "wakeups", "sampler_cpu_s")}
+        except (OSError, ValueError):
+            pass
     return result
 
 
@@ -162,8 +176,12 @@ def main():
             best = min(r["per_step_s"])
             fastest[variant].append(best)
             runs.append(dict(r, variant=variant, round=rnd))
-            print("round %d %-7s fastest block %.2f us/step, median block %.2f" % (
-                rnd, variant, 1e6 * best, 1e6 * statistics.median(r["per_step_s"])), flush=True)
+            sampler = r.get("sampler")
+            print("round %d %-12s fastest block %.2f us/step, median block %.2f%s" % (
+                rnd, variant, 1e6 * best, 1e6 * statistics.median(r["per_step_s"]),
+                "; sampler %.1f ms CPU in %.1f s (%d wake-ups)" % (
+                    1e3 * sampler["sampler_cpu_s"], sampler["seconds"], sampler["wakeups"]) if sampler else ""),
+                  flush=True)
     med = {v: statistics.median(fastest[v]) for v in variants}
     over = {v: 1e6 * (med[v] - med["bare"]) for v in variants if "bare" in med}
     print("step of %d launches + one optimizer step, fastest block per step, median of %d rounds: %s" % (

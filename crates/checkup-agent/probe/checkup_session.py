@@ -10,11 +10,17 @@ import atexit
 import gzip
 import os
 import shutil
+import threading
 import time
 import warnings
 
 import checkup_probe as P
+import checkup_stacks
 import checkup_training
+
+# Where DataLoader workers leave their hot-line snapshots, inside the run folder; the
+# training process merges them into training.json and removes the folder at exit.
+WORKER_LINES = ".hot_lines"
 
 
 class Session:
@@ -34,6 +40,9 @@ class Session:
         self.memory = P.CsvLog(os.path.join(out_dir, "memory.csv"), P.MEMORY_HEADER)
         self.training = checkup_training.Observer(torch, self.tracker, self.events, self.memory, out_dir)
         self.training.before_epoch = self.before_epoch
+        self.training.hot_lines = self.hot_lines
+        self.stacks = None
+        self.stacks_interval = checkup_stacks.interval_from(env)
         self.prof = None
         self.progress_t = 0.0
         self.exported = False
@@ -58,6 +67,25 @@ class Session:
         # step: the span before it ends here, the start's two steps are marked.
         self.steps_file.end_span(self.gpu_mark)
         self.marks.force(2)
+
+    def start_stacks(self):
+        """Samples the host's hot lines from the first step on, on the thread that steps."""
+        if self.stacks_interval is None:
+            return
+        try:
+            self.stacks = checkup_stacks.Sampler(self.stacks_interval)
+            self.stacks.start(threading.get_ident())
+        except Exception as e:
+            self.stacks = None
+            self.status(hot_lines_error=repr(e))
+
+    def hot_lines(self):
+        """The hot lines of the training process and its workers so far, or None when not
+        sampled."""
+        if self.stacks is None:
+            return None
+        folder = os.path.join(self.out_dir, WORKER_LINES)
+        return checkup_stacks.merge([self.stacks.snapshot()] + checkup_stacks.read_snapshots(folder))
 
     def pump(self, final=False):
         try:
@@ -120,6 +148,7 @@ class Session:
         self.status(ok=True, torch=self.torch.__version__, skip_steps=self.tracker.skip,
                     profile_steps=self.tracker.count, **me)
         P.start_clock_exchange(self.torch, self.out_dir, me)
+        self.start_stacks()
 
     def on_optimizer_step(self, optimizer, args, kwargs):
         """torch's global optimizer-step hook: a step ends at the main optimizer's step."""
@@ -193,12 +222,62 @@ class Session:
         self.steps_file.end_span(self.gpu_mark)
         self.pump(final=True)
         self.training.sample_memory()
+        if self.stacks is not None:
+            self.stacks.stop()
         self.training.write_context()
+        if self.stacks is not None:
+            shutil.rmtree(os.path.join(self.out_dir, WORKER_LINES), ignore_errors=True)
         for log in (self.steps_file, self.events, self.memory):
             try:
                 log.close()
             except Exception:
                 pass
+
+
+# The DataLoader's worker function before the probe wrapped it, and what the wrapper needs:
+# module globals, so a worker started by spawn or forkserver finds them when it unpickles
+# the wrapper (its own probe install sets them again).
+_ORIGINAL_WORKER_LOOP = None
+_WORKER_LINES_FOLDER = None
+_WORKER_LINES_INTERVAL = None
+
+
+def sampled_worker_loop(*args, **kwargs):
+    """A DataLoader worker's loop with its hot lines sampled; the loop runs the same if
+    sampling fails."""
+    original = _ORIGINAL_WORKER_LOOP
+    if original is None:
+        from torch.utils.data._utils import worker
+        original = worker._worker_loop
+        if original is sampled_worker_loop:
+            raise RuntimeError("the DataLoader worker loop is not known")
+    sampler = None
+    if _WORKER_LINES_FOLDER and _WORKER_LINES_INTERVAL:
+        try:
+            sampler = checkup_stacks.Sampler(_WORKER_LINES_INTERVAL, process_role=checkup_stacks.LOADER_WORKER,
+                                             snapshot_folder=_WORKER_LINES_FOLDER)
+            sampler.start(threading.get_ident())
+        except Exception:
+            sampler = None
+    try:
+        return original(*args, **kwargs)
+    finally:
+        if sampler is not None:
+            sampler.stop()
+            sampler.write()
+
+
+def sample_workers(session):
+    """Wraps the DataLoader's worker function so each worker samples its own hot lines."""
+    global _ORIGINAL_WORKER_LOOP, _WORKER_LINES_FOLDER, _WORKER_LINES_INTERVAL
+    if session.stacks_interval is None:
+        return
+    from torch.utils.data._utils import worker
+    if worker._worker_loop is not sampled_worker_loop:
+        _ORIGINAL_WORKER_LOOP = worker._worker_loop
+        worker._worker_loop = sampled_worker_loop
+    _WORKER_LINES_FOLDER = os.path.join(session.out_dir, WORKER_LINES)
+    _WORKER_LINES_INTERVAL = session.stacks_interval
 
 
 def install(env=os.environ):
@@ -226,6 +305,10 @@ def install(env=os.environ):
         session.time_batches(_dl._BaseDataLoaderIter)
     except Exception as e:
         session.status(dataloader_hook=False, dataloader_error=repr(e))
+    try:
+        sample_workers(session)
+    except Exception as e:
+        session.status(worker_lines=False, worker_lines_error=repr(e))
     session.training.install_hooks()
     atexit.register(session.at_exit)
     return session

@@ -128,6 +128,10 @@ class Observer:
         self.lazy_patched = set()
         self.peak_memory = None
         self.before_epoch = None           # the probe's: called before an epoch's iterator is made
+        self.hot_lines = lambda: None      # the probe's: the host's hot lines so far
+        # Debugging settings seen on at any write: a `with detect_anomaly():` around the loop
+        # has ended by the write at exit, which must not forget it.
+        self.debug_seen = {}
         self.lock = threading.Lock()
         here = os.path.dirname(os.path.abspath(__file__))
         torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
@@ -572,6 +576,9 @@ class Observer:
             "deterministic_algorithms": _safe(torch.are_deterministic_algorithms_enabled),
             "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or os.environ.get("PYTORCH_ALLOC_CONF"),
             "cuda_launch_blocking": os.environ.get("CUDA_LAUNCH_BLOCKING"),
+            # Debugging settings left on cost every step; read here, between the probe's
+            # own watch and profiler windows, they are the training's.
+            **self.debug_settings(),
         }
         graphs = None
         try:
@@ -612,7 +619,23 @@ class Observer:
             "syncs": syncs,
             "empty_cache": cache_empties,
             "not_recorded": notes,
+            "hot_lines": _safe(self.hot_lines),
         }
+
+    def debug_settings(self):
+        """Debugging settings that slow every step, each the most it was at any write."""
+        torch = self.torch
+        now = {
+            "anomaly_detection": _safe(torch.is_anomaly_enabled),
+            "anomaly_check_nan": _safe(lambda: torch.is_anomaly_enabled() and torch.is_anomaly_check_nan_enabled()),
+            "sync_debug_mode": _safe(torch.cuda.get_sync_debug_mode),
+            "profiler_enabled": _safe(lambda: bool(torch.autograd.profiler._is_profiler_enabled)),
+        }
+        for key, value in now.items():
+            seen = self.debug_seen.get(key)
+            if value is not None and (seen is None or value > seen):
+                self.debug_seen[key] = value
+        return dict(self.debug_seen)
 
     def write_context(self):
         try:

@@ -468,11 +468,131 @@ class InstallTest(unittest.TestCase):
         # the observers (the import loop this layout removed).
         here = os.path.dirname(os.path.abspath(P.__file__))
         for name, banned in (("checkup_probe.py", ("checkup_session", "checkup_training")),
-                             ("checkup_training.py", ("checkup_session",))):
+                             ("checkup_training.py", ("checkup_session",)),
+                             ("checkup_stacks.py", ("checkup_session", "checkup_training", "torch"))):
             with open(os.path.join(here, name)) as f:
                 source = f.read()
             for module in banned:
                 self.assertNotIn("import " + module, source, name)
+
+
+def spin_here(stop):
+    """Burns CPU on one known line until told to stop."""
+    n = 0
+    while not stop.is_set():
+        n += sum(map(abs, range(-2000, 2000)))  # the hot line
+    return n
+
+
+HOT_LINE = spin_here.__code__.co_firstlineno + 4
+
+
+class HotLinesTest(unittest.TestCase):
+    """checkup_stacks: the sampler of the host's hot lines, on real threads."""
+
+    def sample_for(self, seconds, **threads):
+        import checkup_stacks as S
+        import threading
+        stop = threading.Event()
+        started = [threading.Thread(target=target, args=(stop,), name=name, daemon=True)
+                   for name, target in threads.items()]
+        for t in started:
+            t.start()
+        # The test file lives in the probe's folder, which the sampler treats as library
+        # code: here only the standard library is.
+        sampler = S.Sampler(0.005, skip_dirs=tuple(
+            d for d in S.library_dirs() if not os.path.abspath(__file__).startswith(d)))
+        sampler.start()
+        time.sleep(seconds)
+        sampler.stop()
+        stop.set()
+        for t in started:
+            t.join()
+        return S.merge([sampler.snapshot()])
+
+    def test_the_thread_that_burns_cpu_is_named_at_its_line_and_a_waiting_one_gets_none(self):
+        def wait_here(stop):
+            stop.wait()
+        lines = self.sample_for(0.6, reporter=spin_here, idle=wait_here)
+        by_name = {t["name"]: t for t in lines["threads"]}
+        reporter = by_name["reporter"]
+        self.assertEqual(reporter["role"], "thread")
+        top = reporter["lines"][0]
+        self.assertEqual((top["line"], top["function"]), (HOT_LINE, "spin_here"))
+        self.assertIn("sum(map(abs", top["code"])
+        self.assertGreater(top["cpu_s"], 0.6 * reporter["cpu_s"])
+        self.assertGreater(reporter["cpu_s"], 0.05)
+        # A thread blocked on an event uses no CPU, whatever line it waits on.
+        self.assertLess(by_name["idle"]["cpu_s"], 0.02)
+        # The thread that started the sampler is the training's.
+        self.assertEqual(lines["threads"][0]["role"], "training")
+        self.assertGreater(lines["wakeups"], 30)
+
+    def test_a_library_function_under_the_users_line_is_kept_beside_it(self):
+        import checkup_stacks as S
+        import json as json_module
+
+        def encode(stop):
+            while not stop.is_set():
+                json_module.dumps(list(range(5000)))
+        lines = self.sample_for(0.4, encoder=encode)
+        top = {t["name"]: t for t in lines["threads"]}["encoder"]["lines"][0]
+        self.assertEqual(top["function"], "encode")
+        self.assertTrue(top["inside"].startswith(("__init__.py:", "encoder.py:")), top["inside"])
+        self.assertTrue(S.library_dirs())
+
+    def test_workers_merge_into_one_role_with_their_process_count(self):
+        import checkup_stacks as S
+        worker = {"interval_ms": 20, "seconds": 3.0, "wakeups": 150, "sampler_cpu_s": 0.004, "pid": 11,
+                  "threads": [{"role": "loader_worker", "name": "", "cpu_s": 2.0, "samples": 150,
+                               "lines": [["/w/dataset.py", 14, "__getitem__", "", 1.5, 100],
+                                         ["/w/dataset.py", 20, "__getitem__", "Image.py:resize", 0.5, 50]]}]}
+        other = dict(worker, pid=12, threads=[dict(worker["threads"][0], cpu_s=1.0,
+                                                   lines=[["/w/dataset.py", 14, "__getitem__", "", 1.0, 150]])])
+        main = {"interval_ms": 20, "seconds": 3.1, "wakeups": 155, "sampler_cpu_s": 0.005, "pid": 10,
+                "threads": [{"role": "training", "name": "", "cpu_s": 0.3, "samples": 155,
+                             "lines": [["/w/train.py", 40, "main", "", 0.3, 155]]}]}
+        merged = S.merge([main, worker, other], code_of=lambda f, l: "os.listdir(self.root)" if l == 14 else "")
+        self.assertEqual([t["role"] for t in merged["threads"]], ["training", "loader_worker"])
+        workers = merged["threads"][1]
+        self.assertEqual((workers["processes"], workers["cpu_s"]), (2, 3.0))
+        self.assertEqual(workers["lines"][0], {"file": "/w/dataset.py", "line": 14, "function": "__getitem__",
+                                               "inside": "", "code": "os.listdir(self.root)",
+                                               "cpu_s": 2.5, "samples": 250})
+        self.assertEqual(merged["seconds"], 3.1)
+        self.assertEqual(merged["sampler_cpu_s"], 0.013)
+
+    def test_thread_names_lose_the_number_python_gives_them(self):
+        import checkup_stacks as S
+        self.assertEqual(S.thread_name("Thread-7 (_pin_memory_loop)"), "_pin_memory_loop")
+        self.assertEqual(S.thread_name("Thread-12"), "Thread")
+        self.assertEqual(S.thread_name("reporter"), "reporter")
+
+    def test_lines_past_the_bound_are_counted_as_other(self):
+        import checkup_stacks as S
+        t = S.ThreadLines("training", "")
+        for i in range(S.MAX_LINES + 500):
+            t.add(("gen.py", i, "f"), "", 0.001)
+        self.assertEqual(len(t.lines), S.MAX_LINES + 1)
+        self.assertEqual(t.samples, S.MAX_LINES + 500)
+        self.assertAlmostEqual(t.cpu_s, (S.MAX_LINES + 500) * 0.001)
+
+    def test_the_interval_comes_from_the_environment_and_zero_turns_sampling_off(self):
+        import checkup_stacks as S
+        self.assertEqual(S.interval_from({}), 0.02)
+        self.assertEqual(S.interval_from({"CHECKUP_HOT_LINES_MS": "50"}), 0.05)
+        self.assertIsNone(S.interval_from({"CHECKUP_HOT_LINES_MS": "0"}))
+        self.assertIsNone(S.interval_from({"CHECKUP_HOT_LINES_MS": "often"}))
+
+    def test_worker_snapshots_are_written_atomically_and_read_back(self):
+        import checkup_stacks as S
+        with tempfile.TemporaryDirectory() as d:
+            folder = os.path.join(d, ".hot_lines")
+            S.write_snapshot(folder, {"threads": [], "pid": os.getpid()})
+            with open(os.path.join(folder, "half.json"), "w") as f:
+                f.write("{\"threads\": [")
+            self.assertEqual(S.read_snapshots(folder), [{"threads": [], "pid": os.getpid()}])
+            self.assertEqual(S.read_snapshots(os.path.join(d, "none")), [])
 
 
 if __name__ == "__main__":

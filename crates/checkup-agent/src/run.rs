@@ -19,6 +19,7 @@ const PROBE_SITECUSTOMIZE: &str = include_str!("../probe/sitecustomize.py");
 const PROBE_CORE: &str = include_str!("../probe/checkup_probe.py");
 const PROBE_TRAINING: &str = include_str!("../probe/checkup_training.py");
 const PROBE_SESSION: &str = include_str!("../probe/checkup_session.py");
+const PROBE_STACKS: &str = include_str!("../probe/checkup_stacks.py");
 
 /// How `checkup-agent run` profiles a training command.
 #[derive(Debug, Clone)]
@@ -147,6 +148,7 @@ pub fn install_probe(dir: &Path) -> Result<String> {
         ("checkup_probe.py", PROBE_CORE),
         ("checkup_training.py", PROBE_TRAINING),
         ("checkup_session.py", PROBE_SESSION),
+        ("checkup_stacks.py", PROBE_STACKS),
     ] {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| AgentError::io(&p, e))?;
@@ -534,6 +536,7 @@ mod tests {
             "checkup_probe.py",
             "checkup_training.py",
             "checkup_session.py",
+            "checkup_stacks.py",
         ] {
             assert!(dir.path().join(f).is_file(), "{f}");
         }
