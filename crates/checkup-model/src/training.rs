@@ -40,6 +40,8 @@ pub struct TrainingContext {
     pub empty_cache: Option<SyncSummary>,
     /// What the probe could not record, by reason.
     pub not_recorded: Vec<NotRecorded>,
+    /// Where the host's CPU went, by thread and line (None: not sampled).
+    pub hot_lines: Option<crate::HotLines>,
 }
 
 /// One DataLoader as the probe saw it: its arguments and how it was iterated.
@@ -210,6 +212,17 @@ pub struct NumericSettings {
     pub alloc_conf: Option<String>,
     /// `CUDA_LAUNCH_BLOCKING`.
     pub cuda_launch_blocking: Option<String>,
+    /// `torch.is_anomaly_enabled()` at any of the probe's reads: autograd's anomaly
+    /// detection, a debugging setting.
+    pub anomaly_detection: Option<bool>,
+    /// Anomaly detection with its NaN check of every backward output.
+    pub anomaly_check_nan: Option<bool>,
+    /// `torch.cuda.get_sync_debug_mode()` outside the probe's own watch (1 warns, 2 raises
+    /// at every synchronising call).
+    pub sync_debug_mode: Option<u32>,
+    /// A profiler of the training's own was recording when the probe looked (outside the
+    /// probe's window).
+    pub profiler_enabled: Option<bool>,
 }
 
 /// Optimizer steps and backward passes counted.

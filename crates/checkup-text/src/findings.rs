@@ -27,7 +27,7 @@ pub fn title(c: &Cause, l: Language) -> String {
 
 /// A finding's summary: what was measured, in a sentence or two.
 pub fn summary(f: &Finding, l: Language) -> String {
-    match &f.cause {
+    let said = match &f.cause {
         Cause::ComputeBound(c) => causes::compute_bound::summary(c, l),
         Cause::MemoryBandwidth(c) => causes::memory_bandwidth::summary(c, l),
         Cause::DataLoading(c) => causes::data_loading::summary(c, l),
@@ -41,7 +41,9 @@ pub fn summary(f: &Finding, l: Language) -> String {
         Cause::Environment(c) => causes::environment::summary(c, l),
         Cause::Slowdown(c) => causes::slowdown::summary(c, l),
         Cause::Memory(c) => causes::memory::summary(c, l),
-    }
+    };
+    // Where a host-bound cause's time goes, when the probe sampled the host's lines.
+    said + &causes::shared::hot_lines(f.cause.hot_lines(), l)
 }
 
 /// `title` with its first letter in lower case, to go on inside a sentence (acronyms such as

@@ -39,23 +39,27 @@ fn all_causes() -> Vec<Cause> {
             tensor_pct: Some(2.0),
         }),
         Cause::DataLoading(DataLoading::SlowLoader {
+            hot_lines: Vec::new(),
             data_wait_ms: Some(40.0),
             step_ms: Some(50.0),
             idle_per_epoch_start_ms: None,
             epoch_start_idle_ms_per_step: None,
         }),
         Cause::DataLoading(DataLoading::SlowLoader {
+            hot_lines: Vec::new(),
             data_wait_ms: Some(8.0),
             step_ms: Some(22.0),
             idle_per_epoch_start_ms: Some(230.0),
             epoch_start_idle_ms_per_step: None,
         }),
         Cause::DataLoading(DataLoading::CpuSaturated {
+            hot_lines: Vec::new(),
             host_cpu_pct: 99.0,
             training_cores: 15.5,
             launch_wait_share: Some(0.3),
         }),
         Cause::DataLoading(DataLoading::CpuSaturated {
+            hot_lines: Vec::new(),
             host_cpu_pct: 99.0,
             training_cores: 15.5,
             launch_wait_share: None,
@@ -65,6 +69,7 @@ fn all_causes() -> Vec<Cause> {
             training_cores: 0.7,
         }),
         Cause::KernelLaunch(KernelLaunch::TinyKernels {
+            hot_lines: Vec::new(),
             kernels_per_step: 1000.0,
             median_kernel_us: 3.2,
         }),
@@ -74,6 +79,7 @@ fn all_causes() -> Vec<Cause> {
             host_ms: 19.6,
         }),
         Cause::KernelLaunch(KernelLaunch::InterpreterHeld {
+            hot_lines: Vec::new(),
             host_ms_per_kernel: 49.0,
             process_cpu_pct: 101.0,
         }),
@@ -1271,4 +1277,87 @@ fn every_ledger_part_and_basis_has_its_own_words_in_both_languages() {
         assert!(en.contains("142 s") && zh.contains("142 秒"), "{en} / {zh}");
         assert!(en.ends_with("100 %.") && zh.ends_with("100%。"));
     }
+}
+
+fn host_line(
+    role: ThreadRole,
+    thread: &str,
+    file: &str,
+    line: u32,
+    code: &str,
+    inside: &str,
+) -> HostLine {
+    HostLine {
+        role,
+        thread: thread.into(),
+        processes: if role == ThreadRole::LoaderWorker {
+            3
+        } else {
+            1
+        },
+        line: HotLine {
+            file: file.into(),
+            line,
+            function: "f".into(),
+            inside: inside.into(),
+            code: code.into(),
+            cpu_s: 9.0,
+            samples: 450,
+        },
+        share_of_thread: 0.912,
+        thread_cores: if role == ThreadRole::LoaderWorker {
+            2.94
+        } else {
+            0.97
+        },
+    }
+}
+
+#[test]
+fn a_host_bound_finding_says_whose_cpu_goes_to_which_line_in_both_languages() {
+    let held = finding(Cause::KernelLaunch(KernelLaunch::InterpreterHeld {
+        host_ms_per_kernel: 4.0,
+        process_cpu_pct: 99.0,
+        hot_lines: vec![host_line(
+            ThreadRole::Thread,
+            "metrics-upload",
+            "/w/log.py",
+            17,
+            "payload = json.dumps(history)",
+            "",
+        )],
+    }));
+    let en = findings::summary(&held, En);
+    assert!(
+        en.ends_with(" The thread metrics-upload used 1.0 of a core: 91% at log.py:17 in f() `payload = json.dumps(history)`."),
+        "{en}"
+    );
+    let zh = findings::summary(&held, Zh);
+    assert!(zh.ends_with("线程 metrics-upload 使用了 1.0 个核心：91% 在 log.py:17 的 f() 中 `payload = json.dumps(history)`。"), "{zh}");
+
+    let loader = finding(Cause::DataLoading(DataLoading::SlowLoader {
+        data_wait_ms: Some(120.0),
+        step_ms: Some(130.0),
+        idle_per_epoch_start_ms: None,
+        epoch_start_idle_ms_per_step: None,
+        hot_lines: vec![host_line(
+            ThreadRole::LoaderWorker,
+            "",
+            "/w/data.py",
+            31,
+            "image = np.fft.ifft2(x)",
+            "_pocketfft.py:_raw_fft",
+        )],
+    }));
+    let en = findings::summary(&loader, En);
+    assert!(en.contains("The 3 DataLoader workers used 2.9 cores together: 91% at data.py:31 in f() `image = np.fft.ifft2(x)`, inside _pocketfft.py:_raw_fft."), "{en}");
+    // A finding without samples says nothing of lines.
+    let plain = finding(Cause::DataLoading(DataLoading::SlowLoader {
+        data_wait_ms: Some(120.0),
+        step_ms: Some(130.0),
+        idle_per_epoch_start_ms: None,
+        epoch_start_idle_ms_per_step: None,
+        hot_lines: Vec::new(),
+    }));
+    assert!(!findings::summary(&plain, En).contains("workers used"));
 }

@@ -243,6 +243,10 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         deterministic_algorithms,
         alloc_conf,
         cuda_launch_blocking,
+        anomaly_detection,
+        anomaly_check_nan,
+        sync_debug_mode,
+        profiler_enabled,
     } = &t.settings;
     let mut numeric = Vec::new();
     if let Some(b) = tf32_matmul {
@@ -271,6 +275,24 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
     }
     if let Some(v) = alloc_conf {
         numeric.push(format!("PYTORCH_CUDA_ALLOC_CONF={v}"));
+    }
+    // Debugging settings: shown when on (off is every run's default and says nothing).
+    if *anomaly_detection == Some(true) {
+        numeric.push(match (l, anomaly_check_nan) {
+            (En, Some(true)) => "anomaly detection on, with NaN checks".into(),
+            (En, _) => "anomaly detection on".into(),
+            (Zh, Some(true)) => "异常检测开启（含 NaN 检查）".into(),
+            (Zh, _) => "异常检测开启".into(),
+        });
+    }
+    if let Some(mode) = sync_debug_mode.filter(|m| *m > 0) {
+        numeric.push(format!("sync_debug_mode={mode}"));
+    }
+    if *profiler_enabled == Some(true) {
+        numeric.push(match l {
+            En => "a profiler of the training's own recording".into(),
+            Zh => "训练自身的分析器在记录".into(),
+        });
     }
     if !numeric.is_empty() {
         out.push((label("Settings", "设置"), numeric.join(" · ")));

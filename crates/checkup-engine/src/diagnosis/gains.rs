@@ -217,6 +217,7 @@ mod tests {
     fn persistent_workers_remove_epoch_start_waits_but_only_support_a_slow_loader() {
         let at_starts = |ms| Finding {
             cause: Cause::DataLoading(DataLoading::SlowLoader {
+                hot_lines: Vec::new(),
                 data_wait_ms: Some(8.0),
                 step_ms: Some(22.0),
                 idle_per_epoch_start_ms: ms,
@@ -253,6 +254,7 @@ mod tests {
         // 4.0 ms of it per step the GPU's idle at epoch starts (124 ms once every 30 steps).
         let slow_loader = |kept| Finding {
             cause: Cause::DataLoading(DataLoading::SlowLoader {
+                hot_lines: Vec::new(),
                 data_wait_ms: Some(32.7),
                 step_ms: Some(49.3),
                 idle_per_epoch_start_ms: None,

@@ -5,6 +5,7 @@
 
 pub mod fixes;
 pub mod gains;
+mod host_lines;
 mod ledger;
 mod rank;
 mod rules;

@@ -144,4 +144,16 @@ impl Cause {
             c => c.kind().to_owned(),
         }
     }
+
+    /// Where the host's time goes for a host-bound cause: the lines the probe's samples
+    /// credit (empty for other causes, and without the samples).
+    pub fn hot_lines(&self) -> &[crate::HostLine] {
+        match self {
+            Cause::KernelLaunch(KernelLaunch::TinyKernels { hot_lines, .. })
+            | Cause::KernelLaunch(KernelLaunch::InterpreterHeld { hot_lines, .. })
+            | Cause::DataLoading(DataLoading::SlowLoader { hot_lines, .. })
+            | Cause::DataLoading(DataLoading::CpuSaturated { hot_lines, .. }) => hot_lines,
+            _ => &[],
+        }
+    }
 }

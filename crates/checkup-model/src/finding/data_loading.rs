@@ -18,6 +18,10 @@ causes! {
             /// workers do not shorten. None without an epoch start among the steps measured.
             #[serde(default)]
             epoch_start_idle_ms_per_step: Option<f64>,
+            /// Where the workers' time goes (the training thread's when batches are made
+            /// in its process): their busiest lines, empty without hot-line samples.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            hot_lines: Vec<crate::HostLine>,
         } => "data_loading",
         /// The training's own processes saturate the host CPU.
         CpuSaturated {
@@ -28,6 +32,10 @@ causes! {
             /// Share of the step the GPU waits for launches the starved main thread makes
             /// late.
             launch_wait_share: Option<f64>,
+            /// Where the workers' time goes: their busiest lines, empty without hot-line
+            /// samples.
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            hot_lines: Vec<crate::HostLine>,
         } => "data_loading/cpu_saturated",
         /// Processes outside the training saturate the host CPU.
         CpuContention {

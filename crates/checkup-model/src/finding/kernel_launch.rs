@@ -9,6 +9,10 @@ causes! {
             kernels_per_step: f64,
             /// Median kernel duration, µs.
             median_kernel_us: f64,
+            /// Where the host's time goes: the training thread's busiest lines (empty
+            /// without the probe's hot-line samples).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            hot_lines: Vec<crate::HostLine>,
         } => "kernel_launch",
         /// Kernels launched late because other processes hold the host's CPU.
         CpuContention {
@@ -37,6 +41,10 @@ causes! {
             host_ms_per_kernel: f64,
             /// The training process's CPU, 100 = one core.
             process_cpu_pct: f64,
+            /// The thread that holds the interpreter, by its busiest lines (empty without
+            /// the probe's hot-line samples).
+            #[serde(default, skip_serializing_if = "Vec::is_empty")]
+            hot_lines: Vec<crate::HostLine>,
         } => "kernel_launch/interpreter_held",
     }
 }

@@ -41,11 +41,11 @@ pub fn summary(c: &DataLoading, l: Language) -> String {
             "GPU 在等待下一个批次：输入管线比 GPU 慢{}，而主机仍有空闲核心。",
             data_wait_ms.zip(*step_ms).map(|(w, s)| format!("（{s:.0} ms 的步骤中平均有 {w:.0} ms 在等待数据）")).unwrap_or_default()
         ),
-        (DataLoading::CpuSaturated { host_cpu_pct, training_cores, launch_wait_share: Some(launch) }, En) => format!(
+        (DataLoading::CpuSaturated { host_cpu_pct, training_cores, launch_wait_share: Some(launch), .. }, En) => format!(
             "The input pipeline saturates the host CPU ({host_cpu_pct:.0}% of all cores, {training_cores:.1} cores of it the training's own processes): the main thread, short of CPU, launches kernels late (the GPU waits {}% of each step for them) and batches arrive late. More workers cannot help; each batch costs too much CPU.",
             pct(*launch)
         ),
-        (DataLoading::CpuSaturated { host_cpu_pct, training_cores, launch_wait_share: Some(launch) }, Zh) => format!(
+        (DataLoading::CpuSaturated { host_cpu_pct, training_cores, launch_wait_share: Some(launch), .. }, Zh) => format!(
             "输入管线让主机 CPU 饱和（全部核心的 {host_cpu_pct:.0}%，其中 {training_cores:.1} 个核心属于训练自身的进程）：主线程缺少 CPU，内核发射变晚（GPU 每步有 {}% 的时间在等待发射），批次也来得晚。增加 worker 无济于事，每个批次消耗的 CPU 太多。",
             pct(*launch)
         ),

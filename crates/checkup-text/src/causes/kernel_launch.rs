@@ -35,10 +35,10 @@ pub fn title(c: &KernelLaunch, l: Language) -> String {
 /// A `kernel_launch` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &KernelLaunch, l: Language) -> String {
     match (c, l) {
-        (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us }, En) => format!(
+        (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us, .. }, En) => format!(
             "The host cannot launch kernels as fast as the GPU runs them: {kernels_per_step:.0} kernels per step with a median of {median_kernel_us:.1} µs each, so the GPU mostly waits for the next launch."
         ),
-        (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us }, Zh) => format!(
+        (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us, .. }, Zh) => format!(
             "主机发射内核的速度跟不上 GPU 执行的速度：每步 {kernels_per_step:.0} 个内核，中位时长 {median_kernel_us:.1} µs，GPU 大部分时间在等待下一次发射。"
         ),
         (KernelLaunch::CpuContention { host_cpu_pct, training_cores }, En) => format!(
@@ -55,11 +55,11 @@ pub fn summary(c: &KernelLaunch, l: Language) -> String {
             "训练的环境中设置了 CUDA_LAUNCH_BLOCKING=1，这是用来调试 CUDA 错误的设置：每次内核发射都要等该内核执行完才返回，主机和 GPU 只能轮流工作。每步 {} ms 的主机工作和 {} ms 的 GPU 工作相加成了 {} ms 的步骤，而没有重叠。",
             crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
         ),
-        (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct }, En) => format!(
+        (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct, .. }, En) => format!(
             "The training thread takes {} ms of host time per kernel it launches, where launching costs a few microseconds, while its process keeps {} % of a core busy and the GPU idles: another thread of the process holds Python's interpreter lock, and the training thread waits for it between its operations. Long calls into C (sorted, sum, json.dumps of a large object) hold the lock from start to end. Compiling the model would not help.",
             crate::format_number(*host_ms_per_kernel), crate::format_number(*process_cpu_pct)
         ),
-        (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct }, Zh) => format!(
+        (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct, .. }, Zh) => format!(
             "训练线程每发射一个内核要花 {} ms 的主机时间，而发射本身只需几微秒；同时它的进程占满 {}% 个核心，GPU 却在空闲：进程中的另一个线程占着 Python 解释器锁，训练线程在每两个操作之间都要等它。长时间的 C 调用（sorted、sum、对大对象的 json.dumps）从头到尾都持有这把锁。编译模型无济于事。",
             crate::format_number(*host_ms_per_kernel), crate::format_number(*process_cpu_pct)
         ),

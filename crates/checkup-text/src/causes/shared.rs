@@ -2,7 +2,7 @@
 //! share at unprofiled speed, host memory growth; the investigations and the
 //! host-contention fixes.
 
-use checkup_model::{Language, SharedEvidence, SharedFix};
+use checkup_model::{HostLine, Language, SharedEvidence, SharedFix, ThreadRole};
 
 use crate::fix_words::{pick, t, FixText};
 use crate::Language::*;
@@ -68,5 +68,66 @@ pub fn fix(f: &SharedFix, l: Language) -> FixText {
             None,
             pick(l, "The GPU gets work as fast as it can take it.", "GPU 能以它能接受的速度拿到工作。"),
         ),
+    }
+}
+
+/// Where a host-bound finding's time goes, from the probe's hot-line samples: whose CPU,
+/// how much of a core, and the share of it at each line. Empty without lines.
+pub fn hot_lines(lines: &[HostLine], l: Language) -> String {
+    let Some(first) = lines.first() else {
+        return String::new();
+    };
+    let cores = crate::fixed(first.thread_cores, 1);
+    let whose = match (first.role, l) {
+        (ThreadRole::LoaderWorker, En) => format!(
+            "The {} DataLoader workers used {cores} cores together",
+            first.processes
+        ),
+        (ThreadRole::LoaderWorker, Zh) => format!(
+            "{} 个 DataLoader worker 合计使用了 {cores} 个核心",
+            first.processes
+        ),
+        (ThreadRole::Thread, En) => format!("The thread {} used {cores} of a core", first.thread),
+        (ThreadRole::Thread, Zh) => format!("线程 {} 使用了 {cores} 个核心", first.thread),
+        (_, En) => format!("The training thread used {cores} of a core"),
+        (_, Zh) => format!("训练线程使用了 {cores} 个核心"),
+    };
+    let at: Vec<String> = lines
+        .iter()
+        .map(|h| {
+            let share = crate::pct(h.share_of_thread);
+            let line = &h.line;
+            let inside = if line.file.is_empty() || line.inside.is_empty() {
+                String::new()
+            } else {
+                match l {
+                    En => format!(", inside {}", line.inside),
+                    Zh => format!("，位于 {} 内", line.inside),
+                }
+            };
+            let code = if line.code.is_empty() {
+                String::new()
+            } else {
+                format!(" `{}`", line.code)
+            };
+            match (l, line.file.is_empty()) {
+                (En, false) => format!(
+                    "{share}% at {} in {}(){code}{inside}",
+                    line.location(),
+                    line.function
+                ),
+                (Zh, false) => format!(
+                    "{share}% 在 {} 的 {}() 中{code}{inside}",
+                    line.location(),
+                    line.function
+                ),
+                (En, true) => format!("{share}% in library code ({})", line.location()),
+                (Zh, true) => format!("{share}% 在库代码中（{}）", line.location()),
+            }
+        })
+        .collect();
+    match l {
+        En => format!(" {whose}: {}.", at.join("; ")),
+        Zh => format!("{whose}：{}。", at.join("；")),
     }
 }

@@ -6,7 +6,7 @@ use checkup_model::{
     PeriodicStall, PeriodicWork, SharedEvidence, Source, Unit,
 };
 
-use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
+use crate::diagnosis::{ev, fixes, host_lines, host_saturation, share_ev, Ctx, Outcome, Whose};
 use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
@@ -197,6 +197,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             host_cpu_pct: s.total_pct,
             training_cores: s.training_cores,
             launch_wait_share: starved_launch_share,
+            hot_lines: host_lines::of_loader(cx.training, cx.th),
         }),
         None => Cause::DataLoading(DataLoading::SlowLoader {
             data_wait_ms: cx.timing.map(|t| t.data_wait_share * t.mean_step_ms),
@@ -207,6 +208,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
                 .and_then(|t| Some((t.epoch_start_idle.as_ref()?, t.steady_steps)))
                 .filter(|(e, steps)| e.epochs > 0 && *steps > 0)
                 .map(|(e, steps)| e.idle_ms / steps as f64),
+            hot_lines: host_lines::of_loader(cx.training, cx.th),
         }),
     };
     let fixes = match whose {

@@ -200,6 +200,7 @@ mod tests {
         // 60 % idle, 50 % of it the input pipeline's: 10 % left, under significant; 44 %: 16 %.
         let dl = made(
             Cause::DataLoading(DataLoading::SlowLoader {
+                hot_lines: Vec::new(),
                 data_wait_ms: None,
                 step_ms: None,
                 idle_per_epoch_start_ms: None,
@@ -210,6 +211,7 @@ mod tests {
         assert!(finding(&sampled(40.0).cx(), &[dl]).is_none());
         let dl = made(
             Cause::DataLoading(DataLoading::SlowLoader {
+                hot_lines: Vec::new(),
                 data_wait_ms: None,
                 step_ms: None,
                 idle_per_epoch_start_ms: None,

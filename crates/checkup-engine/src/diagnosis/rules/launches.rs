@@ -5,12 +5,13 @@
 
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, HostSyncEvidence, KernelLaunch,
-    KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary, SharedEvidence, Source, Unit,
+    KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary, SharedEvidence, Source, ThreadRole,
+    Unit,
 };
 
 use super::allocator::allocator_drains_queue;
 use super::sync::sync_drains_queue;
-use crate::diagnosis::{ev, fixes, host_saturation, share_ev, Ctx, Outcome, Whose};
+use crate::diagnosis::{ev, fixes, host_lines, host_saturation, share_ev, Ctx, Outcome, Whose};
 use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
@@ -168,6 +169,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
             Cause::KernelLaunch(KernelLaunch::TinyKernels {
                 kernels_per_step: k.per_step,
                 median_kernel_us: k.median_us,
+                hot_lines: host_lines::of_role(cx.training, ThreadRole::Training, cx.th),
             }),
             fixes::kernel_launch(&cx.run_settings()),
         ),
@@ -320,6 +322,7 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
         cause: Cause::KernelLaunch(KernelLaunch::InterpreterHeld {
             host_ms_per_kernel: per_kernel_ms,
             process_cpu_pct: process_cpu,
+            hot_lines: host_lines::of_role(cx.training, ThreadRole::Thread, cx.th),
         }),
         severity: cx.severity(share),
         confidence: confidence::CORROBORATED,
