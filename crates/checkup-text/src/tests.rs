@@ -78,6 +78,12 @@ fn all_causes() -> Vec<Cause> {
             gpu_busy_ms: 27.5,
             host_ms: 19.6,
         }),
+        Cause::KernelLaunch(KernelLaunch::AnomalyDetection {
+            step_ms: 30.0,
+            gpu_busy_ms: 6.0,
+            host_ms: 24.0,
+            check_nan: true,
+        }),
         Cause::KernelLaunch(KernelLaunch::InterpreterHeld {
             hot_lines: Vec::new(),
             host_ms_per_kernel: 49.0,
@@ -331,6 +337,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet),
         K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
         K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel),
+        K::KernelLaunch(KernelLaunchEvidence::AnomalyDetectionOn),
         K::Shared(SharedEvidence::SmActive),
         K::Communication(CommunicationEvidence::ExposedCommShare),
         K::Communication(CommunicationEvidence::CommOverlap),
@@ -437,6 +444,7 @@ fn all_fixes() -> Vec<Fix> {
         Fix::KernelLaunch(KernelLaunchFix::BiggerKernels),
         Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking),
         Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter),
+        Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection),
         Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
             calls_per_step: None,
@@ -593,6 +601,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::KernelLaunch(KernelLaunch::CpuContention { .. })
         | Cause::KernelLaunch(KernelLaunch::SynchronousLaunches { .. })
         | Cause::KernelLaunch(KernelLaunch::InterpreterHeld { .. })
+        | Cause::KernelLaunch(KernelLaunch::AnomalyDetection { .. })
         | Cause::Communication(Communication::Exposed { .. })
         | Cause::Communication(Communication::Straggler { .. })
         | Cause::Communication(Communication::ShiftingStraggler { .. })
@@ -661,6 +670,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet)
         | K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep)
         | K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel)
+        | K::KernelLaunch(KernelLaunchEvidence::AnomalyDetectionOn)
         | K::Shared(SharedEvidence::SmActive)
         | K::Communication(CommunicationEvidence::ExposedCommShare)
         | K::Communication(CommunicationEvidence::CommOverlap)
@@ -737,6 +747,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
         | Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)
         | Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)
+        | Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection)
         | Fix::HostSync(HostSyncFix::FewerReadbacks { .. })
         | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
         | Fix::HostSync(HostSyncFix::GpuMetrics)

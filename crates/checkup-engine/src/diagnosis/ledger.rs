@@ -1,7 +1,9 @@
 //! Each part of the run's time ledger tied to the finding that explains it and says what to
 //! do about it.
 
-use checkup_model::{Cause, Family, Finding, KernelClass, LedgerKind, Slowdown, TimeLedger};
+use checkup_model::{
+    Cause, Family, Finding, KernelClass, KernelLaunch, LedgerKind, Slowdown, TimeLedger,
+};
 
 /// The findings that take up a part of the ledger, most fitting first.
 fn families(kind: LedgerKind) -> &'static [Family] {
@@ -25,7 +27,8 @@ fn families(kind: LedgerKind) -> &'static [Family] {
 }
 
 /// `ledger` with each part's finding, where the diagnosis has one of its families; periodic
-/// work no stall finding took goes to the finding that says it grows, if one does.
+/// work no stall finding took goes to the finding that says it grows, if one does, and idle
+/// after syncs no host-sync finding took to anomaly detection, whose NaN checks they are.
 pub fn link(mut ledger: TimeLedger, findings: &[Finding]) -> TimeLedger {
     for part in &mut ledger.parts {
         let grows = |f: &Finding| match f.cause {
@@ -41,6 +44,12 @@ pub fn link(mut ledger: TimeLedger, findings: &[Finding]) -> TimeLedger {
             })
             .or_else(|| match part.kind {
                 LedgerKind::Periodic(kind) => findings.iter().position(|f| grows(f) == Some(kind)),
+                LedgerKind::SyncIdle => findings.iter().position(|f| {
+                    matches!(
+                        f.cause,
+                        Cause::KernelLaunch(KernelLaunch::AnomalyDetection { .. })
+                    )
+                }),
                 _ => None,
             });
     }

@@ -32,6 +32,19 @@ causes! {
             /// The host's own time per step, ms: the step less the GPU work it waited for.
             host_ms: f64,
         } => "kernel_launch/synchronous_launches",
+        /// Autograd's anomaly detection, a debugging setting, left on: every forward operation
+        /// keeps its Python traceback and, with its NaN check, every backward operation reads
+        /// a flag back from the GPU, so the host waits for the GPU node by node.
+        AnomalyDetection {
+            /// Mean step time, ms (unprofiled steps).
+            step_ms: f64,
+            /// The GPU's own work per step, ms.
+            gpu_busy_ms: f64,
+            /// The host's own time per step, ms: the step less the GPU work it waited for.
+            host_ms: f64,
+            /// Whether each backward output is checked for NaN (a read-back per operation).
+            check_nan: bool,
+        } => "kernel_launch/anomaly_detection",
         /// Another thread of the training's process holds Python's interpreter lock: the
         /// training thread waits for it between its operations, so each launch takes a
         /// thousand times what launching costs, while the process keeps a core busy and the
@@ -72,6 +85,8 @@ keyed! {
         LaunchBlockingSet => "launch_blocking_set",
         /// The host's own time per step: the step less the GPU work it waited for.
         HostTurnPerStep => "host_turn_per_step",
+        /// Autograd's anomaly detection on in the training (1: on).
+        AnomalyDetectionOn => "anomaly_detection_on",
         /// The host's time in the model's calls (forward, backward, optimizer) per kernel
         /// launched, unprofiled steps.
         HostTimePerKernel => "host_time_per_kernel",
@@ -100,6 +115,8 @@ keyed! {
         BiggerKernels => "bigger_kernels",
         /// Take `CUDA_LAUNCH_BLOCKING` out of the training's environment.
         UnsetLaunchBlocking => "unset_launch_blocking",
+        /// Turn autograd's anomaly detection off.
+        DisableAnomalyDetection => "disable_anomaly_detection",
         /// Move the work of the thread that holds the interpreter into a process of its own.
         FreeInterpreter => "free_interpreter",
     }

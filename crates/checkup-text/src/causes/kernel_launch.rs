@@ -21,6 +21,10 @@ pub fn title(c: &KernelLaunch, l: Language) -> String {
             "Synchronous launches: CUDA_LAUNCH_BLOCKING=1",
             "内核同步发射：设置了 CUDA_LAUNCH_BLOCKING=1",
         ),
+        KernelLaunch::AnomalyDetection { .. } => (
+            "Anomaly detection left on: the host waits for every operation",
+            "异常检测未关闭：主机逐个操作等待 GPU",
+        ),
         KernelLaunch::InterpreterHeld { .. } => (
             "Another thread holds Python's interpreter lock",
             "另一个线程占着 Python 解释器锁",
@@ -53,6 +57,16 @@ pub fn summary(c: &KernelLaunch, l: Language) -> String {
         ),
         (KernelLaunch::SynchronousLaunches { step_ms, gpu_busy_ms, host_ms }, Zh) => format!(
             "训练的环境中设置了 CUDA_LAUNCH_BLOCKING=1，这是用来调试 CUDA 错误的设置：每次内核发射都要等该内核执行完才返回，主机和 GPU 只能轮流工作。每步 {} ms 的主机工作和 {} ms 的 GPU 工作相加成了 {} ms 的步骤，而没有重叠。",
+            crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
+        ),
+        (KernelLaunch::AnomalyDetection { step_ms, gpu_busy_ms, host_ms, check_nan }, En) => format!(
+            "The training runs with autograd's anomaly detection on (torch.autograd.set_detect_anomaly(True) or a detect_anomaly() block), a setting for finding which operation made a NaN: every forward operation keeps its Python traceback{}. {} ms of host work and {} ms of GPU work per step make the {} ms step; without the setting they overlap, and the host's part shrinks too.",
+            if *check_nan { ", and every backward operation checks its output for NaN, reading the answer back from the GPU, so the host waits for the GPU operation by operation" } else { "" },
+            crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
+        ),
+        (KernelLaunch::AnomalyDetection { step_ms, gpu_busy_ms, host_ms, check_nan }, Zh) => format!(
+            "训练开启了 autograd 的异常检测（torch.autograd.set_detect_anomaly(True) 或 detect_anomaly() 代码块），这是用来查找哪个操作产生 NaN 的设置：每个前向操作都要保存自己的 Python 调用栈{}。每步 {} ms 的主机工作和 {} ms 的 GPU 工作构成了 {} ms 的步骤；关闭该设置后两者可以重叠，主机部分也会变短。",
+            if *check_nan { "，每个反向操作还要检查输出是否含 NaN，并把结果从 GPU 读回，主机因此逐个操作等待 GPU" } else { "" },
             crate::fixed(*host_ms, 1), crate::fixed(*gpu_busy_ms, 1), crate::fixed(*step_ms, 1)
         ),
         (KernelLaunch::InterpreterHeld { host_ms_per_kernel, process_cpu_pct, .. }, En) => format!(
@@ -95,6 +109,10 @@ pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
             "host time per step, outside the GPU work it waited for",
             "每步主机时间（不含等待 GPU 工作的时间）",
         ),
+        KernelLaunchEvidence::AnomalyDetectionOn => (
+            "autograd's anomaly detection on in the training",
+            "训练中开启了 autograd 异常检测",
+        ),
         KernelLaunchEvidence::HostTimePerKernel => (
             "host time in the model's calls per kernel launched",
             "模型调用中每发射一个内核的主机时间",
@@ -109,6 +127,20 @@ pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
 /// A `kernel_launch` fix in words.
 pub fn fix(f: &KernelLaunchFix, l: Language) -> FixText {
     match (f, l) {
+        (KernelLaunchFix::DisableAnomalyDetection, _) => t(
+            pick(l, "Turn anomaly detection off", "关闭异常检测"),
+            pick(l, "Anomaly detection is for finding the operation that produced a NaN or an infinity; left on, it costs every step. Remove torch.autograd.set_detect_anomaly(True), or the with torch.autograd.detect_anomaly(): block, from the training (keep it behind a flag for debugging). To notice a bad loss without it, check the loss on the steps you log.", "异常检测用于找出产生 NaN 或无穷大的那个操作；一直开着，每一步都要付出代价。请从训练中删除 torch.autograd.set_detect_anomaly(True) 或 with torch.autograd.detect_anomaly(): 代码块（可以放在调试开关后面）。不开它也能发现异常的损失：在记录日志的步骤上检查损失即可。"),
+            Some(&format!(
+                "# {}
+torch.autograd.set_detect_anomaly(args.debug_anomaly)  # {}
+...
+if step % log_every == 0 and not torch.isfinite(loss):
+    raise RuntimeError(f\"loss is {{loss.item()}} at step {{step}}\")",
+                pick(l, "off unless asked for", "除非明确要求，否则关闭"),
+                pick(l, "False by default", "默认 False")
+            )),
+            pick(l, "The host queues operations ahead of the GPU again and stops keeping a traceback for each: the step falls to at most the larger of the host's time and the GPU's.", "主机重新提前为 GPU 排队操作，也不再为每个操作保存调用栈：步骤时间至多降到主机时间与 GPU 时间中较大的那个。"),
+        ),
         (KernelLaunchFix::UnsetLaunchBlocking, _) => t(
             pick(l, "Unset CUDA_LAUNCH_BLOCKING", "取消 CUDA_LAUNCH_BLOCKING"),
             pick(l, "CUDA_LAUNCH_BLOCKING=1 is for finding which kernel raised a CUDA error; it takes away all overlap between the host and the GPU. Remove it wherever it is set (the shell's profile, the job script, the launcher, a notebook's environment) and set it again only while chasing an error. The training's code stays as it is.", "CUDA_LAUNCH_BLOCKING=1 用于查找是哪个内核引发了 CUDA 错误；它使主机和 GPU 完全无法重叠。请在设置它的地方（shell 配置、作业脚本、启动器、notebook 的环境）把它去掉，只在排查错误时再临时设置。训练代码无需改动。"),

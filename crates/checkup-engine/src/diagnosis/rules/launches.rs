@@ -21,6 +21,9 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     if let Some(f) = synchronous_launches(cx, r) {
         return Some(f).into();
     }
+    if let Some(f) = anomaly_detection(cx, r) {
+        return Some(f).into();
+    }
     if let Some(f) = interpreter_held(cx, r) {
         return Some(f).into();
     }
@@ -200,6 +203,86 @@ fn launch_blocking(cx: &Ctx) -> bool {
         .is_some_and(|v| v.trim() == "1")
 }
 
+/// Whether the probe saw autograd's anomaly detection on.
+pub fn anomaly_detection_on(cx: &Ctx) -> bool {
+    cx.training
+        .is_some_and(|t| t.settings.anomaly_detection == Some(true))
+}
+
+/// Anomaly detection keeps a Python traceback for every forward operation and, with its NaN
+/// check, reads a flag back from the GPU after every backward operation: the host waits for
+/// the GPU node by node, so the two take turns as with blocking launches. Costed the same
+/// way, and so conservatively: with the setting gone the step is at most the larger of the
+/// host's time and the GPU's, and the host's time shrinks too (no tracebacks, no checks),
+/// which the recording cannot say by how much.
+fn anomaly_detection(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
+    if !anomaly_detection_on(cx) {
+        return None;
+    }
+    let check_nan = cx
+        .training
+        .is_some_and(|t| t.settings.anomaly_check_nan != Some(false));
+    let step_ms = cx.timing?.mean_step_ms;
+    let gpu_busy_ms = r.gpu_busy_per_step_us / 1e3;
+    if !(step_ms > 0.0 && gpu_busy_ms > 0.0) {
+        return None;
+    }
+    let host_ms = (step_ms - gpu_busy_ms).max(0.0);
+    let after_ms = gpu_busy_ms.max(host_ms);
+    let share = ((step_ms - after_ms) / step_ms).clamp(0.0, 1.0);
+    let evidence = vec![
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::AnomalyDetectionOn),
+            1.0,
+            Unit::Flag,
+            None,
+            Source::Probe,
+        ),
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
+            step_ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ),
+        ev(
+            K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+            gpu_busy_ms,
+            Unit::Ms,
+            None,
+            cx.rank_source(),
+        ),
+        ev(
+            K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
+            host_ms,
+            Unit::Ms,
+            None,
+            Source::ThisDiagnosis,
+        ),
+        ev(
+            K::HostSync(HostSyncEvidence::SyncCallsPerStep),
+            r.host_waits.sync_calls_per_step,
+            Unit::Calls,
+            None,
+            cx.rank_source(),
+        ),
+    ];
+    Some(Finding {
+        gains: Default::default(),
+        cause: Cause::KernelLaunch(KernelLaunch::AnomalyDetection {
+            step_ms,
+            gpu_busy_ms,
+            host_ms,
+            check_nan,
+        }),
+        severity: cx.severity(share),
+        confidence: confidence::CORROBORATED,
+        share,
+        evidence,
+        fixes: vec![Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection)],
+    })
+}
+
 /// With every launch waiting for its kernel, the host and the GPU take turns: a step is the
 /// host's own time plus the GPU's work. With launches queued again, the host runs ahead and
 /// a step takes the larger of the two; what it loses is the rest. Costed for every run that
@@ -347,6 +430,7 @@ pub fn reach(fix: &KernelLaunchFix, _finding: &Finding) -> FixReach {
         KernelLaunchFix::CompileFuseKernels
         | KernelLaunchFix::ReduceOverhead { .. }
         | KernelLaunchFix::UnsetLaunchBlocking
+        | KernelLaunchFix::DisableAnomalyDetection
         | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
         KernelLaunchFix::ForeachOptimizer { .. } | KernelLaunchFix::BiggerKernels => {
             FixReach::Supporting
@@ -433,6 +517,57 @@ mod tests {
     #[test]
     fn launch_blocking_off_leaves_the_launch_rule_as_it_was() {
         let out = rule(&with_launch_blocking("0", 10.0, 7.0).cx(), &[]);
+        assert_eq!(out.findings[0].id(), "kernel_launch");
+    }
+
+    /// A run whose probe saw anomaly detection on (`check_nan` its NaN check), `step_ms` per
+    /// unprofiled step, `busy_ms` of GPU work per step.
+    fn with_anomaly_detection(on: bool, check_nan: bool, step_ms: f64, busy_ms: f64) -> Fixture {
+        let mut fx = launch_bound(busy_ms * 1e3);
+        fx.a.step_timing[0].mean_step_ms = step_ms;
+        let mut t = checkup_model::TrainingContext::default();
+        t.settings.anomaly_detection = Some(on);
+        t.settings.anomaly_check_nan = Some(check_nan);
+        fx.a.training.insert(0, t);
+        fx
+    }
+
+    #[test]
+    fn anomaly_detection_left_on_is_costed_as_turns_and_its_fix_is_to_turn_it_off() {
+        // 30 ms steps of 6 ms GPU work: the host's 24 ms stays at most, 6 ms goes at least.
+        let out = rule(&with_anomaly_detection(true, true, 30.0, 6.0).cx(), &[]);
+        let f = &out.findings[0];
+        assert_eq!(f.id(), "kernel_launch/anomaly_detection");
+        assert!((f.share - 6.0 / 30.0).abs() < 1e-9, "{}", f.share);
+        assert!(matches!(
+            f.cause,
+            Cause::KernelLaunch(KernelLaunch::AnomalyDetection {
+                check_nan: true,
+                ..
+            })
+        ));
+        assert_eq!(
+            f.fixes,
+            vec![Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection)]
+        );
+        assert_eq!(
+            reach(&KernelLaunchFix::DisableAnomalyDetection, f),
+            FixReach::Cause
+        );
+        // Without its NaN check the finding says so.
+        let out = rule(&with_anomaly_detection(true, false, 30.0, 6.0).cx(), &[]);
+        assert!(matches!(
+            out.findings[0].cause,
+            Cause::KernelLaunch(KernelLaunch::AnomalyDetection {
+                check_nan: false,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn anomaly_detection_off_leaves_the_launch_rule_as_it_was() {
+        let out = rule(&with_anomaly_detection(false, true, 10.0, 7.0).cx(), &[]);
         assert_eq!(out.findings[0].id(), "kernel_launch");
     }
 
