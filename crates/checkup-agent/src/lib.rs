@@ -11,6 +11,7 @@ pub mod collect;
 pub mod error;
 pub mod guard;
 pub mod listen;
+pub mod peer_user;
 pub mod private;
 pub mod processes;
 pub mod recorder;

@@ -6,12 +6,12 @@
 //! [`MAX_UNPROVEN`] of them are held, and a new connection takes the place of the oldest
 //! unproven one of the peer that holds the most, so a flood of idle or slow connections
 //! only ever displaces itself, and connections that showed the token keep theirs. Over
-//! loopback every peer is 127.0.0.1 (an SSH tunnel and another local user alike), so there
-//! the reserve does the work: a client that sends its request as it connects is served
-//! however many idle connections are thrown at the port.
+//! loopback every address is 127.0.0.1 (an SSH tunnel and another local user alike), so
+//! there a peer is the local user that owns the other end ([`crate::peer_user`]): one
+//! user's flood displaces that user's own connections, never another's.
 
 use std::collections::VecDeque;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,10 +47,31 @@ enum Standing {
     Displaced,
 }
 
+/// Who is at the other end of a connection, as far as this host can tell: the address, and
+/// over loopback the local user that owns the other socket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    ip: IpAddr,
+    uid: Option<u32>,
+}
+
+impl Peer {
+    /// The peer of a connection accepted on `local` from `remote`.
+    pub fn of(local: Option<SocketAddr>, remote: SocketAddr) -> Peer {
+        let uid = local
+            .filter(|_| remote.ip().is_loopback())
+            .and_then(|local| crate::peer_user::peer_uid(local, remote));
+        Peer {
+            ip: remote.ip(),
+            uid,
+        }
+    }
+}
+
 /// One held connection's place.
 struct Place {
     id: u64,
-    peer: IpAddr,
+    peer: Peer,
     standing: Standing,
     /// Told when the place is taken from it.
     displaced: Arc<Notify>,
@@ -72,7 +93,7 @@ impl Places {
     /// A place for a connection from `peer`, taking the oldest unproven connection's place
     /// of the peer holding the most unproven ones when the unproven or all places are
     /// full; None when every place is proven.
-    fn admit(&mut self, peer: IpAddr) -> Option<(u64, Arc<Notify>)> {
+    fn admit(&mut self, peer: Peer) -> Option<(u64, Arc<Notify>)> {
         let unproven = self.count(Standing::Unproven);
         if unproven >= MAX_UNPROVEN || self.held.len() >= MAX_CONNECTIONS {
             let greediest = self
@@ -80,10 +101,10 @@ impl Places {
                 .iter()
                 .filter(|p| p.standing == Standing::Unproven)
                 .map(|p| p.peer)
-                .max_by_key(|ip| {
+                .max_by_key(|peer| {
                     self.held
                         .iter()
-                        .filter(|p| p.standing == Standing::Unproven && p.peer == *ip)
+                        .filter(|p| p.standing == Standing::Unproven && p.peer == *peer)
                         .count()
                 })?;
             let i = self
@@ -146,7 +167,10 @@ pub async fn serve(
                 return;
             }
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => (stream, peer.ip()),
+                Ok((stream, remote)) => {
+                    let peer = Peer::of(stream.local_addr().ok(), remote);
+                    (stream, peer)
+                }
                 // Out of file descriptors and the like: back off instead of spinning.
                 Err(_) => {
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -272,8 +296,45 @@ pub fn is_loopback_host(host: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn ip(last: u8) -> IpAddr {
-        IpAddr::from([10, 0, 0, last])
+    fn ip(last: u8) -> Peer {
+        Peer {
+            ip: IpAddr::from([10, 0, 0, last]),
+            uid: None,
+        }
+    }
+
+    fn user(uid: u32) -> Peer {
+        Peer {
+            ip: IpAddr::from([127, 0, 0, 1]),
+            uid: Some(uid),
+        }
+    }
+
+    #[test]
+    fn on_loopback_one_users_flood_displaces_only_its_own_connections() {
+        let mut places = Places::default();
+        // Another user's client connected first and has not sent its request yet; then
+        // user 1001 floods the unproven half and keeps going.
+        let (waiting, _) = places.admit(user(1000)).unwrap();
+        for _ in 0..3 * MAX_UNPROVEN {
+            places.admit(user(1001)).unwrap();
+        }
+        assert!(places.held.iter().any(|p| p.id == waiting));
+        assert_eq!(places.count(Standing::Unproven), MAX_UNPROVEN);
+    }
+
+    #[test]
+    fn a_loopback_connection_is_told_apart_by_its_owner() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let local = listener.local_addr().unwrap();
+        let _client = std::net::TcpStream::connect(local).unwrap();
+        let (_served, remote) = listener.accept().unwrap();
+        // SAFETY: getuid never fails.
+        let me = unsafe { libc::getuid() };
+        assert_eq!(Peer::of(Some(local), remote), user(me));
+        // Off loopback, the address alone.
+        let far: SocketAddr = "10.0.0.7:5000".parse().unwrap();
+        assert_eq!(Peer::of(Some(local), far), ip(7));
     }
 
     #[test]
