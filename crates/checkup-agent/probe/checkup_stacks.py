@@ -1,7 +1,7 @@
 """The host's hot lines: where the training's threads and its DataLoader workers spend their
 CPU, by line of the training's own code.
 
-A daemon thread wakes every `interval_s` (20 ms), reads every thread's Python stack
+A daemon thread wakes every `interval_s` (50 ms), reads every thread's Python stack
 (`sys._current_frames`) and CPU clock (by its kernel thread id), and credits the CPU a
 thread used since the last wake-up to the line it is at now: the innermost frame of the
 training's own code (not the standard library's, not an installed package's, not the
@@ -11,7 +11,7 @@ what tells a thread that holds the interpreter from the one waiting for it.
 
 In-process, not an external sampler: no attach rights are needed on a shared host, forked
 DataLoader workers start their own, and it costs one read of the stacks per wake-up (about
-30 us with a few threads, measured in docs/performance.md), not a ptrace stop of the process.
+150 us on an H200 host, measured in docs/performance.md), not a ptrace stop of the process.
 Counts are kept per line, so memory is bounded by the code's size, not the run's length.
 
 No torch here: it is tested with a plain interpreter.
@@ -62,13 +62,28 @@ def library_dirs(extra=()):
     return tuple(sorted(d.rstrip(os.sep) + os.sep for d in dirs))
 
 
+# What `LineOf` returns for a stack inside the probe's own code (its step hook writing the
+# trace, its profiler): that CPU is the probe's cost, not the training's, and is not credited.
+PROBE = object()
+
+
 class LineOf:
     """Where a stack is: (user file, line, function) and the innermost library function
-    under it ("module.py:function"), "" when the innermost frame is the user's own."""
+    under it ("module.py:function"), "" when the innermost frame is the user's own; PROBE
+    when the probe's own code runs above the training's line."""
 
-    def __init__(self, skip_dirs):
+    def __init__(self, skip_dirs, probe_dir=None):
         self.skip_dirs = skip_dirs
         self.is_user_file = {}
+        self.probe_dir = (probe_dir or os.path.dirname(os.path.realpath(__file__))).rstrip(os.sep) + os.sep
+        self.is_probe_file = {}
+
+    def probe_file(self, path):
+        known = self.is_probe_file.get(path)
+        if known is None:
+            known = os.path.realpath(path).startswith(self.probe_dir)
+            self.is_probe_file[path] = known
+        return known
 
     def user_file(self, path):
         known = self.is_user_file.get(path)
@@ -82,6 +97,8 @@ class LineOf:
         innermost = frame
         while frame is not None:
             code = frame.f_code
+            if self.probe_file(code.co_filename):
+                return PROBE, ""
             if self.user_file(code.co_filename):
                 if frame is not innermost:
                     leaf = innermost.f_code
@@ -150,19 +167,21 @@ def thread_cpu_s(native_id):
 
 
 class Sampler:
-    """Samples this process's threads every `interval_s` from a daemon thread of its own.
+    """Samples this process's threads every `interval_s` from a daemon thread of its own
+    (50 ms by default: each wake-up holds the interpreter about 150 us on an H200 host, so
+    sampling takes 0.3 % of a core and of any step; docs/performance.md).
 
     `role_of(ident, name)` names a thread's role, or None to leave it out; the training
     thread is told by `training_ident`."""
 
-    def __init__(self, interval_s=0.02, skip_dirs=None, process_role=TRAINING,
-                 snapshot_folder=None, write_every_s=1.0):
+    def __init__(self, interval_s=0.05, skip_dirs=None, process_role=TRAINING,
+                 snapshot_folder=None, write_every_s=1.0, probe_dir=None):
         self.interval_s = interval_s
         # Workers write their snapshot here every `write_every_s`: the training process
         # reads them, and a worker ended without warning loses at most that much.
         self.snapshot_folder = snapshot_folder
         self.write_every_s = write_every_s
-        self.line_of = LineOf(skip_dirs if skip_dirs is not None else library_dirs())
+        self.line_of = LineOf(skip_dirs if skip_dirs is not None else library_dirs(), probe_dir)
         self.process_role = process_role
         self.training_ident = None
         self.by_thread = {}          # (role, name) -> ThreadLines
@@ -242,6 +261,8 @@ class Sampler:
                 if before is None:
                     continue
                 where, inside = self.line_of(frame)
+                if where is PROBE:
+                    continue
                 # Threads of one role but different names stay apart (a reporter thread
                 # and the pin-memory thread); the training thread and workers are one.
                 key = (role, "" if role in (TRAINING, LOADER_WORKER) else name)
@@ -332,9 +353,9 @@ def read_snapshots(folder):
 
 
 def interval_from(env):
-    """The sampling interval in seconds from CHECKUP_HOT_LINES_MS (default 20 ms); None
+    """The sampling interval in seconds from CHECKUP_HOT_LINES_MS (default 50 ms); None
     when it is 0 (sampling off) or not a number."""
-    raw = env.get("CHECKUP_HOT_LINES_MS", "20")
+    raw = env.get("CHECKUP_HOT_LINES_MS", "50")
     try:
         ms = float(raw)
     except ValueError:

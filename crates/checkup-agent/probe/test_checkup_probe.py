@@ -501,7 +501,8 @@ class HotLinesTest(unittest.TestCase):
         # The test file lives in the probe's folder, which the sampler treats as library
         # code: here only the standard library is.
         sampler = S.Sampler(0.005, skip_dirs=tuple(
-            d for d in S.library_dirs() if not os.path.abspath(__file__).startswith(d)))
+            d for d in S.library_dirs() if not os.path.abspath(__file__).startswith(d)),
+            probe_dir="/no/probe/here")
         sampler.start()
         time.sleep(seconds)
         sampler.stop()
@@ -562,6 +563,18 @@ class HotLinesTest(unittest.TestCase):
         self.assertEqual(merged["seconds"], 3.1)
         self.assertEqual(merged["sampler_cpu_s"], 0.013)
 
+    def test_the_probes_own_work_is_not_credited_to_the_training(self):
+        import checkup_stacks as S
+        line_of = S.LineOf(S.library_dirs())
+        # A frame of the probe's own module (its step hook) under the caller's line.
+        def frame_in(path):
+            scope = {}
+            exec(compile("import sys\nf = sys._getframe()", path, "exec"), scope)
+            return scope["f"]
+        self.assertIs(line_of(frame_in(S.__file__))[0], S.PROBE)
+        where, _ = line_of(frame_in("/w/train.py"))
+        self.assertEqual(where[:2], ("/w/train.py", 2))
+
     def test_thread_names_lose_the_number_python_gives_them(self):
         import checkup_stacks as S
         self.assertEqual(S.thread_name("Thread-7 (_pin_memory_loop)"), "_pin_memory_loop")
@@ -579,7 +592,7 @@ class HotLinesTest(unittest.TestCase):
 
     def test_the_interval_comes_from_the_environment_and_zero_turns_sampling_off(self):
         import checkup_stacks as S
-        self.assertEqual(S.interval_from({}), 0.02)
+        self.assertEqual(S.interval_from({}), 0.05)
         self.assertEqual(S.interval_from({"CHECKUP_HOT_LINES_MS": "50"}), 0.05)
         self.assertIsNone(S.interval_from({"CHECKUP_HOT_LINES_MS": "0"}))
         self.assertIsNone(S.interval_from({"CHECKUP_HOT_LINES_MS": "often"}))
