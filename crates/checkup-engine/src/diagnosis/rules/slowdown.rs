@@ -14,12 +14,25 @@ use crate::diagnosis::{ev, Ctx, Outcome};
 use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
+    let periodic: Vec<Finding> = [MarkerKind::Eval, MarkerKind::Checkpoint, MarkerKind::Gc]
+        .into_iter()
+        .filter_map(|kind| periodic_finding(cx, kind))
+        .collect();
+    // A mean step that grows while the median does not is a tail of long steps growing:
+    // with periodic work that grows, that tail is the work, and its own finding says which.
     let steps = cx
         .step_trend()
-        .and_then(|t| finding(cx, t, &tenths_utilisation(cx, t)));
-    let periodic = [MarkerKind::Eval, MarkerKind::Checkpoint, MarkerKind::Gc]
-        .into_iter()
-        .filter_map(|kind| periodic_finding(cx, kind));
+        .and_then(|t| finding(cx, t, &tenths_utilisation(cx, t)))
+        .filter(|f| {
+            periodic.is_empty()
+                || !matches!(
+                    f.cause,
+                    Cause::Slowdown(Slowdown::StepsGrow {
+                        measure: StepMeasure::Mean,
+                        ..
+                    })
+                )
+        });
     Outcome {
         findings: steps.into_iter().chain(periodic).collect(),
         notes: Vec::new(),
@@ -207,12 +220,17 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     if !rises(cx, first, last, &ms[ms.len() - third..], &ms) {
         return None;
     }
-    // The time lost: each run beyond the first ones' pace, over the run's time.
+    // The time lost: each run beyond the work's size before it grew, over the steady time
+    // the mean step is measured over (so that the step less this share is the step with
+    // the work kept constant). That size is the fastest of the first third: the growth may
+    // have begun within it (work over everything seen so far grows from the first run), and
+    // interference only ever adds time to a run.
+    let before_growth = ms[..third].iter().copied().fold(f64::INFINITY, f64::min);
     let rank = cx.timing.map(|t| t.rank).unwrap_or(0);
-    let run_s = cx.a.ledgers.get(&rank).map(|l| l.total_s)?;
-    let extra_s: f64 = ms.iter().map(|d| (d - first).max(0.0)).sum::<f64>() / 1e3;
-    let share = (extra_s / run_s).clamp(0.0, 1.0);
-    if run_s <= 0.0 || share < th.reportable_share {
+    let steady_s = cx.a.ledgers.get(&rank).map(|l| l.steady_s())?;
+    let extra_s: f64 = ms.iter().map(|d| (d - before_growth).max(0.0)).sum::<f64>() / 1e3;
+    let share = (extra_s / steady_s).clamp(0.0, 1.0);
+    if steady_s <= 0.0 || share < th.reportable_share {
         return None;
     }
     let began = began_at(cx, first, &ms).unwrap_or(runs.len() - 1);
@@ -495,7 +513,8 @@ mod tests {
         ));
     }
 
-    /// A 50 s run whose evaluation passes, one every 50 steps, took `ms` each.
+    /// A run of 50 s of steady steps whose evaluation passes, one every 50 steps, took `ms`
+    /// each.
     fn with_evals(ms: &[f64]) -> Fixture {
         let mut fx = Fixture::default();
         let markers = ms
@@ -513,7 +532,21 @@ mod tests {
         fx.a.ledgers.insert(
             0,
             checkup_model::TimeLedger {
-                total_s: 50.0,
+                total_s: 55.0,
+                parts: vec![
+                    checkup_model::LedgerPart {
+                        kind: checkup_model::LedgerKind::WarmUp,
+                        seconds: 5.0,
+                        share: 5.0 / 55.0,
+                        finding: None,
+                    },
+                    checkup_model::LedgerPart {
+                        kind: checkup_model::LedgerKind::NotExplained,
+                        seconds: 50.0,
+                        share: 50.0 / 55.0,
+                        finding: None,
+                    },
+                ],
                 ..Default::default()
             },
         );
@@ -522,8 +555,9 @@ mod tests {
 
     #[test]
     fn an_evaluation_that_takes_longer_each_time_is_a_slowdown_of_its_own() {
-        // 390 ms at first, 1.4 s at the end: 3.97 s beyond the first passes' pace, 8 % of
-        // a 50 s run.
+        // 390 ms at first, 1.4 s at the end: 4.05 s beyond the fastest of the first passes
+        // (380 ms, the work before it grew), 8.1 % of the 50 s of steady steps (the warm-up
+        // is not among them).
         let ms = [
             380.0, 390.0, 400.0, 600.0, 800.0, 1000.0, 1200.0, 1300.0, 1400.0,
         ];
@@ -545,8 +579,8 @@ mod tests {
         );
         // From the fourth pass on each took over 10 % longer than the first ones.
         assert_eq!(began_at_step, 200);
-        let extra: f64 = ms.iter().map(|d| (d - 390.0f64).max(0.0)).sum();
-        assert!((extra - 3970.0).abs() < 1e-9);
+        let extra: f64 = ms.iter().map(|d| (d - 380.0f64).max(0.0)).sum();
+        assert!((extra - 4050.0).abs() < 1e-9);
         assert!((f.share - extra / 1e3 / 50.0).abs() < 1e-9, "{}", f.share);
         assert_eq!(
             f.fixes,
