@@ -15,7 +15,7 @@ def main():
     head = nn.Linear(256, 256).cuda()
     opt = torch.optim.AdamW(list(model.parameters()) + list(head.parameters()), lr=1e-4)
     history = torch.zeros(0, 256, device="cuda")
-    for step in range(3000):
+    for step in range(1800):
         x = torch.randn(32, 128, 256, device="cuda")
         tokens = head(model(x)).flatten(0, 1)
         # Contrast each token against the whole history: its cost grows with the history.

@@ -29,8 +29,9 @@ pub struct Thresholds {
     /// A line quoted as where a host-bound thread's time goes holds at least this share of
     /// that thread's CPU: below a tenth, no one line is where the time goes.
     pub hot_line_min_share: f64,
-    /// A thread's hot lines are quoted only from this many wake-ups of the sampler: at
-    /// 20 ms each, half a second of the thread, enough that a 10 % line is 5 hits, not 1.
+    /// A thread's hot lines are quoted only from this many wake-ups of the sampler that
+    /// found it: at 50 ms each, 2.5 s of the thread, so that a line at the tenth above is 5
+    /// hits, not 1.
     pub hot_line_min_samples: u64,
     /// A leading step more than this many times the median of the rest is warm-up.
     pub warmup_step_factor: f64,
@@ -207,7 +208,7 @@ impl Default for Thresholds {
             held_host_ms_per_kernel: 1.0,
             holder_process_cpu_pct: 90.0,
             hot_line_min_share: 0.10,
-            hot_line_min_samples: 25,
+            hot_line_min_samples: 50,
             warmup_step_factor: 3.0,
             min_periods: 2,
             stall_factor: 3.0,

@@ -2165,3 +2165,71 @@ fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
         median * 100.0
     );
 }
+
+#[test]
+fn a_slow_input_pipeline_names_the_line_its_workers_spend_their_cpu_on() {
+    // Three workers filter noise through a 2-D FFT per sample: the GPU waits for data, and
+    // the probe's hot lines put most of the workers' CPU on the FFT line.
+    let d = diagnose("probe_spectral_augment_loader");
+    assert_eq!(d.primary, "data_loading");
+    let lines = d.findings[0].cause.hot_lines();
+    assert!(!lines.is_empty());
+    let top = &lines[0];
+    assert_eq!(top.role, checkup_model::ThreadRole::LoaderWorker);
+    assert_eq!(top.processes, 3);
+    assert_eq!(top.line.location(), "spectral_augment_loader.py:29");
+    assert!(top.line.code.contains("np.fft.fft2"), "{}", top.line.code);
+    assert!(
+        top.line.inside.starts_with("_pocketfft.py:"),
+        "{}",
+        top.line.inside
+    );
+    assert!(
+        (0.5..0.7).contains(&top.share_of_thread),
+        "{}",
+        top.share_of_thread
+    );
+    assert!(
+        (2.0..3.0).contains(&top.thread_cores),
+        "{}",
+        top.thread_cores
+    );
+    assert_eq!(lines[1].line.location(), "spectral_augment_loader.py:28");
+    // The finding's words say it, in both languages.
+    let en = checkup_text::findings::summary(&d.findings[0], Language::En);
+    assert!(
+        en.contains("The 3 DataLoader workers used 2.6 cores together: 58% at spectral_augment_loader.py:29 in __getitem__()"),
+        "{en}"
+    );
+    let zh = checkup_text::findings::summary(&d.findings[0], Language::Zh);
+    assert!(
+        zh.contains("3 个 DataLoader worker 合计使用了 2.6 个核心"),
+        "{zh}"
+    );
+}
+
+#[test]
+fn anomaly_detection_left_on_is_costed_first_and_no_line_is_told_to_read_back_less() {
+    let d = diagnose("probe_anomaly_detection_left_on");
+    assert_eq!(d.primary, "kernel_launch/anomaly_detection");
+    assert_eq!(
+        d.findings[0].fixes,
+        vec![Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection)]
+    );
+    // Its 65 read-backs a step are anomaly mode's NaN checks, made inside loss.backward():
+    // no host-sync finding asks the run to read back less there.
+    assert!(d
+        .findings
+        .iter()
+        .all(|f| f.family() != checkup_model::Family::HostSync));
+    let fixes: Vec<&Fix> = d.findings.iter().flat_map(|f| &f.fixes).collect();
+    assert!(
+        !fixes.contains(&&Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)),
+        "{fixes:?}"
+    );
+    // The twin without the setting is compute-bound and faster than the promise.
+    let twin = diagnose("probe_anomaly_detection_off");
+    assert_eq!(twin.primary, "compute_bound");
+    let measured = twin.diagnosed_timing().unwrap().mean_step_ms;
+    assert!(d.plan[0].gain.expected.after_ms >= measured);
+}
