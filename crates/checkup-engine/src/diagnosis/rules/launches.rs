@@ -203,6 +203,71 @@ fn launch_blocking(cx: &Ctx) -> bool {
         .is_some_and(|v| v.trim() == "1")
 }
 
+/// A step in which the host and the GPU take turns (a debugging setting makes the host wait
+/// for each kernel or operation): the step is the host's own time plus the GPU's work; with
+/// the setting gone the host runs ahead and a step takes the larger of the two, and the
+/// rest, `share` of the step, is lost.
+struct Turns {
+    step_ms: f64,
+    gpu_busy_ms: f64,
+    host_ms: f64,
+    share: f64,
+}
+
+impl Turns {
+    /// The turns of the diagnosed rank's unprofiled steps; None without step or GPU time.
+    fn of(cx: &Ctx, r: &RankSummary) -> Option<Turns> {
+        let step_ms = cx.timing?.mean_step_ms;
+        let gpu_busy_ms = r.gpu_busy_per_step_us / 1e3;
+        if !(step_ms > 0.0 && gpu_busy_ms > 0.0) {
+            return None;
+        }
+        let host_ms = (step_ms - gpu_busy_ms).max(0.0);
+        let after_ms = gpu_busy_ms.max(host_ms);
+        Some(Turns {
+            step_ms,
+            gpu_busy_ms,
+            host_ms,
+            share: ((step_ms - after_ms) / step_ms).clamp(0.0, 1.0),
+        })
+    }
+
+    /// The setting seen on (`setting`, a flag), then the step, the GPU's work and the
+    /// host's turn.
+    fn evidence(&self, cx: &Ctx, setting: KernelLaunchEvidence) -> Vec<checkup_model::Evidence> {
+        vec![
+            ev(
+                K::KernelLaunch(setting),
+                1.0,
+                Unit::Flag,
+                None,
+                Source::Probe,
+            ),
+            ev(
+                K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
+                self.step_ms,
+                Unit::Ms,
+                None,
+                Source::StepsCsv,
+            ),
+            ev(
+                K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+                self.gpu_busy_ms,
+                Unit::Ms,
+                None,
+                cx.rank_source(),
+            ),
+            ev(
+                K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
+                self.host_ms,
+                Unit::Ms,
+                None,
+                Source::ThisDiagnosis,
+            ),
+        ]
+    }
+}
+
 /// Whether the probe saw autograd's anomaly detection on.
 pub fn anomaly_detection_on(cx: &Ctx) -> bool {
     cx.training
@@ -211,8 +276,8 @@ pub fn anomaly_detection_on(cx: &Ctx) -> bool {
 
 /// Anomaly detection keeps a Python traceback for every forward operation and, with its NaN
 /// check, reads a flag back from the GPU after every backward operation: the host waits for
-/// the GPU node by node, so the two take turns as with blocking launches. Costed the same
-/// way, and so conservatively: with the setting gone the step is at most the larger of the
+/// the GPU node by node, so the two take turns as with blocking launches ([`Turns`]), and
+/// so it is costed conservatively: with the setting gone the step is at most the larger of the
 /// host's time and the GPU's, and the host's time shrinks too (no tracebacks, no checks),
 /// which the recording cannot say by how much.
 fn anomaly_detection(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
@@ -222,51 +287,21 @@ fn anomaly_detection(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     let check_nan = cx
         .training
         .is_some_and(|t| t.settings.anomaly_check_nan != Some(false));
-    let step_ms = cx.timing?.mean_step_ms;
-    let gpu_busy_ms = r.gpu_busy_per_step_us / 1e3;
-    if !(step_ms > 0.0 && gpu_busy_ms > 0.0) {
-        return None;
-    }
-    let host_ms = (step_ms - gpu_busy_ms).max(0.0);
-    let after_ms = gpu_busy_ms.max(host_ms);
-    let share = ((step_ms - after_ms) / step_ms).clamp(0.0, 1.0);
-    let evidence = vec![
-        ev(
-            K::KernelLaunch(KernelLaunchEvidence::AnomalyDetectionOn),
-            1.0,
-            Unit::Flag,
-            None,
-            Source::Probe,
-        ),
-        ev(
-            K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
-            step_ms,
-            Unit::Ms,
-            None,
-            Source::StepsCsv,
-        ),
-        ev(
-            K::HostSync(HostSyncEvidence::GpuBusyPerStep),
-            gpu_busy_ms,
-            Unit::Ms,
-            None,
-            cx.rank_source(),
-        ),
-        ev(
-            K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
-            host_ms,
-            Unit::Ms,
-            None,
-            Source::ThisDiagnosis,
-        ),
-        ev(
-            K::HostSync(HostSyncEvidence::SyncCallsPerStep),
-            r.host_waits.sync_calls_per_step,
-            Unit::Calls,
-            None,
-            cx.rank_source(),
-        ),
-    ];
+    let turns = Turns::of(cx, r)?;
+    let mut evidence = turns.evidence(cx, KernelLaunchEvidence::AnomalyDetectionOn);
+    evidence.push(ev(
+        K::HostSync(HostSyncEvidence::SyncCallsPerStep),
+        r.host_waits.sync_calls_per_step,
+        Unit::Calls,
+        None,
+        cx.rank_source(),
+    ));
+    let Turns {
+        step_ms,
+        gpu_busy_ms,
+        host_ms,
+        share,
+    } = turns;
     Some(Finding {
         gains: Default::default(),
         cause: Cause::KernelLaunch(KernelLaunch::AnomalyDetection {
@@ -283,52 +318,20 @@ fn anomaly_detection(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     })
 }
 
-/// With every launch waiting for its kernel, the host and the GPU take turns: a step is the
-/// host's own time plus the GPU's work. With launches queued again, the host runs ahead and
-/// a step takes the larger of the two; what it loses is the rest. Costed for every run that
-/// has the setting, so one that costs little is shown as such.
+/// With every launch waiting for its kernel, the host and the GPU take turns ([`Turns`]).
+/// Costed for every run that has the setting, so one that costs little is shown as such.
 fn synchronous_launches(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     if !launch_blocking(cx) {
         return None;
     }
-    let step_ms = cx.timing?.mean_step_ms;
-    let gpu_busy_ms = r.gpu_busy_per_step_us / 1e3;
-    if !(step_ms > 0.0 && gpu_busy_ms > 0.0) {
-        return None;
-    }
-    let host_ms = (step_ms - gpu_busy_ms).max(0.0);
-    let after_ms = gpu_busy_ms.max(host_ms);
-    let share = ((step_ms - after_ms) / step_ms).clamp(0.0, 1.0);
-    let evidence = vec![
-        ev(
-            K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet),
-            1.0,
-            Unit::Flag,
-            None,
-            Source::Probe,
-        ),
-        ev(
-            K::KernelLaunch(KernelLaunchEvidence::UnprofiledStepTime),
-            step_ms,
-            Unit::Ms,
-            None,
-            Source::StepsCsv,
-        ),
-        ev(
-            K::HostSync(HostSyncEvidence::GpuBusyPerStep),
-            gpu_busy_ms,
-            Unit::Ms,
-            None,
-            cx.rank_source(),
-        ),
-        ev(
-            K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
-            host_ms,
-            Unit::Ms,
-            None,
-            Source::ThisDiagnosis,
-        ),
-    ];
+    let turns = Turns::of(cx, r)?;
+    let evidence = turns.evidence(cx, KernelLaunchEvidence::LaunchBlockingSet);
+    let Turns {
+        step_ms,
+        gpu_busy_ms,
+        host_ms,
+        share,
+    } = turns;
     Some(Finding {
         gains: Default::default(),
         cause: Cause::KernelLaunch(KernelLaunch::SynchronousLaunches {
