@@ -42,6 +42,7 @@ class Session:
         self.training.before_epoch = self.before_epoch
         self.training.hot_lines = self.hot_lines
         self.stacks = None
+        self.worker_lines_dir = os.path.join(out_dir, WORKER_LINES)
         self.stacks_interval = checkup_stacks.interval_from(env)
         self.prof = None
         self.progress_t = 0.0
@@ -84,8 +85,8 @@ class Session:
         sampled."""
         if self.stacks is None:
             return None
-        folder = os.path.join(self.out_dir, WORKER_LINES)
-        return checkup_stacks.merge([self.stacks.snapshot()] + checkup_stacks.read_snapshots(folder))
+        return checkup_stacks.merge([self.stacks.snapshot()]
+                                    + checkup_stacks.read_snapshots(self.worker_lines_dir))
 
     def pump(self, final=False):
         try:
@@ -226,7 +227,7 @@ class Session:
             self.stacks.stop()
         self.training.write_context()
         if self.stacks is not None:
-            shutil.rmtree(os.path.join(self.out_dir, WORKER_LINES), ignore_errors=True)
+            shutil.rmtree(self.worker_lines_dir, ignore_errors=True)
         for log in (self.steps_file, self.events, self.memory):
             try:
                 log.close()
@@ -276,7 +277,7 @@ def sample_workers(session):
     if worker._worker_loop is not sampled_worker_loop:
         _ORIGINAL_WORKER_LOOP = worker._worker_loop
         worker._worker_loop = sampled_worker_loop
-    _WORKER_LINES_FOLDER = os.path.join(session.out_dir, WORKER_LINES)
+    _WORKER_LINES_FOLDER = session.worker_lines_dir
     _WORKER_LINES_INTERVAL = session.stacks_interval
 
 

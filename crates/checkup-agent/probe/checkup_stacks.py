@@ -27,6 +27,8 @@ import sysconfig
 import threading
 import time
 
+import checkup_probe as P
+
 # Lines kept per thread role before new ones are counted as "other": a bound on memory for
 # code that generates its functions (exec, lambdas in loops) without losing the total.
 MAX_LINES = 2048
@@ -38,9 +40,9 @@ THREAD = "thread"          # any other thread of the training process
 LOADER_WORKER = "loader_worker"  # the main thread of a DataLoader worker process
 
 
-def library_dirs(extra=()):
-    """Folders whose code is not the training's: the standard library, installed packages,
-    the probe's own folder."""
+def library_dirs():
+    """Folders whose code is not the training's: the standard library and installed
+    packages (the probe's own folder `LineOf` tells apart first)."""
     dirs = set()
     for key in ("stdlib", "platstdlib", "purelib", "platlib"):
         try:
@@ -57,8 +59,6 @@ def library_dirs(extra=()):
         dirs.add(os.path.realpath(site.getusersitepackages()))
     except Exception:
         pass
-    dirs.add(os.path.dirname(os.path.realpath(__file__)))
-    dirs.update(os.path.realpath(d) for d in extra)
     return tuple(sorted(d.rstrip(os.sep) + os.sep for d in dirs))
 
 
@@ -314,8 +314,6 @@ def merge(snapshots, top=TOP_LINES, code_of=linecache.getline):
         ranked = sorted(t["lines"].items(), key=lambda kv: (-kv[1][0], -kv[1][1]))[:top]
         lines = []
         for (f, l, fn, inside), (c, n) in ranked:
-            if c <= 0 and n <= 0:
-                continue
             lines.append({"file": f, "line": l, "function": fn, "inside": inside,
                           "code": ((code_of(f, l) if f else "") or "").strip()[:200],
                           "cpu_s": round(c, 4), "samples": n})
@@ -328,10 +326,7 @@ def merge(snapshots, top=TOP_LINES, code_of=linecache.getline):
 def write_snapshot(folder, snapshot):
     """Replaces this process's snapshot file in `folder` atomically."""
     os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, "%d.json" % os.getpid())
-    with open(path + ".tmp", "w") as f:
-        json.dump(snapshot, f)
-    os.replace(path + ".tmp", path)
+    P.write_json(os.path.join(folder, "%d.json" % os.getpid()), snapshot)
 
 
 def read_snapshots(folder):

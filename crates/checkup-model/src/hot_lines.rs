@@ -96,17 +96,17 @@ impl HotLine {
         if self.file.is_empty() {
             return self.inside.clone();
         }
-        let name = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
-        format!("{name}:{}", self.line)
+        crate::file_line(&self.file, self.line)
     }
 }
 
 impl HotLines {
-    /// The threads of one role, busiest first.
-    pub fn of_role(&self, role: ThreadRole) -> impl Iterator<Item = &HotThread> {
-        let mut threads: Vec<&HotThread> = self.threads.iter().filter(|t| t.role == role).collect();
-        threads.sort_by(|a, b| b.cpu_s.total_cmp(&a.cpu_s));
-        threads.into_iter()
+    /// The thread of one role that used the most CPU (the first listed, among equals).
+    pub fn busiest(&self, role: ThreadRole) -> Option<&HotThread> {
+        self.threads
+            .iter()
+            .filter(|t| t.role == role)
+            .min_by(|a, b| b.cpu_s.total_cmp(&a.cpu_s))
     }
 }
 

@@ -320,8 +320,7 @@ pub enum SyncKind {
 impl SyncSite {
     /// `train.py:88`: the file's name (not its folders) and line.
     pub fn location(&self) -> String {
-        let name = self.file.rsplit(['/', '\\']).next().unwrap_or(&self.file);
-        format!("{name}:{}", self.line)
+        file_line(&self.file, self.line)
     }
 
     /// Whether the line copies a host tensor to the GPU (`x.cuda()`, `x.to(device)`,
@@ -335,6 +334,13 @@ impl SyncSite {
             && code.contains("device=");
         made_on_device || !gpu_copy_calls(code).is_empty()
     }
+}
+
+/// `train.py:88`: a file's name (not its folders) and a line in it, as a line of training
+/// code is named to the user.
+pub fn file_line(file: &str, line: u32) -> String {
+    let name = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    format!("{name}:{line}")
 }
 
 /// Where the arguments of each call in `code` that copies a tensor to the GPU lie, in order:

@@ -18,7 +18,7 @@ pub fn of_role(
     let Some(hot) = training.and_then(|t| t.hot_lines.as_ref()) else {
         return Vec::new();
     };
-    let Some(thread) = hot.of_role(role).next() else {
+    let Some(thread) = hot.busiest(role) else {
         return Vec::new();
     };
     lines_of(thread, hot.seconds, th)
