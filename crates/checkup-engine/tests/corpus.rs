@@ -1483,7 +1483,9 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
     // in 30 steps waits for the workers to start), and the list runs from most to least.
     let loader = d.finding("data_loading").unwrap();
     let whole = loader.gains.cause.unwrap();
-    assert!(matches!(plan[0].gain.reach, checkup_model::FixReach::Part(p) if p > 0.8 && p < 1.0));
+    assert!(
+        matches!(plan[0].gain.reach, checkup_model::FixReach::OutsideEpochStarts(p) if p > 0.8 && p < 1.0)
+    );
     assert!(
         plan[0].gain.expected.after_ms > whole.after_ms
             && plan[0].gain.expected.after_ms - whole.after_ms < 5.0,

@@ -119,11 +119,20 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
     let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
     let (now, after) = (ms(g.before_ms), ms(g.after_ms));
     let part = match (fg.reach, l) {
-        (FixReach::Part(p), En) => format!(
+        (FixReach::BusiestSyncLine(p), En) => format!(
             ", for the {}% of the synchronising calls this line makes",
             pct(p)
         ),
-        (FixReach::Part(p), Zh) => format!("，按这一行占同步调用的 {}% 计", pct(p)),
+        (FixReach::BusiestSyncLine(p), Zh) => format!("，按这一行占同步调用的 {}% 计", pct(p)),
+        (FixReach::OutsideEpochStarts(p), En) => format!(
+            ", for the {}% of the wait outside each epoch's first batch, which still waits \
+             for the workers to start",
+            pct(p)
+        ),
+        (FixReach::OutsideEpochStarts(p), Zh) => format!(
+            "，按每个 epoch 第一批之外的 {}% 等待计（第一批仍要等 worker 启动）",
+            pct(p)
+        ),
         _ => String::new(),
     };
     match l {

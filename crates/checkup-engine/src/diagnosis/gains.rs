@@ -31,7 +31,9 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
     let reach = reach(fix, f);
     let expected = match reach {
         FixReach::Cause => cause,
-        FixReach::Part(part) => gain_for_share(d, f, f.share * part),
+        FixReach::BusiestSyncLine(part) | FixReach::OutsideEpochStarts(part) => {
+            gain_for_share(d, f, f.share * part)
+        }
         FixReach::Supporting => None,
     }?;
     Some(FixGain { expected, reach })
@@ -208,7 +210,7 @@ mod tests {
     #[test]
     fn a_line_that_makes_part_of_the_syncs_reaches_that_part_of_their_time() {
         let f = sync_finding(60.0);
-        assert_eq!(reach(&f.fixes[0], &f), FixReach::Part(0.6));
+        assert_eq!(reach(&f.fixes[0], &f), FixReach::BusiestSyncLine(0.6));
         let f = sync_finding(100.0);
         assert_eq!(reach(&f.fixes[0], &f), FixReach::Cause);
     }
@@ -267,7 +269,7 @@ mod tests {
             suggested: 14,
             current: Some(2),
         });
-        let FixReach::Part(part) = reach(&more, &slow_loader(Some(4.0))) else {
+        let FixReach::OutsideEpochStarts(part) = reach(&more, &slow_loader(Some(4.0))) else {
             panic!("more workers remove all of the wait")
         };
         // 32.5 ms of the step is the loader's; 28.5 ms of it goes.
@@ -286,7 +288,7 @@ mod tests {
         let part = f.gains.fixes[0].unwrap();
         assert!((whole.after_ms - 60.0).abs() < 1e-9, "{whole:?}");
         assert!((part.expected.after_ms - 80.0).abs() < 1e-9, "{part:?}");
-        assert_eq!(part.reach, FixReach::Part(0.5));
+        assert_eq!(part.reach, FixReach::BusiestSyncLine(0.5));
         assert_eq!(
             d.plan,
             [PlannedFix {

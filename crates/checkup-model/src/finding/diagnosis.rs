@@ -10,8 +10,8 @@ use crate::{
 
 /// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
 /// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix;
-/// 4: the run's time ledger.
-pub const DIAGNOSIS_FORMAT: u32 = 4;
+/// 4: the run's time ledger; 5: a fix's part of its finding says which part it is.
+pub const DIAGNOSIS_FORMAT: u32 = 5;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -224,8 +224,12 @@ pub struct FixGain {
 pub enum FixReach {
     /// All of it: the fix removes the cause the finding measured.
     Cause,
-    /// This fraction of it (0..=1): the busiest of several lines that synchronise.
-    Part(f64),
+    /// This fraction of it (0..=1): the calls of the busiest of several lines that
+    /// synchronise.
+    BusiestSyncLine(f64),
+    /// This fraction of it (0..=1): the wait for data outside each epoch's first batch, which
+    /// the workers make however many there are.
+    OutsideEpochStarts(f64),
     /// No amount the recording can put a number on: a fix that helps the main one (pinned
     /// memory beside more workers), trims part of the cause by an unknown amount (a
     /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to

@@ -189,7 +189,7 @@ fn checkpoint_stall() -> Finding {
             fixes: vec![
                 Some(FixGain {
                     expected: gain,
-                    reach: FixReach::Part(0.5),
+                    reach: FixReach::OutsideEpochStarts(0.5),
                 }),
                 None,
             ],
@@ -209,7 +209,10 @@ fn a_finding_reads_back_from_its_json_with_the_id_and_gains_scripts_use() {
     assert_eq!(json["fixes"][0]["fix"], "more_workers");
     assert_eq!(json["fixes"][0]["suggested"], 14);
     assert_eq!(json["fixes"][0]["gain"]["after_ms"], 18.2);
-    assert_eq!(json["fixes"][0]["gain"]["reach"]["part"], 0.5);
+    assert_eq!(
+        json["fixes"][0]["gain"]["reach"]["outside_epoch_starts"],
+        0.5
+    );
     assert_eq!(json["fixes"][1]["fix"], "pin_memory");
     assert!(json["fixes"][1].get("gain").is_none());
     assert_eq!(serde_json::from_value::<Finding>(json).unwrap(), f);

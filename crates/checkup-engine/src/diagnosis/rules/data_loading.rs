@@ -260,7 +260,7 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
                 epoch_start_idle_ms_per_step: Some(kept),
                 ..
             }) if kept > 0.0 && finding.share * step > 0.0 => {
-                FixReach::Part((1.0 - kept / (finding.share * step)).clamp(0.0, 1.0))
+                FixReach::OutsideEpochStarts((1.0 - kept / (finding.share * step)).clamp(0.0, 1.0))
             }
             _ => FixReach::Cause,
         },

@@ -176,7 +176,7 @@ pub fn reach(fix: &HostSyncFix, finding: &Finding) -> FixReach {
         | HostSyncFix::AsyncCopyAtLine { .. } => match finding
             .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare))
         {
-            Some(pct) if pct < 100.0 => FixReach::Part((pct / 100.0).max(0.0)),
+            Some(pct) if pct < 100.0 => FixReach::BusiestSyncLine((pct / 100.0).max(0.0)),
             _ => FixReach::Cause,
         },
         HostSyncFix::FewerReadbacks { .. } | HostSyncFix::KeepAllocatorCache { .. } => {
