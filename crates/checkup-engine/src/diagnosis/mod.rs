@@ -86,6 +86,13 @@ impl<'a> Ctx<'a> {
         self.a.step_trends.get(&rank)
     }
 
+    /// The curves of the GPU the diagnosed rank's statistics describe (`gpu`): every rule
+    /// that reads a curve reads the diagnosed rank's, never another GPU's.
+    pub fn gpu_series(&self) -> Option<&'a checkup_model::GpuSeries> {
+        let gpu = self.gpu?.gpu;
+        self.a.charts.gpus.iter().find(|g| g.gpu == gpu)
+    }
+
     fn share_of_window(&self, us: f64) -> Option<f64> {
         self.rank
             .filter(|r| r.gpu.window_us > 0.0)

@@ -42,10 +42,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 /// The diagnosed GPU's mean utilisation (NVML, percent) over each tenth, None where no
 /// reading falls inside it.
 fn tenths_utilisation(cx: &Ctx, trend: &StepTrend) -> Vec<Option<f64>> {
-    let gpu = cx
-        .facts
-        .gpu_of_rank_or_own(cx.timing.map(|t| t.rank).unwrap_or(0));
-    let Some(g) = cx.a.charts.gpus.iter().find(|g| g.gpu == gpu) else {
+    let Some(g) = cx.gpu_series() else {
         return vec![None; trend.tenths.len()];
     };
     trend

@@ -18,12 +18,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 /// `util_report_lag_s` after the step count: the GPU idles at the end of a stalled step
 /// (once its queue drains) and GPU-Util reports a sample period late.
 fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
-    let g =
-        cx.a.charts
-            .gpus
-            .iter()
-            .find(|g| Some(g.gpu) == cx.rank.map(|r| r.rank))
-            .or(cx.a.charts.gpus.first())?;
+    let g = cx.gpu_series()?;
     let t0 = cx.a.charts.t0;
     let mut checked = 0;
     let mut idle = 0;
@@ -286,6 +281,50 @@ pub fn reach(fix: &PeriodicStallFix, _finding: &Finding) -> FixReach {
 mod tests {
     use super::*;
     use crate::diagnosis::rules::test_cx::{rank_with_profiled_stall, Fixture};
+
+    /// A GPU's curve: readings every 0.1 s for 10 s at `util` percent.
+    fn curve(gpu: u32, util: f32) -> checkup_model::GpuSeries {
+        checkup_model::GpuSeries {
+            gpu,
+            t: (0..100).map(|i| i as f64 / 10.0).collect(),
+            util_pct: vec![Some(util); 100],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn stalls_are_judged_on_the_diagnosed_gpus_curve_not_the_first_one() {
+        // Rank 0 trains on GPU 1 (the GPU its step statistics describe); GPU 0, busy with
+        // someone else's work, comes first in the charts. The stalls happen on an idle GPU 1.
+        let t = StepTiming {
+            stalls: vec![
+                checkup_model::Stall {
+                    step: 12,
+                    t_start: 2.0,
+                    duration_ms: 400.0,
+                    excess_ms: 390.0,
+                },
+                checkup_model::Stall {
+                    step: 24,
+                    t_start: 6.0,
+                    duration_ms: 400.0,
+                    excess_ms: 390.0,
+                },
+            ],
+            ..StepTiming::default()
+        };
+        let mut fx = Fixture::with_rank(checkup_model::RankSummary::default())
+            .timing(t.clone())
+            .gpu(checkup_model::SampleStats {
+                gpu: 1,
+                ..Default::default()
+            });
+        fx.a.charts.gpus = vec![curve(0, 100.0), curve(1, 0.0)];
+        assert_eq!(stalls_seen_idle(&fx.cx(), &t), Some(1.0));
+        // And a GPU that was never sampled gives no verdict, rather than another's.
+        fx.a.charts.gpus = vec![curve(0, 100.0)];
+        assert_eq!(stalls_seen_idle(&fx.cx(), &t), None);
+    }
 
     #[test]
     fn a_stall_of_read_backs_in_the_trace_is_host_readback_work() {
