@@ -298,6 +298,7 @@ fn run(cli: Cli) -> Result<ExitCode, AgentError> {
                 log: None,
                 cwd: None,
                 cancel: None,
+                replay: None,
             })?;
             eprintln!(
                 "checkup-agent: {}",

@@ -43,6 +43,9 @@ pub struct RunOptions {
     /// Set to stop the command (its whole process tree, in its own process group); None:
     /// a command run from a terminal, which stops it with Ctrl-C itself.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// A recording whose GPU and host samples the run records in place of this host's (a
+    /// replaying agent's runs show the GPUs its health and sampling show).
+    pub replay: Option<PathBuf>,
 }
 
 /// After a cancel, how long the training gets to stop on SIGINT (its `finally` blocks, the
@@ -204,7 +207,7 @@ pub fn run_command_streaming(
         slow_hz: 1.0,
         root_pid: root.clone(),
         breakdown: false,
-        replay: None,
+        replay: opts.replay.clone(),
     };
     let started = sampler::now_s();
     let sampler_thread = {

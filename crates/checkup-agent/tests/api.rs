@@ -746,28 +746,13 @@ fn sample_streams_over_the_cap_are_refused_politely_and_a_closed_one_frees_its_p
     }
 }
 
-/// Samples a replaying agent for `wait`, reading its live stream meanwhile, then kills it
-/// with SIGKILL: the run folder and the NVML samples a client saw.
-fn killed_while_sampling(
-    wait: Duration,
-) -> (
-    tempfile::TempDir,
-    std::path::PathBuf,
-    Vec<serde_json::Value>,
-) {
-    let mut a = start_with(&["--replay", &corpus_run("memory_bound")]);
-    let t = a.token.clone();
-    let (status, body) = http(&a, "POST", "/v1/sampling", Some(&t), Some("{}"));
-    assert_eq!(status, 201, "{body}");
-    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+/// The NVML samples `a`'s live stream sends from its start for `wait`.
+fn nvml_samples_seen(a: &Agent, wait: Duration) -> Vec<serde_json::Value> {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let url = format!("ws://{}/v1/samples?since=0", a.addr);
     let until = Instant::now() + wait;
-    let seen = rt.block_on(async {
-        let (mut ws, _) = tokio_tungstenite::connect_async(with_token(&url, &t))
+    rt.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(with_token(&url, &a.token))
             .await
             .unwrap();
         let mut seen = Vec::new();
@@ -783,7 +768,46 @@ fn killed_while_sampling(
             }
         }
         seen
-    });
+    })
+}
+
+/// What a killed agent was recording.
+#[derive(Clone, Copy)]
+enum Recording<'a> {
+    /// Sampling alone (`POST /v1/sampling`).
+    Sampling,
+    /// A profiled run of a Python training that sleeps, `marker` among its arguments so
+    /// that every process of it can be found.
+    Run { marker: &'a str },
+}
+
+/// Starts `what` on a replaying agent, reads its live stream for `wait`, then kills the
+/// agent with SIGKILL: (the agent's folder, kept; the recording's folder; the NVML samples
+/// the client saw).
+fn killed_while_recording(
+    what: Recording<'_>,
+    wait: Duration,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Vec<serde_json::Value>,
+) {
+    let mut a = start_with(&["--replay", &corpus_run("memory_bound")]);
+    let t = a.token.clone();
+    let (status, body) = match what {
+        Recording::Sampling => http(&a, "POST", "/v1/sampling", Some(&t), Some("{}")),
+        Recording::Run { marker } => {
+            let command = ["python3", "-c", "import time; time.sleep(600)", marker];
+            let body = serde_json::json!({ "command": command }).to_string();
+            http(&a, "POST", "/v1/runs", Some(&t), Some(&body))
+        }
+    };
+    assert!(status == 201 || status == 202, "{status} {body}");
+    let id = serde_json::from_str::<serde_json::Value>(&body).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let seen = nvml_samples_seen(&a, wait);
     a.child.kill().unwrap(); // SIGKILL: no flush, no clean-up
     a.child.wait().unwrap();
     let folder = a._dir.path().join("runs").join(&id);
@@ -791,56 +815,127 @@ fn killed_while_sampling(
     (dir, folder, seen)
 }
 
+/// Kill points, reproducible: a fixed sequence of `n` waits under `below_ms`.
+fn kill_points(n: usize, below_ms: u64) -> Vec<Duration> {
+    let mut state: u64 = 0x5eed_c0de;
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Duration::from_millis((state >> 33) % below_ms)
+        })
+        .collect()
+}
+
+/// Every sample the client saw is in the folder's `samples_nvml.csv`, and the folder reads
+/// as a recording (true) or as one with nothing recorded yet (false, only when nothing was
+/// seen).
+fn kept_and_readable(
+    round: usize,
+    wait: Duration,
+    folder: &std::path::Path,
+    seen: &[serde_json::Value],
+) -> bool {
+    let on_disk = match checkup_recording::samples::read_nvml_csv(&folder.join("samples_nvml.csv"))
+    {
+        Ok(rows) => rows,
+        // Killed before the first tick: nothing written and nothing seen.
+        Err(_) if seen.is_empty() => Vec::new(),
+        Err(e) => panic!("round {round} ({wait:?}): {e}"),
+    };
+    for s in seen {
+        let (ts, gpu) = (
+            s["sample"]["ts"].as_f64().unwrap(),
+            s["sample"]["gpu"].as_u64().unwrap(),
+        );
+        assert!(
+            on_disk.iter().any(|r| r.gpu as u64 == gpu && (r.ts - ts).abs() < 0.0015),
+            "round {round} (killed after {wait:?}): seen {ts} on GPU {gpu}, not on disk ({} rows, {} seen)",
+            on_disk.len(),
+            seen.len()
+        );
+    }
+    match checkup_engine::analyze_paths(&[folder.to_path_buf()], &Default::default()) {
+        Ok(d) => {
+            assert!(!d.findings.is_empty(), "round {round}");
+            true
+        }
+        // Killed before its first sample: the folder is there, with nothing in it yet.
+        Err(
+            checkup_engine::EngineError::NothingRecordedYet { .. }
+            | checkup_engine::EngineError::NothingToAnalyse { .. },
+        ) if seen.is_empty() => false,
+        Err(e) => panic!("round {round} ({wait:?}): {e}"),
+    }
+}
+
 #[test]
 fn an_agent_killed_at_100_random_points_keeps_every_sample_a_client_saw() {
-    // A fixed sequence, printed, so that a failure can be run again as it was.
-    let mut state: u64 = 0x5eed_c0de;
-    let mut next = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % 1200
-    };
-    let mut seen_total = 0;
-    let mut analysed = 0;
-    for round in 0..100 {
-        let wait = Duration::from_millis(next());
-        let (_dir, folder, seen) = killed_while_sampling(wait);
-        let on_disk =
-            match checkup_recording::samples::read_nvml_csv(&folder.join("samples_nvml.csv")) {
-                Ok(rows) => rows,
-                // Killed before the first tick: nothing written and nothing seen.
-                Err(_) if seen.is_empty() => Vec::new(),
-                Err(e) => panic!("round {round} ({wait:?}): {e}"),
-            };
-        for s in &seen {
-            let (ts, gpu) = (
-                s["sample"]["ts"].as_f64().unwrap(),
-                s["sample"]["gpu"].as_u64().unwrap(),
-            );
-            assert!(
-                on_disk.iter().any(|r| r.gpu as u64 == gpu && (r.ts - ts).abs() < 0.0015),
-                "round {round} (killed after {wait:?}): seen {ts} on GPU {gpu}, not on disk ({} rows, {} seen)",
-                on_disk.len(),
-                seen.len()
-            );
-        }
+    let (mut seen_total, mut analysed) = (0, 0);
+    for (round, wait) in kill_points(100, 1200).into_iter().enumerate() {
+        let (_dir, folder, seen) = killed_while_recording(Recording::Sampling, wait);
+        analysed += kept_and_readable(round, wait, &folder, &seen) as usize;
         seen_total += seen.len();
-        // Every folder reads as a recording or as one with nothing recorded yet.
-        match checkup_engine::analyze_paths(&[folder], &Default::default()) {
-            Ok(d) => {
-                assert!(!d.findings.is_empty(), "round {round}");
-                analysed += 1;
-            }
-            // Killed before its first sample: the folder is there, with nothing in it yet.
-            Err(
-                checkup_engine::EngineError::NothingRecordedYet { .. }
-                | checkup_engine::EngineError::NothingToAnalyse { .. },
-            ) if seen.is_empty() => {}
-            Err(e) => panic!("round {round} ({wait:?}): {e}"),
-        }
     }
     eprintln!("100 kills: {seen_total} samples seen, all on disk; {analysed} folders diagnosed");
+    assert!(
+        seen_total > 100,
+        "the kills came too early to test anything"
+    );
+}
+
+/// Processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.windows(marker.len()).any(|w| w == marker.as_bytes()))
+        })
+        .collect()
+}
+
+#[test]
+fn an_agent_killed_at_100_random_points_of_a_profiled_run_loses_no_sample_and_no_training_outlives_it(
+) {
+    // Four agents at a time, each with its own folder and training.
+    let points = kill_points(100, 2500);
+    let totals = std::sync::Mutex::new((0usize, 0usize));
+    std::thread::scope(|scope| {
+        for lane in 0..4 {
+            let (points, totals) = (&points, &totals);
+            scope.spawn(move || {
+                for round in (lane..points.len()).step_by(4) {
+                    let wait = points[round];
+                    let marker = format!("checkup-kill-test-{}-{round}", std::process::id());
+                    let (_dir, folder, seen) =
+                        killed_while_recording(Recording::Run { marker: &marker }, wait);
+                    // The guard ends the training with its agent: nothing of it runs on.
+                    let deadline = Instant::now() + Duration::from_secs(15);
+                    while !processes_with(&marker).is_empty() {
+                        assert!(
+                            Instant::now() < deadline,
+                            "round {round} (killed after {wait:?}): {:?} outlived the agent",
+                            processes_with(&marker)
+                        );
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    let analysed = kept_and_readable(round, wait, &folder, &seen);
+                    let mut t = totals.lock().unwrap();
+                    t.0 += seen.len();
+                    t.1 += analysed as usize;
+                }
+            });
+        }
+    });
+    let (seen_total, analysed) = *totals.lock().unwrap();
+    eprintln!(
+        "100 kills during a run: {seen_total} samples seen, all on disk; {analysed} folders diagnosed; no training left"
+    );
     assert!(
         seen_total > 100,
         "the kills came too early to test anything"

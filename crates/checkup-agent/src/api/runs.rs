@@ -116,6 +116,7 @@ pub(super) async fn start(
         log,
         cwd: req.cwd.map(PathBuf::from),
         cancel: Some(cancel),
+        replay: s.replay.clone(),
     };
     let state = s.clone();
     let run_id = id.clone();
