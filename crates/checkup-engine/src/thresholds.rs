@@ -12,6 +12,10 @@ pub struct Thresholds {
     pub reportable_share: f64,
     /// GPU busy at least this share of the step (at unprofiled speed) = the GPU is the limit.
     pub gpu_busy_high: f64,
+    /// GPU-Util (any kernel running in NVML's sample period) reads above the GPU's true busy
+    /// share for streams of tiny kernels: on launch-bound H200 runs, by up to 6 points over
+    /// the trace's. Less this margin, it is a floor for the busy share over every step.
+    pub util_over_busy: f64,
     /// HTA: an idle gap shorter than this, with the next work already launched, is kernel wait.
     pub kernel_wait_max_us: f64,
     /// A sync call counts as returning inside an idle gap up to this long before it (CPU and
@@ -202,6 +206,7 @@ impl Default for Thresholds {
             significant_share: 0.15,
             reportable_share: 0.05,
             gpu_busy_high: 0.85,
+            util_over_busy: 0.10,
             kernel_wait_max_us: 30.0,
             sync_return_slack_us: 50.0,
             tiny_kernel_us: 10.0,

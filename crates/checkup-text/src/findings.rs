@@ -124,6 +124,15 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             pct(p)
         ),
         (FixReach::BusiestSyncLine(p), Zh) => format!("，按这一行占同步调用的 {}% 计", pct(p)),
+        (FixReach::BetweenReadBacks(p), En) => format!(
+            ", for the {}% of the launch wait between the step's read-backs: each read-back \
+             still makes the host and the GPU wait for each other",
+            pct(p)
+        ),
+        (FixReach::BetweenReadBacks(p), Zh) => format!(
+            "，按步骤中各次回读之间的 {}% 启动等待计：每次回读仍让主机与 GPU 互相等待",
+            pct(p)
+        ),
         (FixReach::OutsideEpochStarts(p), En) => format!(
             ", for the {}% of the wait outside each epoch's first batch, which still waits \
              for the workers to start",

@@ -31,9 +31,9 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
     let reach = reach(fix, f);
     let expected = match reach {
         FixReach::Cause => cause,
-        FixReach::BusiestSyncLine(part) | FixReach::OutsideEpochStarts(part) => {
-            gain_for_share(d, f, f.share * part)
-        }
+        FixReach::BusiestSyncLine(part)
+        | FixReach::OutsideEpochStarts(part)
+        | FixReach::BetweenReadBacks(part) => gain_for_share(d, f, f.share * part),
         FixReach::Supporting => None,
     }?;
     Some(FixGain { expected, reach })

@@ -13,6 +13,13 @@ causes! {
             /// without the probe's hot-line samples).
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             hot_lines: Vec<crate::HostLine>,
+            /// Read-backs per step (`.item()`, `.cpu()`, a synchronize) and the share of the
+            /// mean step they keep whatever is compiled: each is a turn of host and GPU (the
+            /// host launches the kernel whose value it reads and waits; the GPU idles while
+            /// the host launches the next one), two launches' host time, on top of the GPU's
+            /// own work. None without read-backs.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            read_backs: Option<ReadBackFloor>,
         } => "kernel_launch",
         /// Kernels launched late because other processes hold the host's CPU.
         CpuContention {
@@ -120,4 +127,13 @@ keyed! {
         /// Move the work of the thread that holds the interpreter into a process of its own.
         FreeInterpreter => "free_interpreter",
     }
+}
+
+/// What a step that reads GPU values back keeps however its launches are fused.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ReadBackFloor {
+    /// Read-backs per step.
+    pub per_step: f64,
+    /// The share of the mean step the GPU's work and the read-backs' turns take (0..=1).
+    pub floor_share: f64,
 }

@@ -4,9 +4,9 @@
 //! is the finding.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, HostSyncEvidence, KernelLaunch,
-    KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary, SharedEvidence, Source, ThreadRole,
-    Unit,
+    BusyMethod, Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, HostSyncEvidence,
+    KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary, ReadBackFloor,
+    SharedEvidence, Source, ThreadRole, Unit,
 };
 
 use super::allocator::allocator_drains_queue;
@@ -79,8 +79,19 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
             src.clone(),
         ),
     ];
-    // The profiler slows the host side; check the claim against unprofiled steps.
-    if let Some((busy, method)) = cx.gpu_busy() {
+    // The profiler slows the host side; check the claim against unprofiled steps. The
+    // trace holds a few early steps; GPU-Util holds them all: a GPU whose work grows as the
+    // run goes is busier than the profiled steps show and cannot wait for launches longer
+    // than it idles.
+    let sampled_busy = cx
+        .gpu
+        .and_then(|g| g.util_gpu_mean)
+        .map(|u| u / 100.0 - th.util_over_busy);
+    let busy = match (cx.gpu_busy(), sampled_busy) {
+        (Some((b, _)), Some(s)) if s > b => Some((s, BusyMethod::SampledGpuUtil)),
+        (b, _) => b,
+    };
+    if let Some((busy, method)) = busy {
         evidence.push(ev(
             K::Shared(SharedEvidence::UnprofiledBusyShare),
             busy * 100.0,
@@ -173,6 +184,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 kernels_per_step: k.per_step,
                 median_kernel_us: k.median_us,
                 hot_lines: host_lines::of_role(cx.training, ThreadRole::Training, cx.th),
+                read_backs: read_back_floor(cx, r),
             }),
             fixes::kernel_launch(&cx.run_settings()),
         ),
@@ -418,6 +430,23 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     })
 }
 
+/// What the step's read-backs keep of it however the launches are fused: the GPU's work per
+/// step, and per read-back a turn of host and GPU, two launches' host time at unprofiled
+/// speed (the kernel whose value is read, then the next one while the GPU idles). None
+/// without read-backs or without unprofiled timings.
+fn read_back_floor(cx: &Ctx, r: &RankSummary) -> Option<ReadBackFloor> {
+    let per_step = r.host_waits.sync_calls_per_step;
+    let step = cx.timing?.mean_step_ms;
+    let per_kernel = host_ms_per_kernel(cx, r)?;
+    (per_step >= 1.0 && step > 0.0).then(|| {
+        let floor = r.gpu_busy_per_step_us / 1e3 + per_step * 2.0 * per_kernel;
+        ReadBackFloor {
+            per_step,
+            floor_share: (floor / step).min(1.0),
+        }
+    })
+}
+
 /// The host's time in the model's calls per kernel launched, on the unprofiled steps.
 fn host_ms_per_kernel(cx: &Ctx, r: &RankSummary) -> Option<f64> {
     let t = cx.timing?;
@@ -428,11 +457,21 @@ fn host_ms_per_kernel(cx: &Ctx, r: &RankSummary) -> Option<f64> {
 /// What part of `finding`'s lost time a launch fix removes: compiling fuses the launches
 /// away, and launches queued again overlap the host with the GPU; foreach optimizers and
 /// bigger kernels support it.
-pub fn reach(fix: &KernelLaunchFix, _finding: &Finding) -> FixReach {
+pub fn reach(fix: &KernelLaunchFix, finding: &Finding) -> FixReach {
     match fix {
-        KernelLaunchFix::CompileFuseKernels
-        | KernelLaunchFix::ReduceOverhead { .. }
-        | KernelLaunchFix::UnsetLaunchBlocking
+        // Fusing or replaying launches leaves each read-back's turn of host and GPU.
+        KernelLaunchFix::CompileFuseKernels | KernelLaunchFix::ReduceOverhead { .. } => {
+            match finding.cause {
+                Cause::KernelLaunch(KernelLaunch::TinyKernels {
+                    read_backs: Some(ReadBackFloor { floor_share, .. }),
+                    ..
+                }) if finding.share > 0.0 && floor_share > 1.0 - finding.share => {
+                    FixReach::BetweenReadBacks(((1.0 - floor_share) / finding.share).max(0.0))
+                }
+                _ => FixReach::Cause,
+            }
+        }
+        KernelLaunchFix::UnsetLaunchBlocking
         | KernelLaunchFix::DisableAnomalyDetection
         | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
         KernelLaunchFix::ForeachOptimizer { .. } | KernelLaunchFix::BiggerKernels => {
