@@ -41,6 +41,10 @@ pub struct StepTrend {
     pub host_rss_mib: Option<[f64; 2]>,
     /// The same for each tenth, None where no host reading says.
     pub host_rss_tenths: Vec<Option<f64>>,
+    /// The median of the run's first timed steps (a hundredth of them, ten at least): the
+    /// pace before work that grows from the very first step (over everything seen so far)
+    /// had grown, which the first tenth's median already is not.
+    pub earliest_step_ms: Option<f64>,
 }
 
 /// The steps to read a trend from: after warm-up, without the profiled steps (the profiler
@@ -122,10 +126,15 @@ pub fn step_trend(
     let host_rss_mib = host_rss_tenths[0]
         .zip(host_rss_tenths[9])
         .map(|(a, b)| [a, b]);
+    let earliest: Vec<f64> = steps[..(n / 100).max(10).min(n)]
+        .iter()
+        .map(|s| s.1)
+        .collect();
     StepTrend {
         tenths,
         host_rss_mib,
         host_rss_tenths,
+        earliest_step_ms: Some(median(&earliest)),
     }
 }
 

@@ -98,6 +98,7 @@ mod tests {
                 .collect(),
             host_rss_mib: Some([rss[0], rss[9]]),
             host_rss_tenths: rss.iter().map(|r| Some(*r)).collect(),
+            earliest_step_ms: None,
         }
     }
 

@@ -88,9 +88,15 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
     } else {
         (SlowdownPart::Other, None)
     };
-    // The time lost: every step beyond the pace of the first tenth.
+    // The time lost: every step beyond the pace before the growth, the first tenth's or,
+    // when the steps grow from the start, the run's first steps' (a tail growing is read
+    // against the first tenth's mean alone).
     let mean = t.iter().map(|x| part(x).0).sum::<f64>() / t.len() as f64;
-    let share = (1.0 - first.0 / mean).clamp(0.0, 1.0);
+    let before_growth = match (measure, trend.earliest_step_ms) {
+        (StepMeasure::Median, Some(e)) if e > 0.0 => e.min(first.0),
+        _ => first.0,
+    };
+    let share = (1.0 - before_growth / mean).clamp(0.0, 1.0);
     let host_rss_mib = trend.host_rss_mib.filter(|[a, b]| {
         b - a >= th.host_rss_growth_mib && *b >= a * (1.0 + th.host_rss_growth_share)
     });
@@ -357,7 +363,34 @@ mod tests {
                 .collect(),
             host_rss_mib: Some([400.0, 1200.0]),
             host_rss_tenths: Vec::new(),
+            earliest_step_ms: None,
         }
+    }
+
+    #[test]
+    fn work_that_grows_from_the_first_step_is_priced_from_the_first_steps_pace() {
+        // Work over everything seen so far: the first tenth's median (12 ms) already holds
+        // some growth; the first steps ran at 8 ms, and a constant-work loop runs at that.
+        let fx = Fixture::default();
+        let ms = [12.0, 16.0, 20.0, 24.0, 28.0, 32.0, 36.0, 40.0, 44.0, 48.0];
+        let mut t = trend(ms, [0.0; 10]);
+        let without = finding(&fx.cx(), &t, &[None; 10]).unwrap();
+        assert!(
+            (without.share - (1.0 - 12.0 / 30.0)).abs() < 1e-9,
+            "{}",
+            without.share
+        );
+        t.earliest_step_ms = Some(8.0);
+        let with = finding(&fx.cx(), &t, &[None; 10]).unwrap();
+        assert!(
+            (with.share - (1.0 - 8.0 / 30.0)).abs() < 1e-9,
+            "{}",
+            with.share
+        );
+        // First steps slower than the first tenth (workers starting) leave its pace.
+        t.earliest_step_ms = Some(20.0);
+        let slow_start = finding(&fx.cx(), &t, &[None; 10]).unwrap();
+        assert!((slow_start.share - without.share).abs() < 1e-9);
     }
 
     #[test]
