@@ -147,10 +147,19 @@ fn share_gpus(
             .find(|m| m.gpu == Some(gpu))
             .and_then(|m| m.peak_reserved_gib)
     };
+    // Memory a process held before the training's first step is not memory the training
+    // lacked: the one before it on the GPU may still be exiting.
+    let from = training_start(rec);
+    let while_training: Vec<checkup_model::GpuProcessSample> = rec
+        .gpu_processes
+        .iter()
+        .filter(|p| from.is_none_or(|t| p.ts >= t))
+        .cloned()
+        .collect();
     let mut others = Vec::new();
     for g in &mut charts.gpus {
         if let Some(s) =
-            gpu_sharing::gpu_sharing(&rec.gpu_processes, g.gpu, reserved_on(g.gpu), charts.t0)
+            gpu_sharing::gpu_sharing(&while_training, g.gpu, reserved_on(g.gpu), charts.t0)
         {
             others.push((g.gpu, s.others_gib, s.other_pids));
             g.processes = s.series;
@@ -259,6 +268,15 @@ fn whole_runs(
         .collect()
 }
 
+/// When the training's first step began (the earliest of its ranks'), None without steps.
+fn training_start(rec: &Recording) -> Option<f64> {
+    rec.steps
+        .values()
+        .filter_map(|s| s.first())
+        .map(|s| s.t_start)
+        .reduce(f64::min)
+}
+
 /// GPU memory per rank with memory rows, or for rank 0 from NVML alone: over the steady
 /// window up to the rank's last step's start (a row after it is the exit's, tensors freed).
 fn memory_trends(
@@ -266,6 +284,19 @@ fn memory_trends(
     window: &SteadyWindow,
     t0: f64,
 ) -> std::collections::BTreeMap<u32, trends::MemoryTrend> {
+    // What NVML saw in use from the training's first step: a process before it on the GPU
+    // may still be exiting, its memory not yet given back.
+    let from = training_start(rec);
+    let mut nvml: Vec<checkup_model::NvmlSample> = rec
+        .samples
+        .nvml
+        .iter()
+        .filter(|s| from.is_none_or(|t| s.ts >= t))
+        .cloned()
+        .collect();
+    if nvml.is_empty() {
+        nvml = rec.samples.nvml.clone();
+    }
     let no_rows = std::collections::BTreeMap::from([(0, Vec::new())]);
     let ranks = if rec.memory.is_empty() {
         &no_rows
@@ -284,10 +315,7 @@ fn memory_trends(
                 (Some(a), Some(b)) => Some((a, b)),
                 _ => None,
             };
-            (
-                *rank,
-                trends::memory_trend(rows, &rec.samples.nvml, span, t0),
-            )
+            (*rank, trends::memory_trend(rows, &nvml, span, t0))
         })
         .collect()
 }
