@@ -1,7 +1,9 @@
 //! The engine on every real H200 recording of the corpus: each run's primary finding must
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
-use checkup_model::{Communication, GpuIdle, LostShareOf, Memory, PeriodicStall, Slowdown};
+use checkup_model::{
+    Communication, GpuIdle, KernelLaunch, LostShareOf, Memory, PeriodicStall, Slowdown,
+};
 use checkup_model::{
     CommunicationEvidence, CommunicationFix, ComputeBoundEvidence, ComputeBoundFix,
     DataLoadingEvidence, DataLoadingFix, EnvironmentFix, GpuIdleEvidence, H2dCopyEvidence,
@@ -1856,6 +1858,10 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         "probe_oom_halving_batch",
         "probe_predictions_kept_on_host",
         "probe_growing_folder_loader",
+        "probe_gpu_history_concat",
+        // Its allocator kept 16 GiB cached for under 1 GiB of tensors: `torch.cat` asked for
+        // a new size every step until the window filled.
+        "probe_gpu_history_window",
     ];
     for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
         let d = diagnose(run);
@@ -2165,6 +2171,93 @@ fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
         median <= 0.1,
         "median error {:.0} %\n{table}",
         median * 100.0
+    );
+}
+
+#[test]
+fn a_thread_holding_the_interpreter_is_named_with_the_line_it_holds_it_at() {
+    // A metrics thread serialises a 5,000-entry history with json.dumps over and over; the
+    // training thread waits for the interpreter lock between its operations, and the
+    // finding quotes the other thread's line, not the training loop's.
+    let d = diagnose("probe_json_logger_thread");
+    assert_eq!(d.primary, "kernel_launch/interpreter_held");
+    let lines = d.findings[0].cause.hot_lines();
+    let top = lines.first().expect("the holder's line");
+    assert_eq!(top.role, checkup_model::ThreadRole::Thread);
+    assert_eq!(top.thread, "metrics-upload");
+    assert_eq!(top.line.location(), "json_logger_thread.py:15");
+    assert!(
+        top.line.code.contains("json.dumps(history)"),
+        "{}",
+        top.line.code
+    );
+    assert!(
+        top.line.inside.starts_with("encoder.py:"),
+        "{}",
+        top.line.inside
+    );
+    assert!(top.share_of_thread > 0.9, "{}", top.share_of_thread);
+    assert!(
+        (0.9..1.1).contains(&top.thread_cores),
+        "{}",
+        top.thread_cores
+    );
+    let en = checkup_text::findings::summary(&d.findings[0], Language::En);
+    assert!(
+        en.contains("100% at json_logger_thread.py:15 in publish_forever()"),
+        "{en}"
+    );
+    let zh = checkup_text::findings::summary(&d.findings[0], Language::Zh);
+    assert!(zh.contains("json_logger_thread.py:15"), "{zh}");
+}
+
+#[test]
+fn compiling_a_model_whose_loop_reads_back_every_step_is_promised_only_the_launches_between() {
+    // 192 `.item()` read-backs a step in the loop: compiling the model cannot fuse them, so
+    // the promise keeps the GPU's work and each read-back's turn of host and GPU. The twin
+    // compiled as printed measured 16.8 ms (the promise was 7.6 ms before).
+    let d = diagnose("probe_grad_norm_items");
+    let launch = d.finding("kernel_launch").unwrap();
+    let Cause::KernelLaunch(KernelLaunch::TinyKernels {
+        read_backs: Some(floor),
+        ..
+    }) = &launch.cause
+    else {
+        panic!("{:?}", launch.cause)
+    };
+    assert_eq!(floor.per_step, 192.0);
+    let compile = launch
+        .fixes_with_gains()
+        .find(|(f, _)| matches!(f, Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)))
+        .and_then(|(_, g)| g)
+        .unwrap();
+    assert!(
+        matches!(compile.reach, checkup_model::FixReach::BetweenReadBacks(p) if p < 0.5),
+        "{:?}",
+        compile.reach
+    );
+    assert!(
+        (15.0..18.0).contains(&compile.expected.after_ms),
+        "{:?}",
+        compile.expected
+    );
+    let en = checkup_text::findings::fix_gain(compile, Language::En);
+    assert!(
+        en.contains("each read-back still makes the host and the GPU wait"),
+        "{en}"
+    );
+    let zh = checkup_text::findings::fix_gain(compile, Language::Zh);
+    assert!(zh.contains("回读"), "{zh}");
+    // A launch-bound loop without read-backs keeps the whole promise.
+    let plain = diagnose("launch_bound");
+    let Cause::KernelLaunch(KernelLaunch::TinyKernels { read_backs, .. }) =
+        &plain.finding("kernel_launch").unwrap().cause
+    else {
+        panic!()
+    };
+    assert!(
+        read_backs.is_none_or(|r| r.floor_share < 0.2),
+        "{read_backs:?}"
     );
 }
 
