@@ -1292,6 +1292,37 @@ fn a_run_folder_an_earlier_agent_left_on_disk_is_served_by_its_id() {
     );
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("before the restart"), "{body}");
+    // Every name listed can be fetched, and what is not listed is not served: a name that
+    // is not UTF-8 (no URL can ask for it) and the probe's hidden folders.
+    use std::os::unix::ffi::OsStrExt;
+    std::fs::write(run.join(std::ffi::OsStr::from_bytes(b"caf\xe9.csv")), b"x").unwrap();
+    std::fs::create_dir_all(run.join(".checkup-probe")).unwrap();
+    std::fs::write(run.join(".checkup-probe/sitecustomize.py"), b"# probe").unwrap();
+    let (status, listing) = http(
+        &a,
+        "GET",
+        "/v1/runs/run-1700000000000/files",
+        Some(&t),
+        None,
+    );
+    assert_eq!(status, 200);
+    let listed: Vec<String> = serde_json::from_str(&listing).unwrap();
+    assert_eq!(listed, ["meta.json"], "{listing}");
+    for name in &listed {
+        let path = format!("/v1/runs/run-1700000000000/files/{name}");
+        assert_eq!(http(&a, "GET", &path, Some(&t), None).0, 200, "{name}");
+    }
+    assert_eq!(
+        http(
+            &a,
+            "GET",
+            "/v1/runs/run-1700000000000/files/.checkup-probe/sitecustomize.py",
+            Some(&t),
+            None
+        )
+        .0,
+        404
+    );
     // A name the agent does not give its folders is not a run.
     std::fs::create_dir_all(a._dir.path().join("runs/other")).unwrap();
     assert_eq!(

@@ -62,11 +62,17 @@ fn files_under(dir: &Path, prefix: &Path, depth: usize, out: &mut Vec<String>) {
         let Ok(kind) = e.file_type() else {
             continue;
         };
-        let rel = prefix.join(e.file_name());
+        // Only names a client can ask for again: UTF-8 (a URL path is), and not hidden (the
+        // probe's own folders are no part of the run's files and are not served either).
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else {
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = prefix.join(name);
         if kind.is_dir() {
-            if !e.file_name().to_string_lossy().starts_with('.') {
-                files_under(&e.path(), &rel, depth + 1, out);
-            }
+            files_under(&e.path(), &rel, depth + 1, out);
         } else if kind.is_file() {
             out.push(rel.display().to_string());
         }
@@ -99,6 +105,13 @@ pub(super) async fn get(
             StatusCode::BAD_REQUEST,
             "file paths are relative to the run folder, without `..`",
         );
+    }
+    // What the listing leaves out is not served: hidden names are the probe's, not the run's.
+    if rel
+        .components()
+        .any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+    {
+        return error(StatusCode::NOT_FOUND, format!("no file {path} in run {id}"));
     }
     // No link anywhere on the way: one could lead out of the run folder.
     let mut at = dir.clone();
