@@ -136,6 +136,10 @@ pub struct KernelStats {
     pub kernels: u64,
     /// Kernels per step.
     pub per_step: f64,
+    /// Of those, the kernels the optimizer's step launched (inside `Optimizer.step#…`):
+    /// launches that compiling the model leaves to the eager optimizer.
+    #[serde(default)]
+    pub optimizer_per_step: f64,
     /// Median kernel duration.
     pub median_us: f64,
     /// Share of kernels shorter than 10 µs.

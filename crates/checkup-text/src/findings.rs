@@ -124,13 +124,13 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             pct(p)
         ),
         (FixReach::BusiestSyncLine(p), Zh) => format!("，按这一行占同步调用的 {}% 计", pct(p)),
-        (FixReach::BetweenReadBacks(p), En) => format!(
-            ", for the {}% of the launch wait between the step's read-backs: each read-back \
-             still makes the host and the GPU wait for each other",
+        (FixReach::CompiledPart(p), En) => format!(
+            ", for the {}% of the launch wait inside the model: the optimizer's own launches \
+             and each read-back's wait for the GPU stay",
             pct(p)
         ),
-        (FixReach::BetweenReadBacks(p), Zh) => format!(
-            "，按步骤中各次回读之间的 {}% 启动等待计：每次回读仍让主机与 GPU 互相等待",
+        (FixReach::CompiledPart(p), Zh) => format!(
+            "，按模型内部 {}% 的启动等待计：优化器自身的启动和每次回读对 GPU 的等待仍然存在",
             pct(p)
         ),
         (FixReach::OutsideEpochStarts(p), En) => format!(

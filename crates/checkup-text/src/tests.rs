@@ -72,7 +72,7 @@ fn all_causes() -> Vec<Cause> {
             hot_lines: Vec::new(),
             kernels_per_step: 1000.0,
             median_kernel_us: 3.2,
-            read_backs: None,
+            compile_floor: None,
         }),
         Cause::KernelLaunch(KernelLaunch::SynchronousLaunches {
             step_ms: 47.1,

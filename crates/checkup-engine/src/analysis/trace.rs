@@ -611,6 +611,17 @@ fn kernel_stats(
         e.0 += 1;
         e.1 += o.dur();
     }
+    // Kernels whose launch call came inside an optimizer step.
+    let mut steps = t.optimizer_steps.clone();
+    steps.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let in_optimizer = kernels
+        .iter()
+        .filter_map(|o| launch_at.get(&o.correlation))
+        .filter(|&&at| {
+            let i = steps.partition_point(|s| s.0 <= at);
+            i > 0 && at <= steps[i - 1].1
+        })
+        .count();
     let kernel_time: f64 = durations.iter().sum();
     let class_share = |class: KernelClass| {
         per_name
@@ -634,6 +645,7 @@ fn kernel_stats(
         top_operators: top_operators(t, &kernels),
         kernels: kernels.len() as u64,
         per_step: kernels.len() as f64 / periods as f64,
+        optimizer_per_step: in_optimizer as f64 / periods as f64,
         median_us: median(&durations),
         share_under_10us: durations.iter().filter(|&&d| d < 10.0).count() as f64
             / durations.len() as f64,

@@ -33,7 +33,7 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::Cause => cause,
         FixReach::BusiestSyncLine(part)
         | FixReach::OutsideEpochStarts(part)
-        | FixReach::BetweenReadBacks(part) => gain_for_share(d, f, f.share * part),
+        | FixReach::CompiledPart(part) => gain_for_share(d, f, f.share * part),
         FixReach::Supporting => None,
     }?;
     Some(FixGain { expected, reach })

@@ -230,9 +230,9 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the wait for data outside each epoch's first batch, which
     /// the workers make however many there are.
     OutsideEpochStarts(f64),
-    /// This fraction of it (0..=1): the launches between the step's read-backs, which
-    /// still make the host and the GPU wait for each other once the rest is fused.
-    BetweenReadBacks(f64),
+    /// This fraction of it (0..=1): the launch wait inside the model, which compiling it
+    /// removes; the eager optimizer's launches and each read-back's turn stay.
+    CompiledPart(f64),
     /// No amount the recording can put a number on: a fix that helps the main one (pinned
     /// memory beside more workers), trims part of the cause by an unknown amount (a
     /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to

@@ -13,13 +13,10 @@ causes! {
             /// without the probe's hot-line samples).
             #[serde(default, skip_serializing_if = "Vec::is_empty")]
             hot_lines: Vec<crate::HostLine>,
-            /// Read-backs per step (`.item()`, `.cpu()`, a synchronize) and the share of the
-            /// mean step they keep whatever is compiled: each is a turn of host and GPU (the
-            /// host launches the kernel whose value it reads and waits; the GPU idles while
-            /// the host launches the next one), two launches' host time, on top of the GPU's
-            /// own work. None without read-backs.
+            /// What compiling the model leaves of the step (None without unprofiled timings,
+            /// or with nothing left outside the model).
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            read_backs: Option<ReadBackFloor>,
+            compile_floor: Option<CompileFloor>,
         } => "kernel_launch",
         /// Kernels launched late because other processes hold the host's CPU.
         CpuContention {
@@ -129,11 +126,18 @@ keyed! {
     }
 }
 
-/// What a step that reads GPU values back keeps however its launches are fused.
+/// What a step keeps when its model is compiled (or replayed as a CUDA graph): the eager
+/// optimizer's launches, each one the host's time as today, while the GPU works; and per
+/// read-back (`.item()`, `.cpu()`, a synchronize) a turn of host and GPU that no fusion
+/// removes: the host launches the kernel whose value it reads and waits, then the GPU idles
+/// while the host launches the next one, two launches' host time.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ReadBackFloor {
+pub struct CompileFloor {
     /// Read-backs per step.
-    pub per_step: f64,
-    /// The share of the mean step the GPU's work and the read-backs' turns take (0..=1).
+    pub read_backs_per_step: f64,
+    /// Kernels the optimizer's step launches per step.
+    pub optimizer_kernels_per_step: f64,
+    /// The share of the mean step that stays (0..=1): the longer of the GPU's work and the
+    /// optimizer's launches, plus the read-backs' turns.
     pub floor_share: f64,
 }

@@ -4,8 +4,8 @@
 //! is the finding.
 
 use checkup_model::{
-    BusyMethod, Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, HostSyncEvidence,
-    KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary, ReadBackFloor,
+    BusyMethod, Cause, Comparison, CompileFloor, EvidenceKey as K, Finding, Fix, FixReach,
+    HostSyncEvidence, KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary,
     SharedEvidence, Source, ThreadRole, Unit,
 };
 
@@ -184,7 +184,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 kernels_per_step: k.per_step,
                 median_kernel_us: k.median_us,
                 hot_lines: host_lines::of_role(cx.training, ThreadRole::Training, cx.th),
-                read_backs: read_back_floor(cx, r),
+                compile_floor: compile_floor(cx, r),
             }),
             fixes::kernel_launch(&cx.run_settings()),
         ),
@@ -430,20 +430,24 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     })
 }
 
-/// What the step's read-backs keep of it however the launches are fused: the GPU's work per
-/// step, and per read-back a turn of host and GPU, two launches' host time at unprofiled
-/// speed (the kernel whose value is read, then the next one while the GPU idles). None
-/// without read-backs or without unprofiled timings.
-fn read_back_floor(cx: &Ctx, r: &RankSummary) -> Option<ReadBackFloor> {
-    let per_step = r.host_waits.sync_calls_per_step;
+/// What compiling the model leaves of the step (see [`CompileFloor`]), at unprofiled speed:
+/// the longer of the GPU's work and the eager optimizer's launches, plus two launches' host
+/// time per read-back. None without unprofiled timings, or with neither read-backs nor
+/// optimizer launches.
+fn compile_floor(cx: &Ctx, r: &RankSummary) -> Option<CompileFloor> {
+    let read_backs = r.host_waits.sync_calls_per_step;
+    let optimizer = r.kernels.optimizer_per_step;
     let step = cx.timing?.mean_step_ms;
     let per_kernel = host_ms_per_kernel(cx, r)?;
-    (per_step >= 1.0 && step > 0.0).then(|| {
-        let floor = r.gpu_busy_per_step_us / 1e3 + per_step * 2.0 * per_kernel;
-        ReadBackFloor {
-            per_step,
-            floor_share: (floor / step).min(1.0),
-        }
+    if step <= 0.0 || (read_backs < 1.0 && optimizer < 1.0) {
+        return None;
+    }
+    let gpu = r.gpu_busy_per_step_us / 1e3;
+    let floor = gpu.max(optimizer * per_kernel) + read_backs * 2.0 * per_kernel;
+    Some(CompileFloor {
+        read_backs_per_step: read_backs,
+        optimizer_kernels_per_step: optimizer,
+        floor_share: (floor / step).min(1.0),
     })
 }
 
@@ -459,14 +463,15 @@ fn host_ms_per_kernel(cx: &Ctx, r: &RankSummary) -> Option<f64> {
 /// bigger kernels support it.
 pub fn reach(fix: &KernelLaunchFix, finding: &Finding) -> FixReach {
     match fix {
-        // Fusing or replaying launches leaves each read-back's turn of host and GPU.
+        // Fusing or replaying the model's launches leaves the eager optimizer's and each
+        // read-back's turn of host and GPU.
         KernelLaunchFix::CompileFuseKernels | KernelLaunchFix::ReduceOverhead { .. } => {
             match finding.cause {
                 Cause::KernelLaunch(KernelLaunch::TinyKernels {
-                    read_backs: Some(ReadBackFloor { floor_share, .. }),
+                    compile_floor: Some(CompileFloor { floor_share, .. }),
                     ..
                 }) if finding.share > 0.0 && floor_share > 1.0 - finding.share => {
-                    FixReach::BetweenReadBacks(((1.0 - floor_share) / finding.share).max(0.0))
+                    FixReach::CompiledPart(((1.0 - floor_share) / finding.share).max(0.0))
                 }
                 _ => FixReach::Cause,
             }
