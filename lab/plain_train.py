@@ -1,7 +1,10 @@
 """A plain training loop with no profiling code: what a user would hand to
 `checkup-agent run -- python lab/plain_train.py SCENARIO`. Uses the lab scenarios' models.
 
-usage: python plain_train.py SCENARIO [--seconds S]
+usage: python plain_train.py SCENARIO [--seconds S] [--compile-model]
+
+`--compile-model`: the model compiled with mode="reduce-overhead", nothing else changed
+(the scenarios that support it: launch_bound), to record a twin of the printed fix.
 """
 import argparse
 import os
@@ -18,6 +21,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("scenario")
     ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--compile-model", action="store_true")
     args = ap.parse_args()
     args.tmp = os.path.join("/tmp", "plain_" + args.scenario)
     os.makedirs(args.tmp, exist_ok=True)
