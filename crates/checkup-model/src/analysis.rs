@@ -140,6 +140,10 @@ pub struct KernelStats {
     /// launches that compiling the model leaves to the eager optimizer.
     #[serde(default)]
     pub optimizer_per_step: f64,
+    /// The host's time inside `Optimizer.step#…` per step, µs (profiled, as the trace's
+    /// steps are): what launching the optimizer's kernels costs the host.
+    #[serde(default)]
+    pub optimizer_host_us_per_step: f64,
     /// Median kernel duration.
     pub median_us: f64,
     /// Share of kernels shorter than 10 µs.

@@ -133,6 +133,13 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             "，按模型内部 {}% 的启动等待计：优化器自身的启动和每次回读对 GPU 的等待仍然存在",
             pct(p)
         ),
+        (FixReach::OptimizerLaunches(p), En) => format!(
+            ", for the {}% of the launch wait that the optimizer's per-parameter kernels make",
+            pct(p)
+        ),
+        (FixReach::OptimizerLaunches(p), Zh) => {
+            format!("，按优化器逐参数内核造成的 {}% 启动等待计", pct(p))
+        }
         (FixReach::OutsideEpochStarts(p), En) => format!(
             ", for the {}% of the wait outside each epoch's first batch, which still waits \
              for the workers to start",

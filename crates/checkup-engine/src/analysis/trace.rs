@@ -622,6 +622,17 @@ fn kernel_stats(
             i > 0 && at <= steps[i - 1].1
         })
         .count();
+    // The optimizer steps the counted kernels' launches fell in, and their host time.
+    let optimizer_host_us: f64 = steps
+        .iter()
+        .filter(|s| {
+            kernels
+                .iter()
+                .filter_map(|o| launch_at.get(&o.correlation))
+                .any(|&at| (s.0..=s.1).contains(&at))
+        })
+        .map(|s| s.1 - s.0)
+        .sum();
     let kernel_time: f64 = durations.iter().sum();
     let class_share = |class: KernelClass| {
         per_name
@@ -646,6 +657,7 @@ fn kernel_stats(
         kernels: kernels.len() as u64,
         per_step: kernels.len() as f64 / periods as f64,
         optimizer_per_step: in_optimizer as f64 / periods as f64,
+        optimizer_host_us_per_step: optimizer_host_us / periods as f64,
         median_us: median(&durations),
         share_under_10us: durations.iter().filter(|&&d| d < 10.0).count() as f64
             / durations.len() as f64,

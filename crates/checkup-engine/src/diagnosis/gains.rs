@@ -33,7 +33,8 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::Cause => cause,
         FixReach::BusiestSyncLine(part)
         | FixReach::OutsideEpochStarts(part)
-        | FixReach::CompiledPart(part) => gain_for_share(d, f, f.share * part),
+        | FixReach::CompiledPart(part)
+        | FixReach::OptimizerLaunches(part) => gain_for_share(d, f, f.share * part),
         FixReach::Supporting => None,
     }?;
     Some(FixGain { expected, reach })

@@ -233,6 +233,9 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the launch wait inside the model, which compiling it
     /// removes; the eager optimizer's launches and each read-back's turn stay.
     CompiledPart(f64),
+    /// This fraction of it (0..=1): the host's launches of the optimizer's kernels, one or
+    /// more per parameter, which a fused or multi-tensor optimizer makes a few.
+    OptimizerLaunches(f64),
     /// No amount the recording can put a number on: a fix that helps the main one (pinned
     /// memory beside more workers), trims part of the cause by an unknown amount (a
     /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to

@@ -140,4 +140,8 @@ pub struct CompileFloor {
     /// The share of the mean step that stays (0..=1): the longer of the GPU's work and the
     /// optimizer's launches, plus the read-backs' turns.
     pub floor_share: f64,
+    /// The share of the mean step the host spends launching the optimizer's kernels (0..=1):
+    /// what a fused or multi-tensor optimizer, a few kernels in all, takes away.
+    #[serde(default)]
+    pub optimizer_share: f64,
 }

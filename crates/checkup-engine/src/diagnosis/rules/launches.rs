@@ -431,7 +431,7 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
 }
 
 /// What compiling the model leaves of the step (see [`CompileFloor`]), at unprofiled speed:
-/// the longer of the GPU's work and the eager optimizer's launches, plus two launches' host
+/// the longer of the GPU's work and the eager optimizer's host time, plus two launches' host
 /// time per read-back. None without unprofiled timings, or with neither read-backs nor
 /// optimizer launches.
 fn compile_floor(cx: &Ctx, r: &RankSummary) -> Option<CompileFloor> {
@@ -442,12 +442,21 @@ fn compile_floor(cx: &Ctx, r: &RankSummary) -> Option<CompileFloor> {
     if step <= 0.0 || (read_backs < 1.0 && optimizer < 1.0) {
         return None;
     }
+    // The optimizer's host time: its share of the profiled step (the profiler slows the
+    // whole host side alike), else its kernels at the step's mean host time per launch (an
+    // optimizer's bare tensor calls cost less each than the model's module calls).
+    let optimizer_ms = if r.profiled_step_us > 0.0 && r.kernels.optimizer_host_us_per_step > 0.0 {
+        step * (r.kernels.optimizer_host_us_per_step / r.profiled_step_us).min(1.0)
+    } else {
+        optimizer * per_kernel
+    };
     let gpu = r.gpu_busy_per_step_us / 1e3;
-    let floor = gpu.max(optimizer * per_kernel) + read_backs * 2.0 * per_kernel;
+    let floor = gpu.max(optimizer_ms) + read_backs * 2.0 * per_kernel;
     Some(CompileFloor {
         read_backs_per_step: read_backs,
         optimizer_kernels_per_step: optimizer,
         floor_share: (floor / step).min(1.0),
+        optimizer_share: (optimizer_ms / step).min(1.0),
     })
 }
 
@@ -479,9 +488,21 @@ pub fn reach(fix: &KernelLaunchFix, finding: &Finding) -> FixReach {
         KernelLaunchFix::UnsetLaunchBlocking
         | KernelLaunchFix::DisableAnomalyDetection
         | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
-        KernelLaunchFix::ForeachOptimizer { .. } | KernelLaunchFix::BiggerKernels => {
-            FixReach::Supporting
-        }
+        // A fused or multi-tensor optimizer takes the host's launches of the per-parameter
+        // kernels away (what it launches instead is a few kernels in all).
+        KernelLaunchFix::ForeachOptimizer { .. } => match finding.cause {
+            Cause::KernelLaunch(KernelLaunch::TinyKernels {
+                compile_floor:
+                    Some(CompileFloor {
+                        optimizer_share, ..
+                    }),
+                ..
+            }) if finding.share > 0.0 && optimizer_share > 0.0 => {
+                FixReach::OptimizerLaunches((optimizer_share / finding.share).min(1.0))
+            }
+            _ => FixReach::Supporting,
+        },
+        KernelLaunchFix::BiggerKernels => FixReach::Supporting,
     }
 }
 
