@@ -1,10 +1,11 @@
 """A plain training loop with no profiling code: what a user would hand to
 `checkup-agent run -- python lab/plain_train.py SCENARIO`. Uses the lab scenarios' models.
 
-usage: python plain_train.py SCENARIO [--seconds S] [--compile-model]
+usage: python plain_train.py SCENARIO [--seconds S] [--compile-model | --fused-optimizer]
 
-`--compile-model`: the model compiled with mode="reduce-overhead", nothing else changed
-(the scenarios that support it: launch_bound), to record a twin of the printed fix.
+`--compile-model`: the model compiled with mode="reduce-overhead"; `--fused-optimizer`: the
+optimizer with fused=True; nothing else changed (the scenarios that support them:
+launch_bound), to record the twin of a printed fix.
 """
 import argparse
 import os
@@ -22,6 +23,7 @@ def main():
     ap.add_argument("scenario")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--compile-model", action="store_true")
+    ap.add_argument("--fused-optimizer", action="store_true")
     args = ap.parse_args()
     args.tmp = os.path.join("/tmp", "plain_" + args.scenario)
     os.makedirs(args.tmp, exist_ok=True)
