@@ -2212,12 +2212,8 @@ fn a_thread_holding_the_interpreter_is_named_with_the_line_it_holds_it_at() {
     assert!(zh.contains("json_logger_thread.py:15"), "{zh}");
 }
 
-#[test]
-fn compiling_the_model_is_promised_only_the_launches_its_optimizer_and_read_backs_leave() {
-    // 192 `.item()` read-backs a step in the loop: compiling the model cannot fuse them, so
-    // the promise keeps the GPU's work and each read-back's turn of host and GPU. The twin
-    // compiled as printed measured 16.8 ms (the promise was 7.6 ms before).
-    let d = diagnose("probe_grad_norm_items");
+/// The launch finding of `d` and what compiling its model would leave of the step.
+fn compile_floor(d: &Diagnosis) -> (&Finding, checkup_model::CompileFloor) {
     let launch = d.finding("kernel_launch").unwrap();
     let Cause::KernelLaunch(KernelLaunch::TinyKernels {
         compile_floor: Some(floor),
@@ -2226,12 +2222,30 @@ fn compiling_the_model_is_promised_only_the_launches_its_optimizer_and_read_back
     else {
         panic!("{:?}", launch.cause)
     };
+    (launch, *floor)
+}
+
+/// The gain of the first of `f`'s fixes that `want` picks.
+fn gain_of(f: &Finding, want: fn(&Fix) -> bool) -> checkup_model::FixGain {
+    f.fixes_with_gains()
+        .find(|(fix, _)| want(fix))
+        .and_then(|(_, g)| g.copied())
+        .unwrap()
+}
+
+fn compiles(f: &Fix) -> bool {
+    matches!(f, Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels))
+}
+
+#[test]
+fn compiling_the_model_is_promised_only_the_launches_its_optimizer_and_read_backs_leave() {
+    // 192 `.item()` read-backs a step in the loop: compiling the model cannot fuse them, so
+    // the promise keeps the GPU's work and each read-back's turn of host and GPU. The twin
+    // compiled as printed measured 16.8 ms (the promise was 7.6 ms before).
+    let d = diagnose("probe_grad_norm_items");
+    let (launch, floor) = compile_floor(&d);
     assert_eq!(floor.read_backs_per_step, 192.0);
-    let compile = launch
-        .fixes_with_gains()
-        .find(|(f, _)| matches!(f, Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)))
-        .and_then(|(_, g)| g)
-        .unwrap();
+    let compile = gain_of(launch, compiles);
     assert!(
         matches!(compile.reach, checkup_model::FixReach::CompiledPart(p) if p < 0.5),
         "{:?}",
@@ -2242,45 +2256,31 @@ fn compiling_the_model_is_promised_only_the_launches_its_optimizer_and_read_back
         "{:?}",
         compile.expected
     );
-    let en = checkup_text::findings::fix_gain(compile, Language::En);
+    let en = checkup_text::findings::fix_gain(&compile, Language::En);
     assert!(
         en.contains("each read-back's wait for the GPU stay"),
         "{en}"
     );
-    let zh = checkup_text::findings::fix_gain(compile, Language::Zh);
+    let zh = checkup_text::findings::fix_gain(&compile, Language::Zh);
     assert!(zh.contains("回读"), "{zh}");
     // A per-parameter optimizer launches most of a launch-bound step's kernels and takes
     // half the host's time: compiling the model leaves it, a fused optimizer takes it away,
     // and the promises say so (twins recorded in the same call: compiled 9.3 ms, fused
     // 7.1 ms; compiling was promised the GPU's 1.7 ms before).
     let plain = diagnose("probe_plain_launch_bound");
-    let launch = plain.finding("kernel_launch").unwrap();
-    let Cause::KernelLaunch(KernelLaunch::TinyKernels {
-        compile_floor: Some(floor),
-        ..
-    }) = &launch.cause
-    else {
-        panic!("{:?}", launch.cause)
-    };
+    let (launch, floor) = compile_floor(&plain);
     assert!(
         (600.0..750.0).contains(&floor.optimizer_kernels_per_step),
         "{floor:?}"
     );
     assert!(floor.read_backs_per_step < 1.0, "{floor:?}");
     assert!((0.4..0.6).contains(&floor.optimizer_share), "{floor:?}");
-    let gain_of = |want: fn(&Fix) -> bool| {
-        launch
-            .fixes_with_gains()
-            .find(|(f, _)| want(f))
-            .and_then(|(_, g)| g)
-            .unwrap()
-    };
-    let compile = gain_of(|f| matches!(f, Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)));
+    let compile = gain_of(launch, compiles);
     assert!(
         (7.0..9.5).contains(&compile.expected.after_ms),
         "{compile:?}"
     );
-    let fused = gain_of(|f| {
+    let fused = gain_of(launch, |f| {
         matches!(
             f,
             Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. })
@@ -2291,7 +2291,7 @@ fn compiling_the_model_is_promised_only_the_launches_its_optimizer_and_read_back
         fused.reach,
         checkup_model::FixReach::OptimizerLaunches(_)
     ));
-    let en = checkup_text::findings::fix_gain(fused, Language::En);
+    let en = checkup_text::findings::fix_gain(&fused, Language::En);
     assert!(
         en.contains("that the optimizer's per-parameter kernels make"),
         "{en}"
