@@ -611,27 +611,24 @@ fn kernel_stats(
         e.0 += 1;
         e.1 += o.dur();
     }
-    // Kernels whose launch call came inside an optimizer step.
+    // Kernels whose launch call came inside an optimizer step, and the host time of the
+    // optimizer steps they came in (one pass: each launch finds its step by bisection).
     let mut steps = t.optimizer_steps.clone();
     steps.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let in_optimizer = kernels
-        .iter()
-        .filter_map(|o| launch_at.get(&o.correlation))
-        .filter(|&&at| {
-            let i = steps.partition_point(|s| s.0 <= at);
-            i > 0 && at <= steps[i - 1].1
-        })
-        .count();
-    // The optimizer steps the counted kernels' launches fell in, and their host time.
+    let mut launched_in = vec![false; steps.len()];
+    let mut in_optimizer = 0usize;
+    for &at in kernels.iter().filter_map(|o| launch_at.get(&o.correlation)) {
+        let i = steps.partition_point(|s| s.0 <= at);
+        if i > 0 && at <= steps[i - 1].1 {
+            in_optimizer += 1;
+            launched_in[i - 1] = true;
+        }
+    }
     let optimizer_host_us: f64 = steps
         .iter()
-        .filter(|s| {
-            kernels
-                .iter()
-                .filter_map(|o| launch_at.get(&o.correlation))
-                .any(|&at| (s.0..=s.1).contains(&at))
-        })
-        .map(|s| s.1 - s.0)
+        .zip(&launched_in)
+        .filter(|(_, launched)| **launched)
+        .map(|(s, _)| s.1 - s.0)
         .sum();
     let kernel_time: f64 = durations.iter().sum();
     let class_share = |class: KernelClass| {
