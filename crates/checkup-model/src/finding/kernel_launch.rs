@@ -127,7 +127,7 @@ keyed! {
 }
 
 /// What a step keeps when its model is compiled (or replayed as a CUDA graph): the eager
-/// optimizer's launches, each one the host's time as today, while the GPU works; and per
+/// optimizer's host time, as today, while the GPU works; and per
 /// read-back (`.item()`, `.cpu()`, a synchronize) a turn of host and GPU that no fusion
 /// removes: the host launches the kernel whose value it reads and waits, then the GPU idles
 /// while the host launches the next one, two launches' host time.
@@ -138,10 +138,10 @@ pub struct CompileFloor {
     /// Kernels the optimizer's step launches per step.
     pub optimizer_kernels_per_step: f64,
     /// The share of the mean step that stays (0..=1): the longer of the GPU's work and the
-    /// optimizer's launches, plus the read-backs' turns.
+    /// optimizer's host time, plus the read-backs' turns.
     pub floor_share: f64,
-    /// The share of the mean step the host spends launching the optimizer's kernels (0..=1):
-    /// what a fused or multi-tensor optimizer, a few kernels in all, takes away.
+    /// The share of the mean step the host spends in the optimizer's step (0..=1): what a
+    /// fused or multi-tensor optimizer, a few kernels in all, takes away.
     #[serde(default)]
     pub optimizer_share: f64,
 }

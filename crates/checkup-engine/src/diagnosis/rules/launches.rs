@@ -244,6 +244,26 @@ impl Turns {
         })
     }
 
+    /// The finding of a setting that makes host and GPU take turns: `cause` from the step,
+    /// the GPU's work and the host's turn; its share what running ahead would save.
+    fn finding(
+        self,
+        cx: &Ctx,
+        evidence: Vec<checkup_model::Evidence>,
+        cause: impl FnOnce(f64, f64, f64) -> KernelLaunch,
+        fix: KernelLaunchFix,
+    ) -> Finding {
+        Finding {
+            gains: Default::default(),
+            cause: Cause::KernelLaunch(cause(self.step_ms, self.gpu_busy_ms, self.host_ms)),
+            severity: cx.severity(self.share),
+            confidence: confidence::CORROBORATED,
+            share: self.share,
+            evidence,
+            fixes: vec![Fix::KernelLaunch(fix)],
+        }
+    }
+
     /// The setting seen on (`setting`, a flag), then the step, the GPU's work and the
     /// host's turn.
     fn evidence(&self, cx: &Ctx, setting: KernelLaunchEvidence) -> Vec<checkup_model::Evidence> {
@@ -308,26 +328,17 @@ fn anomaly_detection(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
         None,
         cx.rank_source(),
     ));
-    let Turns {
-        step_ms,
-        gpu_busy_ms,
-        host_ms,
-        share,
-    } = turns;
-    Some(Finding {
-        gains: Default::default(),
-        cause: Cause::KernelLaunch(KernelLaunch::AnomalyDetection {
+    Some(turns.finding(
+        cx,
+        evidence,
+        |step_ms, gpu_busy_ms, host_ms| KernelLaunch::AnomalyDetection {
             step_ms,
             gpu_busy_ms,
             host_ms,
             check_nan,
-        }),
-        severity: cx.severity(share),
-        confidence: confidence::CORROBORATED,
-        share,
-        evidence,
-        fixes: vec![Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection)],
-    })
+        },
+        KernelLaunchFix::DisableAnomalyDetection,
+    ))
 }
 
 /// With every launch waiting for its kernel, the host and the GPU take turns ([`Turns`]).
@@ -338,25 +349,16 @@ fn synchronous_launches(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     }
     let turns = Turns::of(cx, r)?;
     let evidence = turns.evidence(cx, KernelLaunchEvidence::LaunchBlockingSet);
-    let Turns {
-        step_ms,
-        gpu_busy_ms,
-        host_ms,
-        share,
-    } = turns;
-    Some(Finding {
-        gains: Default::default(),
-        cause: Cause::KernelLaunch(KernelLaunch::SynchronousLaunches {
+    Some(turns.finding(
+        cx,
+        evidence,
+        |step_ms, gpu_busy_ms, host_ms| KernelLaunch::SynchronousLaunches {
             step_ms,
             gpu_busy_ms,
             host_ms,
-        }),
-        severity: cx.severity(share),
-        confidence: confidence::CORROBORATED,
-        share,
-        evidence,
-        fixes: vec![Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)],
-    })
+        },
+        KernelLaunchFix::UnsetLaunchBlocking,
+    ))
 }
 
 /// The training thread held between its operations by another thread of its process: it
