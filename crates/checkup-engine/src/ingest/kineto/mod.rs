@@ -1,9 +1,10 @@
 //! Streaming reader for PyTorch profiler (Kineto) Chrome traces, `.json` or `.json.gz`.
 //!
 //! Traces of several GB exist in the wild, so the file is never held whole: a small scanner
-//! walks the top-level object, cuts `traceEvents` into one event at a time, and serde parses
-//! each event from a reused buffer, borrowing its strings. Only the few fields the analysis
-//! needs are kept, in compact structs (about 40 bytes per kept event).
+//! walks the top-level object; `traceEvents` is cut into events in the reader's own buffer,
+//! 64 bytes at a time (`structure`), and serde parses the few the analysis needs in place,
+//! borrowing their strings (an event across the buffer's edge is copied out first). Only
+//! the fields the analysis needs are kept, in compact structs (about 40 bytes per event).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -22,6 +23,7 @@ mod classify;
 mod events;
 mod scanner;
 mod steps;
+mod structure;
 mod threaded_reader;
 mod triage;
 mod types;
@@ -135,6 +137,16 @@ fn scan_top_object<R: BufRead>(
     Ok(())
 }
 
+/// Where reading the events array stands after the events that lay whole in the buffer.
+enum Next {
+    /// The array closed.
+    Done,
+    /// An event comes next that the buffer does not hold whole (or that is not an object).
+    Event,
+    /// A separator comes next, past the buffer's end (or something else, an error).
+    Separator,
+}
+
 fn scan_events<R: BufRead>(
     s: &mut Scanner<'_, R>,
     builder: &mut TraceBuilder,
@@ -145,44 +157,23 @@ fn scan_events<R: BufRead>(
         return Ok(());
     }
     loop {
-        buf.clear();
-        let at = s.pos;
-        s.capture_value(buf)?;
-        // Only complete ("X") events are kept: skip flows, instants and metadata before
-        // paying for a full parse.
-        let skip = match triage(buf) {
-            Triage::Parse => false,
-            Triage::Skip => true,
-            Triage::Operator(name, external) => {
-                builder.operator(name, external);
-                true
-            }
+        // The events lying whole in the reader's buffer are read in place; one that runs
+        // past its end is copied out by the byte scanner, as are the separators there.
+        let (used, next) = {
+            let (at, path) = (s.pos, s.path);
+            let chunk = s.fill()?;
+            events_in_place(chunk, at, path, builder)?
         };
-        if skip {
-            match s.peek_nonws()? {
-                Some(b',') => {
-                    s.bump();
-                    continue;
-                }
-                Some(b']') => {
-                    s.bump();
-                    return Ok(());
-                }
-                Some(_) => return Err(s.syntax("expected ',' or ']' between trace events")),
-                None => return Err(s.truncated()),
-            }
+        s.consume(used);
+        if matches!(next, Next::Done) {
+            return Ok(());
         }
-        let event: RawEvent<'_> = serde_json::from_slice(buf).map_err(|e| {
-            let byte = at + offset_in(buf, e.line(), e.column()) as u64;
-            EngineError::invalid(
-                s.path,
-                format!(
-                    "invalid trace event at byte {byte}: {}",
-                    e.classify_message()
-                ),
-            )
-        })?;
-        builder.push(event);
+        if matches!(next, Next::Event) {
+            buf.clear();
+            let at = s.pos;
+            s.capture_value(buf)?;
+            event(buf, at, s.path, builder)?;
+        }
         match s.peek_nonws()? {
             Some(b',') => s.bump(),
             Some(b']') => {
@@ -193,6 +184,63 @@ fn scan_events<R: BufRead>(
             None => return Err(s.truncated()),
         }
     }
+}
+
+/// Reads the events `chunk` holds whole, from its start (before an event), and says how
+/// many bytes that used and what comes next. `at`: the chunk's offset in the trace.
+fn events_in_place(
+    chunk: &[u8],
+    at: u64,
+    path: &Path,
+    builder: &mut TraceBuilder,
+) -> Result<(usize, Next)> {
+    let skip_ws = |i: usize| {
+        chunk[i..]
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .map_or(chunk.len(), |k| i + k)
+    };
+    let mut i = 0;
+    loop {
+        i = skip_ws(i);
+        let Some(end) = structure::value_end(&chunk[i..]) else {
+            return Ok((i, Next::Event));
+        };
+        event(&chunk[i..=i + end], at + i as u64, path, builder)?;
+        i = skip_ws(i + end + 1);
+        match chunk.get(i) {
+            Some(b',') => i += 1,
+            Some(b']') => return Ok((i + 1, Next::Done)),
+            _ => return Ok((i, Next::Separator)),
+        }
+    }
+}
+
+/// One event's raw bytes, starting at byte `at` of the trace: skipped, read off its bytes,
+/// or parsed and kept.
+fn event(raw: &[u8], at: u64, path: &Path, builder: &mut TraceBuilder) -> Result<()> {
+    // Only complete ("X") events are kept: skip flows, instants and metadata before paying
+    // for a full parse.
+    match triage(raw) {
+        Triage::Parse => {}
+        Triage::Skip => return Ok(()),
+        Triage::Operator(name, external) => {
+            builder.operator(name, external);
+            return Ok(());
+        }
+    }
+    let event: RawEvent<'_> = serde_json::from_slice(raw).map_err(|e| {
+        let byte = at + offset_in(raw, e.line(), e.column()) as u64;
+        EngineError::invalid(
+            path,
+            format!(
+                "invalid trace event at byte {byte}: {}",
+                e.classify_message()
+            ),
+        )
+    })?;
+    builder.push(event);
+    Ok(())
 }
 
 #[cfg(test)]
