@@ -16,7 +16,9 @@ import csv
 import json
 import linecache
 import os
+import re
 import socket
+import threading
 import time
 
 # The process the probe was installed in. Forked children (DataLoader workers) inherit the
@@ -41,6 +43,37 @@ def is_owner():
 # gpu_ms: GPU time of the span of gpu_steps steps ending at this row, on its last row only.
 STEPS_HEADER = ["step", "t_start", "data_wait_ms", "launch_ms", "gpu_ms", "gpu_steps"]
 EVENTS_HEADER = ["step", "t", "kind", "detail", "duration_ms"]
+
+
+def thread_name(name):
+    """A thread's name without the number Python gives unnamed threads ("Thread-7
+    (_pin_memory_loop)" is "_pin_memory_loop"), so one started anew each epoch stays one."""
+    m = re.match(r"^Thread-\d+(?: \((.*)\))?$", name)
+    if m:
+        return m.group(1) or "Thread"
+    return name
+
+
+def save_detail(name, args, kwargs, thread=None):
+    """A checkpoint marker's detail: the writer's name, the bytes it wrote where its target
+    is a path or a file object (a write that slows with the same size is the disk's, not the
+    state's), and the thread when not the main one (the loop then waits only for what the
+    writer has not finished when it saves again). Words without spaces: `key=value`."""
+    parts = [name]
+    target = args[1] if len(args) > 1 else kwargs.get("f", kwargs.get("filename"))
+    try:
+        if isinstance(target, (str, bytes, os.PathLike)):
+            size = os.stat(target).st_size
+        else:
+            size = target.tell() if hasattr(target, "tell") else None
+    except Exception:
+        size = None
+    if isinstance(size, int) and size > 0:
+        parts.append("bytes=%d" % size)
+    thread = thread or threading.current_thread()
+    if thread is not threading.main_thread():
+        parts.append("thread=" + (re.sub(r"[^A-Za-z0-9_.-]", "_", thread_name(thread.name)) or "Thread"))
+    return " ".join(parts)
 MEMORY_HEADER = ["step", "t", "allocated_bytes", "reserved_bytes", "peak_allocated_bytes",
                  "peak_reserved_bytes", "inactive_split_bytes", "alloc_retries", "ooms"]
 

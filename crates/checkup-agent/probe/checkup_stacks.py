@@ -20,7 +20,6 @@ import collections
 import json
 import linecache
 import os
-import re
 import site
 import sys
 import sysconfig
@@ -143,13 +142,7 @@ class ThreadLines:
                           for (f, l, fn, inside), (c, n) in self.lines.items()]}
 
 
-def thread_name(name):
-    """A thread's name without the number Python gives unnamed threads ("Thread-7
-    (_pin_memory_loop)" is "_pin_memory_loop"), so one started anew each epoch stays one."""
-    m = re.match(r"^Thread-\d+(?: \((.*)\))?$", name)
-    if m:
-        return m.group(1) or "Thread"
-    return name
+thread_name = P.thread_name
 
 
 def thread_cpu_s(native_id):

@@ -277,13 +277,15 @@ class Observer:
         observer = self
 
         def save(*args, **kwargs):
-            t0 = time.time()
+            # The step it began in: a writer thread finishes steps later.
+            step, t0 = observer.tracker.step, time.time()
             try:
                 return original(*args, **kwargs)
             finally:
                 try:
                     observer.checkpoints += 1
-                    observer.events.write([observer.tracker.step, "%.6f" % t0, "checkpoint", name,
+                    observer.events.write([step, "%.6f" % t0, "checkpoint",
+                                           P.save_detail(name, args, kwargs),
                                            "%.3f" % ((time.time() - t0) * 1e3)])
                 except Exception:
                     pass
@@ -576,6 +578,9 @@ class Observer:
             "deterministic_algorithms": _safe(torch.are_deterministic_algorithms_enabled),
             "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or os.environ.get("PYTORCH_ALLOC_CONF"),
             "cuda_launch_blocking": os.environ.get("CUDA_LAUNCH_BLOCKING"),
+            # Objects gc.freeze() moved out of the collector's reach: a run that froze its
+            # start-up state is not told to freeze it.
+            "gc_frozen_objects": _safe(gc.get_freeze_count),
             # Debugging settings left on cost every step; read here, between the probe's
             # own watch and profiler windows, they are the training's.
             **self.debug_settings(),

@@ -284,6 +284,27 @@ class CsvLogTest(Training):
             log.close()
             self.assertEqual([r[2] for r in read_csv(path)[1:]], ["epoch_start", "checkpoint"])
 
+    def test_a_checkpoint_says_the_bytes_it_wrote_and_the_thread_that_wrote_them(self):
+        import io
+        import threading
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "last.pt")
+            with open(path, "wb") as f:
+                f.write(b"x" * 4096)
+            self.assertEqual(P.save_detail("torch.save", ({}, path), {}), "torch.save bytes=4096")
+            # A file object: what it has been written so far; a target it cannot size: nothing.
+            buffer = io.BytesIO(b"y" * 100)
+            buffer.seek(0, 2)
+            self.assertEqual(P.save_detail("torch.save", ({},), {"f": buffer}), "torch.save bytes=100")
+            self.assertEqual(P.save_detail("torch.save", ({}, os.path.join(d, "none.pt")), {}), "torch.save")
+            # Written from another thread: named as the probe's hot lines name it.
+            seen = []
+            writer = threading.Thread(target=lambda: seen.append(P.save_detail("torch.save", ({}, path), {})),
+                                      name="Thread-3 (save checkpoint)")
+            writer.start()
+            writer.join()
+            self.assertEqual(seen, ["torch.save bytes=4096 thread=save_checkpoint"])
+
     def test_a_process_that_never_trains_writes_nothing(self):
         """The torchrun launcher, a spawned DataLoader worker: they import the probe too."""
         with tempfile.TemporaryDirectory() as d:

@@ -131,6 +131,9 @@ pub struct Thresholds {
     /// tenth's is a slowdown: 20 % is a change a user notices in epoch times, and far beyond
     /// the few percent steady steps vary by.
     pub slowdown_growth: f64,
+    /// Checkpoints whose sizes differ by at most this fraction are the same state saved:
+    /// pickled metadata and a step counter vary by bytes, a state that grows by much more.
+    pub same_checkpoint_size: f64,
     /// ... and it lasts: every one of the last three tenths at least this much slower than
     /// the first (one bad tenth is a stall, not a trend).
     pub slowdown_sustained: f64,
@@ -249,6 +252,7 @@ impl Default for Thresholds {
             min_idle_host_samples: 5,
             main_thread_cpu_pct: (80.0, 150.0),
             slowdown_growth: 0.2,
+            same_checkpoint_size: 0.01,
             slowdown_sustained: 0.1,
             slowdown_consistency: 0.6,
             trend_min_steps: 100,

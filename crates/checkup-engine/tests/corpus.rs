@@ -1214,11 +1214,18 @@ fn a_run_with_the_caching_allocator_turned_off_is_told_to_turn_it_back_on() {
 }
 
 #[test]
-fn an_fp32_transformer_is_compute_bound_and_told_to_use_tensor_cores() {
+fn an_fp32_transformer_is_compute_bound_and_told_to_allow_tf32_then_use_bf16() {
     let d = diagnose("probe_fp32_transformer");
     assert_eq!(d.primary, "compute_bound");
-    assert_eq!(
+    assert!(matches!(
         d.findings[0].fixes[0],
+        Fix::ComputeBound(ComputeBoundFix::AllowTf32 {
+            tf32_speedup: Some(_),
+            ..
+        })
+    ));
+    assert_eq!(
+        d.findings[0].fixes[1],
         Fix::ComputeBound(ComputeBoundFix::TensorCores)
     );
     assert!(
@@ -1241,7 +1248,8 @@ fn a_checkpoint_every_40_steps_outranks_the_launch_claim_of_the_profiled_window(
     assert_eq!(
         stall.fixes,
         vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
-            checkpoint_seen: true
+            checkpoint_seen: true,
+            every_steps: Some(120),
         })]
     );
     // Launch gaps cost their share of the normal steps only.

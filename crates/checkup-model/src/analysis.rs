@@ -156,6 +156,10 @@ pub struct KernelStats {
     pub gemm_conv_time_share: f64,
     /// Share of kernel time in elementwise, normalisation and reduction kernels.
     pub elementwise_time_share: f64,
+    /// Share of kernel time in matrix multiplies run on the fp32 units, not the tensor
+    /// cores (cuBLAS's and CUTLASS's SIMT `sgemm` kernels): TF32 off for fp32 matmuls.
+    #[serde(default)]
+    pub fp32_gemm_time_share: f64,
     /// The kernels that took most time (ten), most first.
     pub top: Vec<KernelTime>,
     /// All those kernels' time together (0 in diagnoses from before it was kept).
@@ -432,17 +436,26 @@ pub struct EpochStartIdle {
     pub idle_ms: f64,
 }
 
-/// A step much slower than its neighbours.
+/// One interruption of the loop: a step much slower than its neighbours, with the slow
+/// steps right after it (a checkpoint's write is often followed by a step that refills the
+/// GPU's queue and caches), which belong to the same interruption.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stall {
-    /// The step.
+    /// Its first step.
     pub step: u64,
-    /// Epoch seconds when the stalled step began.
+    /// Slow steps in a row it spans (1 for a single slow step).
+    #[serde(default = "one_step")]
+    pub steps: u64,
+    /// Epoch seconds when its first step began.
     pub t_start: f64,
-    /// Its length.
+    /// Its length, all its steps together.
     pub duration_ms: f64,
-    /// Its length beyond a normal step.
+    /// Its length beyond as many normal steps.
     pub excess_ms: f64,
+}
+
+fn one_step() -> u64 {
+    1
 }
 
 /// One rank's whole recorded run, stalls and slow stretches included: the figures a baseline

@@ -223,6 +223,8 @@ pub struct NumericSettings {
     /// A profiler of the training's own was recording when the probe looked (outside the
     /// probe's window).
     pub profiler_enabled: Option<bool>,
+    /// `gc.get_freeze_count()`: objects `gc.freeze()` put out of the collector's reach.
+    pub gc_frozen_objects: Option<u64>,
 }
 
 /// Optimizer steps and backward passes counted.
@@ -461,6 +463,32 @@ pub struct RunMarker {
     pub detail: String,
     /// How long it took, when the probe timed it.
     pub duration_ms: Option<f64>,
+}
+
+impl RunMarker {
+    /// A `key=value` word of the detail (`bytes=1885000000`, `thread=checkpoint`).
+    pub fn detail_value(&self, key: &str) -> Option<&str> {
+        self.detail
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(key).and_then(|rest| rest.strip_prefix('=')))
+    }
+
+    /// A write the training does not wait for while it runs: a checkpoint written from
+    /// a thread other than the main one, or by `async_save`.
+    pub fn is_background_write(&self) -> bool {
+        self.kind == MarkerKind::Checkpoint
+            && (self.detail_value("thread").is_some()
+                || self
+                    .detail
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|writer| writer.ends_with("async_save")))
+    }
+
+    /// The bytes a checkpoint wrote, when the probe could size its target.
+    pub fn bytes(&self) -> Option<u64> {
+        self.detail_value("bytes")?.parse().ok()
+    }
 }
 
 /// What periodic work a marker is.

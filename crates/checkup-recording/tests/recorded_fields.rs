@@ -150,6 +150,7 @@ const FIELDS: &[(&str, Read)] = &[
     ("settings.anomaly_check_nan", Read::Engine("checkup-engine/src/diagnosis/rules/launches.rs")),
     ("settings.sync_debug_mode", Read::Shown),
     ("settings.profiler_enabled", Read::Shown),
+    ("settings.gc_frozen_objects", Read::Engine("checkup-engine/src/diagnosis/fixes.rs")),
     ("hot_lines.interval_ms", Read::Because("how often the stacks were read: the shares are of CPU, whatever the rate")),
     ("hot_lines.seconds", Read::Engine("checkup-engine/src/diagnosis/host_lines.rs")),
     ("hot_lines.wakeups", Read::Because("the samplers' wake-ups, for the cost of sampling in docs/performance.md")),

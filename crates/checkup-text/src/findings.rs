@@ -140,6 +140,27 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
         (FixReach::OptimizerLaunches(p), Zh) => {
             format!("，按优化器逐参数内核造成的 {}% 启动等待计", pct(p))
         }
+        (FixReach::OutsideStagingCopy(p), En) => format!(
+            ", for the {}% of the stalls beyond copying the state to host memory at each \
+             save, which stays in the loop",
+            pct(p)
+        ),
+        (FixReach::OutsideStagingCopy(p), Zh) => format!(
+            "，按停顿中除每次保存时把状态拷到主机内存之外的 {}% 计（这部分拷贝仍在循环里）",
+            pct(p)
+        ),
+        (FixReach::FasterMatmuls { share, speedup }, En) => format!(
+            ", for the {}% of the step in fp32 matrix multiplies, {}× faster with TF32 \
+             (what training's matrix shapes reach of this GPU's datasheet ratio; skinny \
+             matrices reach less)",
+            pct(share),
+            fixed(speedup, 1)
+        ),
+        (FixReach::FasterMatmuls { share, speedup }, Zh) => format!(
+            "，按 fp32 矩阵乘占步骤的 {}% 计，开启 TF32 后快 {}×（训练常见矩阵形状能达到的该 GPU 规格比；细长矩阵达不到）",
+            pct(share),
+            fixed(speedup, 1)
+        ),
         (FixReach::OutsideEpochStarts(p), En) => format!(
             ", for the {}% of the wait outside each epoch's first batch, which still waits \
              for the workers to start",

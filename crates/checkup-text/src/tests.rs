@@ -139,6 +139,11 @@ fn all_causes() -> Vec<Cause> {
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 40.0,
+            excess_ms: 3388.0,
+            work: Some(PeriodicWork::BackgroundCheckpoint),
+        }),
+        Cause::PeriodicStall(PeriodicStall::Stalls {
+            period_steps: 40.0,
             excess_ms: 350.0,
             work: Some(PeriodicWork::Eval),
         }),
@@ -361,6 +366,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::PeriodicStall(PeriodicStallEvidence::StallLostShare),
         K::PeriodicStall(PeriodicStallEvidence::UtilDipPeriod),
         K::PeriodicStall(PeriodicStallEvidence::StallsSeenIdle),
+        K::PeriodicStall(PeriodicStallEvidence::TrainingBetweenStalls),
+        K::PeriodicStall(PeriodicStallEvidence::StagingCopy),
         K::PeriodicStall(PeriodicStallEvidence::PeakDiskWrite),
         K::Throttling(ThrottlingEvidence::ThrottledSamples),
         K::Throttling(ThrottlingEvidence::SmClockRatio),
@@ -528,15 +535,34 @@ fn all_fixes() -> Vec<Fix> {
         }),
         Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: true,
+            every_steps: None,
+        }),
+        Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
+            checkpoint_seen: true,
+            every_steps: Some(280),
         }),
         Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: false,
+            every_steps: None,
+        }),
+        Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften {
+            every_steps: 200,
+            write_ms: 3015.0,
         }),
         Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
+        Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop),
         Fix::Shared(SharedFix::ProfileSteps),
         Fix::Shared(SharedFix::MainThreadCpu),
         Fix::Throttling(ThrottlingFix::CoolGpu),
         Fix::Throttling(ThrottlingFix::CheckPower),
+        Fix::ComputeBound(ComputeBoundFix::AllowTf32 {
+            fp32_matmul_share: 0.79,
+            tf32_speedup: Some(7.4),
+        }),
+        Fix::ComputeBound(ComputeBoundFix::AllowTf32 {
+            fp32_matmul_share: 0.79,
+            tf32_speedup: None,
+        }),
         Fix::ComputeBound(ComputeBoundFix::TensorCores),
         Fix::ComputeBound(ComputeBoundFix::Compile),
         Fix::ComputeBound(ComputeBoundFix::ChannelsLast),
@@ -694,6 +720,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::PeriodicStall(PeriodicStallEvidence::StallLostShare)
         | K::PeriodicStall(PeriodicStallEvidence::UtilDipPeriod)
         | K::PeriodicStall(PeriodicStallEvidence::StallsSeenIdle)
+        | K::PeriodicStall(PeriodicStallEvidence::TrainingBetweenStalls)
+        | K::PeriodicStall(PeriodicStallEvidence::StagingCopy)
         | K::PeriodicStall(PeriodicStallEvidence::PeakDiskWrite)
         | K::Throttling(ThrottlingEvidence::ThrottledSamples)
         | K::Throttling(ThrottlingEvidence::SmClockRatio)
@@ -765,11 +793,14 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::Communication(CommunicationFix::SlowerGpu { .. })
         | Fix::Communication(CommunicationFix::OtherGpuModel { .. })
         | Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften { .. })
+        | Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop)
         | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
         | Fix::Shared(SharedFix::ProfileSteps)
         | Fix::Shared(SharedFix::MainThreadCpu)
         | Fix::Throttling(ThrottlingFix::CoolGpu)
         | Fix::Throttling(ThrottlingFix::CheckPower)
+        | Fix::ComputeBound(ComputeBoundFix::AllowTf32 { .. })
         | Fix::ComputeBound(ComputeBoundFix::TensorCores)
         | Fix::ComputeBound(ComputeBoundFix::Compile)
         | Fix::ComputeBound(ComputeBoundFix::ChannelsLast)

@@ -247,6 +247,7 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         anomaly_check_nan,
         sync_debug_mode,
         profiler_enabled,
+        gc_frozen_objects,
     } = &t.settings;
     let mut numeric = Vec::new();
     if let Some(b) = tf32_matmul {
@@ -292,6 +293,12 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         numeric.push(match l {
             En => "a profiler of the training's own recording".into(),
             Zh => "训练自身的分析器在记录".into(),
+        });
+    }
+    if let Some(n) = gc_frozen_objects.filter(|n| *n > 0) {
+        numeric.push(match l {
+            En => format!("gc.freeze: {n} objects frozen"),
+            Zh => format!("gc.freeze：冻结了 {n} 个对象"),
         });
     }
     if !numeric.is_empty() {

@@ -2,6 +2,7 @@
 //! the diagnosis reads their results.
 
 pub mod charts;
+pub mod gpu_peaks;
 pub mod gpu_sharing;
 pub mod intervals;
 pub mod ledger;

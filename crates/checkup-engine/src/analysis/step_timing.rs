@@ -54,13 +54,21 @@ pub fn analyze_steps(
             // turns), which the data-loading finding accounts for, not a stall.
             let waited = by_step.get(&step).map_or(0.0, |s| s.data_wait_ms);
             if d > th.stall_factor * median_step && !near_profiler(step) && waited < 0.5 * excess {
-                let t_start = by_step.get(&step).map_or(0.0, |s| s.t_start);
-                stalls.push(Stall {
-                    step,
-                    t_start,
-                    duration_ms: d,
-                    excess_ms: excess,
-                });
+                match stalls.last_mut() {
+                    // Slow steps in a row are one interruption of the loop: one stall.
+                    Some(last) if last.step + last.steps == step => {
+                        last.steps += 1;
+                        last.duration_ms += d;
+                        last.excess_ms += excess;
+                    }
+                    _ => stalls.push(Stall {
+                        step,
+                        steps: 1,
+                        t_start: by_step.get(&step).map_or(0.0, |s| s.t_start),
+                        duration_ms: d,
+                        excess_ms: excess,
+                    }),
+                }
             }
         }
     }
@@ -280,6 +288,27 @@ mod tests {
         }
         let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
         assert!(t.stalls.is_empty(), "{:?}", t.stalls);
+    }
+
+    #[test]
+    fn a_slow_step_right_after_a_stall_belongs_to_it_and_keeps_the_period() {
+        // A 3.9 s checkpoint every 40 steps of 18 ms, each followed by a 60 ms step that
+        // refills the GPU's queue (probe_lstm_checkpoint's shape).
+        let mut d = vec![5000.0];
+        for i in 1..241 {
+            d.push(match i % 40 {
+                0 => 3900.0,
+                1 if i > 1 => 60.0,
+                _ => 18.0,
+            });
+        }
+        let t = analyze_steps(0, &run(&d), None, &[], &Thresholds::default());
+        assert_eq!(t.stalls.len(), 5, "{:?}", t.stalls);
+        assert_eq!(t.stall_period_steps, Some(40.0));
+        let first = &t.stalls[0];
+        assert_eq!((first.step, first.steps), (40, 2));
+        assert!((first.duration_ms - 3960.0).abs() < 1e-6);
+        assert!((first.excess_ms - (3960.0 - 2.0 * 18.0)).abs() < 1e-6);
     }
 
     #[test]

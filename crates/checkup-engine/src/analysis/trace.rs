@@ -662,6 +662,12 @@ fn kernel_stats(
         launch_delay_p90_us: percentile(&delays, 0.9),
         gemm_conv_time_share: class_share(KernelClass::GemmConv),
         elementwise_time_share: class_share(KernelClass::Elementwise),
+        fp32_gemm_time_share: per_name
+            .iter()
+            .filter(|(n, _)| is_fp32_simt_gemm(&t.kernel_names[**n as usize]))
+            .map(|(_, (_, us))| us)
+            .sum::<f64>()
+            / kernel_time.max(f64::MIN_POSITIVE),
         top,
         kernel_time_us: kernel_time,
     }
@@ -717,6 +723,17 @@ pub enum KernelClass {
     Other,
 }
 
+/// A matrix multiply on the fp32 (FFMA) units rather than the tensor cores, by its name:
+/// cuBLAS's and CUTLASS's SIMT kernels (`ampere_sgemm_…`, `cutlass_80_simt_sgemm_…`,
+/// `sm80_xmma_gemm_f32f32_f32f32_f32_…_ffma_…`). TF32 kernels say `tf32`; half-precision
+/// ones (`hgemm`, `bf16`, `nvjet_…_hsh`) never match.
+pub fn is_fp32_simt_gemm(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    !n.contains("tf32")
+        && (n.contains("sgemm")
+            || (n.contains("gemm") && (n.contains("_ffma") || n.contains("f32f32_f32f32_f32"))))
+}
+
 /// Kernel family by its (demangled) name.
 pub fn classify_kernel(name: &str) -> KernelClass {
     let n = name.to_ascii_lowercase();
@@ -762,5 +779,31 @@ pub fn classify_kernel(name: &str) -> KernelClass {
         KernelClass::Elementwise
     } else {
         KernelClass::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_fp32_simt_gemm;
+
+    #[test]
+    fn fp32_matmuls_are_told_from_tf32_and_half_precision_ones_by_name() {
+        // Kernel names from the H100 recordings of the same MLP-Mixer with TF32 off and on,
+        // and of a bf16 LSTM (probe_fp32_mlp_mixer, _tf32, probe_lstm_checkpoint).
+        for fp32 in [
+            "void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(cutlass_80_simt_sgemm_256x128_8x4_nn_align1::Params)",
+            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
+            "ampere_sgemm_128x64_nn",
+        ] {
+            assert!(is_fp32_simt_gemm(fp32), "{fp32}");
+        }
+        for other in [
+            "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+            "nvjet_sm90_hsh_64x16_64x16_2x1_v_bz_TNT",
+            "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn",
+            "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>",
+        ] {
+            assert!(!is_fp32_simt_gemm(other), "{other}");
+        }
     }
 }

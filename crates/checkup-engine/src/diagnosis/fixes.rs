@@ -35,6 +35,8 @@ pub struct RunSettings {
     pub convolutions: Option<(u64, u64)>,
     /// Checkpoint writes the probe saw over the run (`Some(0)`: watched, none written).
     pub checkpoints_seen: Option<u64>,
+    /// Whether the run froze its start-up objects with `gc.freeze()`.
+    pub gc_frozen: bool,
 }
 
 impl RunSettings {
@@ -77,6 +79,7 @@ impl RunSettings {
                 || code.graph_launches > 0,
             convolutions: training.and_then(TrainingContext::convolutions),
             checkpoints_seen: training.map(|t| t.markers.checkpoints),
+            gc_frozen: training.is_some_and(|t| t.settings.gc_frozen_objects > Some(0)),
         }
     }
 }
@@ -269,12 +272,25 @@ pub fn communication(p2p_disabled: bool, gloo_on_gpus: bool) -> Vec<Fix> {
     out
 }
 
+/// Checkpoints whose writes take longer than the training between two saves: the period
+/// (a multiple of the run's) at which each would end before the next is due, and the longest
+/// write seen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckpointPace {
+    /// Save every this many steps.
+    pub every_steps: u64,
+    /// The longest write, ms.
+    pub write_ms: f64,
+}
+
 /// `work`: what the markers show in the stalled steps; the fix for that work first, the
-/// general ones only when the work is not known.
+/// general ones only when the work is not known. `pace`: when checkpoints' writes outlast
+/// the training between two saves.
 pub fn periodic_stall(
     checkpoint_seen: bool,
     work: Option<&PeriodicWork>,
     run: &RunSettings,
+    pace: Option<CheckpointPace>,
 ) -> Vec<Fix> {
     match work {
         Some(PeriodicWork::EpochStart { .. }) => {
@@ -291,9 +307,22 @@ pub fn periodic_stall(
         Some(PeriodicWork::Checkpoint) => {
             vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
                 checkpoint_seen: true,
+                every_steps: pace.map(|p| p.every_steps),
             })]
         }
+        // Already in the background: only saving less often lets each write end in time.
+        Some(PeriodicWork::BackgroundCheckpoint) => match pace {
+            Some(p) => vec![Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften {
+                every_steps: p.every_steps,
+                write_ms: p.write_ms,
+            })],
+            None => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
+        },
         Some(PeriodicWork::Eval) => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
+        // Already frozen: what still stalls is a collection the loop asks for.
+        Some(PeriodicWork::GarbageCollection) if run.gc_frozen => {
+            vec![Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop)]
+        }
         Some(PeriodicWork::GarbageCollection) => {
             vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)]
         }
@@ -308,7 +337,10 @@ pub fn periodic_stall(
             vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
         }
         None => vec![
-            Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { checkpoint_seen }),
+            Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
+                checkpoint_seen,
+                every_steps: None,
+            }),
             Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
         ],
     }
@@ -360,10 +392,24 @@ pub fn throttling(reasons: &[String]) -> Vec<Fix> {
     out
 }
 
-/// `conv_heavy`: convolutions lead the trace's kernels; the probe's look at the forward,
-/// when taken, decides instead (channels_last only for 4-d convolution inputs not yet in it).
-pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSettings) -> Vec<Fix> {
+/// `fp32_matmuls`: the step's share in matrix multiplies on the fp32 units and this GPU's
+/// TF32 speed-up, when that share is worth a change. `conv_heavy`: convolutions lead the
+/// trace's kernels (a layout change for a convolution that costs nothing is no fix); the
+/// probe's look at the forward, when taken, also decides (channels_last only for 4-d
+/// convolution inputs not yet in it).
+pub fn compute_bound(
+    fp32_matmuls: Option<(f64, Option<f64>)>,
+    tensor_cores_idle: bool,
+    conv_heavy: bool,
+    run: &RunSettings,
+) -> Vec<Fix> {
     let mut out = Vec::new();
+    if let Some((share, speedup)) = fp32_matmuls {
+        out.push(Fix::ComputeBound(ComputeBoundFix::AllowTf32 {
+            fp32_matmul_share: share,
+            tf32_speedup: speedup,
+        }));
+    }
     if tensor_cores_idle {
         out.push(Fix::ComputeBound(ComputeBoundFix::TensorCores));
     }
@@ -371,7 +417,7 @@ pub fn compute_bound(tensor_cores_idle: bool, conv_heavy: bool, run: &RunSetting
         out.push(Fix::ComputeBound(ComputeBoundFix::Compile));
     }
     let channels_last_missing = match run.convolutions {
-        Some((inputs, channels_last)) => inputs > 0 && channels_last < inputs,
+        Some((inputs, channels_last)) => conv_heavy && inputs > 0 && channels_last < inputs,
         None => conv_heavy,
     };
     if channels_last_missing {
@@ -452,7 +498,7 @@ mod tests {
             ..Default::default()
         };
         assert!(
-            compute_bound(false, false, &sgd).contains(&Fix::ComputeBound(
+            compute_bound(None, false, false, &sgd).contains(&Fix::ComputeBound(
                 ComputeBoundFix::FusedOptimizer {
                     class: Some("SGD".into())
                 }
@@ -462,7 +508,9 @@ mod tests {
             optimizer_class: Some("RMSprop".into()),
             ..sgd.clone()
         };
-        assert!(!compute_bound(false, false, &rmsprop).iter().any(is_fused));
+        assert!(!compute_bound(None, false, false, &rmsprop)
+            .iter()
+            .any(is_fused));
         assert!(kernel_launch(&rmsprop).contains(&Fix::KernelLaunch(
             KernelLaunchFix::ForeachOptimizer {
                 class: Some("RMSprop".into())
@@ -576,7 +624,9 @@ mod tests {
     fn a_trace_without_an_optimizer_step_is_not_told_to_fuse_the_optimizer() {
         let inference = RunSettings::default();
         assert!(!kernel_launch(&inference).iter().any(is_foreach));
-        assert!(!compute_bound(false, false, &inference).iter().any(is_fused));
+        assert!(!compute_bound(None, false, false, &inference)
+            .iter()
+            .any(is_fused));
         let training = RunSettings {
             optimizer_runs: true,
             ..Default::default()
@@ -652,7 +702,7 @@ mod tests {
     #[test]
     fn a_compiled_model_with_a_fused_optimizer_is_not_told_to_compile_or_fuse() {
         let run = RunSettings::of(&RunFacts::default(), Some(&compiled_gpt()), None, true);
-        let busy = compute_bound(false, true, &run);
+        let busy = compute_bound(None, false, true, &run);
         assert!(
             !busy.contains(&Fix::ComputeBound(ComputeBoundFix::Compile)),
             "{busy:?}"
@@ -671,7 +721,7 @@ mod tests {
     }
 
     #[test]
-    fn channels_last_is_suggested_only_for_convolutions_not_yet_in_it() {
+    fn channels_last_is_suggested_only_for_costly_convolutions_not_yet_in_it() {
         let mut t = TrainingContext {
             model: Some(ModelInfo {
                 conv_4d_inputs: 0,
@@ -680,7 +730,7 @@ mod tests {
             ..Default::default()
         };
         let no_convs = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(!compute_bound(false, true, &no_convs)
+        assert!(!compute_bound(None, false, true, &no_convs)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 424,
@@ -688,7 +738,7 @@ mod tests {
             ..Default::default()
         });
         let already = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(!compute_bound(false, true, &already)
+        assert!(!compute_bound(None, false, true, &already)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 160,
@@ -696,7 +746,11 @@ mod tests {
             ..Default::default()
         });
         let missing = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(compute_bound(false, false, &missing)
+        assert!(compute_bound(None, false, true, &missing)
+            .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
+        // Convolutions that are not among the trace's top kernels (an MLP-Mixer's one patch
+        // embedding) are not worth a layout change.
+        assert!(!compute_bound(None, false, false, &missing)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
     }
 
@@ -731,17 +785,49 @@ mod tests {
             batches_per_epoch: Some(30),
         };
         assert_eq!(
-            periodic_stall(false, Some(&work), &loader(2, false, false)),
+            periodic_stall(false, Some(&work), &loader(2, false, false), None),
             vec![Fix::DataLoading(DataLoadingFix::PersistentWorkers)]
         );
         assert_eq!(
             periodic_stall(
                 false,
                 Some(&PeriodicWork::Checkpoint),
-                &RunSettings::default()
+                &RunSettings::default(),
+                None
             ),
             vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
-                checkpoint_seen: true
+                checkpoint_seen: true,
+                every_steps: None
+            })]
+        );
+        // Writes that outlast the training between two saves: in the background and less
+        // often; already in the background: less often only.
+        let pace = CheckpointPace {
+            every_steps: 280,
+            write_ms: 4300.0,
+        };
+        assert_eq!(
+            periodic_stall(
+                true,
+                Some(&PeriodicWork::Checkpoint),
+                &RunSettings::default(),
+                Some(pace)
+            ),
+            vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
+                checkpoint_seen: true,
+                every_steps: Some(280)
+            })]
+        );
+        assert_eq!(
+            periodic_stall(
+                true,
+                Some(&PeriodicWork::BackgroundCheckpoint),
+                &RunSettings::default(),
+                Some(pace)
+            ),
+            vec![Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften {
+                every_steps: 280,
+                write_ms: 4300.0
             })]
         );
     }

@@ -34,7 +34,9 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::BusiestSyncLine(part)
         | FixReach::OutsideEpochStarts(part)
         | FixReach::CompiledPart(part)
-        | FixReach::OptimizerLaunches(part) => gain_for_share(d, f, f.share * part),
+        | FixReach::OptimizerLaunches(part)
+        | FixReach::OutsideStagingCopy(part) => gain_for_share(d, f, f.share * part),
+        FixReach::FasterMatmuls { share, speedup } => faster_gpu_work(d, share, speedup),
         FixReach::Supporting => None,
     }?;
     Some(FixGain { expected, reach })
@@ -108,6 +110,35 @@ fn gain_for_share(d: &Diagnosis, f: &Finding, share: f64) -> Option<ExpectedGain
         gpu_busy_ms: busy,
         bounded_by_gpu_busy: bounded,
         basis,
+    })
+}
+
+/// What running `share` of the step `speedup` times faster makes of it: the GPU's own work
+/// shrinks, so its busy time is no floor; the host's work per step is, where the trace
+/// measured it running ahead of the GPU (a host that blocked in its launches for most of
+/// the step gives no figure). Only on the unprofiled steps' clock: the profiled ones are
+/// slowed on the host side, not in the kernels.
+fn faster_gpu_work(d: &Diagnosis, share: f64, speedup: f64) -> Option<ExpectedGain> {
+    let before = d
+        .diagnosed_timing()
+        .map(|t| t.mean_step_ms)
+        .filter(|ms| *ms > 0.0)?;
+    if !(share > 0.0 && speedup > 1.0) {
+        return None;
+    }
+    let host_ms = d
+        .diagnosed_rank_summary()
+        .map(|r| (r.host_waits.host_work_per_step_us, r.gpu_busy_per_step_us))
+        .filter(|(host, busy)| *host > 0.0 && host < busy)
+        .map_or(0.0, |(host, _)| host / 1e3);
+    Some(ExpectedGain {
+        before_ms: before,
+        after_ms: (before * (1.0 - share.min(1.0) * (1.0 - 1.0 / speedup)))
+            .max(host_ms)
+            .min(before),
+        gpu_busy_ms: None,
+        bounded_by_gpu_busy: false,
+        basis: StepBasis::UnprofiledSteps,
     })
 }
 

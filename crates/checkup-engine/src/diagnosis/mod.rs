@@ -139,7 +139,7 @@ impl<'a> Ctx<'a> {
     fn normal_step_ms(&self) -> Option<f64> {
         let t = self.timing?;
         let n = t.steady_steps as f64;
-        let k = t.stalls.len() as f64;
+        let k: f64 = t.stalls.iter().map(|s| s.steps as f64).sum();
         if t.stalls.is_empty() || n <= k {
             return Some(t.mean_step_ms);
         }

@@ -36,6 +36,15 @@ keyed! {
     /// The changes the `compute_bound` family's findings propose.
     #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
     pub enum ComputeBoundFix {
+        /// Allow TF32 for the fp32 matrix multiplies that run on the CUDA cores now.
+        AllowTf32 {
+            /// Their share of the step.
+            fp32_matmul_share: f64,
+            /// This GPU's TF32 tensor-core peak over its fp32 peak, when its datasheet is
+            /// known.
+            #[serde(default)]
+            tf32_speedup: Option<f64>,
+        } => "allow_tf32",
         /// Use tensor cores: bf16 autocast or TF32.
         TensorCores => "tensor_cores",
         /// Compile the model.

@@ -10,8 +10,9 @@ use crate::{
 
 /// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
 /// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix;
-/// 4: the run's time ledger; 5: a fix's part of its finding says which part it is.
-pub const DIAGNOSIS_FORMAT: u32 = 5;
+/// 4: the run's time ledger; 5: a fix's part of its finding says which part it is; 6: a
+/// stall spans its slow steps in a row, and checkpoints written aside and TF32 are costed.
+pub const DIAGNOSIS_FORMAT: u32 = 6;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -236,6 +237,18 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the host's launches of the optimizer's kernels, one or
     /// more per parameter, which a fused or multi-tensor optimizer makes a few.
     OptimizerLaunches(f64),
+    /// This fraction of it (0..=1): the stalls beyond copying the state to host memory at
+    /// each save, which a background writer still does in the loop.
+    OutsideStagingCopy(f64),
+    /// The GPU's own work made faster: `share` of the step (fp32 matrix multiplies) run
+    /// `speedup` times faster (TF32 on the tensor cores). Not floored at the GPU's busy time,
+    /// which is what shrinks.
+    FasterMatmuls {
+        /// Their share of the step.
+        share: f64,
+        /// How many times faster they run.
+        speedup: f64,
+    },
     /// No amount the recording can put a number on: a fix that helps the main one (pinned
     /// memory beside more workers), trims part of the cause by an unknown amount (a
     /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to

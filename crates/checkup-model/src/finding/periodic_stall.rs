@@ -33,6 +33,9 @@ pub enum PeriodicWork {
     },
     /// A checkpoint being written.
     Checkpoint,
+    /// The loop waiting for the previous checkpoint, still being written in the background
+    /// (a writer thread, `async_save`) when the next one is due.
+    BackgroundCheckpoint,
     /// An evaluation pass.
     Eval,
     /// A full garbage collection.
@@ -69,6 +72,13 @@ keyed! {
         UtilDipPeriod => "util_dip_period",
         /// Stalls during which GPU-Util fell below busy.
         StallsSeenIdle => "stalls_seen_idle",
+        /// The training's time between two stalls (normal steps over one period): what a
+        /// background write has to finish in before the next one waits for it.
+        TrainingBetweenStalls => "training_between_stalls",
+        /// What a save keeps in the loop with its write in the background: copying the
+        /// state to host memory (a background writer's shortest stall, or a save's shortest
+        /// stall less its bytes at the disk's peak write rate).
+        StagingCopy => "staging_copy",
         /// Peak disk write rate.
         PeakDiskWrite => "peak_disk_write",
     }
@@ -81,6 +91,9 @@ keyed! {
     pub enum PeriodicStallFix {
         /// Full garbage collections stall the loop: freeze the objects built at start-up.
         FreezeGc => "freeze_gc",
+        /// Start-up objects already frozen, full collections still stall: stop calling
+        /// `gc.collect()` in the loop.
+        NoCollectInLoop => "no_collect_in_loop",
         /// Periodic work that reads tensors back one at a time: summarise on the GPU and copy
         /// once. `readbacks`: read-backs per stall.
         SummariseOnGpu {
@@ -91,7 +104,19 @@ keyed! {
         AsyncCheckpoint {
             /// Whether the probe saw the run write checkpoints.
             checkpoint_seen: bool,
+            /// Save every this many steps too: a write takes longer than the training
+            /// between two saves now, so in the background the next save would wait for it.
+            #[serde(default)]
+            every_steps: Option<u64>,
         } => "async_checkpoint",
+        /// Checkpoints already written in the background take longer than the training
+        /// between two saves: save less often, so each write ends before the next is due.
+        CheckpointLessOften {
+            /// The new period, steps.
+            every_steps: u64,
+            /// The longest write seen, ms.
+            write_ms: f64,
+        } => "checkpoint_less_often",
         /// Do periodic work less often or off the critical path.
         LessPeriodicWork => "less_periodic_work",
     }

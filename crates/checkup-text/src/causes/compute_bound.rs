@@ -4,7 +4,7 @@
 use checkup_model::{ComputeBound, ComputeBoundEvidence, ComputeBoundFix, Language};
 
 use crate::fix_words::{pick, t, FixText};
-use crate::{pct, Language::*};
+use crate::{fixed, pct, Language::*};
 
 /// A `compute_bound` finding's title.
 pub fn title(c: &ComputeBound, l: Language) -> String {
@@ -90,6 +90,26 @@ pub fn evidence(k: &ComputeBoundEvidence, l: Language) -> String {
 /// A `compute_bound` fix in words.
 pub fn fix(f: &ComputeBoundFix, l: Language) -> FixText {
     match (f, l) {
+        (
+            ComputeBoundFix::AllowTf32 {
+                fp32_matmul_share,
+                tf32_speedup,
+            },
+            _,
+        ) => t(
+            pick(l, "Allow TF32 for fp32 matrix multiplies", "为 fp32 矩阵乘开启 TF32"),
+            &match (l, tf32_speedup) {
+                (En, Some(x)) => format!("{}% of the step is matrix multiplies on the GPU's fp32 units: TF32 is off for them, PyTorch's default. With TF32 they run on the tensor cores, {}× the fp32 rate on this GPU's datasheet. TF32 keeps fp32's range with a 10-bit mantissa, which training tolerates in most models.", pct(*fp32_matmul_share), fixed(*x, 1)),
+                (En, None) => format!("{}% of the step is matrix multiplies on the GPU's fp32 units: TF32 is off for them, PyTorch's default. With TF32 they run on the tensor cores (several times the fp32 rate on data-centre GPUs, about the same on GeForce cards). TF32 keeps fp32's range with a 10-bit mantissa, which training tolerates in most models.", pct(*fp32_matmul_share)),
+                (Zh, Some(x)) => format!("步骤中 {}% 的时间是在 GPU 的 fp32 单元上运行的矩阵乘：它们没有开启 TF32（PyTorch 的默认设置）。开启 TF32 后它们在张量核上运行，按该 GPU 规格书是 fp32 速率的 {}×。TF32 保留 fp32 的数值范围、尾数为 10 位，大多数模型的训练都能接受。", pct(*fp32_matmul_share), fixed(*x, 1)),
+                (Zh, None) => format!("步骤中 {}% 的时间是在 GPU 的 fp32 单元上运行的矩阵乘：它们没有开启 TF32（PyTorch 的默认设置）。开启 TF32 后它们在张量核上运行（数据中心 GPU 上快数倍，GeForce 显卡上相差不大）。TF32 保留 fp32 的数值范围、尾数为 10 位，大多数模型的训练都能接受。", pct(*fp32_matmul_share)),
+            },
+            Some(&format!(
+                "torch.backends.cuda.matmul.allow_tf32 = True   # {}\ntorch.backends.cudnn.allow_tf32 = True",
+                pick(l, "or: torch.set_float32_matmul_precision(\"high\")", "或者：torch.set_float32_matmul_precision(\"high\")")
+            )),
+            pick(l, "The matrix multiplies' time shrinks by up to the tensor cores' TF32 rate over the fp32 rate.", "矩阵乘的时间最多按张量核 TF32 速率与 fp32 速率之比缩短。"),
+        ),
         (ComputeBoundFix::TensorCores, _) => t(
             pick(l, "Use tensor cores: bf16 autocast or TF32", "使用张量核：bf16 autocast 或 TF32"),
             pick(l, "Matrix multiplies run in plain fp32 and the tensor cores sit idle. bf16 autocast (or at least TF32) runs them on tensor cores at many times the fp32 rate.", "矩阵乘以普通 fp32 运行，张量核闲置。bf16 autocast（至少 TF32）让它们在张量核上以数倍于 fp32 的速度运行。"),

@@ -30,6 +30,7 @@ pub fn summary(c: &PeriodicStall, l: Language) -> String {
                     " Each stall is an epoch start: the DataLoader starts its {workers} worker processes again."
                 ),
                 Some(PeriodicWork::Checkpoint) => " Each stall is a checkpoint being written.".into(),
+                Some(PeriodicWork::BackgroundCheckpoint) => " Each stall is the loop waiting for the previous checkpoint, still being written in the background when the next one is due.".into(),
                 Some(PeriodicWork::Eval) => " Each stall is an evaluation pass (model.eval() … model.train()).".into(),
                 Some(PeriodicWork::GarbageCollection) => " Each stall is a full Python garbage collection.".into(),
                 Some(PeriodicWork::HostReadback { readbacks_per_stall }) => format!(
@@ -45,6 +46,7 @@ pub fn summary(c: &PeriodicStall, l: Language) -> String {
                     "每次停顿都是一个 epoch 的开始：DataLoader 重新启动它的 {workers} 个 worker 进程。"
                 ),
                 Some(PeriodicWork::Checkpoint) => "每次停顿都是在写检查点。".into(),
+                Some(PeriodicWork::BackgroundCheckpoint) => "每次停顿都是循环在等待上一个检查点：到下一次保存时，它仍在后台写入。".into(),
                 Some(PeriodicWork::Eval) => "每次停顿都是一次评估（model.eval() … model.train()）。".into(),
                 Some(PeriodicWork::GarbageCollection) => "每次停顿都是一次完整的 Python 垃圾回收。".into(),
                 Some(PeriodicWork::HostReadback { readbacks_per_stall }) => format!(
@@ -88,6 +90,13 @@ pub fn evidence(k: &PeriodicStallEvidence, l: Language) -> String {
             "stalls during which GPU-Util fell below busy",
             "GPU-Util 低于忙碌阈值的停顿",
         ),
+        PeriodicStallEvidence::StagingCopy => (
+            "copy of the state to host memory at each save",
+            "每次保存时把状态拷到主机内存的时间",
+        ),
+        PeriodicStallEvidence::TrainingBetweenStalls => {
+            ("training time between two stalls", "两次停顿之间的训练时间")
+        }
         PeriodicStallEvidence::PeakDiskWrite => ("peak disk write rate", "磁盘写入峰值速率"),
     };
     match l {
@@ -110,6 +119,12 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
         ),
+        (PeriodicStallFix::NoCollectInLoop, _) => t(
+            pick(l, "Stop calling gc.collect() in the loop", "不要在循环里调用 gc.collect()"),
+            pick(l, "The run already freezes its start-up objects (gc.freeze), yet full collections still stall it at a steady period: the loop calls gc.collect(), which walks every object made since. Python collects on its own when it needs to: remove the call, or make it rare.", "这个运行已经冻结了启动时的对象（gc.freeze），完整回收却仍按固定周期让它停顿：循环在调用 gc.collect()，它会遍历此后创建的所有对象。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。"),
+            Some(&format!("# gc.collect()   # {}", pick(l, "removed from the training loop", "从训练循环中删除"))),
+            pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
+        ),
         (PeriodicStallFix::SummariseOnGpu { readbacks }, _) => t(
             pick(l, "Summarise on the GPU and copy once", "在 GPU 上汇总，只拷贝一次"),
             &match l {
@@ -123,18 +138,44 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "Each stall shrinks to the GPU's time for the statistics plus one copy.", "每次停顿缩短为 GPU 计算统计量的时间加一次拷贝。"),
         ),
-        (PeriodicStallFix::AsyncCheckpoint { checkpoint_seen }, _) => t(
-            pick(l, "Write checkpoints asynchronously", "异步写检查点"),
-            if *checkpoint_seen {
-                pick(l, "Checkpoint writes were seen while the GPU waited. Save in the background so training continues.", "GPU 等待期间看到了检查点写入。请在后台保存，让训练继续。")
-            } else {
-                pick(l, "A stall every N steps is usually a checkpoint, an evaluation pass, logging or an epoch boundary. If it is a checkpoint, save it in the background.", "每 N 步一次的停顿通常来自检查点、评估、日志或 epoch 边界。如果是检查点，请在后台保存。")
+        (
+            PeriodicStallFix::AsyncCheckpoint {
+                checkpoint_seen,
+                every_steps,
             },
-            Some(&format!(
-                "import torch.distributed.checkpoint as dcp\nfuture = dcp.async_save(model.state_dict(), checkpoint_id=f\"ckpt/step{{step}}\")\n# {}",
-                pick(l, "or: copy the state_dict to CPU, then torch.save in a thread", "或者：把 state_dict 拷到 CPU，再在线程里 torch.save")
-            )),
-            pick(l, "The stall shrinks to the device-to-host copy of the weights.", "停顿缩短到把权重拷回主机所需的时间。"),
+            _,
+        ) => {
+            let why = match (every_steps, l) {
+                (Some(n), En) => format!("Checkpoint writes were seen while the GPU waited, and each takes longer than the training between two saves: in the background, the next save would wait for it. Save in the background, and every {n} steps, so each write ends before the next is due (fewer checkpoints: less work lost to a crash is the price)."),
+                (Some(n), Zh) => format!("GPU 等待期间看到了检查点写入，而且每次写入都比两次保存之间的训练更久：放到后台，下一次保存也要等它。请在后台保存，并改为每 {n} 步保存一次，让每次写入在下一次到来前完成（代价是检查点更少，崩溃时丢失的进度更多）。"),
+                (None, _) if *checkpoint_seen => pick(l, "Checkpoint writes were seen while the GPU waited. Save in the background so training continues.", "GPU 等待期间看到了检查点写入。请在后台保存，让训练继续。").into(),
+                (None, _) => pick(l, "A stall every N steps is usually a checkpoint, an evaluation pass, logging or an epoch boundary. If it is a checkpoint, save it in the background.", "每 N 步一次的停顿通常来自检查点、评估、日志或 epoch 边界。如果是检查点，请在后台保存。").into(),
+            };
+            let when = every_steps.map_or(String::new(), |n| format!("if step % {n} == 0:\n    "));
+            t(
+                pick(l, "Write checkpoints asynchronously", "异步写检查点"),
+                &why,
+                Some(&format!(
+                    "import torch.distributed.checkpoint as dcp\n{when}future = dcp.async_save(model.state_dict(), checkpoint_id=f\"ckpt/step{{step}}\")\n# {}",
+                    pick(l, "or: copy the state_dict to CPU, then torch.save in a thread", "或者：把 state_dict 拷到 CPU，再在线程里 torch.save")
+                )),
+                pick(l, "The stall shrinks to the device-to-host copy of the weights.", "停顿缩短到把权重拷回主机所需的时间。"),
+            )
+        }
+        (
+            PeriodicStallFix::CheckpointLessOften {
+                every_steps,
+                write_ms,
+            },
+            _,
+        ) => t(
+            pick(l, "Save checkpoints less often", "降低检查点的保存频率"),
+            &match l {
+                En => format!("The run already writes its checkpoints in the background, but a write takes up to {} s, longer than the training between two saves: each save waits for the one before. Save every {every_steps} steps, so each write ends before the next is due (fewer checkpoints: less work lost to a crash is the price), or write to a faster disk.", crate::fixed(write_ms / 1e3, 1)),
+                Zh => format!("这个运行已经在后台写检查点，但每次写入最长要 {} 秒，比两次保存之间的训练更久：每次保存都要等上一次。请改为每 {every_steps} 步保存一次，让每次写入在下一次到来前完成（代价是检查点更少，崩溃时丢失的进度更多），或写到更快的磁盘。", crate::fixed(write_ms / 1e3, 1)),
+            },
+            Some(&format!("if step % {every_steps} == 0:\n    save_checkpoint(step)   # {}", pick(l, "your background save, unchanged", "你原来的后台保存，不变"))),
+            pick(l, "No more waits for the previous write.", "不再等待上一次写入。"),
         ),
         (PeriodicStallFix::LessPeriodicWork, _) => t(
             pick(l, "Do periodic work less often or off the critical path", "降低周期性工作的频率或移出关键路径"),

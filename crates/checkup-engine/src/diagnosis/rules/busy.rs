@@ -125,6 +125,18 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let tensor_cores_idle = gemm_dominant && tensor.is_some_and(|t| t < th.tensor_active_low_pct);
     let conv_heavy =
         kernels.is_some_and(|k| k.top.iter().take(5).any(|t| is_convolution_kernel(&t.name)));
+    // Matrix multiplies on the fp32 units: TF32 would move them to the tensor cores.
+    let fp32_matmuls = kernels
+        .map(|k| compute_share * k.fp32_gemm_time_share)
+        .filter(|s| *s >= th.reportable_share)
+        .map(|s| {
+            let speedup = cx
+                .facts
+                .gpu_name
+                .as_deref()
+                .and_then(crate::analysis::gpu_peaks::tf32_over_fp32);
+            (s, speedup)
+        });
     Some(Finding {
         gains: Default::default(),
         cause: Cause::ComputeBound(ComputeBound::GpuComputes {
@@ -136,7 +148,12 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         confidence: sure,
         share: compute_share,
         evidence,
-        fixes: fixes::compute_bound(tensor_cores_idle, conv_heavy, &cx.run_settings()),
+        fixes: fixes::compute_bound(
+            fp32_matmuls,
+            tensor_cores_idle,
+            conv_heavy,
+            &cx.run_settings(),
+        ),
     })
 }
 
@@ -155,10 +172,27 @@ fn is_convolution_kernel(name: &str) -> bool {
 }
 
 /// What part of `finding`'s lost time a compute fix removes: the GPU's own work is not lost
-/// time; each fix supports the run.
-pub fn compute_reach(fix: &ComputeBoundFix, _finding: &Finding) -> FixReach {
+/// time, but on a GPU that is the limit, TF32 runs the fp32 matrix multiplies at the tensor
+/// cores' rate (this GPU's datasheet ratio, as far as training's shapes reach it); the
+/// other fixes support the run.
+pub fn compute_reach(fix: &ComputeBoundFix, finding: &Finding) -> FixReach {
+    let gpu_is_limit = matches!(
+        finding.cause,
+        Cause::ComputeBound(ComputeBound::GpuComputes {
+            gpu_is_limit: true,
+            ..
+        })
+    );
     match fix {
-        ComputeBoundFix::TensorCores
+        ComputeBoundFix::AllowTf32 {
+            fp32_matmul_share,
+            tf32_speedup: Some(speedup),
+        } if gpu_is_limit && *speedup > 1.0 => FixReach::FasterMatmuls {
+            share: *fp32_matmul_share,
+            speedup: (*speedup * crate::analysis::gpu_peaks::TF32_RATIO_REACHED).max(1.0),
+        },
+        ComputeBoundFix::AllowTf32 { .. }
+        | ComputeBoundFix::TensorCores
         | ComputeBoundFix::Compile
         | ComputeBoundFix::ChannelsLast
         | ComputeBoundFix::FusedOptimizer { .. } => FixReach::Supporting,

@@ -4,8 +4,9 @@
 //! it grew too; or one kind of periodic work that takes longer each time it comes.
 
 use checkup_model::{
-    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, MarkerKind, SharedEvidence,
-    SharedFix, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source, StepMeasure, Unit,
+    Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, MarkerKind, RunMarker,
+    SharedEvidence, SharedFix, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source,
+    StepMeasure, Unit,
 };
 
 use crate::analysis::stats::{kendall_tau, median};
@@ -206,10 +207,25 @@ const MIN_PERIODIC_RUNS: usize = 6;
 /// data already follows.
 fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     let th = cx.th;
-    let runs: Vec<(u64, f64)> = cx
-        .markers
+    let marked: Vec<&RunMarker> = cx.markers.iter().filter(|m| m.kind == kind).collect();
+    // A write in the background costs the loop only what it waits for, which the stall
+    // finding prices; and checkpoints of one size that take longer are the disk slowing,
+    // not a state that grows: "save the same state" would ask for what the run does.
+    let background = marked.iter().any(|m| m.is_background_write());
+    let sizes: Vec<u64> = marked.iter().filter_map(|m| m.bytes()).collect();
+    let same_size = sizes.len() == marked.len()
+        && sizes
+            .iter()
+            .max()
+            .zip(sizes.iter().min())
+            .is_some_and(|(max, min)| {
+                (*max as f64) <= (*min as f64) * (1.0 + th.same_checkpoint_size)
+            });
+    if background || same_size {
+        return None;
+    }
+    let runs: Vec<(u64, f64)> = marked
         .iter()
-        .filter(|m| m.kind == kind)
         .filter_map(|m| Some((m.step, m.duration_ms?)))
         .filter(|(_, ms)| ms.is_finite() && *ms >= 0.0)
         .collect();

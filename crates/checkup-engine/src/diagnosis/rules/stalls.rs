@@ -46,7 +46,13 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
         return None;
     }
     let in_stall = |m: &RunMarker, s: &checkup_model::Stall| {
-        m.step == s.step
+        // A background write began steps before the save that waits for it: it counts when
+        // it was still being written during the stall.
+        if m.is_background_write() {
+            let end = m.t + m.duration_ms.unwrap_or(0.0) / 1e3;
+            return m.t < s.t_start + s.duration_ms / 1e3 && end > s.t_start;
+        }
+        (s.step..s.step + s.steps).contains(&m.step)
             && match m.kind {
                 MarkerKind::EpochStart => m.detail.contains("forked"),
                 MarkerKind::Gc => m.duration_ms.unwrap_or(0.0) >= 0.5 * s.excess_ms,
@@ -91,7 +97,18 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
                 .and_then(|t| t.main_loader())
                 .and_then(|l| l.batches_per_epoch),
         },
-        MarkerKind::Checkpoint => PeriodicWork::Checkpoint,
+        MarkerKind::Checkpoint => {
+            let background = |m: &&RunMarker| m.is_background_write();
+            let writes = cx
+                .markers
+                .iter()
+                .filter(|m| m.kind == MarkerKind::Checkpoint);
+            if 2 * writes.clone().filter(background).count() > writes.count() {
+                PeriodicWork::BackgroundCheckpoint
+            } else {
+                PeriodicWork::Checkpoint
+            }
+        }
         MarkerKind::Eval => PeriodicWork::Eval,
         MarkerKind::Gc => PeriodicWork::GarbageCollection,
     };
@@ -199,6 +216,16 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::NvmlSamples,
         ));
     }
+    let between = cx.normal_step_ms().map(|normal| normal * period);
+    if let Some(ms) = between {
+        evidence.push(ev(
+            K::PeriodicStall(PeriodicStallEvidence::TrainingBetweenStalls),
+            ms,
+            Unit::Ms,
+            None,
+            Source::StepsCsv,
+        ));
+    }
     if let Some(w) =
         cx.a.host
             .as_ref()
@@ -247,9 +274,19 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         Some((work, n))
     });
     let work = work.map(|(w, _)| w);
+    let pace = between.and_then(|between| checkpoint_pace(cx, t, work.as_ref(), between));
+    if let Some(ms) = staging_copy_ms(cx, t, work.as_ref()) {
+        evidence.push(ev(
+            K::PeriodicStall(PeriodicStallEvidence::StagingCopy),
+            ms,
+            Unit::Ms,
+            None,
+            Source::Probe,
+        ));
+    }
     Some(Finding {
         gains: Default::default(),
-        fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings()),
+        fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings(), pace),
         cause: Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: period,
             excess_ms: median_excess,
@@ -262,15 +299,104 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     })
 }
 
-/// What part of `finding`'s lost time a stall fix removes: a frozen collector, work summed on
-/// the GPU, or a checkpoint written aside (when the probe saw checkpoints) remove the stalls.
-pub fn reach(fix: &PeriodicStallFix, _finding: &Finding) -> FixReach {
+/// When checkpoints' writes take longer than the training between two saves (`between`,
+/// ms), the period that lets each end before the next is due: the run's period times
+/// however many it takes for the longest write (the stalls' excess for writes in the loop,
+/// the writes' own time for those in the background, which grow as a disk fills its cache).
+fn checkpoint_pace(
+    cx: &Ctx,
+    t: &StepTiming,
+    work: Option<&PeriodicWork>,
+    between: f64,
+) -> Option<fixes::CheckpointPace> {
+    let write_ms = match work? {
+        PeriodicWork::Checkpoint => t.stalls.iter().map(|s| s.excess_ms).fold(0.0, f64::max),
+        PeriodicWork::BackgroundCheckpoint => cx
+            .markers
+            .iter()
+            .filter(|m| m.is_background_write())
+            .filter_map(|m| m.duration_ms)
+            .fold(0.0, f64::max),
+        _ => return None,
+    };
+    let period = t.stall_period_steps?;
+    if between <= 0.0 || write_ms <= between {
+        return None;
+    }
+    Some(fixes::CheckpointPace {
+        every_steps: ((write_ms / between).ceil() * period).round() as u64,
+        write_ms,
+    })
+}
+
+/// What a save keeps in the loop once its write is in the background: copying the state to
+/// host memory. A background writer's shortest stall is that copy (a save that found the
+/// previous write done); a save written in the loop is that copy and the write, whose part
+/// is its bytes at the disk's peak write rate, so the shortest stall less that. None for
+/// other work, or without the bytes or the disk's rate.
+fn staging_copy_ms(cx: &Ctx, t: &StepTiming, work: Option<&PeriodicWork>) -> Option<f64> {
+    let shortest = t
+        .stalls
+        .iter()
+        .map(|s| s.excess_ms)
+        .reduce(f64::min)
+        .filter(|ms| *ms > 0.0)?;
+    match work? {
+        PeriodicWork::BackgroundCheckpoint => Some(shortest),
+        PeriodicWork::Checkpoint => {
+            let bytes = cx.markers.iter().filter_map(|m| m.bytes()).max()?;
+            let disk_mbs =
+                cx.a.host
+                    .as_ref()?
+                    .disk_write_mbs_max
+                    .filter(|r| *r > 0.0)?;
+            let write_ms = bytes as f64 / 1e6 / disk_mbs * 1e3;
+            Some((shortest - write_ms).max(0.0))
+        }
+        _ => None,
+    }
+}
+
+/// The part of a checkpoint stall that saving in the background, at `every_steps`,
+/// removes: all of it but one copy to host memory per save.
+fn outside_staging_copy(finding: &Finding, every_steps: Option<u64>) -> FixReach {
+    let Cause::PeriodicStall(PeriodicStall::Stalls {
+        period_steps,
+        excess_ms,
+        ..
+    }) = finding.cause
+    else {
+        return FixReach::Cause;
+    };
+    let copy = finding.evidence.iter().find_map(|e| {
+        (e.key == K::PeriodicStall(PeriodicStallEvidence::StagingCopy)).then_some(e.value)
+    });
+    let every = every_steps.map_or(period_steps, |n| n as f64);
+    match copy {
+        Some(copy) if excess_ms > 0.0 && period_steps > 0.0 && every > 0.0 => {
+            let kept = (copy / every) / (excess_ms / period_steps);
+            FixReach::OutsideStagingCopy((1.0 - kept).clamp(0.0, 1.0))
+        }
+        _ => FixReach::Cause,
+    }
+}
+
+/// What part of `finding`'s lost time a stall fix removes: a frozen collector or work summed
+/// on the GPU remove the stalls; a checkpoint written aside (when the probe saw checkpoints,
+/// at a pace its writes keep up with) or saved less often leave one copy to host memory
+/// per save.
+pub fn reach(fix: &PeriodicStallFix, finding: &Finding) -> FixReach {
     match fix {
         PeriodicStallFix::FreezeGc
-        | PeriodicStallFix::SummariseOnGpu { .. }
-        | PeriodicStallFix::AsyncCheckpoint {
+        | PeriodicStallFix::NoCollectInLoop
+        | PeriodicStallFix::SummariseOnGpu { .. } => FixReach::Cause,
+        PeriodicStallFix::CheckpointLessOften { every_steps, .. } => {
+            outside_staging_copy(finding, Some(*every_steps))
+        }
+        PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: true,
-        } => FixReach::Cause,
+            every_steps,
+        } => outside_staging_copy(finding, *every_steps),
         PeriodicStallFix::AsyncCheckpoint { .. } | PeriodicStallFix::LessPeriodicWork => {
             FixReach::Supporting
         }
@@ -300,12 +426,14 @@ mod tests {
             stalls: vec![
                 checkup_model::Stall {
                     step: 12,
+                    steps: 1,
                     t_start: 2.0,
                     duration_ms: 400.0,
                     excess_ms: 390.0,
                 },
                 checkup_model::Stall {
                     step: 24,
+                    steps: 1,
                     t_start: 6.0,
                     duration_ms: 400.0,
                     excess_ms: 390.0,
