@@ -12,7 +12,8 @@ use crate::error::{EngineError, Result};
 
 pub(super) struct TraceBuilder {
     pub(super) trace: Trace,
-    pub(super) names: HashMap<String, u32>,
+    /// Kernel names are looked up once per kernel: a fast hash too.
+    pub(super) names: HashMap<String, u32, foldhash::fast::RandomState>,
     /// Operator names are looked up once per operator event: a fast hash, not SipHash.
     pub(super) operator_names: HashMap<String, u32, foldhash::fast::RandomState>,
     pub(super) operators_seen: usize,
@@ -28,7 +29,7 @@ impl TraceBuilder {
                 source: path.to_path_buf(),
                 ..Trace::default()
             },
-            names: HashMap::new(),
+            names: HashMap::default(),
             operator_names: HashMap::default(),
             operators_seen: 0,
             range_profiler_events: 0,
@@ -102,7 +103,16 @@ impl TraceBuilder {
         let end = start + e.dur.unwrap_or(0.0).max(0.0);
         let args = e.args.unwrap_or_default();
         let correlation = args.correlation.unwrap_or(-1);
-        match cat.to_ascii_lowercase().as_str() {
+        // Categories are lower case as Kineto writes them; another tool's case is folded
+        // without a copy for the common ones.
+        let folded;
+        let cat = if cat.bytes().any(|b| b.is_ascii_uppercase()) {
+            folded = cat.to_ascii_lowercase();
+            folded.as_str()
+        } else {
+            cat
+        };
+        match cat {
             "kernel" => {
                 let kind = if is_nccl_kernel(name) {
                     GpuKind::Communication

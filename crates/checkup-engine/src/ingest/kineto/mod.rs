@@ -21,6 +21,7 @@ use triage::{triage, Triage};
 mod builder;
 mod classify;
 mod events;
+mod fields;
 mod scanner;
 mod steps;
 mod structure;
@@ -228,6 +229,12 @@ fn event(raw: &[u8], at: u64, path: &Path, builder: &mut TraceBuilder) -> Result
             builder.operator(name, external);
             return Ok(());
         }
+    }
+    // What a profiler writes is read straight off the bytes; anything else goes to serde,
+    // which reads it in full or words the error.
+    if let Some(event) = fields::read_event(raw) {
+        builder.push(event);
+        return Ok(());
     }
     let event: RawEvent<'_> = serde_json::from_slice(raw).map_err(|e| {
         let byte = at + offset_in(raw, e.line(), e.column()) as u64;

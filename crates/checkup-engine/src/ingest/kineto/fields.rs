@@ -1,0 +1,400 @@
+//! The fields of one event the analysis keeps, read straight off its bytes: the object's
+//! keys are walked once, the kept values read where they lie, the rest skipped. It reads
+//! what a profiler writes (plain keys, strings without escapes, JSON numbers); anything
+//! else — an escape, a duplicate key, a value of an unexpected type, bad syntax — is left to
+//! serde (`None`), which parses it in full and words the error.
+
+use std::borrow::Cow;
+
+use super::events::{RawArgs, RawEvent};
+
+/// The event `raw` (one whole object) holds, or None to leave it to serde.
+pub(super) fn read_event(raw: &[u8]) -> Option<RawEvent<'_>> {
+    let mut r = Bytes { raw, at: 0 };
+    let mut e = RawEvent {
+        ph: None,
+        cat: None,
+        name: None,
+        ts: None,
+        dur: None,
+        args: None,
+    };
+    let mut seen = [false; 6];
+    r.object(|r, key| {
+        let field = match key {
+            b"ph" => 0,
+            b"cat" => 1,
+            b"name" => 2,
+            b"ts" => 3,
+            b"dur" => 4,
+            b"args" => 5,
+            _ => return r.skip_value(),
+        };
+        // serde refuses a field given twice.
+        if std::mem::replace(&mut seen[field], true) {
+            return None;
+        }
+        match field {
+            0 => e.ph = r.optional_str()?,
+            1 => e.cat = r.optional_str()?,
+            2 => e.name = r.optional_str()?,
+            3 => e.ts = r.optional_number()?,
+            4 => e.dur = r.optional_number()?,
+            _ => e.args = r.args()?,
+        }
+        Some(())
+    })?;
+    r.ws();
+    (r.at == raw.len()).then_some(e)
+}
+
+/// A cursor over one event's bytes.
+struct Bytes<'a> {
+    raw: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.raw.get(self.at).copied()
+    }
+
+    fn ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == b).then(|| self.at += 1)
+    }
+
+    /// `{ "key": value, ... }`, each value read by `field` given its key.
+    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a [u8]) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            let key = self.plain_str()?;
+            self.eat(b':')?;
+            self.ws();
+            field(self, key)?;
+            self.ws();
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string without escapes or control characters, its bytes between the quotes.
+    fn plain_str(&mut self) -> Option<&'a [u8]> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let start = self.at + 1;
+        let len = memchr::memchr2(b'"', b'\\', &self.raw[start..])?;
+        if self.raw[start + len] != b'"' {
+            return None;
+        }
+        let s = &self.raw[start..start + len];
+        if s.iter().any(|b| *b < 0x20) {
+            return None;
+        }
+        self.at = start + len + 1;
+        Some(s)
+    }
+
+    fn null(&mut self) -> bool {
+        let is = self.raw[self.at..].starts_with(b"null");
+        if is {
+            self.at += 4;
+        }
+        is
+    }
+
+    fn optional_str(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.null() {
+            return Some(None);
+        }
+        let s = std::str::from_utf8(self.plain_str()?).ok()?;
+        Some(Some(Cow::Borrowed(s)))
+    }
+
+    /// Past a run of digits; whether there was one.
+    fn digits(&mut self) -> bool {
+        let from = self.at;
+        let run = self.raw[from..]
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(self.raw.len() - from);
+        self.at += run;
+        run > 0
+    }
+
+    /// A JSON number's bytes: `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`, checked as
+    /// JSON has it (Rust's parser takes more: `+1`, `.5`, `inf`), and whether it is an
+    /// integer.
+    fn number_bytes(&mut self) -> Option<(&'a [u8], bool)> {
+        let start = self.at;
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        let int_start = self.at;
+        if !self.digits() || (self.raw[int_start] == b'0' && self.at - int_start > 1) {
+            return None;
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            integer = false;
+            if !self.digits() {
+                return None;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.at += 1;
+            integer = false;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if !self.digits() {
+                return None;
+            }
+        }
+        Some((&self.raw[start..self.at], integer))
+    }
+
+    /// A number's text, to parse: ASCII by its grammar.
+    fn number_text(&mut self) -> Option<(&'a str, bool)> {
+        let (bytes, integer) = self.number_bytes()?;
+        Some((std::str::from_utf8(bytes).ok()?, integer))
+    }
+
+    fn optional_number(&mut self) -> Option<Option<f64>> {
+        if self.null() {
+            return Some(None);
+        }
+        let (text, _) = self.number_text()?;
+        text.parse().ok().map(Some)
+    }
+
+    /// An id as `lenient_i64` reads it: a number (a float truncated, an integer past i64
+    /// none), a string holding one, or null.
+    fn lenient_i64(&mut self) -> Option<Option<i64>> {
+        if self.null() {
+            return Some(None);
+        }
+        if self.peek()? == b'"' {
+            let s = std::str::from_utf8(self.plain_str()?).ok()?;
+            return Some(s.trim().parse().ok());
+        }
+        let (text, integer) = self.number_text()?;
+        if !integer {
+            return Some(Some(text.parse::<f64>().ok()? as i64));
+        }
+        match text.parse::<i64>() {
+            Ok(v) => Some(Some(v)),
+            // serde reads a non-negative integer past i64 as u64, which the id does not fit;
+            // a negative one past i64 as a float.
+            Err(_) if !text.starts_with('-') => {
+                text.parse::<u64>().ok()?;
+                Some(None)
+            }
+            Err(_) => Some(Some(text.parse::<f64>().ok()? as i64)),
+        }
+    }
+
+    fn args(&mut self) -> Option<Option<RawArgs>> {
+        if self.null() {
+            return Some(None);
+        }
+        let mut args = RawArgs::default();
+        let mut seen = [false; 3];
+        self.object(|r, key| {
+            let field = match key {
+                b"correlation" => 0,
+                b"bytes" => 1,
+                b"External id" => 2,
+                _ => return r.skip_value(),
+            };
+            if std::mem::replace(&mut seen[field], true) {
+                return None;
+            }
+            let v = r.lenient_i64()?;
+            match field {
+                0 => args.correlation = v,
+                1 => args.bytes = v,
+                _ => args.external = v,
+            }
+            Some(())
+        })?;
+        Some(Some(args))
+    }
+
+    /// Past one value of any kind: a plain string, a number, a literal, or an object or
+    /// array whose nested values are skipped the same way.
+    fn skip_value(&mut self) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.plain_str().map(drop),
+            b'{' => self.object(|r, _| r.skip_value()),
+            b'[' => {
+                self.at += 1;
+                self.ws();
+                if self.peek()? == b']' {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    self.ws();
+                    self.skip_value()?;
+                    self.ws();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b't' | b'f' | b'n' => {
+                let rest = &self.raw[self.at..];
+                let len = [&b"true"[..], b"false", b"null"]
+                    .into_iter()
+                    .find(|lit| rest.starts_with(lit))?
+                    .len();
+                self.at += len;
+                Some(())
+            }
+            _ => self.number_bytes().map(drop),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn by_serde(raw: &str) -> Option<String> {
+        serde_json::from_str::<RawEvent<'_>>(raw)
+            .ok()
+            .map(|e| describe(&e))
+    }
+
+    fn describe(e: &RawEvent<'_>) -> String {
+        let a = e.args.as_ref();
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            e.ph,
+            e.cat,
+            e.name,
+            e.ts,
+            e.dur,
+            a.map(|a| a.correlation),
+            a.map(|a| a.bytes),
+            a.map(|a| a.external)
+        )
+    }
+
+    #[test]
+    fn reads_what_serde_reads_or_leaves_it_to_serde() {
+        for raw in [
+            r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":120.5,"dur":10,"args":{"correlation":9,"grid":[1,2,3],"registers per thread":32}}"#,
+            r#"{ "ph" : "X" , "cat":"gpu_memcpy","name":"Memcpy HtoD","ts":1e3,"dur":4E-1,"args":{"bytes":"4096","External id":7.9}}"#,
+            r#"{"ph":"X","cat":"cpu_op","name":"aten::mm","ts":-3,"args":null,"flag":true,"none":null,"nested":{"a":[{}, []]}}"#,
+            r#"{"ph":"s","id":9,"pid":1,"tid":1,"ts":110,"cat":"ac2g","name":"ac2g"}"#,
+            r#"{"args":{"correlation":18446744073709551615,"bytes":-9223372036854775809}}"#,
+            r#"{}"#,
+        ] {
+            let fast = read_event(raw.as_bytes()).map(|e| describe(&e));
+            assert_eq!(fast, by_serde(raw), "{raw}");
+        }
+    }
+
+    #[test]
+    fn escapes_duplicates_and_bad_syntax_go_to_serde() {
+        for raw in [
+            r#"{"ph":"X","name":"x \"quoted\""}"#,
+            r#"{"ph":"X","ph":"B"}"#,
+            r#"{"ph":"X","ts":"12"}"#,
+            r#"{"ph":"X","ts":01}"#,
+            r#"{"ph":"X","ts":+1}"#,
+            r#"{"ph":"X","ts":.5}"#,
+            r#"{"ph":"X","args":{"a":[1,,2]}}"#,
+            r#"{"ph":"X",}"#,
+            r#"{"ph":"X"} x"#,
+            r#"{"ph":"X","args":{"correlation":true}}"#,
+            "{\"ph\":\"X\",\"name\":\"tab\there\"}",
+        ] {
+            assert!(read_event(raw.as_bytes()).is_none(), "{raw}");
+        }
+    }
+
+    /// The first 256 KiB of events of every corpus trace (kernels, copies, runtime calls,
+    /// operators, flows, metadata), cut as the reader cuts them: the fast read agrees with
+    /// serde wherever it reads one.
+    #[test]
+    fn agrees_with_serde_on_every_event_of_the_corpus() {
+        use std::io::Read;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut traces = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.file_name().is_some_and(|n| n == "trace.json.gz") {
+                    traces.push(path);
+                }
+            }
+        }
+        assert!(traces.len() > 50, "{}", traces.len());
+        let (mut read_fast, mut events) = (0, 0);
+        for path in traces {
+            let mut text = Vec::new();
+            // Their first 256 KiB: inflating whole traces takes a debug build minutes.
+            flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).unwrap())
+                .take(256 << 10)
+                .read_to_end(&mut text)
+                .unwrap();
+            let start = memchr::memmem::find(&text, b"\"traceEvents\"").unwrap();
+            let mut at = start + memchr::memchr(b'[', &text[start..]).unwrap() + 1;
+            while let Some(open) = text[at..].iter().position(|b| *b == b'{' || *b == b']') {
+                at += open;
+                if text[at] == b']' {
+                    break;
+                }
+                let Some(end) = super::super::structure::value_end(&text[at..]) else {
+                    break;
+                };
+                let end = at + end;
+                let raw = std::str::from_utf8(&text[at..=end]).unwrap();
+                if let Some(fast) = read_event(raw.as_bytes()) {
+                    assert_eq!(
+                        Some(describe(&fast)),
+                        by_serde(raw),
+                        "{}: {raw}",
+                        path.display()
+                    );
+                    read_fast += 1;
+                }
+                events += 1;
+                at = end + 1;
+            }
+        }
+        // Nearly every event a profiler writes takes the fast read.
+        assert!(read_fast * 100 >= events * 99, "{read_fast} of {events}");
+    }
+}
