@@ -96,7 +96,7 @@ impl<'a> Bytes<'a> {
         }
     }
 
-    /// A string without escapes or control characters, its bytes between the quotes.
+    /// A string without escapes, its bytes between the quotes.
     fn plain_str(&mut self) -> Option<&'a [u8]> {
         if self.peek()? != b'"' {
             return None;
@@ -106,12 +106,18 @@ impl<'a> Bytes<'a> {
         if self.raw[start + len] != b'"' {
             return None;
         }
-        let s = &self.raw[start..start + len];
+        self.at = start + len + 1;
+        Some(&self.raw[start..start + len])
+    }
+
+    /// A kept string: plain, UTF-8 and free of control characters, as JSON has it. (Keys
+    /// and skipped values are not checked, as the events triage skips are not parsed.)
+    fn kept_str(&mut self) -> Option<&'a str> {
+        let s = self.plain_str()?;
         if s.iter().any(|b| *b < 0x20) {
             return None;
         }
-        self.at = start + len + 1;
-        Some(s)
+        std::str::from_utf8(s).ok()
     }
 
     fn null(&mut self) -> bool {
@@ -126,8 +132,7 @@ impl<'a> Bytes<'a> {
         if self.null() {
             return Some(None);
         }
-        let s = std::str::from_utf8(self.plain_str()?).ok()?;
-        Some(Some(Cow::Borrowed(s)))
+        Some(Some(Cow::Borrowed(self.kept_str()?)))
     }
 
     /// Past a run of digits; whether there was one.
@@ -195,8 +200,7 @@ impl<'a> Bytes<'a> {
             return Some(None);
         }
         if self.peek()? == b'"' {
-            let s = std::str::from_utf8(self.plain_str()?).ok()?;
-            return Some(s.trim().parse().ok());
+            return Some(self.kept_str()?.trim().parse().ok());
         }
         let (text, integer) = self.number_text()?;
         if !integer {
