@@ -553,8 +553,11 @@ class HotLinesTest(unittest.TestCase):
         import json as json_module
 
         def encode(stop):
+            # Indented, json encodes in Python (encoder.py), not in one C call that holds the
+            # interpreter: a sampler inside the process then sees the library's frames, not
+            # only the loop's `is_set` between two calls.
             while not stop.is_set():
-                json_module.dumps(list(range(5000)))
+                json_module.dumps(list(range(2000)), indent=1)
         lines = self.sample_for(0.4, encoder=encode)
         top = {t["name"]: t for t in lines["threads"]}["encoder"]["lines"][0]
         self.assertEqual(top["function"], "encode")
