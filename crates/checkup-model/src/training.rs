@@ -489,6 +489,13 @@ impl RunMarker {
     pub fn bytes(&self) -> Option<u64> {
         self.detail_value("bytes")?.parse().ok()
     }
+
+    /// Whether a run writes its checkpoints in the background: most of the checkpoints
+    /// among `markers` are background writes.
+    pub fn checkpoints_in_background(markers: &[RunMarker]) -> bool {
+        let writes = markers.iter().filter(|m| m.kind == MarkerKind::Checkpoint);
+        2 * writes.clone().filter(|m| m.is_background_write()).count() > writes.count()
+    }
 }
 
 /// What periodic work a marker is.

@@ -211,7 +211,7 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     // A write in the background costs the loop only what it waits for, which the stall
     // finding prices; and checkpoints of one size that take longer are the disk slowing,
     // not a state that grows: "save the same state" would ask for what the run does.
-    let background = marked.iter().any(|m| m.is_background_write());
+    let background = RunMarker::checkpoints_in_background(cx.markers);
     let sizes: Vec<u64> = marked.iter().filter_map(|m| m.bytes()).collect();
     let same_size = sizes.len() == marked.len()
         && sizes

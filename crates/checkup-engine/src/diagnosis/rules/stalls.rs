@@ -97,18 +97,10 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
                 .and_then(|t| t.main_loader())
                 .and_then(|l| l.batches_per_epoch),
         },
-        MarkerKind::Checkpoint => {
-            let background = |m: &&RunMarker| m.is_background_write();
-            let writes = cx
-                .markers
-                .iter()
-                .filter(|m| m.kind == MarkerKind::Checkpoint);
-            if 2 * writes.clone().filter(background).count() > writes.count() {
-                PeriodicWork::BackgroundCheckpoint
-            } else {
-                PeriodicWork::Checkpoint
-            }
+        MarkerKind::Checkpoint if RunMarker::checkpoints_in_background(cx.markers) => {
+            PeriodicWork::BackgroundCheckpoint
         }
+        MarkerKind::Checkpoint => PeriodicWork::Checkpoint,
         MarkerKind::Eval => PeriodicWork::Eval,
         MarkerKind::Gc => PeriodicWork::GarbageCollection,
     };
@@ -368,9 +360,7 @@ fn outside_staging_copy(finding: &Finding, every_steps: Option<u64>) -> FixReach
     else {
         return FixReach::Cause;
     };
-    let copy = finding.evidence.iter().find_map(|e| {
-        (e.key == K::PeriodicStall(PeriodicStallEvidence::StagingCopy)).then_some(e.value)
-    });
+    let copy = finding.evidence_value(&K::PeriodicStall(PeriodicStallEvidence::StagingCopy));
     let every = every_steps.map_or(period_steps, |n| n as f64);
     match copy {
         Some(copy) if excess_ms > 0.0 && period_steps > 0.0 && every > 0.0 => {

@@ -30,10 +30,7 @@ pub(super) fn read_event(raw: &[u8]) -> Option<RawEvent<'_>> {
             b"args" => 5,
             _ => return r.skip_value(),
         };
-        // serde refuses a field given twice.
-        if std::mem::replace(&mut seen[field], true) {
-            return None;
-        }
+        first_time(&mut seen[field])?;
         match field {
             0 => e.ph = r.optional_str()?,
             1 => e.cat = r.optional_str()?,
@@ -46,6 +43,11 @@ pub(super) fn read_event(raw: &[u8]) -> Option<RawEvent<'_>> {
     })?;
     r.ws();
     (r.at == raw.len()).then_some(e)
+}
+
+/// None for a field seen before: serde refuses a field given twice.
+fn first_time(seen: &mut bool) -> Option<()> {
+    (!std::mem::replace(seen, true)).then_some(())
 }
 
 /// A cursor over one event's bytes.
@@ -231,9 +233,7 @@ impl<'a> Bytes<'a> {
                 b"External id" => 2,
                 _ => return r.skip_value(),
             };
-            if std::mem::replace(&mut seen[field], true) {
-                return None;
-            }
+            first_time(&mut seen[field])?;
             let v = r.lenient_i64()?;
             match field {
                 0 => args.correlation = v,
