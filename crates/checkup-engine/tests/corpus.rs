@@ -2146,11 +2146,19 @@ fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
             .find(|(fix, _)| serde_json::to_value(fix).unwrap()["fix"] == t.fix.as_str())
             .and_then(|(_, gain)| gain)
             .unwrap_or_else(|| panic!("{}: no `{}` with a gain", t.run, t.fix));
-        let predicted = gain.expected.after_ms;
+        // A range is right where the twin falls inside it, and off by its nearer end where
+        // not.
+        let (fastest, slowest) = gain.after_range_ms();
         let measured = diagnose(&t.twin).diagnosed_timing().unwrap().mean_step_ms;
+        let predicted = measured.clamp(fastest, slowest);
         let error = predicted / measured - 1.0;
+        let printed = if slowest > fastest {
+            format!("{fastest:.2}–{slowest:.2}")
+        } else {
+            format!("{fastest:.2}")
+        };
         table.push_str(&format!(
-            "{} | {} | {predicted:.2} | {measured:.2} | {:+.0} %\n",
+            "{} | {} | {printed} | {measured:.2} | {:+.0} %\n",
             t.run,
             t.fix,
             error * 100.0
@@ -2159,7 +2167,7 @@ fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
         assert_eq!(
             error.abs() > 0.2,
             t.known_miss.is_some(),
-            "{}: predicted {predicted:.2} ms, measured {measured:.2} ms",
+            "{}: predicted {printed} ms, measured {measured:.2} ms",
             t.run
         );
         errors.push(error.abs());
@@ -2174,14 +2182,10 @@ fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
         .collect();
     hits.sort_by(f64::total_cmp);
     assert!(hits.len() >= 4, "{table}");
-    // The median error of the predictions that come true. Issue 35 asks for 10 %; with the
-    // five twins of 2026-12-06 it is 10.6 % (four of them 13-19 % optimistic: what skinny
-    // matrices reach with TF32, a writer thread holding the interpreter while it writes, a
-    // host-bound loop's spread between recordings), so the bound is what is measured, not
-    // yet the target.
+    // The median error of the predictions that come true: issue 35 asks for 10 % or less.
     let median = (hits[(hits.len() - 1) / 2] + hits[hits.len() / 2]) / 2.0;
     assert!(
-        median <= 0.11,
+        median <= 0.10,
         "median error {:.0} %\n{table}",
         median * 100.0
     );
@@ -2422,6 +2426,23 @@ fn a_checkpoint_that_outlasts_the_training_between_saves_goes_aside_at_a_pace_it
         K::PeriodicStall(PeriodicStallEvidence::StagingCopy),
     );
     assert!((1200.0..1350.0).contains(&copy), "{copy}");
+    // The rest of a save, its write, leaves the loop only as far as the writer thread lets
+    // the loop hold the interpreter: the gain is a range, from all of it to none of it.
+    let write = evidence(
+        &d,
+        "periodic_stall",
+        K::PeriodicStall(PeriodicStallEvidence::CheckpointWrite),
+    );
+    assert!((2500.0..2750.0).contains(&write), "{write}");
+    let gain = stall.gains.fixes[0].unwrap();
+    let (fastest, slowest) = gain.after_range_ms();
+    // The range spans one write per 280 steps, scaled as the stalls' share of the mean step
+    // scales their excess (83 % of 104 ms against 3.9 s every 40 steps).
+    let per_step_write = write / 280.0;
+    assert!(
+        (0.8 * per_step_write..=per_step_write).contains(&(slowest - fastest)),
+        "{fastest}–{slowest} against {per_step_write}"
+    );
     // Every save wrote the same 1.885 GB: slower saves are the disk's, not a growing state.
     assert!(d.finding("slowdown/periodic_work").is_none());
 }

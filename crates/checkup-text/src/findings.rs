@@ -116,8 +116,22 @@ pub(crate) fn ms(v: f64) -> String {
 /// for a fix that removes part of the cause, which part.
 pub fn fix_gain(fg: &FixGain, l: Language) -> String {
     let g = &fg.expected;
-    let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
-    let (now, after) = (ms(g.before_ms), ms(g.after_ms));
+    let times = |speedup: f64| fixed(speedup, if speedup < 10.0 { 1 } else { 0 });
+    let (fastest, slowest) = fg.after_range_ms();
+    let (now, after, speedup) = if slowest > fastest {
+        let slow_speedup = if slowest > 0.0 {
+            g.before_ms / slowest
+        } else {
+            1.0
+        };
+        (
+            ms(g.before_ms),
+            format!("{}–{}", ms(fastest), ms(slowest)),
+            format!("{}–{}", times(slow_speedup), times(g.speedup())),
+        )
+    } else {
+        (ms(g.before_ms), ms(fastest), times(g.speedup()))
+    };
     let part = match (fg.reach, l) {
         (FixReach::BusiestSyncLine(p), En) => format!(
             ", for the {}% of the synchronising calls this line makes",
@@ -140,14 +154,32 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
         (FixReach::OptimizerLaunches(p), Zh) => {
             format!("，按优化器逐参数内核造成的 {}% 启动等待计", pct(p))
         }
-        (FixReach::OutsideStagingCopy(p), En) => format!(
+        (FixReach::OutsideStagingCopy { part, at_least }, En) => format!(
             ", for the {}% of the stalls beyond copying the state to host memory at each \
-             save, which stays in the loop",
-            pct(p)
+             save, which stays in the loop{}",
+            pct(part),
+            if at_least < part {
+                format!(
+                    "; {}% if the loop also waits out each write, as it does while the \
+                     writer holds the interpreter (torch.save holds it as it writes each \
+                     tensor), which the recording cannot tell",
+                    pct(at_least)
+                )
+            } else {
+                String::new()
+            }
         ),
-        (FixReach::OutsideStagingCopy(p), Zh) => format!(
-            "，按停顿中除每次保存时把状态拷到主机内存之外的 {}% 计（这部分拷贝仍在循环里）",
-            pct(p)
+        (FixReach::OutsideStagingCopy { part, at_least }, Zh) => format!(
+            "，按停顿中除每次保存时把状态拷到主机内存之外的 {}% 计（这部分拷贝仍在循环里）{}",
+            pct(part),
+            if at_least < part {
+                format!(
+                    "；若写入线程在写入时占着解释器（torch.save 写每个张量时都占着），循环还要等完每次写入，只能省下 {}%，录制无法区分",
+                    pct(at_least)
+                )
+            } else {
+                String::new()
+            }
         ),
         (FixReach::FasterMatmuls { share, speedup }, En) => format!(
             ", for the {}% of the step in fp32 matrix multiplies, {}× faster with TF32 \

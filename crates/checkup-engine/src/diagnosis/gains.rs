@@ -35,11 +35,22 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         | FixReach::OutsideEpochStarts(part)
         | FixReach::CompiledPart(part)
         | FixReach::OptimizerLaunches(part)
-        | FixReach::OutsideStagingCopy(part) => gain_for_share(d, f, f.share * part),
+        | FixReach::OutsideStagingCopy { part, .. } => gain_for_share(d, f, f.share * part),
         FixReach::FasterMatmuls { share, speedup } => faster_gpu_work(d, share, speedup),
         FixReach::Supporting => None,
     }?;
-    Some(FixGain { expected, reach })
+    // The slow end of a range: the least the fix may remove, as its reach bounds it.
+    let after_at_most_ms = match reach {
+        FixReach::OutsideStagingCopy { part, at_least } if at_least < part => Some(
+            gain_for_share(d, f, f.share * at_least).map_or(expected.before_ms, |g| g.after_ms),
+        ),
+        _ => None,
+    };
+    Some(FixGain {
+        expected,
+        reach,
+        after_at_most_ms,
+    })
 }
 
 /// For each finding whose fixes have a gain, the fix that saves the most (the first of

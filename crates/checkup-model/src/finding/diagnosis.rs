@@ -11,8 +11,9 @@ use crate::{
 /// Version of the diagnosis' stored form. 1: English texts in findings (before typed facts);
 /// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix;
 /// 4: the run's time ledger; 5: a fix's part of its finding says which part it is; 6: a
-/// stall spans its slow steps in a row, and checkpoints written aside and TF32 are costed.
-pub const DIAGNOSIS_FORMAT: u32 = 6;
+/// stall spans its slow steps in a row, and checkpoints written aside and TF32 are costed;
+/// 7: a fix's gain may be a range (`after_at_most_ms`).
+pub const DIAGNOSIS_FORMAT: u32 = 7;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -217,6 +218,19 @@ pub struct FixGain {
     pub expected: ExpectedGain,
     /// How much of the finding's time it removes.
     pub reach: FixReach,
+    /// The slowest step time it may give, where the recording bounds what stays but cannot
+    /// tell how much of it comes (a background writer's hold on the interpreter):
+    /// `expected.after_ms` is then the fastest. None where `expected.after_ms` is the point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_at_most_ms: Option<f64>,
+}
+
+impl FixGain {
+    /// The step times it should give, fastest and slowest (the same for a point).
+    pub fn after_range_ms(&self) -> (f64, f64) {
+        let at_most = self.after_at_most_ms.unwrap_or(self.expected.after_ms);
+        (self.expected.after_ms, at_most.max(self.expected.after_ms))
+    }
 }
 
 /// How much of its finding's lost time a fix removes, as far as the recording tells.
@@ -237,9 +251,16 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the host's launches of the optimizer's kernels, one or
     /// more per parameter, which a fused or multi-tensor optimizer makes a few.
     OptimizerLaunches(f64),
-    /// This fraction of it (0..=1): the stalls beyond copying the state to host memory at
-    /// each save, which a background writer still does in the loop.
-    OutsideStagingCopy(f64),
+    /// `part` of it (0..=1): the stalls beyond copying the state to host memory at each
+    /// save, which a background writer still does in the loop; only `at_least` of it if the
+    /// writer holds the interpreter for all of its write (`torch.save` holds it while it
+    /// writes each tensor), which the recording cannot tell.
+    OutsideStagingCopy {
+        /// The part removed with the write fully beside the loop.
+        part: f64,
+        /// The part removed with the loop waiting out every write as well.
+        at_least: f64,
+    },
     /// The GPU's own work made faster: `share` of the step (fp32 matrix multiplies) run
     /// `speedup` times faster (TF32 on the tensor cores). Not floored at the GPU's busy time,
     /// which is what shrinks.

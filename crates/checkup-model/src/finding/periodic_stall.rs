@@ -79,6 +79,9 @@ keyed! {
         /// state to host memory (a background writer's shortest stall, or a save's shortest
         /// stall less its bytes at the disk's peak write rate).
         StagingCopy => "staging_copy",
+        /// A save's write beyond that copy, which a background writer takes out of the loop
+        /// (a save's typical stall less the copy, or a background writer's typical write).
+        CheckpointWrite => "checkpoint_write",
         /// Peak disk write rate.
         PeakDiskWrite => "peak_disk_write",
     }

@@ -190,6 +190,7 @@ fn checkpoint_stall() -> Finding {
                 Some(FixGain {
                     expected: gain,
                     reach: FixReach::OutsideEpochStarts(0.5),
+                    after_at_most_ms: None,
                 }),
                 None,
             ],

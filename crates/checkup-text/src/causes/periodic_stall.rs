@@ -94,6 +94,10 @@ pub fn evidence(k: &PeriodicStallEvidence, l: Language) -> String {
             "copy of the state to host memory at each save",
             "每次保存时把状态拷到主机内存的时间",
         ),
+        PeriodicStallEvidence::CheckpointWrite => (
+            "each save's write beyond that copy",
+            "每次保存中拷贝之外的写入时间",
+        ),
         PeriodicStallEvidence::TrainingBetweenStalls => {
             ("training time between two stalls", "两次停顿之间的训练时间")
         }

@@ -267,14 +267,23 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     });
     let work = work.map(|(w, _)| w);
     let pace = between.and_then(|between| checkpoint_pace(cx, t, work.as_ref(), between));
-    if let Some(ms) = staging_copy_ms(cx, t, work.as_ref()) {
+    if let Some(copy) = staging_copy_ms(cx, t, work.as_ref()) {
         evidence.push(ev(
             K::PeriodicStall(PeriodicStallEvidence::StagingCopy),
-            ms,
+            copy,
             Unit::Ms,
             None,
             Source::Probe,
         ));
+        if let Some(write) = checkpoint_write_ms(cx, work.as_ref(), median_excess, copy) {
+            evidence.push(ev(
+                K::PeriodicStall(PeriodicStallEvidence::CheckpointWrite),
+                write,
+                Unit::Ms,
+                None,
+                Source::Probe,
+            ));
+        }
     }
     Some(Finding {
         gains: Default::default(),
@@ -349,8 +358,35 @@ fn staging_copy_ms(cx: &Ctx, t: &StepTiming, work: Option<&PeriodicWork>) -> Opt
     }
 }
 
+/// A save's write beyond its copy to host memory, ms: what a background writer does beside
+/// the loop. A save in the loop: its typical stall less the copy; a background writer: its
+/// typical write (the probe times each on the writer's thread).
+fn checkpoint_write_ms(
+    cx: &Ctx,
+    work: Option<&PeriodicWork>,
+    median_excess: f64,
+    copy: f64,
+) -> Option<f64> {
+    match work? {
+        PeriodicWork::Checkpoint => Some((median_excess - copy).max(0.0)),
+        PeriodicWork::BackgroundCheckpoint => {
+            let writes: Vec<f64> = cx
+                .markers
+                .iter()
+                .filter(|m| m.is_background_write())
+                .filter_map(|m| m.duration_ms)
+                .collect();
+            (!writes.is_empty()).then(|| crate::analysis::stats::median(&writes))
+        }
+        _ => None,
+    }
+    .filter(|ms| *ms > 0.0)
+}
+
 /// The part of a checkpoint stall that saving in the background, at `every_steps`,
-/// removes: all of it but one copy to host memory per save.
+/// removes: all of it but one copy to host memory per save; if the writer holds the
+/// interpreter while it writes, the loop also waits out each write, and only the part
+/// beyond both goes. The recording cannot tell which: both ends are kept.
 fn outside_staging_copy(finding: &Finding, every_steps: Option<u64>) -> FixReach {
     let Cause::PeriodicStall(PeriodicStall::Stalls {
         period_steps,
@@ -360,12 +396,19 @@ fn outside_staging_copy(finding: &Finding, every_steps: Option<u64>) -> FixReach
     else {
         return FixReach::Cause;
     };
-    let copy = finding.evidence_value(&K::PeriodicStall(PeriodicStallEvidence::StagingCopy));
+    let value = |k| finding.evidence_value(&K::PeriodicStall(k));
+    let copy = value(PeriodicStallEvidence::StagingCopy);
+    let write = value(PeriodicStallEvidence::CheckpointWrite).unwrap_or(0.0);
     let every = every_steps.map_or(period_steps, |n| n as f64);
     match copy {
         Some(copy) if excess_ms > 0.0 && period_steps > 0.0 && every > 0.0 => {
-            let kept = (copy / every) / (excess_ms / period_steps);
-            FixReach::OutsideStagingCopy((1.0 - kept).clamp(0.0, 1.0))
+            let removed = |kept_per_save: f64| {
+                (1.0 - (kept_per_save / every) / (excess_ms / period_steps)).clamp(0.0, 1.0)
+            };
+            FixReach::OutsideStagingCopy {
+                part: removed(copy),
+                at_least: removed(copy + write),
+            }
         }
         _ => FixReach::Cause,
     }
