@@ -121,3 +121,27 @@ fn an_inference_trace_is_one_window_and_not_told_to_fuse_an_optimizer() {
         from: StepMarks::WholeTrace
     }));
 }
+
+#[test]
+fn a_trace_reads_the_same_every_time_kernels_tied_in_time_included() {
+    // Two of this trace's kernels took the same time: the top ten once listed them in the
+    // order of a hash map seeded afresh for each analysis, and its JSON changed between
+    // runs. Ties now go by name, and the shares are summed in name order.
+    let path = hta().join("critical_path__cuda_event_sync__event_sync_trace.json.gz");
+    let json = || {
+        serde_json::to_string(
+            &analyze_paths(std::slice::from_ref(&path), &Options::default()).unwrap(),
+        )
+    };
+    let first = json().unwrap();
+    for _ in 0..8 {
+        assert_eq!(json().unwrap(), first);
+    }
+    let d = analyze_paths(std::slice::from_ref(&path), &Options::default()).unwrap();
+    let top = &d.ranks[0].kernels.top;
+    let tied = top
+        .windows(2)
+        .find(|w| w[0].total_us == w[1].total_us)
+        .expect("a tie");
+    assert!(tied[0].name < tied[1].name);
+}

@@ -605,7 +605,9 @@ fn kernel_stats(
                 .map(|l| (o.start - l).max(0.0))
         })
         .collect();
-    let mut per_name: HashMap<u32, (u64, f64)> = HashMap::new();
+    // In name order, not a hash's: the shares summed over it and the ties in the top ten
+    // come out the same on every run.
+    let mut per_name: std::collections::BTreeMap<u32, (u64, f64)> = Default::default();
     for o in &kernels {
         let e = per_name.entry(o.name).or_default();
         e.0 += 1;
@@ -647,7 +649,7 @@ fn kernel_stats(
             total_us: *us,
         })
         .collect();
-    top.sort_by(|a, b| b.total_us.total_cmp(&a.total_us));
+    top.sort_by(|a, b| b.total_us.total_cmp(&a.total_us).then(a.name.cmp(&b.name)));
     top.truncate(10);
     KernelStats {
         top_operators: top_operators(t, &kernels),
