@@ -3,15 +3,54 @@
 //! reader at disk speed" is measured by (`farm-bench` times the whole process beside it).
 //!
 //!     cargo run --release -p checkup-engine --example read_trace -- TRACE
+//!     cargo run --release -p checkup-engine --example read_trace -- --inflate-only TRACE.gz
+//!
+//! `--inflate-only` inflates a gzip trace with the reader's own inflate (zlib-rs, through
+//! flate2) and reads nothing: the floor of the gzip path, which the reader's second thread
+//! reaches when the parse keeps up.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let Some(path) = std::env::args().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: read_trace TRACE.json[.gz]");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let inflate_only = args.first().is_some_and(|a| a == "--inflate-only");
+    if inflate_only {
+        args.remove(0);
+    }
+    let Some(path) = args.first().map(PathBuf::from) else {
+        eprintln!("usage: read_trace [--inflate-only] TRACE.json[.gz]");
         std::process::exit(2);
     };
+    if inflate_only {
+        let start = Instant::now();
+        // As the reader inflates: the file through a 1 MiB buffer, out in 256 KiB chunks.
+        let inflated = std::fs::File::open(&path).and_then(|f| {
+            use std::io::Read;
+            let mut gz =
+                flate2::read::MultiGzDecoder::new(std::io::BufReader::with_capacity(1 << 20, f));
+            let mut chunk = vec![0; 256 << 10];
+            let mut total = 0u64;
+            loop {
+                match gz.read(&mut chunk)? {
+                    0 => return Ok(total),
+                    n => total += n as u64,
+                }
+            }
+        });
+        match inflated {
+            Ok(n) => println!(
+                "{}: inflated {n} bytes in {:.3} s",
+                path.display(),
+                start.elapsed().as_secs_f64()
+            ),
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let start = Instant::now();
     match checkup_engine::ingest::kineto::read_trace(&path) {

@@ -4,7 +4,11 @@ use super::types::{CopyKind, CpuKind, RuntimeKind};
 
 /// Whether a kernel name is an NCCL kernel.
 pub fn is_nccl_kernel(name: &str) -> bool {
-    name.starts_with("nccl") || name.contains("ncclKernel") || name.contains("ncclDevKernel")
+    // One search for what all three share: most kernels are not NCCL's.
+    name.contains("nccl")
+        && (name.starts_with("nccl")
+            || name.contains("ncclKernel")
+            || name.contains("ncclDevKernel"))
 }
 
 pub(super) fn copy_kind(name: &str) -> CopyKind {
@@ -28,6 +32,13 @@ pub(super) fn copy_kind(name: &str) -> CopyKind {
 }
 
 pub(super) fn runtime_kind(name: &str) -> RuntimeKind {
+    // Most runtime calls are these launches: named before any search.
+    if matches!(
+        name,
+        "cudaLaunchKernel" | "cuLaunchKernel" | "cudaLaunchKernelExC" | "cuLaunchKernelEx"
+    ) {
+        return RuntimeKind::Launch;
+    }
     if name.contains("Synchronize")
         || name == "cudaMemcpy"
         || name == "cuMemcpyDtoH_v2"

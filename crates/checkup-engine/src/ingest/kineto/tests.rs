@@ -2,6 +2,52 @@
 
 use super::*;
 
+/// Calls `each` with every event of the first 256 KiB of every trace of the corpus and of
+/// the public traces beside it (other profilers' layouts, AMD and MTIA among them), cut out
+/// as the reader cuts them.
+pub(super) fn each_corpus_event(mut each: impl FnMut(&Path, &[u8])) {
+    use std::io::Read;
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+    let mut traces = Vec::new();
+    let mut dirs = vec![tests.join("corpus"), tests.join("external/hta")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if name == "trace.json.gz" || dir.ends_with("hta") && name.ends_with(".json.gz")
+            {
+                traces.push(path);
+            }
+        }
+    }
+    assert!(traces.len() > 100, "{}", traces.len());
+    for path in traces {
+        let mut text = Vec::new();
+        // Their first 256 KiB: inflating whole traces takes a debug build minutes.
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(&path).unwrap())
+            .take(256 << 10)
+            .read_to_end(&mut text)
+            .unwrap();
+        let Some(start) = memchr::memmem::find(&text, b"\"traceEvents\"") else {
+            continue;
+        };
+        let mut at = start + memchr::memchr(b'[', &text[start..]).unwrap() + 1;
+        while let Some(open) = text[at..].iter().position(|b| *b == b'{' || *b == b']') {
+            at += open;
+            if text[at] == b']' {
+                break;
+            }
+            let Some(end) = structure::value_end(&text[at..]) else {
+                break;
+            };
+            each(&path, &text[at..=at + end]);
+            at += end + 1;
+        }
+    }
+}
+
 fn parse(text: &str) -> Result<Trace> {
     parse_trace(text.as_bytes(), Path::new("t.json"))
 }
