@@ -2477,6 +2477,38 @@ fn a_run_that_writes_checkpoints_in_a_thread_is_told_to_save_less_often_not_to_g
 }
 
 #[test]
+fn a_step_the_writer_thread_holds_is_part_of_its_saves_stall() {
+    // A transformer saving 3.63 GB in a writer thread every 40 steps: each save stops the
+    // loop to copy the state, and about 1.4 s into each write the writer holds the
+    // interpreter, one step taking 1.0-1.5 s. Alone those steps break the stalls' period
+    // and the run read as an idle GPU of unknown cause; inside the write their save began,
+    // they are that save's stall.
+    let d = diagnose("probe_transformer_checkpoint_async");
+    assert_eq!(d.primary, "periodic_stall");
+    assert!(d.finding("gpu_idle").is_none());
+    let t = d.diagnosed_timing().unwrap();
+    assert_eq!(t.stall_period_steps, Some(40.0));
+    let held: Vec<(u64, u64)> = t.stalls.iter().map(|s| (s.step, s.steps)).collect();
+    assert_eq!(
+        held,
+        [(40, 1), (80, 2), (120, 2), (160, 2), (200, 1)],
+        "{held:?}"
+    );
+    let stall = d.finding("periodic_stall").unwrap();
+    assert_eq!(
+        stall_cause(stall).1,
+        Some(checkup_model::PeriodicWork::BackgroundCheckpoint)
+    );
+    assert!(matches!(
+        stall.fixes.as_slice(),
+        [Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften {
+            every_steps: 80,
+            ..
+        })]
+    ));
+}
+
+#[test]
 fn fp32_matmuls_are_offered_tf32_at_the_gpus_datasheet_rate_and_a_tf32_run_is_not() {
     let d = diagnose("probe_fp32_mlp_mixer");
     let compute = d.finding("compute_bound").unwrap();

@@ -443,7 +443,8 @@ pub struct EpochStartIdle {
 pub struct Stall {
     /// Its first step.
     pub step: u64,
-    /// Slow steps in a row it spans (1 for a single slow step).
+    /// Slow steps it spans (1 for a single slow step): in a row, or while the checkpoint
+    /// write its save began on another thread still held the loop.
     #[serde(default = "one_step")]
     pub steps: u64,
     /// Epoch seconds when its first step began.

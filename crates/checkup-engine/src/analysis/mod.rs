@@ -57,15 +57,14 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
         .steps
         .iter()
         .map(|(rank, steps)| {
-            let epoch_starts: Vec<u64> = rec
-                .markers
-                .get(rank)
-                .into_iter()
-                .flatten()
+            let markers = rec.markers.get(rank).map_or(&[][..], Vec::as_slice);
+            let epoch_starts: Vec<u64> = markers
+                .iter()
                 .filter(|m| m.kind == checkup_model::MarkerKind::EpochStart)
                 .map(|m| m.step)
                 .collect();
-            step_timing::analyze_steps(*rank, steps, rec.profile_steps, &epoch_starts, th)
+            let writes = step_timing::BackgroundWrite::from_markers(markers);
+            step_timing::analyze_steps(*rank, steps, rec.profile_steps, &epoch_starts, &writes, th)
         })
         .collect();
     let window = steady_window(rec, &step_timing, th);

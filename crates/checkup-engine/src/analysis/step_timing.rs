@@ -7,12 +7,42 @@ use checkup_model::{EpochStartIdle, Stall, StepRecord, StepTiming};
 use super::stats::{mean, median, percentile};
 use crate::thresholds::Thresholds;
 
+/// A checkpoint written on another thread: the step whose save began it, and when it ran
+/// (epoch seconds).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BackgroundWrite {
+    /// The step whose save began it.
+    pub step: u64,
+    /// When the write began, epoch seconds.
+    pub start_s: f64,
+    /// When it ended.
+    pub end_s: f64,
+}
+
+impl BackgroundWrite {
+    /// The probe's background checkpoint writes among `markers`.
+    pub fn from_markers(markers: &[checkup_model::RunMarker]) -> Vec<Self> {
+        markers
+            .iter()
+            .filter(|m| m.is_background_write())
+            .filter_map(|m| {
+                Some(Self {
+                    step: m.step,
+                    start_s: m.t,
+                    end_s: m.t + m.duration_ms? / 1e3,
+                })
+            })
+            .collect()
+    }
+}
+
 /// One rank's step timing: warm-up, steady steps outside the profiled ones, data wait, stalls and what recurs.
 pub fn analyze_steps(
     rank: u32,
     steps: &[StepRecord],
     profiled: Option<(u64, u64)>,
     epoch_starts: &[u64],
+    background_writes: &[BackgroundWrite],
     th: &Thresholds,
 ) -> StepTiming {
     // A step lasts until the next one starts; the last step has no end and is left out.
@@ -48,15 +78,23 @@ pub fn analyze_steps(
     if !host_runs_ahead && median_step > 0.0 {
         let by_step: std::collections::HashMap<u64, &StepRecord> =
             steps.iter().map(|s| (s.step, s)).collect();
+        // The last slow step seen, for slow steps in a row.
+        let mut last_slow: Option<u64> = None;
         for &(step, d) in &steady {
             let excess = d - median_step;
             // A slow step spent waiting for its batch is the input pipeline (workers taking
             // turns), which the data-loading finding accounts for, not a stall.
             let waited = by_step.get(&step).map_or(0.0, |s| s.data_wait_ms);
             if d > th.stall_factor * median_step && !near_profiler(step) && waited < 0.5 * excess {
+                let t_start = by_step.get(&step).map_or(0.0, |s| s.t_start);
+                let in_a_row = last_slow.is_some_and(|s| s + 1 == step);
+                last_slow = Some(step);
                 match stalls.last_mut() {
-                    // Slow steps in a row are one interruption of the loop: one stall.
-                    Some(last) if last.step + last.steps == step => {
+                    // Slow steps in a row are one interruption of the loop: one stall; so
+                    // is a slow step while the write its save began holds the interpreter.
+                    Some(last)
+                        if in_a_row || held_by_write(step, t_start, last, background_writes) =>
+                    {
                         last.steps += 1;
                         last.duration_ms += d;
                         last.excess_ms += excess;
@@ -64,7 +102,7 @@ pub fn analyze_steps(
                     _ => stalls.push(Stall {
                         step,
                         steps: 1,
-                        t_start: by_step.get(&step).map_or(0.0, |s| s.t_start),
+                        t_start,
                         duration_ms: d,
                         excess_ms: excess,
                     }),
@@ -227,6 +265,17 @@ fn warmup_len(durations: &[(u64, f64)], th: &Thresholds) -> usize {
     n
 }
 
+/// Whether the slow `step`, begun at `t_start`, came while a checkpoint write that `last`'s
+/// save began was still running on its thread: `torch.save` holds the interpreter while it
+/// writes each tensor, and the loop waits for it. A step that saves itself is its own stall,
+/// however late the last write runs.
+fn held_by_write(step: u64, t_start: f64, last: &Stall, writes: &[BackgroundWrite]) -> bool {
+    !writes.iter().any(|w| w.step == step)
+        && writes.iter().any(|w| {
+            last.step <= w.step && w.step < step && w.start_s <= t_start && t_start < w.end_s
+        })
+}
+
 /// The stall period in steps, when at least `min_stalls` stalls come at regular spacing.
 fn stall_period(stalls: &[Stall], th: &Thresholds) -> Option<f64> {
     if stalls.len() < th.min_stalls {
@@ -268,7 +317,7 @@ mod tests {
         for i in 1..200 {
             d.push(if i % 25 == 0 { 640.0 } else { 40.0 });
         }
-        let t = analyze_steps(0, &run(&d), None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &[], &Thresholds::default());
         assert_eq!(t.warmup_steps, 1);
         assert_eq!(t.stalls.len(), 7);
         assert_eq!(t.stall_period_steps, Some(25.0));
@@ -286,7 +335,7 @@ mod tests {
         for r in rows.iter_mut().filter(|r| r.step % 2 == 0 && r.step > 0) {
             r.data_wait_ms = 830.0;
         }
-        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
         assert!(t.stalls.is_empty(), "{:?}", t.stalls);
     }
 
@@ -302,7 +351,7 @@ mod tests {
                 _ => 18.0,
             });
         }
-        let t = analyze_steps(0, &run(&d), None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &[], &Thresholds::default());
         assert_eq!(t.stalls.len(), 5, "{:?}", t.stalls);
         assert_eq!(t.stall_period_steps, Some(40.0));
         let first = &t.stalls[0];
@@ -312,11 +361,59 @@ mod tests {
     }
 
     #[test]
+    fn a_slow_step_while_a_background_write_holds_the_loop_belongs_to_its_save() {
+        // Every 40 steps a save stops the loop 1 s to copy the state, then writes it on a
+        // thread for 3 s, which holds the interpreter near its end: one step 1.5 s long, 30
+        // steps after the save. Alone, the slow steps have no period.
+        let mut d = vec![5000.0];
+        for i in 1..240 {
+            d.push(match i % 40 {
+                0 => 1050.0,
+                30 if i > 40 => 1550.0,
+                _ => 50.0,
+            });
+        }
+        let rows = run(&d);
+        let start = |step: u64| rows[step as usize].t_start;
+        let writes: Vec<BackgroundWrite> = (1..6)
+            .map(|k| BackgroundWrite {
+                step: 40 * k,
+                start_s: start(40 * k) + 1.0,
+                end_s: start(40 * k) + 4.0,
+            })
+            .collect();
+        let th = Thresholds::default();
+        assert_eq!(
+            analyze_steps(0, &rows, None, &[], &[], &th).stall_period_steps,
+            None
+        );
+        let t = analyze_steps(0, &rows, None, &[], &writes, &th);
+        assert_eq!(t.stall_period_steps, Some(40.0));
+        assert_eq!(t.stalls[0].step, 40);
+        assert_eq!(t.stalls[0].steps, 2);
+        assert!((t.stalls[0].excess_ms - 2500.0).abs() < 1e-6);
+        // A write still running when the next save comes does not take that save in: the
+        // save is a stall of its own.
+        let late: Vec<BackgroundWrite> = writes
+            .iter()
+            .map(|w| BackgroundWrite {
+                end_s: w.end_s + 2.0,
+                ..*w
+            })
+            .collect();
+        let t = analyze_steps(0, &rows, None, &[], &late, &th);
+        assert_eq!(
+            t.stalls.iter().map(|s| s.step).collect::<Vec<_>>(),
+            [40, 80, 120, 160, 200]
+        );
+    }
+
+    #[test]
     fn isolated_slow_steps_make_no_period() {
         let mut d = vec![40.0; 100];
         d[30] = 400.0;
         d[77] = 400.0;
-        let t = analyze_steps(0, &run(&d), None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &[], &Thresholds::default());
         assert_eq!(t.stalls.len(), 2);
         assert_eq!(t.stall_period_steps, None);
     }
@@ -337,7 +434,7 @@ mod tests {
             // On the GPU's clock the step lasts as long, 250 ms of it idle.
             r.gpu_ms = Some(if waits { 259.0 } else { 9.0 });
         }
-        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
         // Steps 1-179 (the last has no end): five long waits, each idle all through.
         let total = 174.0 * 10.0 + 5.0 * 260.0;
         assert!((t.data_wait_share - 5.0 * 250.0 / total).abs() < 1e-9);
@@ -358,7 +455,7 @@ mod tests {
             r.data_wait_ms = if r.step % 10 == 0 { 15.0 } else { 0.0 };
             r.gpu_ms = Some(12.0);
         }
-        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
         assert!(t.data_wait_share > 0.1, "{}", t.data_wait_share);
         assert_eq!(t.data_idle_share, Some(0.0));
     }
@@ -371,14 +468,14 @@ mod tests {
             r.data_wait_ms = 0.0;
             r.gpu_ms = Some(40.0);
         }
-        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, Some(0.0));
         // Without the GPU's time per step there is no bound.
         let rows: Vec<_> = rows
             .into_iter()
             .map(|r| StepRecord { gpu_ms: None, ..r })
             .collect();
-        let t = analyze_steps(0, &rows, None, &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, None);
     }
 
@@ -433,10 +530,10 @@ mod tests {
             r.gpu_ms = Some(if waits { 51.8 } else { 1.8 });
         }
         let th = Thresholds::default();
-        let each = analyze_steps(0, &rows, None, &starts, &th);
+        let each = analyze_steps(0, &rows, None, &starts, &[], &th);
         let spans = in_spans(&rows, 10, &starts);
         assert!(spans.iter().any(|s| s.gpu_steps == 10));
-        let spanned = analyze_steps(0, &spans, None, &starts, &th);
+        let spanned = analyze_steps(0, &spans, None, &starts, &[], &th);
         let idle = each.data_idle_share.unwrap();
         assert!(idle > 0.1, "{idle}");
         assert!((spanned.data_idle_share.unwrap() - idle).abs() < 1e-9);
@@ -461,7 +558,7 @@ mod tests {
         // another of 10 ends at step 50, clear of it.
         (rows[25].gpu_ms, rows[25].gpu_steps) = (Some(300.0), 10);
         (rows[50].gpu_ms, rows[50].gpu_steps) = (Some(95.0), 10);
-        let t = analyze_steps(0, &rows, Some((22, 29)), &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, Some((22, 29)), &[], &[], &Thresholds::default());
         // Only the clean span counts: its own 9.5 ms per step is the work, no idle.
         assert_eq!(t.data_idle_share, Some(0.0));
     }

@@ -33,8 +33,9 @@ pub enum PeriodicWork {
     },
     /// A checkpoint being written.
     Checkpoint,
-    /// The loop waiting for the previous checkpoint, still being written in the background
-    /// (a writer thread, `async_save`) when the next one is due.
+    /// A checkpoint saved in the background (a writer thread, `async_save`): the copy of the
+    /// state to host memory, and the loop waiting for the writer, whose previous write is
+    /// still running when the next one is due or which holds the interpreter as it writes.
     BackgroundCheckpoint,
     /// An evaluation pass.
     Eval,

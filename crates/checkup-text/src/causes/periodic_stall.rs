@@ -30,7 +30,7 @@ pub fn summary(c: &PeriodicStall, l: Language) -> String {
                     " Each stall is an epoch start: the DataLoader starts its {workers} worker processes again."
                 ),
                 Some(PeriodicWork::Checkpoint) => " Each stall is a checkpoint being written.".into(),
-                Some(PeriodicWork::BackgroundCheckpoint) => " Each stall is the loop waiting for the previous checkpoint, still being written in the background when the next one is due.".into(),
+                Some(PeriodicWork::BackgroundCheckpoint) => " Each stall is a checkpoint saved in the background: the copy of the state to host memory, and the loop waiting for the writer (the previous write still running, or the writer thread holding the interpreter as it writes).".into(),
                 Some(PeriodicWork::Eval) => " Each stall is an evaluation pass (model.eval() … model.train()).".into(),
                 Some(PeriodicWork::GarbageCollection) => " Each stall is a full Python garbage collection.".into(),
                 Some(PeriodicWork::HostReadback { readbacks_per_stall }) => format!(
@@ -46,7 +46,7 @@ pub fn summary(c: &PeriodicStall, l: Language) -> String {
                     "每次停顿都是一个 epoch 的开始：DataLoader 重新启动它的 {workers} 个 worker 进程。"
                 ),
                 Some(PeriodicWork::Checkpoint) => "每次停顿都是在写检查点。".into(),
-                Some(PeriodicWork::BackgroundCheckpoint) => "每次停顿都是循环在等待上一个检查点：到下一次保存时，它仍在后台写入。".into(),
+                Some(PeriodicWork::BackgroundCheckpoint) => "每次停顿都是一次后台保存检查点：把状态拷到主机内存，以及循环等待写入线程（上一次写入尚未结束，或写入线程写入时占着解释器）。".into(),
                 Some(PeriodicWork::Eval) => "每次停顿都是一次评估（model.eval() … model.train()）。".into(),
                 Some(PeriodicWork::GarbageCollection) => "每次停顿都是一次完整的 Python 垃圾回收。".into(),
                 Some(PeriodicWork::HostReadback { readbacks_per_stall }) => format!(
