@@ -2509,6 +2509,30 @@ fn a_step_the_writer_thread_holds_is_part_of_its_saves_stall() {
 }
 
 #[test]
+fn a_range_is_ranked_by_its_middle_not_its_fast_end() {
+    // Saving less often promises 116 -> 68.5-112 ms (the writer may hold the loop for all
+    // of each write; its twin ran 108 ms); compiling promises 85.1 ms. By the range's fast
+    // end saving less often would lead; by its middle, 90 ms, compiling does.
+    let d = diagnose("probe_transformer_checkpoint_async");
+    let ids: Vec<String> = d
+        .plan
+        .iter()
+        .map(|p| {
+            serde_json::to_value(&d.findings[p.finding].fixes[p.fix]).unwrap()["fix"].to_string()
+        })
+        .map(|id| id.trim_matches('"').to_owned())
+        .collect();
+    assert_eq!(
+        ids,
+        ["compile_fuse_kernels", "checkpoint_less_often"],
+        "{ids:?}"
+    );
+    let (fastest, slowest) = d.plan[1].gain.after_range_ms();
+    assert!(fastest < d.plan[0].gain.expected.after_ms);
+    assert!((fastest + slowest) / 2.0 > d.plan[0].gain.expected.after_ms);
+}
+
+#[test]
 fn fp32_matmuls_are_offered_tf32_at_the_gpus_datasheet_rate_and_a_tf32_run_is_not() {
     let d = diagnose("probe_fp32_mlp_mixer");
     let compute = d.finding("compute_bound").unwrap();

@@ -56,9 +56,13 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
 /// For each finding whose fixes have a gain, the fix that saves the most (the first of
 /// equals, in the finding's order), ranked by the time it saves per step. One per finding,
 /// because the gains of one finding's fixes do not add up: pinned memory and an overlapped
-/// copy both remove the same copy time.
+/// copy both remove the same copy time. A range counts by its middle: ranked by its fast
+/// end, a fix that may save little would come before one sure to save more.
 fn plan(findings: &[Finding]) -> Vec<PlannedFix> {
-    let saved = |g: &FixGain| g.expected.before_ms - g.expected.after_ms;
+    let saved = |g: &FixGain| {
+        let (fastest, slowest) = g.after_range_ms();
+        g.expected.before_ms - (fastest + slowest) / 2.0
+    };
     let mut out: Vec<PlannedFix> = Vec::new();
     for (i, f) in findings.iter().enumerate() {
         let mut best: Option<PlannedFix> = None;
