@@ -17,6 +17,7 @@ use checkup_model::{
 };
 
 use crate::analysis::stats::median;
+use crate::analysis::step_timing::BackgroundWrite;
 use crate::thresholds::Thresholds;
 
 /// What the ledger of one rank is made from.
@@ -159,6 +160,7 @@ fn whole_run(inputs: &LedgerInputs, book: &mut Book, th: &Thresholds) -> Option<
     // its wait for data beyond the typical wait, and then, for a warm-up, profiled or
     // stalled step (one at least `stall_factor` times the median), to warm-up, the profiler
     // or a slow step; what is left of an ordinary step is the typical step's spread.
+    let writes = BackgroundWrite::from_markers(inputs.markers);
     let (mut typical_total, mut waited_total, mut typical_steps) = (0.0, 0.0, 0usize);
     for (i, row, wall) in &steps {
         let mut beyond = (wall - median_s).max(0.0);
@@ -190,6 +192,9 @@ fn whole_run(inputs: &LedgerInputs, book: &mut Book, th: &Thresholds) -> Option<
             Some(LedgerKind::WarmUp)
         } else if is_profiled(row.step) {
             Some(LedgerKind::Profiler)
+        } else if stalled(*i, *wall) && BackgroundWrite::held(&writes, row.step, row.t_start) {
+            // Held by a checkpoint written on another thread: the checkpoint's time.
+            Some(LedgerKind::Periodic(MarkerKind::Checkpoint))
         } else if stalled(*i, *wall) {
             Some(LedgerKind::SlowSteps)
         } else {
@@ -359,6 +364,36 @@ mod tests {
 
     fn seconds(l: &TimeLedger, kind: LedgerKind) -> f64 {
         l.part(kind).map_or(0.0, |p| p.seconds)
+    }
+
+    #[test]
+    fn a_slow_step_while_a_checkpoint_writer_ran_is_the_checkpoints_time() {
+        let th = Thresholds::default();
+        // 10 ms steps; step 40 saves (a 300 ms copy, then a 0.8 s write on a thread); step
+        // 60, inside that write, takes 510 ms: the writer held the interpreter. Step 90
+        // stalls 200 ms after the write ended, with nothing marked.
+        let rows = steps(
+            100,
+            |i| match i {
+                0 => 2000.0,
+                40 => 310.0,
+                60 => 510.0,
+                90 => 210.0,
+                _ => 10.0,
+            },
+            |_| 0.0,
+        );
+        let write = RunMarker {
+            step: 40,
+            t: rows[41].t_start,
+            kind: MarkerKind::Checkpoint,
+            detail: "torch.save bytes=1000 thread=checkpoint".into(),
+            duration_ms: Some(800.0),
+        };
+        let l = ledger(&inputs(&rows, std::slice::from_ref(&write)), &th).unwrap();
+        let checkpoint = seconds(&l, LedgerKind::Periodic(MarkerKind::Checkpoint));
+        assert!((checkpoint - (0.3 + 0.5)).abs() < 1e-9, "{checkpoint}");
+        assert!((seconds(&l, LedgerKind::SlowSteps) - 0.2).abs() < 1e-9);
     }
 
     #[test]

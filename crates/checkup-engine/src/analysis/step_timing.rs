@@ -20,6 +20,19 @@ pub struct BackgroundWrite {
 }
 
 impl BackgroundWrite {
+    /// Whether a later `step`, begun at `t_start`, came while this write still ran: the
+    /// writer holds the interpreter as it writes, and such a step may wait for it.
+    pub fn was_running_at(&self, step: u64, t_start: f64) -> bool {
+        self.step < step && self.start_s <= t_start && t_start < self.end_s
+    }
+
+    /// Whether a slow `step`, begun at `t_start`, waited for a write still running rather
+    /// than for a save of its own.
+    pub fn held(writes: &[Self], step: u64, t_start: f64) -> bool {
+        !writes.iter().any(|w| w.step == step)
+            && writes.iter().any(|w| w.was_running_at(step, t_start))
+    }
+
     /// The probe's background checkpoint writes among `markers`.
     pub fn from_markers(markers: &[checkup_model::RunMarker]) -> Vec<Self> {
         markers
@@ -270,10 +283,12 @@ fn warmup_len(durations: &[(u64, f64)], th: &Thresholds) -> usize {
 /// writes each tensor, and the loop waits for it. A step that saves itself is its own stall,
 /// however late the last write runs.
 fn held_by_write(step: u64, t_start: f64, last: &Stall, writes: &[BackgroundWrite]) -> bool {
-    !writes.iter().any(|w| w.step == step)
-        && writes.iter().any(|w| {
-            last.step <= w.step && w.step < step && w.start_s <= t_start && t_start < w.end_s
-        })
+    let since_last: Vec<BackgroundWrite> = writes
+        .iter()
+        .filter(|w| last.step <= w.step)
+        .copied()
+        .collect();
+    !writes.iter().any(|w| w.step == step) && BackgroundWrite::held(&since_last, step, t_start)
 }
 
 /// The stall period in steps, when at least `min_stalls` stalls come at regular spacing.
