@@ -118,19 +118,18 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
     let g = &fg.expected;
     let times = |speedup: f64| fixed(speedup, if speedup < 10.0 { 1 } else { 0 });
     let (fastest, slowest) = fg.after_range_ms();
-    let (now, after, speedup) = if slowest > fastest {
-        let slow_speedup = if slowest > 0.0 {
-            g.before_ms / slowest
-        } else {
-            1.0
+    let now = ms(g.before_ms);
+    let (after, speedup) = if slowest > fastest {
+        let at_slowest = ExpectedGain {
+            after_ms: slowest,
+            ..*g
         };
         (
-            ms(g.before_ms),
             format!("{}–{}", ms(fastest), ms(slowest)),
-            format!("{}–{}", times(slow_speedup), times(g.speedup())),
+            format!("{}–{}", times(at_slowest.speedup()), times(g.speedup())),
         )
     } else {
-        (ms(g.before_ms), ms(fastest), times(g.speedup()))
+        (ms(fastest), times(g.speedup()))
     };
     let part = match (fg.reach, l) {
         (FixReach::BusiestSyncLine(p), En) => format!(

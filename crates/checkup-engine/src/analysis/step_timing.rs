@@ -281,14 +281,15 @@ fn warmup_len(durations: &[(u64, f64)], th: &Thresholds) -> usize {
 /// Whether the slow `step`, begun at `t_start`, came while a checkpoint write that `last`'s
 /// save began was still running on its thread: `torch.save` holds the interpreter while it
 /// writes each tensor, and the loop waits for it. A step that saves itself is its own stall,
-/// however late the last write runs.
+/// however late the last write runs (`BackgroundWrite::held` asks both; a save at `step`
+/// is among the writes from `last` on).
 fn held_by_write(step: u64, t_start: f64, last: &Stall, writes: &[BackgroundWrite]) -> bool {
     let since_last: Vec<BackgroundWrite> = writes
         .iter()
         .filter(|w| last.step <= w.step)
         .copied()
         .collect();
-    !writes.iter().any(|w| w.step == step) && BackgroundWrite::held(&since_last, step, t_start)
+    BackgroundWrite::held(&since_last, step, t_start)
 }
 
 /// The stall period in steps, when at least `min_stalls` stalls come at regular spacing.

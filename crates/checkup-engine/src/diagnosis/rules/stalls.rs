@@ -312,12 +312,7 @@ fn checkpoint_pace(
 ) -> Option<fixes::CheckpointPace> {
     let write_ms = match work? {
         PeriodicWork::Checkpoint => t.stalls.iter().map(|s| s.excess_ms).fold(0.0, f64::max),
-        PeriodicWork::BackgroundCheckpoint => cx
-            .markers
-            .iter()
-            .filter(|m| m.is_background_write())
-            .filter_map(|m| m.duration_ms)
-            .fold(0.0, f64::max),
+        PeriodicWork::BackgroundCheckpoint => background_write_ms(cx).fold(0.0, f64::max),
         _ => return None,
     };
     let period = t.stall_period_steps?;
@@ -358,6 +353,15 @@ fn staging_copy_ms(cx: &Ctx, t: &StepTiming, work: Option<&PeriodicWork>) -> Opt
     }
 }
 
+/// How long each checkpoint written on another thread took, ms, as the probe timed it on
+/// the writer's thread.
+fn background_write_ms<'a>(cx: &'a Ctx) -> impl Iterator<Item = f64> + 'a {
+    cx.markers
+        .iter()
+        .filter(|m| m.is_background_write())
+        .filter_map(|m| m.duration_ms)
+}
+
 /// A save's write beyond its copy to host memory, ms: what a background writer does beside
 /// the loop. A save in the loop: its typical stall less the copy; a background writer: its
 /// typical write (the probe times each on the writer's thread).
@@ -370,12 +374,7 @@ fn checkpoint_write_ms(
     match work? {
         PeriodicWork::Checkpoint => Some((median_excess - copy).max(0.0)),
         PeriodicWork::BackgroundCheckpoint => {
-            let writes: Vec<f64> = cx
-                .markers
-                .iter()
-                .filter(|m| m.is_background_write())
-                .filter_map(|m| m.duration_ms)
-                .collect();
+            let writes: Vec<f64> = background_write_ms(cx).collect();
             (!writes.is_empty()).then(|| crate::analysis::stats::median(&writes))
         }
         _ => None,

@@ -467,9 +467,9 @@ mod tests {
         }
     }
 
-    /// Every event of the corpus's traces as the reader cuts them (kernels, copies, runtime
-    /// calls, operators, flows, metadata): the fast read agrees with serde wherever it reads
-    /// one.
+    /// The events of the first 256 KiB of every corpus and public trace, as the reader cuts
+    /// them (kernels, copies, runtime calls, operators, flows, metadata): the fast read
+    /// agrees with serde wherever it reads one.
     #[test]
     fn agrees_with_serde_on_every_event_of_the_corpus() {
         let (mut read_fast, mut events) = (0, 0);
