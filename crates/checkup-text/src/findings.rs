@@ -180,6 +180,18 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
                 String::new()
             }
         ),
+        (FixReach::CauseAndAddedHostWork, En) => format!(
+            ": {} ms if only the host's and the GPU's turns go, {} ms (the GPU's own work) if \
+             the host's own time shrinks below it without the tracebacks and NaN checks, \
+             which the recording cannot split from the loop's own work",
+            ms(slowest),
+            ms(fastest)
+        ),
+        (FixReach::CauseAndAddedHostWork, Zh) => format!(
+            "：若只省去主机与 GPU 轮流等待的时间为 {} ms；若去掉回溯记录和 NaN 检查后主机自身的时间降到 GPU 之下，则为 {} ms（GPU 自身的工作），录制无法把这部分与循环自身的工作分开",
+            ms(slowest),
+            ms(fastest)
+        ),
         (FixReach::FasterMatmuls { share, speedup }, En) => format!(
             ", for the {}% of the step in fp32 matrix multiplies, {}× faster with TF32 \
              (what training's matrix shapes reach of this GPU's datasheet ratio; skinny \

@@ -1445,3 +1445,30 @@ fn a_gain_the_recording_only_bounds_reads_as_a_range_with_why() {
     };
     assert!(findings::fix_gain(&point, En).contains("104 → 21.3 ms per step (4.9×)"));
 }
+
+#[test]
+fn turning_anomaly_detection_off_reads_as_a_range_down_to_the_gpus_work() {
+    // 17.5 ms steps: 9.5 ms of host work taking turns with 7.9 ms of GPU work.
+    let gain = FixGain {
+        expected: ExpectedGain {
+            before_ms: 17.5,
+            after_ms: 7.93,
+            gpu_busy_ms: Some(7.93),
+            bounded_by_gpu_busy: true,
+            basis: StepBasis::UnprofiledSteps,
+        },
+        reach: FixReach::CauseAndAddedHostWork,
+        after_at_most_ms: Some(9.53),
+    };
+    let en = findings::fix_gain(&gain, En);
+    assert!(en.contains("17.5 → 7.9–9.5 ms per step (1.8–2.2×)"), "{en}");
+    assert!(
+        en.contains(
+            "9.5 ms if only the host's and the GPU's turns go, 7.9 ms (the GPU's own work)"
+        ),
+        "{en}"
+    );
+    let zh = findings::fix_gain(&gain, Zh);
+    assert!(zh.contains("17.5 → 7.9–9.5 ms（1.8–2.2×）"), "{zh}");
+    assert!(zh.contains("则为 7.9 ms（GPU 自身的工作）"), "{zh}");
+}

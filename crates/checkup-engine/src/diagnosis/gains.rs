@@ -36,6 +36,10 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         | FixReach::CompiledPart(part)
         | FixReach::OptimizerLaunches(part)
         | FixReach::OutsideStagingCopy { part, .. } => gain_for_share(d, f, f.share * part),
+        // Everything down to the GPU's own time, where the trace measured it.
+        FixReach::CauseAndAddedHostWork => gain_for_share(d, f, 1.0)
+            .filter(|g| g.bounded_by_gpu_busy)
+            .or(cause),
         FixReach::FasterMatmuls { share, speedup } => faster_gpu_work(d, share, speedup),
         FixReach::Supporting => None,
     }?;
@@ -44,6 +48,9 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::OutsideStagingCopy { part, at_least } if at_least < part => Some(
             gain_for_share(d, f, f.share * at_least).map_or(expected.before_ms, |g| g.after_ms),
         ),
+        FixReach::CauseAndAddedHostWork => cause
+            .map(|g| g.after_ms)
+            .filter(|slowest| *slowest > expected.after_ms),
         _ => None,
     };
     Some(FixGain {

@@ -12,8 +12,10 @@ use crate::{
 /// 2: typed facts; 3: gains computed by the engine and stored with each finding and fix;
 /// 4: the run's time ledger; 5: a fix's part of its finding says which part it is; 6: a
 /// stall spans its slow steps in a row, and checkpoints written aside and TF32 are costed;
-/// 7: a fix's gain may be a range (`after_at_most_ms`).
-pub const DIAGNOSIS_FORMAT: u32 = 7;
+/// 7: a fix's gain may be a range (`after_at_most_ms`); 8: turning anomaly detection off is
+/// a range down to the GPU's time, and a slowdown is priced from the run's first steps and
+/// their tail.
+pub const DIAGNOSIS_FORMAT: u32 = 8;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -261,6 +263,12 @@ pub enum FixReach {
         /// The part removed with the loop waiting out every write as well.
         at_least: f64,
     },
+    /// All of it, and perhaps the host work the setting adds as well (anomaly detection keeps
+    /// a Python traceback for every forward operation and checks every backward one for
+    /// NaN): at best the step comes down to the GPU's own time. The recording cannot split
+    /// the host's time between the setting's work and the loop's, so the gain is a range
+    /// from the one to the other.
+    CauseAndAddedHostWork,
     /// The GPU's own work made faster: `share` of the step (fp32 matrix multiplies) run
     /// `speedup` times faster (TF32 on the tensor cores). Not floored at the GPU's busy time,
     /// which is what shrinks.

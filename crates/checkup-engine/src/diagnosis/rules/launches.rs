@@ -308,10 +308,10 @@ pub fn anomaly_detection_on(cx: &Ctx) -> bool {
 
 /// Anomaly detection keeps a Python traceback for every forward operation and, with its NaN
 /// check, reads a flag back from the GPU after every backward operation: the host waits for
-/// the GPU node by node, so the two take turns as with blocking launches ([`Turns`]), and
-/// so it is costed conservatively: with the setting gone the step is at most the larger of the
-/// host's time and the GPU's, and the host's time shrinks too (no tracebacks, no checks),
-/// which the recording cannot say by how much.
+/// the GPU node by node, so the two take turns as with blocking launches ([`Turns`]). With
+/// the setting gone the step is at most the larger of the host's time and the GPU's, and the
+/// host's time shrinks too (no tracebacks, no checks), which the recording cannot say by how
+/// much: the fix's gain is a range from that down to the GPU's own time.
 fn anomaly_detection(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     if !anomaly_detection_on(cx) {
         return None;
@@ -487,9 +487,10 @@ pub fn reach(fix: &KernelLaunchFix, finding: &Finding) -> FixReach {
                 _ => FixReach::Cause,
             }
         }
-        KernelLaunchFix::UnsetLaunchBlocking
-        | KernelLaunchFix::DisableAnomalyDetection
-        | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
+        // Blocking launches cost the host what they cost without the setting: only the turns
+        // go. Anomaly detection's tracebacks and NaN checks are host work that goes too.
+        KernelLaunchFix::UnsetLaunchBlocking | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
+        KernelLaunchFix::DisableAnomalyDetection => FixReach::CauseAndAddedHostWork,
         // A fused or multi-tensor optimizer takes the host's launches of the per-parameter
         // kernels away (what it launches instead is a few kernels in all).
         KernelLaunchFix::ForeachOptimizer { .. } => match finding.cause {
@@ -622,7 +623,7 @@ mod tests {
         );
         assert_eq!(
             reach(&KernelLaunchFix::DisableAnomalyDetection, f),
-            FixReach::Cause
+            FixReach::CauseAndAddedHostWork
         );
         // Without its NaN check the finding says so.
         let out = rule(&with_anomaly_detection(true, false, 30.0, 6.0).cx(), &[]);

@@ -89,15 +89,28 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
     } else {
         (SlowdownPart::Other, None)
     };
-    // The time lost: every step beyond the pace before the growth, the first tenth's or,
-    // when the steps grow from the start, the run's first steps' (a tail growing is read
-    // against the first tenth's mean alone).
-    let mean = t.iter().map(|x| part(x).0).sum::<f64>() / t.len() as f64;
-    let before_growth = match (measure, trend.earliest_step_ms) {
-        (StepMeasure::Median, Some(e)) if e > 0.0 => e.min(first.0),
-        _ => first.0,
+    // The time lost: the mean step beyond what it was before the growth. A growing median
+    // is read from the pace before it, the first tenth's or, when the steps grow from the
+    // start, the run's first steps', with the tail of long steps the first tenth had (a
+    // tail that grows with the median is the growth's too). A growing tail is read against
+    // the first tenth's mean alone.
+    let mean_step = t.iter().map(|x| x.mean_step_ms).sum::<f64>() / t.len() as f64;
+    let without_growth = match measure {
+        StepMeasure::Median => {
+            let pace = trend
+                .earliest_step_ms
+                .filter(|e| *e > 0.0)
+                .map_or(first.0, |e| e.min(first.0));
+            let first_tail = t[0].mean_step_ms / t[0].step_ms;
+            pace * if first_tail.is_finite() {
+                first_tail.max(1.0)
+            } else {
+                1.0
+            }
+        }
+        StepMeasure::Mean => first.0,
     };
-    let share = (1.0 - before_growth / mean).clamp(0.0, 1.0);
+    let share = (1.0 - without_growth / mean_step).clamp(0.0, 1.0);
     let host_rss_mib = trend.host_rss_mib.filter(|[a, b]| {
         b - a >= th.host_rss_growth_mib && *b >= a * (1.0 + th.host_rss_growth_share)
     });
@@ -407,6 +420,34 @@ mod tests {
         t.earliest_step_ms = Some(20.0);
         let slow_start = finding(&fx.cx(), &t, &[None; 10]).unwrap();
         assert!((slow_start.share - without.share).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_tail_that_grows_with_the_median_is_priced_as_the_first_tenth_had_it() {
+        // A history concatenated on the GPU every step: the median grows from 12 to 33 ms
+        // and the long steps grow with it (means 12.6 to 48 ms, a tail of 5 % at first and
+        // 45 % at the end). Without the growth the step is the first steps' 8 ms with the
+        // first tenth's 5 % tail: 8.4 ms, not 8 ms times the whole run's tail.
+        let fx = Fixture::default();
+        let ms = [12.0, 13.0, 14.0, 15.0, 18.0, 18.0, 18.0, 23.0, 25.0, 33.0];
+        let mean = [12.6, 15.0, 17.5, 20.0, 25.0, 29.0, 33.0, 38.0, 43.0, 48.0];
+        let mut t = tailed(ms, [0.0; 10], mean, [0.0; 10]);
+        t.earliest_step_ms = Some(8.0);
+        let f = finding(&fx.cx(), &t, &[None; 10]).unwrap();
+        assert!(matches!(
+            f.cause,
+            Cause::Slowdown(Slowdown::StepsGrow {
+                measure: StepMeasure::Median,
+                ..
+            })
+        ));
+        let mean_step = mean.iter().sum::<f64>() / 10.0;
+        let without_growth = 8.0 * 12.6 / 12.0;
+        assert!(
+            (f.share - (1.0 - without_growth / mean_step)).abs() < 1e-9,
+            "{}",
+            f.share
+        );
     }
 
     #[test]
