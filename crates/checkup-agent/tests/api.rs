@@ -872,17 +872,39 @@ fn kept_and_readable(
 
 #[test]
 fn an_agent_killed_at_100_random_points_keeps_every_sample_a_client_saw() {
-    let (mut seen_total, mut analysed) = (0, 0);
-    for (round, wait) in kill_points(100, 1200).into_iter().enumerate() {
+    let (seen_total, analysed) = in_lanes(&kill_points(100, 1200), |round, wait| {
         let (_dir, folder, seen) = killed_while_recording(Recording::Sampling, wait);
-        analysed += kept_and_readable(round, wait, &folder, &seen) as usize;
-        seen_total += seen.len();
-    }
+        (seen.len(), kept_and_readable(round, wait, &folder, &seen))
+    });
     eprintln!("100 kills: {seen_total} samples seen, all on disk; {analysed} folders diagnosed");
     assert!(
         seen_total > 100,
         "the kills came too early to test anything"
     );
+}
+
+/// Each kill point's round run by one of eight agents at a time, each with its own folder
+/// (a round mostly waits for its kill): the samples seen and the folders diagnosed, summed.
+fn in_lanes(
+    points: &[Duration],
+    round: impl Fn(usize, Duration) -> (usize, bool) + Sync,
+) -> (usize, usize) {
+    const LANES: usize = 8;
+    let totals = std::sync::Mutex::new((0usize, 0usize));
+    std::thread::scope(|scope| {
+        for lane in 0..LANES {
+            let (round, totals) = (&round, &totals);
+            scope.spawn(move || {
+                for k in (lane..points.len()).step_by(LANES) {
+                    let (seen, analysed) = round(k, points[k]);
+                    let mut t = totals.lock().unwrap();
+                    t.0 += seen;
+                    t.1 += analysed as usize;
+                }
+            });
+        }
+    });
+    totals.into_inner().unwrap()
 }
 
 /// Processes whose command line holds `marker`.
@@ -902,37 +924,21 @@ fn processes_with(marker: &str) -> Vec<u32> {
 #[test]
 fn an_agent_killed_at_100_random_points_of_a_profiled_run_loses_no_sample_and_no_training_outlives_it(
 ) {
-    // Four agents at a time, each with its own folder and training.
-    let points = kill_points(100, 2500);
-    let totals = std::sync::Mutex::new((0usize, 0usize));
-    std::thread::scope(|scope| {
-        for lane in 0..4 {
-            let (points, totals) = (&points, &totals);
-            scope.spawn(move || {
-                for round in (lane..points.len()).step_by(4) {
-                    let wait = points[round];
-                    let marker = format!("checkup-kill-test-{}-{round}", std::process::id());
-                    let (_dir, folder, seen) =
-                        killed_while_recording(Recording::Run { marker: &marker }, wait);
-                    // The guard ends the training with its agent: nothing of it runs on.
-                    let deadline = Instant::now() + Duration::from_secs(15);
-                    while !processes_with(&marker).is_empty() {
-                        assert!(
-                            Instant::now() < deadline,
-                            "round {round} (killed after {wait:?}): {:?} outlived the agent",
-                            processes_with(&marker)
-                        );
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                    let analysed = kept_and_readable(round, wait, &folder, &seen);
-                    let mut t = totals.lock().unwrap();
-                    t.0 += seen.len();
-                    t.1 += analysed as usize;
-                }
-            });
+    let (seen_total, analysed) = in_lanes(&kill_points(100, 2500), |round, wait| {
+        let marker = format!("checkup-kill-test-{}-{round}", std::process::id());
+        let (_dir, folder, seen) = killed_while_recording(Recording::Run { marker: &marker }, wait);
+        // The guard ends the training with its agent: nothing of it runs on.
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while !processes_with(&marker).is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "round {round} (killed after {wait:?}): {:?} outlived the agent",
+                processes_with(&marker)
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
+        (seen.len(), kept_and_readable(round, wait, &folder, &seen))
     });
-    let (seen_total, analysed) = *totals.lock().unwrap();
     eprintln!(
         "100 kills during a run: {seen_total} samples seen, all on disk; {analysed} folders diagnosed; no training left"
     );
@@ -1031,45 +1037,54 @@ fn a_hung_run_is_cancelled_with_its_whole_process_tree_and_frees_the_run_slot() 
 
 #[test]
 fn a_training_ends_with_its_agent_even_when_the_agent_is_killed_outright() {
-    for signal in ["KILL", "TERM"] {
-        let a = start();
-        let dir = tempfile::tempdir().unwrap();
-        let pids = dir.path().join("pids");
-        // A shell with two background jobs and one that ignores SIGTERM: what the kernel's
-        // parent-death signal alone would leave running under PID 1.
-        let script = format!(
-            "sleep 600 & echo $! >> {p}; (trap '' TERM; sleep 600) & echo $! >> {p}; echo $$ >> {p}; wait",
-            p = pids.display()
-        );
-        let body = serde_json::json!({ "command": ["bash", "-c", script] }).to_string();
-        let (status, answer) = http(&a, "POST", "/v1/runs", Some(&a.token), Some(&body));
-        assert_eq!(status, 202, "{answer}");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let started = loop {
-            let text = std::fs::read_to_string(&pids).unwrap_or_default();
-            let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
-            if pids.len() == 3 {
-                break pids;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the training did not start: {text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let agent = a.child.id();
-        let _ = Command::new("kill")
-            .args([format!("-{signal}"), agent.to_string()])
-            .status();
-        // SIGTERM to the group at once, SIGKILL 10 s later for what ignores it.
-        for pid in &started {
-            assert!(
-                checkup_testkit::wait_until_gone(*pid, Duration::from_secs(15)),
-                "SIG{signal}: process {pid} of the training outlived its agent"
-            );
+    // Both signals at once: each waits out the agent's 10 s grace for what ignores SIGTERM.
+    std::thread::scope(|scope| {
+        for signal in ["KILL", "TERM"] {
+            scope.spawn(move || training_ends_with_its_agent(signal));
         }
-        drop(a);
+    });
+}
+
+/// An agent sent SIG`signal` while its training runs leaves none of the training's
+/// processes behind.
+fn training_ends_with_its_agent(signal: &str) {
+    let a = start();
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    // A shell with two background jobs and one that ignores SIGTERM: what the kernel's
+    // parent-death signal alone would leave running under PID 1.
+    let script = format!(
+        "sleep 600 & echo $! >> {p}; (trap '' TERM; sleep 600) & echo $! >> {p}; echo $$ >> {p}; wait",
+        p = pids.display()
+    );
+    let body = serde_json::json!({ "command": ["bash", "-c", script] }).to_string();
+    let (status, answer) = http(&a, "POST", "/v1/runs", Some(&a.token), Some(&body));
+    assert_eq!(status, 202, "{answer}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let started = loop {
+        let text = std::fs::read_to_string(&pids).unwrap_or_default();
+        let pids: Vec<u32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        if pids.len() == 3 {
+            break pids;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the training did not start: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let agent = a.child.id();
+    let _ = Command::new("kill")
+        .args([format!("-{signal}"), agent.to_string()])
+        .status();
+    // SIGTERM to the group at once, SIGKILL 10 s later for what ignores it.
+    for pid in &started {
+        assert!(
+            checkup_testkit::wait_until_gone(*pid, Duration::from_secs(15)),
+            "SIG{signal}: process {pid} of the training outlived its agent"
+        );
     }
+    drop(a);
 }
 
 #[test]
