@@ -55,43 +55,115 @@ fn pdf_text(pdf: &Path) -> String {
 }
 
 #[test]
-fn every_corpus_run_prints_a_pdf_holding_its_verdict_and_evidence() {
+fn every_corpus_run_prints_a_pdf_whose_first_page_alone_says_what_is_wrong_what_to_do_and_what_it_gains(
+) {
+    // Each run's report is typeset once per language (typesetting is most of this test's
+    // time, so the runs are shared among the cores): the English one is read whole and
+    // rendered to PNG, both on their first page.
+    let runs = runs();
+    let lanes = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for lane in 0..lanes {
+            let runs = &runs;
+            scope.spawn(move || {
+                for run in runs.iter().skip(lane).step_by(lanes) {
+                    prints_both_languages(run);
+                }
+            });
+        }
+    });
+}
+
+/// `run`'s report in English and Chinese, each checked.
+fn prints_both_languages(run: &str) {
     let dir = artifacts();
-    for run in runs() {
-        let d = diagnose(&run);
-        let pdf = checkup_report::pdf(&d, &ReportOptions::default())
-            .unwrap_or_else(|e| panic!("{run}: {e}"));
+    let d = diagnose(run);
+    for lang in [Language::En, Language::Zh] {
+        let o = ReportOptions {
+            language: lang,
+            ..ReportOptions::default()
+        };
+        let pdf = checkup_report::pdf(&d, &o).unwrap_or_else(|e| panic!("{run}: {e}"));
         assert!(pdf.starts_with(b"%PDF-"), "{run}");
-        let path = dir.join(format!("{run}.pdf"));
+        let path = match lang {
+            Language::En => dir.join(format!("{run}.pdf")),
+            Language::Zh => dir.join(format!("{run}-{}.pdf", lang.code())),
+        };
         std::fs::write(&path, &pdf).unwrap();
-        let text = pdf_text(&path);
+        if lang == Language::En {
+            holds_its_verdict_evidence_and_charts(run, &d, &path);
+        }
+        first_page_says_what_is_wrong_what_to_do_and_what_it_gains(run, &d, lang, &path);
+    }
+}
+
+/// The whole English PDF holds the verdict, the leading finding's first evidence value and
+/// the utilisation chart's caption; its pages are rendered to PNG for people to look at.
+fn holds_its_verdict_evidence_and_charts(run: &str, d: &Diagnosis, path: &Path) {
+    let text = pdf_text(path);
+    assert!(
+        text.contains(&format!("Primary bottleneck: {}", d.primary)),
+        "{run}: no primary in\n{text}"
+    );
+    let first = &d.findings[0].evidence[0];
+    assert!(
+        text.contains(&checkup_report::format_number(first.value)),
+        "{run}: evidence value {} ({}) not in the PDF",
+        checkup_report::format_number(first.value),
+        checkup_text::evidence::label(&first.key, Language::En)
+    );
+    assert!(
+        text.contains("GPU utilisation, SM activity") || d.charts.gpus.is_empty(),
+        "{run}: utilisation chart caption missing"
+    );
+    let status = tool("pdftoppm")
+        .args([
+            "-r",
+            "50",
+            "-png",
+            path.to_str().unwrap(),
+            path.with_extension("").to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Page 1 alone holds the verdict, the headline figures, and every ranked fix with its gain,
+/// as the diagnosis has them, in `lang`.
+fn first_page_says_what_is_wrong_what_to_do_and_what_it_gains(
+    run: &str,
+    d: &Diagnosis,
+    lang: Language,
+    pdf: &Path,
+) {
+    let out = tool("pdftotext")
+        .args(["-layout", "-f", "1", "-l", "1", pdf.to_str().unwrap(), "-"])
+        .output()
+        .unwrap();
+    let page = squeezed(&String::from_utf8(out.stdout).unwrap());
+    let mut want = vec![checkup_text::findings::verdict(d, lang)];
+    for (label, value) in checkup_text::headline::rows(&d.headline(), d, lang) {
+        want.push(label);
+        want.push(value);
+    }
+    for r in d.fixes_by_gain() {
+        let title = checkup_text::fixes::text(r.fix, lang).title;
+        // Bold that Markdown did not close shows as asterisks (it did in Chinese).
         assert!(
-            text.contains(&format!("Primary bottleneck: {}", d.primary)),
-            "{run}: no primary in\n{text}"
+            !page.contains(&format!("**{}", squeezed(&title))),
+            "{run} ({}): emphasis left as text",
+            lang.code()
         );
-        let first = &d.findings[0].evidence[0];
+        want.push(title);
+        want.push(checkup_text::findings::fix_gain(&r.gain, lang));
+    }
+    for w in want {
         assert!(
-            text.contains(&checkup_report::format_number(first.value)),
-            "{run}: evidence value {} ({}) not in the PDF",
-            checkup_report::format_number(first.value),
-            checkup_text::evidence::label(&first.key, Language::En)
+            page.contains(&squeezed(&w)),
+            "{run} ({}): page 1 lacks {w:?}",
+            lang.code()
         );
-        assert!(
-            text.contains("GPU utilisation, SM activity") || d.charts.gpus.is_empty(),
-            "{run}: utilisation chart caption missing"
-        );
-        // Pages as PNG for people to look at.
-        let status = tool("pdftoppm")
-            .args([
-                "-r",
-                "50",
-                "-png",
-                path.to_str().unwrap(),
-                dir.join(&run).to_str().unwrap(),
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success());
     }
 }
 
@@ -699,53 +771,6 @@ fn what_to_do_first_is_the_engines_ranking_with_each_gain_in_both_languages() {
 /// Text without its whitespace, so a phrase the PDF wraps over two lines still matches.
 fn squeezed(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-#[test]
-fn the_first_page_alone_says_what_is_wrong_what_to_do_and_what_it_gains() {
-    let dir = artifacts().join("first-pages");
-    std::fs::create_dir_all(&dir).unwrap();
-    for run in runs() {
-        let d = diagnose(&run);
-        for lang in [Language::En, Language::Zh] {
-            let o = ReportOptions {
-                language: lang,
-                ..ReportOptions::default()
-            };
-            let pdf = dir.join(format!("{run}-{}.pdf", lang.code()));
-            std::fs::write(&pdf, checkup_report::pdf(&d, &o).unwrap()).unwrap();
-            let out = tool("pdftotext")
-                .args(["-layout", "-f", "1", "-l", "1", pdf.to_str().unwrap(), "-"])
-                .output()
-                .unwrap();
-            let page = squeezed(&String::from_utf8(out.stdout).unwrap());
-            let mut want = vec![checkup_text::findings::verdict(&d, lang)];
-            // The headline figures, as the diagnosis has them.
-            for (label, value) in checkup_text::headline::rows(&d.headline(), &d, lang) {
-                want.push(label);
-                want.push(value);
-            }
-            // Every ranked fix with its gain.
-            for r in d.fixes_by_gain() {
-                let title = checkup_text::fixes::text(r.fix, lang).title;
-                // Bold that Markdown did not close shows as asterisks (it did in Chinese).
-                assert!(
-                    !page.contains(&format!("**{}", squeezed(&title))),
-                    "{run} ({}): emphasis left as text",
-                    lang.code()
-                );
-                want.push(title);
-                want.push(checkup_text::findings::fix_gain(&r.gain, lang));
-            }
-            for w in want {
-                assert!(
-                    page.contains(&squeezed(&w)),
-                    "{run} ({}): page 1 lacks {w:?}",
-                    lang.code()
-                );
-            }
-        }
-    }
 }
 
 #[test]
