@@ -1866,6 +1866,7 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         "probe_oom_halving_batch",
         "probe_predictions_kept_on_host",
         "probe_growing_folder_loader",
+        "probe_growing_folder_loader_hot",
         "probe_gpu_history_concat",
         // Its allocator kept 16 GiB cached for under 1 GiB of tensors: `torch.cat` asked for
         // a new size every step until the window filled.
@@ -2085,6 +2086,44 @@ fn a_loader_that_slows_as_its_folder_grows_is_a_slowdown_fixed_on_the_data_side(
         .part(checkup_model::LedgerKind::DataWait)
         .map_or(0.0, |p| p.share);
     assert!(waited > 0.6, "{waited}");
+}
+
+#[test]
+fn a_growing_loader_recorded_with_hot_lines_names_the_per_sample_listing() {
+    // The same loader recorded again with the host's hot lines: its workers spent 170 of
+    // their 172 s of CPU listing the folder for every sample. The loader finding quotes that
+    // line, and the slowdown says the data side grew.
+    let d = diagnose("probe_growing_folder_loader_hot");
+    assert_eq!(d.primary, "data_loading");
+    let lines = d.findings[0].cause.hot_lines();
+    let top = lines.first().expect("the workers' line");
+    assert_eq!(top.role, checkup_model::ThreadRole::LoaderWorker);
+    assert_eq!(top.line.location(), "growing_folder_loader.py:23");
+    assert!(top.line.code.contains("os.listdir"), "{}", top.line.code);
+    assert!(top.share_of_thread > 0.95, "{}", top.share_of_thread);
+    let slowdown = d.finding("slowdown").expect("a slowdown finding");
+    assert!(matches!(
+        slowdown.cause,
+        Cause::Slowdown(Slowdown::StepsGrow {
+            grew: checkup_model::SlowdownPart::DataWait,
+            ..
+        })
+    ));
+    assert_eq!(
+        d.plan[0].fix,
+        0,
+        "{:?}",
+        d.findings[d.plan[0].finding].fixes
+    );
+    assert_eq!(
+        d.findings[d.plan[0].finding].fixes[0],
+        Fix::Slowdown(SlowdownFix::ConstantSampleWork)
+    );
+    let en = checkup_text::findings::summary(&d.findings[0], Language::En);
+    assert!(
+        en.contains("99% at growing_folder_loader.py:23 in __getitem__()"),
+        "{en}"
+    );
 }
 
 #[test]
