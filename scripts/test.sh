@@ -37,5 +37,7 @@ phase "fuzz" "${CARGO_TARGET_DIR:-target}/debug/checkup-fuzz" --seconds 3 --seed
 # The packages (.deb, AppImage, server tarball): tests/e2e/tests/package.rs installs and starts
 # them. Their server binaries are built for glibc 2.31, which the agent shipped to GPU hosts needs.
 phase "packages (release builds)" ./scripts/package.sh dist
-# One app at a time: each test starts its own app, display and WebDriver.
-phase "app end to end" cargo test -p checkup-e2e -- --test-threads=1
+# Two apps at a time: each test starts its own app, display, WebDriver and ports, and most
+# of a test is waiting on real hosts and agents (the hosts tests: 113 s one at a time, 60-66 s
+# two at a time on the 2-core machine).
+phase "app end to end" cargo test -p checkup-e2e -- --test-threads=2
