@@ -2110,8 +2110,7 @@ fn a_growing_loader_recorded_with_hot_lines_names_the_per_sample_listing() {
         })
     ));
     assert_eq!(
-        d.plan[0].fix,
-        0,
+        d.plan[0].fix, 0,
         "{:?}",
         d.findings[d.plan[0].finding].fixes
     );
