@@ -109,6 +109,10 @@ pub struct Thresholds {
     /// Stalls with GPU samples count as stalls when the GPU went idle in at least this share
     /// of them; below it the long host-side steps are the host waiting for a busy GPU.
     pub stalls_idle_share: f64,
+    /// The most of the training time between two evaluation passes a pass is told to take
+    /// (a longer period is proposed beyond it): a pass is worth some time, and at a twentieth
+    /// it no longer sets the run's pace.
+    pub eval_share_of_training: f64,
     /// A profiled stall is the host reading tensors back one by one when it waited on the
     /// GPU at least this many times (a loss.item() is one; a read-back per tensor is dozens)
     /// and this many times more than a normal profiled step.
@@ -244,6 +248,7 @@ impl Default for Thresholds {
             critical_share: 0.4,
             min_trace_steps: 3,
             stalls_idle_share: 0.5,
+            eval_share_of_training: 0.05,
             readback_stall_min_waits: 8.0,
             readback_stall_factor: 4.0,
             busy_workers_while_idle: 1.0,

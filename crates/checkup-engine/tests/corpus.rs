@@ -1263,6 +1263,41 @@ fn a_checkpoint_every_40_steps_outranks_the_launch_claim_of_the_profiled_window(
 }
 
 #[test]
+fn an_evaluation_that_keeps_the_gpu_busy_is_a_stall_told_a_longer_period() {
+    // A GPU-bound ConvNet (3.6 ms steps) with a 165 ms validation pass every 25 steps. Its
+    // host runs ahead of the GPU, which read every long step as back-pressure: the verdict was
+    // "the GPU waits, cannot say for what" while the passes took a fifth of the run. The probe
+    // timed each pass in its step, so those steps are stalls, and the GPU is said to run them.
+    let d = diagnose("probe_convnet_eval_every_25");
+    assert_eq!(d.primary, "periodic_stall");
+    let stall = &d.findings[0];
+    let Cause::PeriodicStall(PeriodicStall::Stalls {
+        period_steps,
+        work: Some(checkup_model::PeriodicWork::Eval),
+        gpu_busy: Some(true),
+        ..
+    }) = stall.cause
+    else {
+        panic!("{:?}", stall.cause)
+    };
+    assert_eq!(period_steps, 25.0);
+    assert!(matches!(
+        stall.fixes[..],
+        [Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften {
+            period_steps: 25,
+            every_steps: 850,
+            ..
+        })]
+    ));
+    assert!(d.findings.iter().all(|f| f.id() != "gpu_idle"));
+    let en = checkup_text::findings::summary(stall, Language::En);
+    assert!(
+        en.contains("the GPU runs that work meanwhile, not training."),
+        "{en}"
+    );
+}
+
+#[test]
 fn an_evaluation_every_40_steps_is_named_as_evaluation() {
     let d = diagnose("probe_launch_bound_eval");
     assert_eq!(d.primary, "kernel_launch");
@@ -1274,9 +1309,27 @@ fn an_evaluation_every_40_steps_is_named_as_evaluation() {
             ..
         })
     ));
+    // A 358 ms pass every 40 steps of 583 ms training: every 520 steps (13 × 40), a pass
+    // takes under a twentieth of the training between two.
+    let [Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften {
+        period_steps,
+        every_steps,
+        pass_ms,
+    })] = stall.fixes[..]
+    else {
+        panic!("{:?}", stall.fixes)
+    };
+    assert_eq!((period_steps, every_steps), (40, 520));
+    assert!((pass_ms - 358.0).abs() < 1.0, "{pass_ms}");
+    let gain = stall.gains.fixes[0].unwrap();
     assert_eq!(
-        stall.fixes,
-        vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+        gain.reach,
+        checkup_model::FixReach::FewerPasses(1.0 - 40.0 / 520.0)
+    );
+    assert!(
+        (gain.expected.after_ms - 15.2).abs() < 0.1,
+        "{}",
+        gain.expected.after_ms
     );
     assert!(
         evidence(

@@ -180,6 +180,14 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
                 String::new()
             }
         ),
+        (FixReach::FewerPasses(p), En) => format!(
+            ", for the {}% of the evaluation time the longer period leaves out; each pass left \
+             costs what it did",
+            pct(p)
+        ),
+        (FixReach::FewerPasses(p), Zh) => {
+            format!("，按更长周期省下的 {}% 评估时间计；留下的每次评估耗时不变", pct(p))
+        }
         (FixReach::CauseAndAddedHostWork, En) => format!(
             ": {} ms if only the host's and the GPU's turns go, {} ms (the GPU's own work) if \
              the host's own time shrinks below it without the tracebacks and NaN checks, \

@@ -123,6 +123,7 @@ fn all_causes() -> Vec<Cause> {
             period_steps: 25.0,
             excess_ms: 400.0,
             work: None,
+            gpu_busy: None,
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 30.0,
@@ -131,26 +132,31 @@ fn all_causes() -> Vec<Cause> {
                 workers: 2,
                 batches_per_epoch: Some(30),
             }),
+            gpu_busy: None,
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 40.0,
             excess_ms: 4000.0,
             work: Some(PeriodicWork::Checkpoint),
+            gpu_busy: None,
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 40.0,
             excess_ms: 3388.0,
             work: Some(PeriodicWork::BackgroundCheckpoint),
+            gpu_busy: None,
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 40.0,
             excess_ms: 350.0,
             work: Some(PeriodicWork::Eval),
+            gpu_busy: None,
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 100.0,
             excess_ms: 200.0,
             work: Some(PeriodicWork::GarbageCollection),
+            gpu_busy: None,
         }),
         Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: 12.0,
@@ -158,6 +164,7 @@ fn all_causes() -> Vec<Cause> {
             work: Some(PeriodicWork::HostReadback {
                 readbacks_per_stall: 161.0,
             }),
+            gpu_busy: None,
         }),
         Cause::Throttling(Throttling::Power {
             clock_ratio: 0.7,
@@ -550,6 +557,11 @@ fn all_fixes() -> Vec<Fix> {
             every_steps: 200,
             write_ms: 3015.0,
         }),
+        Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften {
+            period_steps: 40,
+            every_steps: 520,
+            pass_ms: 358.0,
+        }),
         Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
         Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop),
         Fix::Shared(SharedFix::ProfileSteps),
@@ -798,6 +810,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften { .. })
         | Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop)
         | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
+        | Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften { .. })
         | Fix::Shared(SharedFix::ProfileSteps)
         | Fix::Shared(SharedFix::MainThreadCpu)
         | Fix::Throttling(ThrottlingFix::CoolGpu)
@@ -1471,4 +1484,29 @@ fn turning_anomaly_detection_off_reads_as_a_range_down_to_the_gpus_work() {
     let zh = findings::fix_gain(&gain, Zh);
     assert!(zh.contains("17.5 → 7.9–9.5 ms（1.8–2.2×）"), "{zh}");
     assert!(zh.contains("则为 7.9 ms（GPU 自身的工作）"), "{zh}");
+}
+
+#[test]
+fn a_stall_says_what_the_gpu_did_only_as_far_as_nvml_saw_it() {
+    let stall = |gpu_busy, work| PeriodicStall::Stalls {
+        period_steps: 25.0,
+        excess_ms: 162.0,
+        work,
+        gpu_busy,
+    };
+    let en = |c: &PeriodicStall| crate::causes::periodic_stall::summary(c, En);
+    assert!(en(&stall(Some(true), Some(PeriodicWork::Eval)))
+        .contains("the GPU runs that work meanwhile, not training."));
+    assert!(
+        en(&stall(None, Some(PeriodicWork::Eval))).contains("the training waits for it meanwhile.")
+    );
+    assert!(en(&stall(Some(false), Some(PeriodicWork::Eval)))
+        .contains("during it the GPU has nothing to do."));
+    assert!(en(&stall(None, Some(PeriodicWork::Checkpoint)))
+        .contains("during it the GPU has nothing to do."));
+    assert!(crate::causes::periodic_stall::summary(
+        &stall(Some(true), Some(PeriodicWork::Eval)),
+        Zh
+    )
+    .contains("期间 GPU 在做这项工作，而不是训练。"));
 }

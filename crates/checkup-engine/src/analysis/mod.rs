@@ -64,7 +64,16 @@ pub fn analyze(rec: &Recording, th: &Thresholds) -> Analysis {
                 .map(|m| m.step)
                 .collect();
             let writes = step_timing::BackgroundWrite::from_markers(markers);
-            step_timing::analyze_steps(*rank, steps, rec.profile_steps, &epoch_starts, &writes, th)
+            let timed = step_timing::TimedWork::from_markers(markers);
+            step_timing::analyze_steps(
+                *rank,
+                steps,
+                rec.profile_steps,
+                &epoch_starts,
+                &writes,
+                &timed,
+                th,
+            )
         })
         .collect();
     let window = steady_window(rec, &step_timing, th);

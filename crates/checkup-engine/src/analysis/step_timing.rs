@@ -56,6 +56,7 @@ pub fn analyze_steps(
     profiled: Option<(u64, u64)>,
     epoch_starts: &[u64],
     background_writes: &[BackgroundWrite],
+    timed_work: &[TimedWork],
     th: &Thresholds,
 ) -> StepTiming {
     // A step lasts until the next one starts; the last step has no end and is left out.
@@ -88,13 +89,21 @@ pub fn analyze_steps(
     let host_runs_ahead = median_gpu.is_some_and(|g| median_step < th.host_ahead_ratio * g);
 
     let mut stalls: Vec<Stall> = Vec::new();
-    if !host_runs_ahead && median_step > 0.0 {
+    if median_step > 0.0 {
         let by_step: std::collections::HashMap<u64, &StepRecord> =
             steps.iter().map(|s| (s.step, s)).collect();
         // The last slow step seen, for slow steps in a row.
         let mut last_slow: Option<u64> = None;
         for &(step, d) in &steady {
             let excess = d - median_step;
+            // Back-pressure cannot make a step slow by periodic work the probe timed in it
+            // (an evaluation pass that keeps the GPU busy): that step is a stall all the same.
+            let timed = timed_work
+                .iter()
+                .any(|w| w.step == step && w.duration_ms >= 0.5 * excess);
+            if host_runs_ahead && !timed {
+                continue;
+            }
             // A slow step spent waiting for its batch is the input pipeline (workers taking
             // turns), which the data-loading finding accounts for, not a stall.
             let waited = by_step.get(&step).map_or(0.0, |s| s.data_wait_ms);
@@ -283,6 +292,33 @@ fn warmup_len(durations: &[(u64, f64)], th: &Thresholds) -> usize {
 /// writes each tensor, and the loop waits for it. A step that saves itself is its own stall,
 /// however late the last write runs (`BackgroundWrite::held` asks both; a save at `step`
 /// is among the writes from `last` on).
+/// Periodic work the probe timed in a step (an evaluation pass, a checkpoint, a garbage
+/// collection), from its markers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedWork {
+    /// The step it ran in.
+    pub step: u64,
+    /// How long it took, ms.
+    pub duration_ms: f64,
+}
+
+impl TimedWork {
+    /// The timed evaluation passes, checkpoints and collections among `markers`.
+    pub fn from_markers(markers: &[checkup_model::RunMarker]) -> Vec<Self> {
+        use checkup_model::MarkerKind as M;
+        markers
+            .iter()
+            .filter(|m| matches!(m.kind, M::Eval | M::Checkpoint | M::Gc))
+            .filter_map(|m| {
+                Some(Self {
+                    step: m.step,
+                    duration_ms: m.duration_ms.filter(|d| d.is_finite() && *d > 0.0)?,
+                })
+            })
+            .collect()
+    }
+}
+
 fn held_by_write(step: u64, t_start: f64, last: &Stall, writes: &[BackgroundWrite]) -> bool {
     let since_last: Vec<BackgroundWrite> = writes
         .iter()
@@ -328,12 +364,50 @@ mod tests {
     }
 
     #[test]
+    fn a_slow_step_holding_timed_periodic_work_is_a_stall_though_the_host_runs_ahead() {
+        // 3.6 ms steps of 4.6 ms GPU work (the host runs ahead) and a 165 ms evaluation pass
+        // every 25 steps that keeps the GPU busy: back-pressure alone, none is a stall.
+        let mut d = vec![5000.0];
+        for i in 1..300 {
+            d.push(if i % 25 == 0 { 165.0 } else { 3.6 });
+        }
+        let mut rows = run(&d);
+        for r in &mut rows {
+            r.gpu_ms = Some(4.6);
+        }
+        let th = Thresholds::default();
+        let t = analyze_steps(0, &rows, None, &[], &[], &[], &th);
+        assert!(t.stalls.is_empty());
+        // The probe timed a 150 ms pass in each: those steps are stalls, every 25 steps.
+        let passes: Vec<TimedWork> = (1..12)
+            .map(|k| TimedWork {
+                step: 25 * k,
+                duration_ms: 150.0,
+            })
+            .collect();
+        let t = analyze_steps(0, &rows, None, &[], &[], &passes, &th);
+        assert_eq!(t.stalls.len(), 11);
+        assert_eq!(t.stall_period_steps, Some(25.0));
+        // Work much shorter than a step's excess does not make it a stall.
+        let short: Vec<TimedWork> = passes
+            .iter()
+            .map(|w| TimedWork {
+                duration_ms: 10.0,
+                ..*w
+            })
+            .collect();
+        assert!(analyze_steps(0, &rows, None, &[], &[], &short, &th)
+            .stalls
+            .is_empty());
+    }
+
+    #[test]
     fn a_600ms_stall_every_25_steps_is_found_with_its_period() {
         let mut d = vec![5000.0];
         for i in 1..200 {
             d.push(if i % 25 == 0 { 640.0 } else { 40.0 });
         }
-        let t = analyze_steps(0, &run(&d), None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &[], &[], &Thresholds::default());
         assert_eq!(t.warmup_steps, 1);
         assert_eq!(t.stalls.len(), 7);
         assert_eq!(t.stall_period_steps, Some(25.0));
@@ -351,7 +425,7 @@ mod tests {
         for r in rows.iter_mut().filter(|r| r.step % 2 == 0 && r.step > 0) {
             r.data_wait_ms = 830.0;
         }
-        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &[], &Thresholds::default());
         assert!(t.stalls.is_empty(), "{:?}", t.stalls);
     }
 
@@ -367,7 +441,7 @@ mod tests {
                 _ => 18.0,
             });
         }
-        let t = analyze_steps(0, &run(&d), None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &[], &[], &Thresholds::default());
         assert_eq!(t.stalls.len(), 5, "{:?}", t.stalls);
         assert_eq!(t.stall_period_steps, Some(40.0));
         let first = &t.stalls[0];
@@ -400,10 +474,10 @@ mod tests {
             .collect();
         let th = Thresholds::default();
         assert_eq!(
-            analyze_steps(0, &rows, None, &[], &[], &th).stall_period_steps,
+            analyze_steps(0, &rows, None, &[], &[], &[], &th).stall_period_steps,
             None
         );
-        let t = analyze_steps(0, &rows, None, &[], &writes, &th);
+        let t = analyze_steps(0, &rows, None, &[], &writes, &[], &th);
         assert_eq!(t.stall_period_steps, Some(40.0));
         assert_eq!(t.stalls[0].step, 40);
         assert_eq!(t.stalls[0].steps, 2);
@@ -417,7 +491,7 @@ mod tests {
                 ..*w
             })
             .collect();
-        let t = analyze_steps(0, &rows, None, &[], &late, &th);
+        let t = analyze_steps(0, &rows, None, &[], &late, &[], &th);
         assert_eq!(
             t.stalls.iter().map(|s| s.step).collect::<Vec<_>>(),
             [40, 80, 120, 160, 200]
@@ -429,7 +503,7 @@ mod tests {
         let mut d = vec![40.0; 100];
         d[30] = 400.0;
         d[77] = 400.0;
-        let t = analyze_steps(0, &run(&d), None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &run(&d), None, &[], &[], &[], &Thresholds::default());
         assert_eq!(t.stalls.len(), 2);
         assert_eq!(t.stall_period_steps, None);
     }
@@ -450,7 +524,7 @@ mod tests {
             // On the GPU's clock the step lasts as long, 250 ms of it idle.
             r.gpu_ms = Some(if waits { 259.0 } else { 9.0 });
         }
-        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &[], &Thresholds::default());
         // Steps 1-179 (the last has no end): five long waits, each idle all through.
         let total = 174.0 * 10.0 + 5.0 * 260.0;
         assert!((t.data_wait_share - 5.0 * 250.0 / total).abs() < 1e-9);
@@ -471,7 +545,7 @@ mod tests {
             r.data_wait_ms = if r.step % 10 == 0 { 15.0 } else { 0.0 };
             r.gpu_ms = Some(12.0);
         }
-        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &[], &Thresholds::default());
         assert!(t.data_wait_share > 0.1, "{}", t.data_wait_share);
         assert_eq!(t.data_idle_share, Some(0.0));
     }
@@ -484,14 +558,14 @@ mod tests {
             r.data_wait_ms = 0.0;
             r.gpu_ms = Some(40.0);
         }
-        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, Some(0.0));
         // Without the GPU's time per step there is no bound.
         let rows: Vec<_> = rows
             .into_iter()
             .map(|r| StepRecord { gpu_ms: None, ..r })
             .collect();
-        let t = analyze_steps(0, &rows, None, &[], &[], &Thresholds::default());
+        let t = analyze_steps(0, &rows, None, &[], &[], &[], &Thresholds::default());
         assert_eq!(t.data_idle_share, None);
     }
 
@@ -546,10 +620,10 @@ mod tests {
             r.gpu_ms = Some(if waits { 51.8 } else { 1.8 });
         }
         let th = Thresholds::default();
-        let each = analyze_steps(0, &rows, None, &starts, &[], &th);
+        let each = analyze_steps(0, &rows, None, &starts, &[], &[], &th);
         let spans = in_spans(&rows, 10, &starts);
         assert!(spans.iter().any(|s| s.gpu_steps == 10));
-        let spanned = analyze_steps(0, &spans, None, &starts, &[], &th);
+        let spanned = analyze_steps(0, &spans, None, &starts, &[], &[], &th);
         let idle = each.data_idle_share.unwrap();
         assert!(idle > 0.1, "{idle}");
         assert!((spanned.data_idle_share.unwrap() - idle).abs() < 1e-9);
@@ -574,7 +648,15 @@ mod tests {
         // another of 10 ends at step 50, clear of it.
         (rows[25].gpu_ms, rows[25].gpu_steps) = (Some(300.0), 10);
         (rows[50].gpu_ms, rows[50].gpu_steps) = (Some(95.0), 10);
-        let t = analyze_steps(0, &rows, Some((22, 29)), &[], &[], &Thresholds::default());
+        let t = analyze_steps(
+            0,
+            &rows,
+            Some((22, 29)),
+            &[],
+            &[],
+            &[],
+            &Thresholds::default(),
+        );
         // Only the clean span counts: its own 9.5 ms per step is the work, no idle.
         assert_eq!(t.data_idle_share, Some(0.0));
     }

@@ -283,14 +283,27 @@ pub struct CheckpointPace {
     pub write_ms: f64,
 }
 
+/// Evaluation passes that take more than a twentieth of the run: the period (a multiple of
+/// the run's) at which they take at most that.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EvalPace {
+    /// The run's period, steps.
+    pub period_steps: u64,
+    /// Evaluate every this many steps.
+    pub every_steps: u64,
+    /// A typical pass beyond a normal step, ms.
+    pub pass_ms: f64,
+}
+
 /// `work`: what the markers show in the stalled steps; the fix for that work first, the
 /// general ones only when the work is not known. `pace`: when checkpoints' writes outlast
-/// the training between two saves.
+/// the training between two saves; `eval_pace`: when evaluation passes take much of the run.
 pub fn periodic_stall(
     checkpoint_seen: bool,
     work: Option<&PeriodicWork>,
     run: &RunSettings,
     pace: Option<CheckpointPace>,
+    eval_pace: Option<EvalPace>,
 ) -> Vec<Fix> {
     match work {
         Some(PeriodicWork::EpochStart { .. }) => {
@@ -318,7 +331,14 @@ pub fn periodic_stall(
             })],
             None => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
         },
-        Some(PeriodicWork::Eval) => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
+        Some(PeriodicWork::Eval) => match eval_pace {
+            Some(p) => vec![Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften {
+                period_steps: p.period_steps,
+                every_steps: p.every_steps,
+                pass_ms: p.pass_ms,
+            })],
+            None => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
+        },
         // Already frozen: what still stalls is a collection the loop asks for.
         Some(PeriodicWork::GarbageCollection) if run.gc_frozen => {
             vec![Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop)]
@@ -785,7 +805,7 @@ mod tests {
             batches_per_epoch: Some(30),
         };
         assert_eq!(
-            periodic_stall(false, Some(&work), &loader(2, false, false), None),
+            periodic_stall(false, Some(&work), &loader(2, false, false), None, None),
             vec![Fix::DataLoading(DataLoadingFix::PersistentWorkers)]
         );
         assert_eq!(
@@ -793,6 +813,7 @@ mod tests {
                 false,
                 Some(&PeriodicWork::Checkpoint),
                 &RunSettings::default(),
+                None,
                 None
             ),
             vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
@@ -811,7 +832,8 @@ mod tests {
                 true,
                 Some(&PeriodicWork::Checkpoint),
                 &RunSettings::default(),
-                Some(pace)
+                Some(pace),
+                None
             ),
             vec![Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint {
                 checkpoint_seen: true,
@@ -823,7 +845,8 @@ mod tests {
                 true,
                 Some(&PeriodicWork::BackgroundCheckpoint),
                 &RunSettings::default(),
-                Some(pace)
+                Some(pace),
+                None
             ),
             vec![Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften {
                 every_steps: 280,

@@ -13,8 +13,8 @@ use crate::{
 /// 4: the run's time ledger; 5: a fix's part of its finding says which part it is; 6: a
 /// stall spans its slow steps in a row, and checkpoints written aside and TF32 are costed;
 /// 7: a fix's gain may be a range (`after_at_most_ms`); 8: turning anomaly detection off is
-/// a range down to the GPU's time, and a slowdown is priced from the run's first steps and
-/// their tail.
+/// a range down to the GPU's time, a slowdown is priced from the run's first steps and their
+/// tail, and evaluation passes that take much of the run are told a longer period.
 pub const DIAGNOSIS_FORMAT: u32 = 8;
 
 /// The engine's answer for one run.
@@ -263,6 +263,9 @@ pub enum FixReach {
         /// The part removed with the loop waiting out every write as well.
         at_least: f64,
     },
+    /// This fraction of it (0..=1): the evaluation passes a longer period leaves out; each
+    /// pass left costs what it did.
+    FewerPasses(f64),
     /// All of it, and perhaps the host work the setting adds as well (anomaly detection keeps
     /// a Python traceback for every forward operation and checks every backward one for
     /// NaN): at best the step comes down to the GPU's own time. The recording cannot split

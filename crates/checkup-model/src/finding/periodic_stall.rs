@@ -16,6 +16,10 @@ causes! {
             /// markers or when they show nothing there.
             #[serde(default)]
             work: Option<PeriodicWork>,
+            /// Whether the GPU stayed busy through most stalls (the work ran on it, as an
+            /// evaluation pass does) or went idle, as NVML saw; None where it saw neither.
+            #[serde(default)]
+            gpu_busy: Option<bool>,
         } => "periodic_stall",
     }
 }
@@ -121,6 +125,16 @@ keyed! {
             /// The longest write seen, ms.
             write_ms: f64,
         } => "checkpoint_less_often",
+        /// Evaluation passes take a large part of the run: evaluate every `every_steps` steps
+        /// instead of every `period_steps`, so the passes take at most a twentieth of it.
+        EvaluateLessOften {
+            /// The run's period now, steps.
+            period_steps: u64,
+            /// The new period, steps.
+            every_steps: u64,
+            /// A typical pass beyond a normal step, ms.
+            pass_ms: f64,
+        } => "evaluate_less_often",
         /// Do periodic work less often or off the critical path.
         LessPeriodicWork => "less_periodic_work",
     }

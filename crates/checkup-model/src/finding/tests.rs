@@ -166,6 +166,7 @@ fn checkpoint_stall() -> Finding {
             period_steps: 25.0,
             excess_ms: 410.0,
             work: Some(PeriodicWork::Checkpoint),
+            gpu_busy: None,
         }),
         severity: Severity::Major,
         confidence: 0.85,

@@ -22,8 +22,14 @@ pub fn title(c: &PeriodicStall, l: Language) -> String {
 /// A `periodic_stall` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &PeriodicStall, l: Language) -> String {
     match (c, l) {
-        (PeriodicStall::Stalls { period_steps, excess_ms, work }, En) => format!(
-            "Every {period_steps:.0} steps a step takes about {excess_ms:.0} ms longer than usual; during it the GPU has nothing to do.{}",
+        (PeriodicStall::Stalls { period_steps, excess_ms, work, gpu_busy }, En) => format!(
+            "Every {period_steps:.0} steps a step takes about {excess_ms:.0} ms longer than usual; {}{}",
+            match (gpu_busy, work) {
+                (Some(true), _) => "the GPU runs that work meanwhile, not training.",
+                // An evaluation pass runs on the GPU: idle only where NVML saw it so.
+                (None, Some(PeriodicWork::Eval)) => "the training waits for it meanwhile.",
+                _ => "during it the GPU has nothing to do.",
+            },
             match work {
                 None => String::new(),
                 Some(PeriodicWork::EpochStart { workers, .. }) => format!(
@@ -38,8 +44,13 @@ pub fn summary(c: &PeriodicStall, l: Language) -> String {
                 ),
             }
         ),
-        (PeriodicStall::Stalls { period_steps, excess_ms, work }, Zh) => format!(
-            "每 {period_steps:.0} 步就有一步比平常多耗时约 {excess_ms:.0} ms，期间 GPU 无事可做。{}",
+        (PeriodicStall::Stalls { period_steps, excess_ms, work, gpu_busy }, Zh) => format!(
+            "每 {period_steps:.0} 步就有一步比平常多耗时约 {excess_ms:.0} ms，{}{}",
+            match (gpu_busy, work) {
+                (Some(true), _) => "期间 GPU 在做这项工作，而不是训练。",
+                (None, Some(PeriodicWork::Eval)) => "期间训练在等它完成。",
+                _ => "期间 GPU 无事可做。",
+            },
             match work {
                 None => String::new(),
                 Some(PeriodicWork::EpochStart { workers, .. }) => format!(
@@ -180,6 +191,22 @@ gc.set_threshold(50_000, 50, 1000)",
             },
             Some(&format!("if step % {every_steps} == 0:\n    save_checkpoint(step)   # {}", pick(l, "your background save, unchanged", "你原来的后台保存，不变"))),
             pick(l, "No more waits for the previous write.", "不再等待上一次写入。"),
+        ),
+        (
+            PeriodicStallFix::EvaluateLessOften {
+                period_steps,
+                every_steps,
+                pass_ms,
+            },
+            _,
+        ) => t(
+            pick(l, "Evaluate less often", "降低评估频率"),
+            &match l {
+                En => format!("Each evaluation pass holds the training for about {} s, every {period_steps} steps. Evaluate every {every_steps} steps instead, so the passes take at most a twentieth of the training time between them (the price: the validation score comes less often), or evaluate on a fixed subset of the validation set.", crate::fixed(pass_ms / 1e3, 2)),
+                Zh => format!("每次评估都让训练停下约 {} 秒，每 {period_steps} 步一次。请改为每 {every_steps} 步评估一次，让评估最多占两次评估之间训练时间的二十分之一（代价是验证分数更新得更少），或只在验证集的固定子集上评估。", crate::fixed(pass_ms / 1e3, 2)),
+            },
+            Some(&format!("if step % {every_steps} == 0:   # {}\n    evaluate()   # {}", pick(l, &format!("was {period_steps}"), &format!("原来是 {period_steps}")), pick(l, "your evaluation, unchanged", "你原来的评估，不变"))),
+            pick(l, "The same passes, fewer of them.", "评估本身不变，次数更少。"),
         ),
         (PeriodicStallFix::LessPeriodicWork, _) => t(
             pick(l, "Do periodic work less often or off the critical path", "降低周期性工作的频率或移出关键路径"),

@@ -209,6 +209,13 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
     })
 }
 
+/// Whether passes of one kind of periodic work take longer each time they come (the
+/// `slowdown/periodic_work` finding's test): another rule's fix for that work must not hide
+/// the growth.
+pub(crate) fn periodic_work_grows(cx: &Ctx, kind: MarkerKind) -> bool {
+    periodic_finding(cx, kind).is_some()
+}
+
 /// Fewest timed runs of one kind of periodic work a growth is read from: a third of them
 /// against another third, two at least in each.
 const MIN_PERIODIC_RUNS: usize = 6;

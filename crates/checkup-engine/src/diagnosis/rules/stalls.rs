@@ -152,7 +152,10 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let t = cx.timing?;
     let period = t.stall_period_steps?;
     let seen_idle = stalls_seen_idle(cx, t);
-    if seen_idle.is_some_and(|s| s < cx.th.stalls_idle_share) {
+    let marked = stall_work(cx, t);
+    // A GPU busy through the long steps is the host waiting for it, unless the probe timed
+    // periodic work in them: an evaluation pass keeps the GPU busy and is a stall all the same.
+    if seen_idle.is_some_and(|s| s < cx.th.stalls_idle_share) && marked.is_none() {
         return None;
     }
     let share = cx.stall_share();
@@ -232,7 +235,6 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::HostSamples,
         ));
     }
-    let marked = stall_work(cx, t);
     if let Some((_, n)) = &marked {
         evidence.push(ev(
             K::PeriodicStall(PeriodicStallEvidence::StallsWithMarker),
@@ -267,6 +269,18 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     });
     let work = work.map(|(w, _)| w);
     let pace = between.and_then(|between| checkpoint_pace(cx, t, work.as_ref(), between));
+    // Passes that grow are fixed first by keeping them the same (the slowdown's fix): a
+    // longer period priced on their median would only put the growth off.
+    let grows = super::slowdown::periodic_work_grows(cx, MarkerKind::Eval);
+    let eval_pace = between.filter(|_| !grows).and_then(|between| {
+        eval_pace(
+            cx.th.eval_share_of_training,
+            work.as_ref(),
+            period,
+            median_excess,
+            between,
+        )
+    });
     if let Some(copy) = staging_copy_ms(cx, t, work.as_ref()) {
         evidence.push(ev(
             K::PeriodicStall(PeriodicStallEvidence::StagingCopy),
@@ -287,16 +301,44 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     }
     Some(Finding {
         gains: Default::default(),
-        fixes: fixes::periodic_stall(checkpoint_seen, work.as_ref(), &cx.run_settings(), pace),
+        fixes: fixes::periodic_stall(
+            checkpoint_seen,
+            work.as_ref(),
+            &cx.run_settings(),
+            pace,
+            eval_pace,
+        ),
         cause: Cause::PeriodicStall(PeriodicStall::Stalls {
             period_steps: period,
             excess_ms: median_excess,
             work,
+            gpu_busy: seen_idle.map(|s| s < cx.th.stalls_idle_share),
         }),
         severity: cx.severity(share),
         confidence: confidence::STALLS,
         share,
         evidence,
+    })
+}
+
+/// Evaluation passes of `pass_ms` beyond a normal step, every `period` steps of `between` ms
+/// of training: when they take more than `share` of that, the period (a multiple of the
+/// run's, so passes stay where they were) at which they take at most that.
+fn eval_pace(
+    share: f64,
+    work: Option<&PeriodicWork>,
+    period: f64,
+    pass_ms: f64,
+    between: f64,
+) -> Option<fixes::EvalPace> {
+    if !matches!(work?, PeriodicWork::Eval) || period < 1.0 || between <= 0.0 {
+        return None;
+    }
+    let times = (pass_ms / (share * between)).ceil();
+    (times >= 2.0).then(|| fixes::EvalPace {
+        period_steps: period.round() as u64,
+        every_steps: (period * times).round() as u64,
+        pass_ms,
     })
 }
 
@@ -425,6 +467,15 @@ pub fn reach(fix: &PeriodicStallFix, finding: &Finding) -> FixReach {
         PeriodicStallFix::CheckpointLessOften { every_steps, .. } => {
             outside_staging_copy(finding, Some(*every_steps))
         }
+        // One pass in `every / period` is left, at the cost it had.
+        PeriodicStallFix::EvaluateLessOften {
+            period_steps,
+            every_steps,
+            ..
+        } if *every_steps > 0 => FixReach::FewerPasses(
+            (1.0 - *period_steps as f64 / *every_steps as f64).clamp(0.0, 1.0),
+        ),
+        PeriodicStallFix::EvaluateLessOften { .. } => FixReach::Supporting,
         PeriodicStallFix::AsyncCheckpoint {
             checkpoint_seen: true,
             every_steps,
@@ -438,6 +489,18 @@ pub fn reach(fix: &PeriodicStallFix, finding: &Finding) -> FixReach {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn evaluation_passes_over_a_twentieth_of_the_training_are_told_a_longer_multiple() {
+        // 358 ms passes every 40 steps of 583 ms training: 13 periods bring a pass under a
+        // twentieth of the training between two.
+        let pace = eval_pace(0.05, Some(&PeriodicWork::Eval), 40.0, 358.0, 583.0).unwrap();
+        assert_eq!((pace.period_steps, pace.every_steps), (40, 520));
+        // A pass of a twentieth or less is left as it is, and other work is not evaluation.
+        assert!(eval_pace(0.05, Some(&PeriodicWork::Eval), 40.0, 29.0, 583.0).is_none());
+        assert!(eval_pace(0.05, Some(&PeriodicWork::Checkpoint), 40.0, 358.0, 583.0).is_none());
+        assert!(eval_pace(0.05, None, 40.0, 358.0, 583.0).is_none());
+    }
     use crate::diagnosis::rules::test_cx::{rank_with_profiled_stall, Fixture};
 
     /// A GPU's curve: readings every 0.1 s for 10 s at `util` percent.
