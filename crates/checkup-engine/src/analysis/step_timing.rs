@@ -287,11 +287,6 @@ fn warmup_len(durations: &[(u64, f64)], th: &Thresholds) -> usize {
     n
 }
 
-/// Whether the slow `step`, begun at `t_start`, came while a checkpoint write that `last`'s
-/// save began was still running on its thread: `torch.save` holds the interpreter while it
-/// writes each tensor, and the loop waits for it. A step that saves itself is its own stall,
-/// however late the last write runs (`BackgroundWrite::held` asks both; a save at `step`
-/// is among the writes from `last` on).
 /// Periodic work the probe timed in a step (an evaluation pass, a checkpoint, a garbage
 /// collection), from its markers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -319,6 +314,11 @@ impl TimedWork {
     }
 }
 
+/// Whether the slow `step`, begun at `t_start`, came while a checkpoint write that `last`'s
+/// save began was still running on its thread: `torch.save` holds the interpreter while it
+/// writes each tensor, and the loop waits for it. A step that saves itself is its own stall,
+/// however late the last write runs (`BackgroundWrite::held` asks both; a save at `step`
+/// is among the writes from `last` on).
 fn held_by_write(step: u64, t_start: f64, last: &Stall, writes: &[BackgroundWrite]) -> bool {
     let since_last: Vec<BackgroundWrite> = writes
         .iter()

@@ -152,10 +152,11 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let t = cx.timing?;
     let period = t.stall_period_steps?;
     let seen_idle = stalls_seen_idle(cx, t);
+    let gpu_busy = seen_idle.map(|s| s < cx.th.stalls_idle_share);
     let marked = stall_work(cx, t);
     // A GPU busy through the long steps is the host waiting for it, unless the probe timed
     // periodic work in them: an evaluation pass keeps the GPU busy and is a stall all the same.
-    if seen_idle.is_some_and(|s| s < cx.th.stalls_idle_share) && marked.is_none() {
+    if gpu_busy == Some(true) && marked.is_none() {
         return None;
     }
     let share = cx.stall_share();
@@ -271,16 +272,17 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let pace = between.and_then(|between| checkpoint_pace(cx, t, work.as_ref(), between));
     // Passes that grow are fixed first by keeping them the same (the slowdown's fix): a
     // longer period priced on their median would only put the growth off.
-    let grows = super::slowdown::periodic_work_grows(cx, MarkerKind::Eval);
-    let eval_pace = between.filter(|_| !grows).and_then(|between| {
-        eval_pace(
-            cx.th.eval_share_of_training,
-            work.as_ref(),
-            period,
-            median_excess,
-            between,
-        )
-    });
+    let eval_pace = between
+        .and_then(|between| {
+            eval_pace(
+                cx.th.eval_share_of_training,
+                work.as_ref(),
+                period,
+                median_excess,
+                between,
+            )
+        })
+        .filter(|_| !super::slowdown::periodic_work_grows(cx, MarkerKind::Eval));
     if let Some(copy) = staging_copy_ms(cx, t, work.as_ref()) {
         evidence.push(ev(
             K::PeriodicStall(PeriodicStallEvidence::StagingCopy),
@@ -312,7 +314,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             period_steps: period,
             excess_ms: median_excess,
             work,
-            gpu_busy: seen_idle.map(|s| s < cx.th.stalls_idle_share),
+            gpu_busy,
         }),
         severity: cx.severity(share),
         confidence: confidence::STALLS,
@@ -489,6 +491,7 @@ pub fn reach(fix: &PeriodicStallFix, finding: &Finding) -> FixReach {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnosis::rules::test_cx::{rank_with_profiled_stall, Fixture};
 
     #[test]
     fn evaluation_passes_over_a_twentieth_of_the_training_are_told_a_longer_multiple() {
@@ -501,7 +504,6 @@ mod tests {
         assert!(eval_pace(0.05, Some(&PeriodicWork::Checkpoint), 40.0, 358.0, 583.0).is_none());
         assert!(eval_pace(0.05, None, 40.0, 358.0, 583.0).is_none());
     }
-    use crate::diagnosis::rules::test_cx::{rank_with_profiled_stall, Fixture};
 
     /// A GPU's curve: readings every 0.1 s for 10 s at `util` percent.
     fn curve(gpu: u32, util: f32) -> checkup_model::GpuSeries {
