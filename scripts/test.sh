@@ -28,16 +28,21 @@ phase "clippy" cargo clippy --workspace --all-targets -- -D warnings
 phase "clippy (UI, wasm)" cargo clippy -p checkup-frontend --target wasm32-unknown-unknown -- -D warnings
 # The API docs build without a warning (broken or private links).
 RUSTDOCFLAGS="-D warnings" phase "rustdoc" cargo doc --no-deps --workspace --quiet
-phase "tests" cargo test --workspace --exclude checkup-e2e
-# A short fuzz run of every reader (3 s each, about a minute, the same inputs each time);
-# the long runs and what they found: docs/fuzzing.md. The binary the tests above built (its
-# regression test needs it): `cargo run -p checkup-fuzz` resolves features for that package
-# alone and rebuilt tokio and everything on it first, three minutes of a cold run.
-phase "fuzz" "${CARGO_TARGET_DIR:-target}/debug/checkup-fuzz" --seconds 3 --seed 1
-# The packages (.deb, AppImage, server tarball): tests/e2e/tests/package.rs installs and starts
-# them. Their server binaries are built for glibc 2.31, which the agent shipped to GPU hosts needs.
+# The workspace's binaries and tests are built once, with one set of features, and the test
+# binaries run two at a time (scripts/run-tests.py: most of them wait on real agents, sshd
+# and WebDriver). Beside them, a short fuzz run of every reader (3 s each, about a minute,
+# the same inputs each time; the long runs and what they found: docs/fuzzing.md), with the
+# binary this build made (`cargo run -p checkup-fuzz` resolved features for that package
+# alone and rebuilt tokio and everything on it first).
+target="${CARGO_TARGET_DIR:-target}"
+phase "tests and fuzz (build, then 2 at a time)" ./scripts/run-tests.py --jobs 2 \
+  --except checkup-e2e --also "fuzz=$target/debug/checkup-fuzz --seconds 3 --seed 1" --workspace
+# The packages (.deb, AppImage, server tarball, wheel): tests/e2e/tests/package.rs installs
+# and starts them. Their server binaries are built for glibc 2.31, which the agent shipped
+# to GPU hosts needs.
 phase "packages (release builds)" ./scripts/package.sh dist
-# Two apps at a time: each test starts its own app, display, WebDriver and ports, and most
-# of a test is waiting on real hosts and agents (the hosts tests: 113 s one at a time, 60-66 s
-# two at a time on the 2-core machine).
-phase "app end to end" cargo test -p checkup-e2e -- --test-threads=2
+# The app end to end, from the build above: two test binaries at a time, each test one app
+# at a time, so no more than two apps (each with its own display, WebDriver and ports) share
+# the two cores, as before, while one binary's waits overlap the other's work.
+phase "app end to end" ./scripts/run-tests.py --jobs 2 --only checkup-e2e --workspace \
+  -- --test-threads=1

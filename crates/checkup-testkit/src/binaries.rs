@@ -29,11 +29,17 @@ pub fn target_dir() -> PathBuf {
 
 /// Builds `bin` of `package` (debug profile) and returns its path. Panics with cargo's
 /// verdict when the build fails: a test cannot go on without it.
+///
+/// The build is the workspace's binaries and tests (`cargo build --workspace --bins
+/// --tests`), what `scripts/run-tests.py` builds before the tests run: cargo chooses a
+/// dependency's features by the packages it builds, so `-p checkup-agent` alone compiled
+/// the workspace's crates again with other features, inside the test's time (24 s for the
+/// app, 18 s for the agent, on a 2-core machine). After the test command's build this is a check that finds nothing to do.
 pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
     build(package, bin, false)
 }
 
-/// The same in the release profile, for benchmarks.
+/// `bin` of `package` alone in the release profile, for benchmarks.
 pub fn workspace_release_binary(package: &str, bin: &str) -> PathBuf {
     build(package, bin, true)
 }
@@ -41,18 +47,16 @@ pub fn workspace_release_binary(package: &str, bin: &str) -> PathBuf {
 fn build(package: &str, bin: &str, release: bool) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "-q", "-p", package, "--bin", bin]);
     if release {
-        cmd.arg("--release");
+        cmd.args(["build", "-q", "--release", "-p", package, "--bin", bin]);
+    } else {
+        cmd.args(["build", "-q", "--workspace", "--bins", "--tests"]);
     }
     let status = cmd
         .current_dir(workspace_root())
         .status()
         .expect("cargo runs");
-    assert!(
-        status.success(),
-        "cargo build -p {package} --bin {bin} failed"
-    );
+    assert!(status.success(), "cargo build ({package}, {bin}) failed");
     let profile = if release { "release" } else { "debug" };
     let path = target_dir().join(profile).join(bin);
     assert!(path.is_file(), "cargo built no {}", path.display());
