@@ -52,6 +52,27 @@ fn build(package: &str, bin: &str, release: bool) -> PathBuf {
     } else {
         cmd.args(["build", "-q", "--workspace", "--bins", "--tests"]);
     }
+    // What cargo sets for a running test (its package's folder, name and version) is not
+    // the build's: ring's build script watches CARGO_MANIFEST_DIR, so a build started with
+    // a test's value ran it again and recompiled everything above ring (rustls, the agent,
+    // the app) once per test package.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("CARGO_PKG_")
+            || [
+                "CARGO_MANIFEST_DIR",
+                "CARGO_MANIFEST_PATH",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_TARGET_TMPDIR",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref())
+        {
+            cmd.env_remove(name.as_ref());
+        }
+    }
     let status = cmd
         .current_dir(workspace_root())
         .status()
