@@ -1,8 +1,10 @@
 """A float32 ConvNet on 96x96 images with a token embedding beside it (its backward adds
 rows by index), as a reproducibility-minded script runs it: `--deterministic` turns on
 `torch.use_deterministic_algorithms(True)` and `cudnn.deterministic` (with the cuBLAS
-workspace setting they ask for), `--benchmark` turns on `cudnn.benchmark`; neither, the
-defaults. `--steps N`: train N steps (500)."""
+workspace setting they ask for), `--no-fill` then keeps them but stops torch filling the
+memory `torch.empty` hands out (`torch.utils.deterministic.fill_uninitialized_memory`),
+`--benchmark` turns on `cudnn.benchmark`; none, the defaults. `--steps N`: train N steps
+(500)."""
 import os
 import sys
 
@@ -11,6 +13,7 @@ if "--deterministic" in sys.argv:
 
 import torch
 import torch.nn as nn
+import torch.utils.deterministic
 
 
 def arg(name, default):
@@ -40,6 +43,8 @@ def main():
     if "--deterministic" in sys.argv:
         torch.use_deterministic_algorithms(True)
         torch.backends.cudnn.deterministic = True
+        if "--no-fill" in sys.argv:
+            torch.utils.deterministic.fill_uninitialized_memory = False
     torch.backends.cudnn.benchmark = "--benchmark" in sys.argv
     torch.manual_seed(0)
     model = Net().cuda()
