@@ -28,9 +28,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 
-def usage(message: str) -> "NoReturn":  # noqa: F821
+def usage(message: str) -> NoReturn:
     print(f"run-tests.py: {message}", file=sys.stderr)
     print("\n".join(__doc__.strip().splitlines()[2:4]), file=sys.stderr)
     sys.exit(2)
