@@ -98,10 +98,11 @@ pub fn analyze_steps(
             let excess = d - median_step;
             // Back-pressure cannot make a step slow by periodic work the probe timed in it
             // (an evaluation pass that keeps the GPU busy): that step is a stall all the same.
-            let timed = timed_work
-                .iter()
-                .any(|w| w.step == step && w.duration_ms >= 0.5 * excess);
-            if host_runs_ahead && !timed {
+            if host_runs_ahead
+                && !timed_work
+                    .iter()
+                    .any(|w| w.step == step && w.duration_ms >= 0.5 * excess)
+            {
                 continue;
             }
             // A slow step spent waiting for its batch is the input pipeline (workers taking
