@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each phase's wall time goes to $CARGO_TARGET_DIR/test-timings.txt (where a slow run's time
 # went; docs/contributing.md has the figures), and to stderr when a phase fails.
-timings="${CARGO_TARGET_DIR:-target}/test-timings.txt"
+target="${CARGO_TARGET_DIR:-target}"
+timings="$target/test-timings.txt"
 mkdir -p "$(dirname "$timings")"
 : > "$timings"
 phase() {
@@ -34,7 +35,6 @@ RUSTDOCFLAGS="-D warnings" phase "rustdoc" cargo doc --no-deps --workspace --qui
 # the same inputs each time; the long runs and what they found: docs/fuzzing.md), with the
 # binary this build made (`cargo run -p checkup-fuzz` resolved features for that package
 # alone and rebuilt tokio and everything on it first).
-target="${CARGO_TARGET_DIR:-target}"
 phase "tests and fuzz (build, then 2 at a time)" ./scripts/run-tests.py --jobs 2 \
   --except checkup-e2e --also "fuzz=$target/debug/checkup-fuzz --seconds 3 --seed 1" --workspace
 # The packages (.deb, AppImage, server tarball, wheel): tests/e2e/tests/package.rs installs
