@@ -9,6 +9,7 @@ only in the watch window (the steps before the profiled ones); over the whole ru
 keeps counters and logs rare events.
 """
 import gc
+import importlib
 import os
 import sys
 import threading
@@ -576,6 +577,11 @@ class Observer:
             "cudnn_benchmark": _safe(lambda: bool(backends.cudnn.benchmark)),
             "cudnn_deterministic": _safe(lambda: bool(backends.cudnn.deterministic)),
             "deterministic_algorithms": _safe(torch.are_deterministic_algorithms_enabled),
+            # With deterministic algorithms on, torch fills what torch.empty hands out
+            # unless this is off: a fill kernel per new tensor.
+            "fill_uninitialized_memory": _safe(
+                lambda: bool(importlib.import_module("torch.utils.deterministic").fill_uninitialized_memory)
+            ),
             "alloc_conf": os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or os.environ.get("PYTORCH_ALLOC_CONF"),
             "cuda_launch_blocking": os.environ.get("CUDA_LAUNCH_BLOCKING"),
             # Objects gc.freeze() moved out of the collector's reach: a run that froze its

@@ -10,6 +10,14 @@ pub struct Thresholds {
     pub significant_share: f64,
     /// Findings explaining less than this share are not reported (xprof's "moderate" 5 %).
     pub reportable_share: f64,
+    /// A setting whose own GPU work (deterministic algorithms' fills) takes at least this
+    /// share of the step gets its one-line fix: the line changes nothing else in the run,
+    /// and 2 % is above the spread of a steady run's mean step from one recording to the
+    /// next.
+    pub setting_fix_share: f64,
+    /// A setting's measured cost under this share of the step is none: within the spread
+    /// of a mean step between recordings.
+    pub setting_noise_share: f64,
     /// GPU busy at least this share of the step (at unprofiled speed) = the GPU is the limit.
     pub gpu_busy_high: f64,
     /// GPU-Util (any kernel running in NVML's sample period) reads above the GPU's true busy
@@ -212,6 +220,8 @@ impl Default for Thresholds {
         Self {
             significant_share: 0.15,
             reportable_share: 0.05,
+            setting_fix_share: 0.02,
+            setting_noise_share: 0.005,
             gpu_busy_high: 0.85,
             util_over_busy: 0.10,
             kernel_wait_max_us: 30.0,

@@ -18,6 +18,7 @@ use checkup_model::{
     Cause, CheckId, CheckStatus, CheckValue, Diagnosis, EvidenceKey as K, Finding, Fix, Language,
     Severity, Source, WindowMethod,
 };
+use checkup_model::{Harmless, NotCosted, SettingVerdict, SpeedSetting};
 use checkup_text::FixText;
 
 fn diagnose(run: &str) -> Diagnosis {
@@ -2661,6 +2662,171 @@ fn fp32_matmuls_are_offered_tf32_at_the_gpus_datasheet_rate_and_a_tf32_run_is_no
         .iter()
         .flat_map(|f| &f.fixes)
         .any(|f| matches!(f, Fix::ComputeBound(ComputeBoundFix::AllowTf32 { .. }))));
+}
+
+/// The setting and verdict of each speed setting the diagnosis costed.
+fn setting_verdicts(d: &Diagnosis) -> Vec<(SpeedSetting, SettingVerdict)> {
+    d.settings
+        .iter()
+        .map(|c| (c.setting, c.verdict.clone()))
+        .collect()
+}
+
+#[test]
+fn deterministic_algorithms_fills_are_costed_and_their_fix_keeps_determinism() {
+    let d = diagnose("probe_convnet_deterministic");
+    let compute = d.finding("compute_bound").unwrap();
+    // First: the line that keeps what the run asked for. 63 fill kernels a step (the
+    // default twin launches 6), 0.51 ms of an 11.9 ms step.
+    let Fix::ComputeBound(ComputeBoundFix::SkipUninitializedFill {
+        fill_share,
+        fills_per_step,
+    }) = &compute.fixes[0]
+    else {
+        panic!("{:?}", compute.fixes);
+    };
+    assert_eq!(*fills_per_step, 63.0);
+    assert!((0.040..0.045).contains(fill_share), "{fill_share}");
+    assert!(
+        (evidence(
+            &d,
+            "compute_bound",
+            K::ComputeBound(ComputeBoundEvidence::FillTimePerStep)
+        ) - 0.51)
+            .abs()
+            < 0.01
+    );
+    let gain = compute.gains.fixes[0].unwrap();
+    assert_eq!(
+        gain.reach,
+        checkup_model::FixReach::LessGpuWork(*fill_share)
+    );
+    assert!((gain.expected.after_ms - 11.41).abs() < 0.02, "{gain:?}");
+    assert_eq!((d.plan[0].finding, d.plan[0].fix), (0, 0));
+    let verdicts: Vec<_> = setting_verdicts(&d)
+        .into_iter()
+        .map(|(s, v)| (s, round_verdict(v)))
+        .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            (
+                SpeedSetting::DeterministicAlgorithms,
+                SettingVerdict::InFinding { finding: 0 }
+            ),
+            (
+                SpeedSetting::CudnnBenchmarkOff,
+                SettingVerdict::NotCosted {
+                    because: NotCosted::OtherAlgorithmsNotRun
+                }
+            ),
+            (
+                SpeedSetting::Tf32MatmulOff,
+                SettingVerdict::Small {
+                    ms_per_step: 0.153,
+                    share: 0.0128
+                }
+            ),
+        ]
+    );
+    // The fix applied: the probe reads the fill off, and nothing is offered for it.
+    let twin = diagnose("probe_convnet_deterministic_no_fill");
+    let settings = &twin.training.as_ref().unwrap().settings;
+    assert_eq!(settings.fill_uninitialized_memory, Some(false));
+    assert!(!twin
+        .findings
+        .iter()
+        .flat_map(|f| &f.fixes)
+        .any(|f| matches!(
+            f,
+            Fix::ComputeBound(ComputeBoundFix::SkipUninitializedFill { .. })
+        )));
+    assert_eq!(
+        setting_verdicts(&twin)[0],
+        (
+            SpeedSetting::DeterministicAlgorithms,
+            SettingVerdict::NotCosted {
+                because: NotCosted::OtherAlgorithmsNotRun
+            }
+        )
+    );
+}
+
+#[test]
+fn a_transformers_fills_are_a_range_down_from_its_profiled_host_work() {
+    // Another model, the bf16 encoder: 733 fill kernels a step, 8.5 ms of 71.1. The GPU
+    // work goes (62.7 ms); the host's work per step measured under the profiler, 67.5 ms,
+    // is the slow end. The twin ran 62.2 ms.
+    let d = diagnose("probe_transformer_deterministic");
+    let compute = d.finding("compute_bound").unwrap();
+    let Fix::ComputeBound(ComputeBoundFix::SkipUninitializedFill { fills_per_step, .. }) =
+        &compute.fixes[0]
+    else {
+        panic!("{:?}", compute.fixes);
+    };
+    assert_eq!(*fills_per_step, 733.0);
+    let (fastest, slowest) = compute.gains.fixes[0].unwrap().after_range_ms();
+    assert!((fastest - 62.7).abs() < 0.1, "{fastest}");
+    assert!((slowest - 67.5).abs() < 0.1, "{slowest}");
+}
+
+/// A verdict's figures to three places, as a reader compares them.
+fn round_verdict(v: SettingVerdict) -> SettingVerdict {
+    match v {
+        SettingVerdict::Small { ms_per_step, share } => SettingVerdict::Small {
+            ms_per_step: (ms_per_step * 1e3).round() / 1e3,
+            share: (share * 1e4).round() / 1e4,
+        },
+        v => v,
+    }
+}
+
+#[test]
+fn settings_that_cannot_matter_to_a_run_are_shown_harmless() {
+    // An LSTM in bf16: no convolution for a benchmark, no fp32 matrix multiply for TF32.
+    assert_eq!(
+        setting_verdicts(&diagnose("probe_lstm_checkpoint")),
+        vec![
+            (
+                SpeedSetting::CudnnBenchmarkOff,
+                SettingVerdict::Harmless {
+                    because: Harmless::NoConvolutions
+                }
+            ),
+            (
+                SpeedSetting::Tf32MatmulOff,
+                SettingVerdict::Harmless {
+                    because: Harmless::NoFp32Matmuls
+                }
+            ),
+        ]
+    );
+    // Benchmark mode on is not a slow setting; TF32 off still is, and the fp32 mixer's
+    // matrix multiplies make it a finding's fix.
+    assert!(
+        !setting_verdicts(&diagnose("probe_convnet_cudnn_benchmark"))
+            .iter()
+            .any(|(s, _)| *s == SpeedSetting::CudnnBenchmarkOff)
+    );
+    let mixer = diagnose("probe_fp32_mlp_mixer");
+    let tf32 = setting_verdicts(&mixer)
+        .into_iter()
+        .find(|(s, _)| *s == SpeedSetting::Tf32MatmulOff)
+        .unwrap();
+    let SettingVerdict::InFinding { finding } = tf32.1 else {
+        panic!("{tf32:?}");
+    };
+    assert_eq!(mixer.findings[finding].id(), "compute_bound");
+    // Settings a finding costs point at it.
+    let blocking = diagnose("probe_convnet1d_launch_blocking");
+    let SettingVerdict::InFinding { finding } = &blocking.settings[0].verdict else {
+        panic!("{:?}", blocking.settings);
+    };
+    assert_eq!(blocking.settings[0].setting, SpeedSetting::LaunchBlocking);
+    assert_eq!(
+        blocking.findings[*finding].id(),
+        "kernel_launch/synchronous_launches"
+    );
 }
 
 #[test]

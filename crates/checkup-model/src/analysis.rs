@@ -160,6 +160,13 @@ pub struct KernelStats {
     /// cores (cuBLAS's and CUTLASS's SIMT `sgemm` kernels): TF32 off for fp32 matmuls.
     #[serde(default)]
     pub fp32_gemm_time_share: f64,
+    /// Share of kernel time in fill kernels (`FillFunctor`): `zero_()`, `torch.zeros` and,
+    /// with deterministic algorithms on, every tensor `torch.empty` hands out.
+    #[serde(default)]
+    pub fill_time_share: f64,
+    /// Fill kernels per step.
+    #[serde(default)]
+    pub fills_per_step: f64,
     /// The kernels that took most time (ten), most first.
     pub top: Vec<KernelTime>,
     /// All those kernels' time together (0 in diagnoses from before it was kept).
@@ -169,6 +176,17 @@ pub struct KernelStats {
     /// trace does not say which operator launched what (and in older diagnoses).
     #[serde(default)]
     pub top_operators: Vec<OperatorTime>,
+}
+
+impl KernelStats {
+    /// The fill kernels' GPU time per step, µs (0 without kernels).
+    pub fn fill_us_per_step(&self) -> f64 {
+        if self.kernels == 0 || self.per_step <= 0.0 {
+            return 0.0;
+        }
+        let steps = self.kernels as f64 / self.per_step;
+        self.fill_time_share * self.kernel_time_us / steps
+    }
 }
 
 /// A CPU operator (`aten::addmm`) and the GPU time of the kernels it launched itself.

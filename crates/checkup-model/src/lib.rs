@@ -21,6 +21,7 @@ pub mod language;
 pub mod ledger;
 pub mod samples;
 pub mod series;
+pub mod setting_cost;
 pub mod training;
 pub mod ui_word;
 
@@ -39,5 +40,6 @@ pub use language::*;
 pub use ledger::*;
 pub use samples::*;
 pub use series::*;
+pub use setting_cost::*;
 pub use training::*;
 pub use ui_word::UiWord;

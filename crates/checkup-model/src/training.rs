@@ -208,6 +208,9 @@ pub struct NumericSettings {
     pub cudnn_deterministic: Option<bool>,
     /// `torch.are_deterministic_algorithms_enabled()`.
     pub deterministic_algorithms: Option<bool>,
+    /// `torch.utils.deterministic.fill_uninitialized_memory`: with deterministic algorithms
+    /// on, every tensor `torch.empty` hands out is filled (NaN for floats) by a kernel.
+    pub fill_uninitialized_memory: Option<bool>,
     /// `PYTORCH_CUDA_ALLOC_CONF`.
     pub alloc_conf: Option<String>,
     /// `CUDA_LAUNCH_BLOCKING`.

@@ -112,12 +112,38 @@ pub(crate) fn ms(v: f64) -> String {
     }
 }
 
+/// A speed-up: two decimals under 1.1× (a few per cent reads 1.04×, not 1.0×), one under
+/// 10×, whole above.
+pub(crate) fn times(speedup: f64) -> String {
+    let decimals = if speedup < 1.1 {
+        2
+    } else if speedup < 10.0 {
+        1
+    } else {
+        0
+    };
+    fixed(speedup, decimals)
+}
+
 /// One fix's expected gain, short (its finding's gain sentence states what it rests on);
 /// for a fix that removes part of the cause, which part.
 pub fn fix_gain(fg: &FixGain, l: Language) -> String {
     let g = &fg.expected;
-    let times = |speedup: f64| fixed(speedup, if speedup < 10.0 { 1 } else { 0 });
     let (fastest, slowest) = fg.after_range_ms();
+    // The slow end of a GPU-work range: the host's own time per step, as the profiled steps
+    // measured it, may hold the shorter GPU work up.
+    let host_bound = |l: Language| match (slowest > fastest, l) {
+        (false, _) => String::new(),
+        (true, En) => format!(
+            "; {} ms if the host's own work per step holds the step up as the profiled \
+             steps measured it (the profiler slows the host)",
+            ms(slowest)
+        ),
+        (true, Zh) => format!(
+            "；若主机每步自身的工作如分析步骤所测那样拖住步骤，则为 {} ms（分析器会拖慢主机）",
+            ms(slowest)
+        ),
+    };
     let now = ms(g.before_ms);
     let (after, speedup) = if slowest > fastest {
         let at_slowest = ExpectedGain {
@@ -203,14 +229,27 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
         (FixReach::FasterMatmuls { share, speedup }, En) => format!(
             ", for the {}% of the step in fp32 matrix multiplies, {}× faster with TF32 \
              (what training's matrix shapes reach of this GPU's datasheet ratio; skinny \
-             matrices reach less)",
+             matrices reach less){}",
             pct(share),
-            fixed(speedup, 1)
+            fixed(speedup, 1),
+            host_bound(l)
         ),
         (FixReach::FasterMatmuls { share, speedup }, Zh) => format!(
-            "，按 fp32 矩阵乘占步骤的 {}% 计，开启 TF32 后快 {}×（训练常见矩阵形状能达到的该 GPU 规格比；细长矩阵达不到）",
+            "，按 fp32 矩阵乘占步骤的 {}% 计，开启 TF32 后快 {}×（训练常见矩阵形状能达到的该 GPU 规格比；细长矩阵达不到）{}",
             pct(share),
-            fixed(speedup, 1)
+            fixed(speedup, 1),
+            host_bound(l)
+        ),
+        (FixReach::LessGpuWork(share), En) => format!(
+            " at most, for the {}% of the step all fill kernels take: the code's own fills \
+             (zero_(), torch.zeros), which the trace cannot tell apart, stay{}",
+            pct(share),
+            host_bound(l)
+        ),
+        (FixReach::LessGpuWork(share), Zh) => format!(
+            "，这是上限：按全部填充内核占步骤的 {}% 计，而代码自身的填充（zero_()、torch.zeros）仍会保留，trace 无法把它们区分开{}",
+            pct(share),
+            host_bound(l)
         ),
         (FixReach::OutsideEpochStarts(p), En) => format!(
             ", for the {}% of the wait outside each epoch's first batch, which still waits \
@@ -232,7 +271,7 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
 /// What removing a finding's cause would make of the step, with the assumptions it rests
 /// on: "about 23.0 → 8.1 ms per step (2.8×) …".
 pub fn gain(g: &ExpectedGain, l: Language) -> String {
-    let speedup = fixed(g.speedup(), if g.speedup() < 10.0 { 1 } else { 0 });
+    let speedup = times(g.speedup());
     let (now, after) = (ms(g.before_ms), ms(g.after_ms));
     let basis = match (g.basis, l) {
         (StepBasis::UnprofiledSteps, En) => "the mean of the unprofiled steps",

@@ -22,6 +22,7 @@ pub mod ledger;
 pub mod notes;
 pub mod readback;
 pub mod report;
+pub mod setting_cost;
 pub mod shown;
 pub mod training;
 pub mod ui;

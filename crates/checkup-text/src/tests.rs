@@ -388,6 +388,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth),
         K::ComputeBound(ComputeBoundEvidence::TensorActive),
         K::ComputeBound(ComputeBoundEvidence::GemmShare),
+        K::ComputeBound(ComputeBoundEvidence::FillTimePerStep),
         K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare),
         K::Slowdown(SlowdownEvidence::FirstStepMedian),
         K::Slowdown(SlowdownEvidence::LastStepMedian),
@@ -576,6 +577,10 @@ fn all_fixes() -> Vec<Fix> {
             fp32_matmul_share: 0.79,
             tf32_speedup: None,
         }),
+        Fix::ComputeBound(ComputeBoundFix::SkipUninitializedFill {
+            fill_share: 0.042,
+            fills_per_step: 63.0,
+        }),
         Fix::ComputeBound(ComputeBoundFix::TensorCores),
         Fix::ComputeBound(ComputeBoundFix::Compile),
         Fix::ComputeBound(ComputeBoundFix::ChannelsLast),
@@ -748,6 +753,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::MemoryBandwidth(MemoryBandwidthEvidence::DramBandwidth)
         | K::ComputeBound(ComputeBoundEvidence::TensorActive)
         | K::ComputeBound(ComputeBoundEvidence::GemmShare)
+        | K::ComputeBound(ComputeBoundEvidence::FillTimePerStep)
         | K::MemoryBandwidth(MemoryBandwidthEvidence::ElementwiseShare)
         | K::Slowdown(SlowdownEvidence::FirstStepMedian)
         | K::Slowdown(SlowdownEvidence::LastStepMedian)
@@ -816,6 +822,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::Throttling(ThrottlingFix::CoolGpu)
         | Fix::Throttling(ThrottlingFix::CheckPower)
         | Fix::ComputeBound(ComputeBoundFix::AllowTf32 { .. })
+        | Fix::ComputeBound(ComputeBoundFix::SkipUninitializedFill { .. })
         | Fix::ComputeBound(ComputeBoundFix::TensorCores)
         | Fix::ComputeBound(ComputeBoundFix::Compile)
         | Fix::ComputeBound(ComputeBoundFix::ChannelsLast)

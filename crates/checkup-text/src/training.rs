@@ -241,6 +241,7 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         cudnn_benchmark,
         cudnn_deterministic,
         deterministic_algorithms,
+        fill_uninitialized_memory,
         alloc_conf,
         cuda_launch_blocking,
         anomaly_detection,
@@ -270,6 +271,10 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
             En => format!("deterministic algorithms {}", yes_no(*b, l)),
             Zh => format!("确定性算法 {}", yes_no(*b, l)),
         });
+    }
+    // Shown when deterministic algorithms are on: it is what they cost in fill kernels.
+    if let (Some(true), Some(b)) = (deterministic_algorithms, fill_uninitialized_memory) {
+        numeric.push(format!("fill_uninitialized_memory {}", yes_no(*b, l)));
     }
     if let Some(v) = cuda_launch_blocking {
         numeric.push(format!("CUDA_LAUNCH_BLOCKING={v}"));

@@ -641,6 +641,10 @@ fn kernel_stats(
             .sum::<f64>()
             / kernel_time.max(f64::MIN_POSITIVE)
     };
+    let fills = per_name
+        .iter()
+        .filter(|(n, _)| is_fill_kernel(&t.kernel_names[**n as usize]))
+        .fold((0u64, 0.0), |(count, us), (_, (c, u))| (count + c, us + u));
     let mut top: Vec<KernelTime> = per_name
         .iter()
         .map(|(n, (count, us))| KernelTime {
@@ -670,6 +674,8 @@ fn kernel_stats(
             .map(|(_, (_, us))| us)
             .sum::<f64>()
             / kernel_time.max(f64::MIN_POSITIVE),
+        fill_time_share: fills.1 / kernel_time.max(f64::MIN_POSITIVE),
+        fills_per_step: fills.0 as f64 / periods as f64,
         top,
         kernel_time_us: kernel_time,
     }
@@ -734,6 +740,13 @@ pub fn is_fp32_simt_gemm(name: &str) -> bool {
     !n.contains("tf32")
         && (n.contains("sgemm")
             || (n.contains("gemm") && (n.contains("_ffma") || n.contains("f32f32_f32f32_f32"))))
+}
+
+/// PyTorch's fill kernel (`vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, …>`):
+/// `fill_`, `zero_`, `torch.zeros`, and the fill deterministic algorithms give every tensor
+/// `torch.empty` hands out.
+pub fn is_fill_kernel(name: &str) -> bool {
+    name.contains("FillFunctor")
 }
 
 /// Kernel family by its (demangled) name.

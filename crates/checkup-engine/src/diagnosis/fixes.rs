@@ -412,18 +412,28 @@ pub fn throttling(reasons: &[String]) -> Vec<Fix> {
     out
 }
 
+/// `fills`: the fill kernels' share of the step and their count per step, when deterministic
+/// algorithms fill `torch.empty`'s memory and that is worth the line that stops it.
 /// `fp32_matmuls`: the step's share in matrix multiplies on the fp32 units and this GPU's
 /// TF32 speed-up, when that share is worth a change. `conv_heavy`: convolutions lead the
 /// trace's kernels (a layout change for a convolution that costs nothing is no fix); the
 /// probe's look at the forward, when taken, also decides (channels_last only for 4-d
 /// convolution inputs not yet in it).
 pub fn compute_bound(
+    fills: Option<(f64, f64)>,
     fp32_matmuls: Option<(f64, Option<f64>)>,
     tensor_cores_idle: bool,
     conv_heavy: bool,
     run: &RunSettings,
 ) -> Vec<Fix> {
     let mut out = Vec::new();
+    // A setting's one line, which keeps what the run asked for (determinism): first.
+    if let Some((fill_share, fills_per_step)) = fills {
+        out.push(Fix::ComputeBound(ComputeBoundFix::SkipUninitializedFill {
+            fill_share,
+            fills_per_step,
+        }));
+    }
     if let Some((share, speedup)) = fp32_matmuls {
         out.push(Fix::ComputeBound(ComputeBoundFix::AllowTf32 {
             fp32_matmul_share: share,
@@ -518,7 +528,7 @@ mod tests {
             ..Default::default()
         };
         assert!(
-            compute_bound(None, false, false, &sgd).contains(&Fix::ComputeBound(
+            compute_bound(None, None, false, false, &sgd).contains(&Fix::ComputeBound(
                 ComputeBoundFix::FusedOptimizer {
                     class: Some("SGD".into())
                 }
@@ -528,7 +538,7 @@ mod tests {
             optimizer_class: Some("RMSprop".into()),
             ..sgd.clone()
         };
-        assert!(!compute_bound(None, false, false, &rmsprop)
+        assert!(!compute_bound(None, None, false, false, &rmsprop)
             .iter()
             .any(is_fused));
         assert!(kernel_launch(&rmsprop).contains(&Fix::KernelLaunch(
@@ -644,7 +654,7 @@ mod tests {
     fn a_trace_without_an_optimizer_step_is_not_told_to_fuse_the_optimizer() {
         let inference = RunSettings::default();
         assert!(!kernel_launch(&inference).iter().any(is_foreach));
-        assert!(!compute_bound(None, false, false, &inference)
+        assert!(!compute_bound(None, None, false, false, &inference)
             .iter()
             .any(is_fused));
         let training = RunSettings {
@@ -722,7 +732,7 @@ mod tests {
     #[test]
     fn a_compiled_model_with_a_fused_optimizer_is_not_told_to_compile_or_fuse() {
         let run = RunSettings::of(&RunFacts::default(), Some(&compiled_gpt()), None, true);
-        let busy = compute_bound(None, false, true, &run);
+        let busy = compute_bound(None, None, false, true, &run);
         assert!(
             !busy.contains(&Fix::ComputeBound(ComputeBoundFix::Compile)),
             "{busy:?}"
@@ -750,7 +760,7 @@ mod tests {
             ..Default::default()
         };
         let no_convs = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(!compute_bound(None, false, true, &no_convs)
+        assert!(!compute_bound(None, None, false, true, &no_convs)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 424,
@@ -758,7 +768,7 @@ mod tests {
             ..Default::default()
         });
         let already = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(!compute_bound(None, false, true, &already)
+        assert!(!compute_bound(None, None, false, true, &already)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         t.model = Some(ModelInfo {
             conv_4d_inputs: 160,
@@ -766,11 +776,11 @@ mod tests {
             ..Default::default()
         });
         let missing = RunSettings::of(&RunFacts::default(), Some(&t), None, true);
-        assert!(compute_bound(None, false, true, &missing)
+        assert!(compute_bound(None, None, false, true, &missing)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
         // Convolutions that are not among the trace's top kernels (an MLP-Mixer's one patch
         // embedding) are not worth a layout change.
-        assert!(!compute_bound(None, false, false, &missing)
+        assert!(!compute_bound(None, None, false, false, &missing)
             .contains(&Fix::ComputeBound(ComputeBoundFix::ChannelsLast)));
     }
 

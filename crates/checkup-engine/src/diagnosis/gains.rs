@@ -41,11 +41,21 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::CauseAndAddedHostWork => gain_for_share(d, f, 1.0)
             .filter(|g| g.bounded_by_gpu_busy)
             .or(cause),
-        FixReach::FasterMatmuls { share, speedup } => faster_gpu_work(d, share, speedup),
+        FixReach::FasterMatmuls { share, speedup } if speedup > 1.0 => {
+            less_gpu_work(d, share.min(1.0) * (1.0 - 1.0 / speedup)).map(|g| g.fastest)
+        }
+        FixReach::FasterMatmuls { .. } => None,
+        FixReach::LessGpuWork(share) => less_gpu_work(d, share.min(1.0)).map(|g| g.fastest),
         FixReach::Supporting => None,
     }?;
     // The slow end of a range: the least the fix may remove, as its reach bounds it.
     let after_at_most_ms = match reach {
+        FixReach::FasterMatmuls { share, speedup } if speedup > 1.0 => {
+            less_gpu_work(d, share.min(1.0) * (1.0 - 1.0 / speedup)).and_then(|g| g.host_bound_ms)
+        }
+        FixReach::LessGpuWork(share) => {
+            less_gpu_work(d, share.min(1.0)).and_then(|g| g.host_bound_ms)
+        }
         FixReach::OutsideStagingCopy { part, at_least } if at_least < part => Some(
             gain_for_share(d, f, f.share * at_least).map_or(expected.before_ms, |g| g.after_ms),
         ),
@@ -136,17 +146,29 @@ fn gain_for_share(d: &Diagnosis, f: &Finding, share: f64) -> Option<ExpectedGain
     })
 }
 
-/// What running `share` of the step `speedup` times faster makes of it: the GPU's own work
-/// shrinks, so its busy time is no floor; the host's work per step is, where the trace
-/// measured it running ahead of the GPU (a host that blocked in its launches for most of
-/// the step gives no figure). Only on the unprofiled steps' clock: the profiled ones are
-/// slowed on the host side, not in the kernels.
-fn faster_gpu_work(d: &Diagnosis, share: f64, speedup: f64) -> Option<ExpectedGain> {
+/// What taking GPU work out of the step makes of it ([`less_gpu_work`]).
+struct LessGpuWork {
+    /// The step with the GPU's work that much shorter.
+    fastest: ExpectedGain,
+    /// The step held up by the host's own work per step instead, where that is longer: a
+    /// figure from the profiled steps, whose host side the profiler slows, so the slow end
+    /// of a range rather than the point.
+    host_bound_ms: Option<f64>,
+}
+
+/// What taking `removed` of the step out of the GPU's own work makes of it (matrix
+/// multiplies run faster, fill kernels gone): the GPU's work shrinks, so its busy time is
+/// no floor. The host's work per step may be, where the trace measured it running ahead of
+/// the GPU (a host that blocked in its launches for most of the step gives no figure); the
+/// profiler slows that host work, so it bounds the slow end of a range only. On the
+/// unprofiled steps' clock: the profiled ones are slowed on the host side, not in the
+/// kernels.
+fn less_gpu_work(d: &Diagnosis, removed: f64) -> Option<LessGpuWork> {
     let before = d
         .diagnosed_timing()
         .map(|t| t.mean_step_ms)
         .filter(|ms| *ms > 0.0)?;
-    if !(share > 0.0 && speedup > 1.0) {
+    if removed <= 0.0 {
         return None;
     }
     let host_ms = d
@@ -154,14 +176,16 @@ fn faster_gpu_work(d: &Diagnosis, share: f64, speedup: f64) -> Option<ExpectedGa
         .map(|r| (r.host_waits.host_work_per_step_us, r.gpu_busy_per_step_us))
         .filter(|(host, busy)| *host > 0.0 && host < busy)
         .map_or(0.0, |(host, _)| host / 1e3);
-    Some(ExpectedGain {
-        before_ms: before,
-        after_ms: (before * (1.0 - share.min(1.0) * (1.0 - 1.0 / speedup)))
-            .max(host_ms)
-            .min(before),
-        gpu_busy_ms: None,
-        bounded_by_gpu_busy: false,
-        basis: StepBasis::UnprofiledSteps,
+    let after = (before * (1.0 - removed)).min(before);
+    Some(LessGpuWork {
+        fastest: ExpectedGain {
+            before_ms: before,
+            after_ms: after,
+            gpu_busy_ms: None,
+            bounded_by_gpu_busy: false,
+            basis: StepBasis::UnprofiledSteps,
+        },
+        host_bound_ms: (host_ms > after).then_some(host_ms.min(before)),
     })
 }
 

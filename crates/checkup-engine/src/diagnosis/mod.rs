@@ -10,6 +10,7 @@ mod ledger;
 mod rank;
 mod rules;
 mod scaling;
+mod settings;
 
 use checkup_model::{
     Comparison, Diagnosis, Evidence, EvidenceKey, Finding, Note, RankSummary, RunFacts,
@@ -356,6 +357,7 @@ pub fn diagnose(
     }
     let training = cx.training.cloned();
     let findings = rank::rank_findings(findings, th);
+    let settings = settings::cost(&cx, &findings);
     let ledger = diagnosed
         .and_then(|r| a.ledgers.get(&r))
         .or(a.ledgers.values().next())
@@ -384,6 +386,7 @@ pub fn diagnose(
         facts,
         plan: Vec::new(),
         ledger,
+        settings,
     };
     gains::fill(&mut d);
     d

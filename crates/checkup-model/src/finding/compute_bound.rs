@@ -28,6 +28,8 @@ keyed! {
         TensorActive => "tensor_active",
         /// Matmul/convolution share of kernel time.
         GemmShare => "gemm_share",
+        /// Fill kernels' time per step: deterministic algorithms fill each new tensor.
+        FillTimePerStep => "fill_time_per_step",
     }
 }
 
@@ -45,6 +47,14 @@ keyed! {
             #[serde(default)]
             tf32_speedup: Option<f64>,
         } => "allow_tf32",
+        /// Keep deterministic algorithms but stop filling the memory `torch.empty` hands out
+        /// (`torch.utils.deterministic.fill_uninitialized_memory = False`).
+        SkipUninitializedFill {
+            /// The fill kernels' share of the step.
+            fill_share: f64,
+            /// Fill kernels launched per step.
+            fills_per_step: f64,
+        } => "skip_uninitialized_fill",
         /// Use tensor cores: bf16 autocast or TF32.
         TensorCores => "tensor_cores",
         /// Compile the model.

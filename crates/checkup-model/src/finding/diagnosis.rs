@@ -14,8 +14,10 @@ use crate::{
 /// stall spans its slow steps in a row, and checkpoints written aside and TF32 are costed;
 /// 7: a fix's gain may be a range (`after_at_most_ms`); 8: turning anomaly detection off is
 /// a range down to the GPU's time, a slowdown is priced from the run's first steps and their
-/// tail, and evaluation passes that take much of the run are told a longer period.
-pub const DIAGNOSIS_FORMAT: u32 = 8;
+/// tail, and evaluation passes that take much of the run are told a longer period; 9: the
+/// settings that change speed, each costed or shown harmless (`settings`), and the fill
+/// kernels of deterministic algorithms costed.
+pub const DIAGNOSIS_FORMAT: u32 = 9;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +69,9 @@ pub struct Diagnosis {
     /// was timed or sampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<crate::TimeLedger>,
+    /// Each setting the probe read that changes speed, with what it costs this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<crate::SettingCost>,
 }
 
 /// One entry of the plan: which finding's which fix, and what it should give.
@@ -107,6 +112,7 @@ impl Default for Diagnosis {
             training: None,
             whole_run: Vec::new(),
             plan: Vec::new(),
+            settings: Vec::new(),
             ledger: None,
         }
     }
@@ -281,6 +287,9 @@ pub enum FixReach {
         /// How many times faster they run.
         speedup: f64,
     },
+    /// This share of the step is GPU work the fix takes away (the fill kernels deterministic
+    /// algorithms add). Not floored at the GPU's busy time, which is what shrinks.
+    LessGpuWork(f64),
     /// No amount the recording can put a number on: a fix that helps the main one (pinned
     /// memory beside more workers), trims part of the cause by an unknown amount (a
     /// multi-tensor optimizer among many launches), finds where the time goes, or belongs to

@@ -80,6 +80,10 @@ pub fn evidence(k: &ComputeBoundEvidence, l: Language) -> String {
             "matmul/convolution share of kernel time",
             "矩阵乘/卷积占内核时间比例",
         ),
+        ComputeBoundEvidence::FillTimePerStep => (
+            "fill kernels per step (deterministic algorithms fill new tensors)",
+            "每步填充内核时间（确定性算法会填充新张量）",
+        ),
     };
     match l {
         En => en.into(),
@@ -109,6 +113,21 @@ pub fn fix(f: &ComputeBoundFix, l: Language) -> FixText {
                 pick(l, "or: torch.set_float32_matmul_precision(\"high\")", "或者：torch.set_float32_matmul_precision(\"high\")")
             )),
             pick(l, "The matrix multiplies' time shrinks by up to the tensor cores' TF32 rate over the fp32 rate.", "矩阵乘的时间最多按张量核 TF32 速率与 fp32 速率之比缩短。"),
+        ),
+        (
+            ComputeBoundFix::SkipUninitializedFill {
+                fill_share,
+                fills_per_step,
+            },
+            _,
+        ) => t(
+            pick(l, "Keep deterministic algorithms, stop filling new tensors", "保留确定性算法，不再填充新张量"),
+            &match l {
+                En => format!("Deterministic algorithms are on, and with them torch fills every tensor torch.empty hands out (NaN for floats, the largest value for integers), so that code reading memory before writing it gets the same result each run: {} fill kernels a step take {}% of it. Turning the fill off keeps the deterministic algorithms; only a tensor read before it is written would differ between runs, which is a bug the fill makes repeatable, not a result.", fixed(*fills_per_step, 0), pct(*fill_share)),
+                Zh => format!("确定性算法已开启，随之 torch 会填充 torch.empty 交出的每个张量（浮点数填 NaN，整数填最大值），使先读后写的代码每次运行结果相同：每步 {} 个填充内核，占步骤的 {}%。关闭填充后确定性算法仍然有效；只有在写入前就被读取的张量会在不同运行间不同，那是填充让其可复现的 bug，而不是结果。", fixed(*fills_per_step, 0), pct(*fill_share)),
+            },
+            Some("torch.use_deterministic_algorithms(True)\ntorch.utils.deterministic.fill_uninitialized_memory = False"),
+            pick(l, "The fill kernels' time leaves the step, less the code's own fills (zero_(), torch.zeros).", "填充内核的时间从步骤中去掉，代码自身的填充（zero_()、torch.zeros）除外。"),
         ),
         (ComputeBoundFix::TensorCores, _) => t(
             pick(l, "Use tensor cores: bf16 autocast or TF32", "使用张量核：bf16 autocast 或 TF32"),

@@ -137,6 +137,16 @@ fn finding(cx: &Ctx) -> Option<Finding> {
                 .and_then(crate::analysis::gpu_peaks::tf32_over_fp32);
             (s, speedup)
         });
+    let fills = deterministic_fills(cx).filter(|f| f.share >= th.setting_fix_share);
+    if let Some(f) = &fills {
+        evidence.push(ev(
+            K::ComputeBound(ComputeBoundEvidence::FillTimePerStep),
+            f.ms_per_step,
+            Unit::Ms,
+            None,
+            cx.rank_source(),
+        ));
+    }
     Some(Finding {
         gains: Default::default(),
         cause: Cause::ComputeBound(ComputeBound::GpuComputes {
@@ -149,6 +159,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         share: compute_share,
         evidence,
         fixes: fixes::compute_bound(
+            fills.map(|f| (f.share, f.per_step)),
             fp32_matmuls,
             tensor_cores_idle,
             conv_heavy,
@@ -157,10 +168,47 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     })
 }
 
+/// The fill kernels deterministic algorithms add to each step (`torch.empty`'s memory filled
+/// before use), as the diagnosed rank's trace timed them.
+pub struct DeterministicFills {
+    /// Their GPU time per step, ms.
+    pub ms_per_step: f64,
+    /// That time's share of the unprofiled step: the GPU does this work in every step.
+    pub share: f64,
+    /// Fill kernels per step.
+    pub per_step: f64,
+}
+
+/// The fills of a run with deterministic algorithms on that still fills uninitialised
+/// memory (torch's default then). Every fill kernel of the steps counts: the trace cannot
+/// tell the code's own `zero_()` from the fills of `torch.empty`, so this is the most that
+/// turning the fill off removes. None when the setting is off or unknown, or nothing filled.
+pub fn deterministic_fills(cx: &Ctx) -> Option<DeterministicFills> {
+    let settings = &cx.training?.settings;
+    if settings.deterministic_algorithms != Some(true)
+        || settings.fill_uninitialized_memory == Some(false)
+    {
+        return None;
+    }
+    let kernels = &cx.rank?.kernels;
+    let ms_per_step = kernels.fill_us_per_step() / 1e3;
+    let step_ms = cx
+        .timing
+        .map(|t| t.mean_step_ms)
+        .filter(|ms| *ms > 0.0)
+        .or_else(|| cx.rank.map(|r| r.profiled_step_us / 1e3))
+        .filter(|ms| *ms > 0.0)?;
+    (ms_per_step > 0.0).then(|| DeterministicFills {
+        ms_per_step,
+        share: (ms_per_step / step_ms).min(1.0),
+        per_step: kernels.fills_per_step,
+    })
+}
+
 /// A convolution's kernel by its name: cuDNN's and CUTLASS's convolution kernels say `conv`,
 /// or name the pass of an implicit GEMM (`fprop`, `dgrad`, `wgrad`). cuDNN also runs
 /// attention (`sdpa`, `flash`) and normalisation: `cudnn` alone says nothing.
-fn is_convolution_kernel(name: &str) -> bool {
+pub fn is_convolution_kernel(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     let attention = n.contains("sdpa") || n.contains("flash") || n.contains("attn");
     !attention
@@ -191,7 +239,12 @@ pub fn compute_reach(fix: &ComputeBoundFix, finding: &Finding) -> FixReach {
             share: *fp32_matmul_share,
             speedup: (*speedup * crate::analysis::gpu_peaks::TF32_RATIO_REACHED).max(1.0),
         },
+        // The fills are GPU work: gone, they shorten a step the GPU sets.
+        ComputeBoundFix::SkipUninitializedFill { fill_share, .. } if gpu_is_limit => {
+            FixReach::LessGpuWork(*fill_share)
+        }
         ComputeBoundFix::AllowTf32 { .. }
+        | ComputeBoundFix::SkipUninitializedFill { .. }
         | ComputeBoundFix::TensorCores
         | ComputeBoundFix::Compile
         | ComputeBoundFix::ChannelsLast

@@ -203,7 +203,7 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
 
 /// Whether the training ran with `CUDA_LAUNCH_BLOCKING=1`, as the probe listed its
 /// settings, else as the agent recorded its environment (CUDA reads `1` as on).
-fn launch_blocking(cx: &Ctx) -> bool {
+pub fn launch_blocking(cx: &Ctx) -> bool {
     cx.training
         .and_then(|t| t.settings.cuda_launch_blocking.as_deref())
         .or_else(|| {

@@ -1,0 +1,81 @@
+//! The settings that change training speed, each with what it costs the run: the issue a
+//! reader of the probe's *Settings* row asks ("deterministic algorithms on: does that cost
+//! me anything?") answered beside the setting, from the recording's own numbers.
+
+use serde::{Deserialize, Serialize};
+
+/// A setting the probe reads that changes how fast training runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpeedSetting {
+    /// `CUDA_LAUNCH_BLOCKING` set (not `0`): every launch waits for its kernel.
+    LaunchBlocking,
+    /// Autograd's anomaly detection on.
+    AnomalyDetection,
+    /// `torch.use_deterministic_algorithms(True)`.
+    DeterministicAlgorithms,
+    /// `torch.backends.cudnn.benchmark` off.
+    CudnnBenchmarkOff,
+    /// TF32 off for fp32 matrix multiplies (PyTorch's default).
+    Tf32MatmulOff,
+}
+
+/// What a setting costs this run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "verdict")]
+pub enum SettingVerdict {
+    /// A finding costs it and carries its fix: the finding's index in
+    /// `Diagnosis::findings`.
+    InFinding {
+        /// Index of the finding.
+        finding: usize,
+    },
+    /// GPU time it adds to each step, measured in the trace: below what is worth a fix.
+    Small {
+        /// Milliseconds per step.
+        ms_per_step: f64,
+        /// Share of the step.
+        share: f64,
+    },
+    /// It costs this run nothing the recording can see, for this reason.
+    Harmless {
+        /// Why.
+        because: Harmless,
+    },
+    /// The recording cannot put a number on it, for this reason.
+    NotCosted {
+        /// Why.
+        because: NotCosted,
+    },
+}
+
+/// Why a setting costs this run nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Harmless {
+    /// cuDNN runs no convolutions here: the algorithm search has nothing to choose.
+    NoConvolutions,
+    /// No matrix multiply runs on the fp32 units: nothing for TF32 to move.
+    NoFp32Matmuls,
+}
+
+/// Why the recording cannot cost a setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotCosted {
+    /// The algorithms it would choose instead never ran: only a run with it changed
+    /// measures them.
+    OtherAlgorithmsNotRun,
+    /// The step time was not measured well enough to split (no trace or no steps).
+    NotMeasured,
+}
+
+/// One setting and its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingCost {
+    /// The setting.
+    pub setting: SpeedSetting,
+    /// What it costs.
+    #[serde(flatten)]
+    pub verdict: SettingVerdict,
+}
