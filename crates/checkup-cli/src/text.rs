@@ -185,6 +185,17 @@ pub fn render(d: &Diagnosis, l: Language) -> String {
             let _ = writeln!(s, "  {k}{colon}{v}");
         }
     }
+    if !d.settings.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n{}{}",
+            checkup_text::setting_cost::title(l),
+            colon.trim_end()
+        );
+        for (k, v) in checkup_text::setting_cost::rows(d, l) {
+            let _ = writeln!(s, "  {k}{colon}{v}");
+        }
+    }
     s
 }
 

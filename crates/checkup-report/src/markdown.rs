@@ -625,6 +625,15 @@ pub fn render<'a>(
         let _ = writeln!(s);
     }
 
+    if !d.settings.is_empty() {
+        let _ = writeln!(s, "### {}\n", checkup_text::setting_cost::title(l));
+        table_head(&mut s, &checkup_text::setting_cost::columns(l));
+        for (k, v) in checkup_text::setting_cost::rows(d, l) {
+            let _ = writeln!(s, "| {} | {} |", escape(&k), escape(&v));
+        }
+        let _ = writeln!(s);
+    }
+
     if !d.environment.is_empty() {
         let _ = writeln!(s, "## {}\n", t.environment);
         let h = t.env_headers;
