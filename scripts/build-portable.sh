@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Builds the binaries that go to servers, checkup-agent by default (the one copied to GPU
-# hosts) or the packages named (checkup-cli for the tarball): release builds linked against
-# glibc 2.31 (zig as the linker), so they run on Ubuntu 20.04 and newer with nothing installed
-# beside them. Prints the path of each binary. Installs ziglang and cargo-zigbuild when
-# missing, both prebuilt from PyPI (compiling cargo-zigbuild took minutes).
+# Builds release binaries linked against glibc 2.31 (zig as the linker), so the server
+# binaries run on Ubuntu 20.04 and newer with nothing installed beside them: checkup-agent by
+# default (the one copied to GPU hosts), or the packages named (checkup-cli for the tarball,
+# checkup-app for the desktop app). Prints the path of each binary. Installs ziglang and
+# cargo-zigbuild when missing, both prebuilt from PyPI (compiling cargo-zigbuild took
+# minutes).
+#
+# The packages phase builds the three in one call, so typst, tokio and the rest compile once
+# for all of them (two release builds of typst, the server binaries' and the app's, were most
+# of a cold CI run's packages phase). The app links the system's WebKitGTK 4.1 through zig
+# too: it needs a system new enough for that library, whatever glibc it was linked against.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -13,6 +19,17 @@ python3 -c "import ziglang" 2>/dev/null || python3 -m pip install -q "ziglang==0
 command -v cargo-zigbuild >/dev/null || python3 -m pip install -q "cargo-zigbuild==0.24.1"
 args=()
 for p in "${packages[@]}"; do args+=(-p "$p"); done
+# The same for every call, whatever it builds, so build scripts that watch them do not run
+# again: pkg-config keeps -L for the system's library folder (zig searches no default
+# folder), and the app's build reads the packaging config (its sidecars) as `tauri build`
+# passes it.
+export PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
+TAURI_CONFIG="$(cat src-tauri/tauri.package.json)"
+export TAURI_CONFIG
+case " ${packages[*]} " in
+  # What `tauri build` turns on: the UI served from the binary, not a dev server.
+  *" checkup-app "*) args+=(--features tauri/custom-protocol) ;;
+esac
 cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.31 "${args[@]}" >&2
 dir="${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release"
 for p in "${packages[@]}"; do

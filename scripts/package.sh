@@ -20,10 +20,6 @@ lock_version() { grep -A1 "^name = \"$1\"$" Cargo.lock | sed -n 's/^version = "\
 tools="$target/package-tools"
 mkdir -p "$tools"
 
-# The server binaries, which the app bundles too: glibc 2.31, nothing needed beside them.
-mapfile -t portable < <(./scripts/build-portable.sh checkup-agent checkup-cli)
-agent="${portable[0]}" cli="${portable[1]}"
-
 # Tauri's bundler: the npm package's prebuilt binary, the version of the tauri crate in
 # Cargo.lock (compiling tauri-cli takes longer than the app).
 tauri_version=$(lock_version tauri)
@@ -32,18 +28,35 @@ if [ "$("$tauri" --version 2>/dev/null)" != "tauri-cli $tauri_version" ]; then
   npm install --prefix "$tools" --no-save --no-audit --no-fund --loglevel=error "@tauri-apps/cli@$tauri_version"
 fi
 
-# The bundler takes sidecars as NAME-<target triple> beside the config. Copied only when
-# they changed: the app's build is compiled again (56 s) when a sidecar is newer than it.
+# The server binaries and the app, in one release build (scripts/build-portable.sh): glibc
+# 2.31, nothing needed beside the server binaries. The app's build copies its sidecars, the
+# two server binaries, from src-tauri/binaries (NAME-<target triple>, as the bundler takes
+# them): on a first build they do not exist yet, so empty ones stand in, and the real ones
+# replace them after. Replaced only when their bytes change: the app's crate is compiled
+# again (a minute) when a sidecar is newer than it.
 mkdir -p src-tauri/binaries
-cmp -s "$agent" src-tauri/binaries/checkup-agent-x86_64-unknown-linux-gnu ||
-  cp "$agent" src-tauri/binaries/checkup-agent-x86_64-unknown-linux-gnu
-cmp -s "$cli" src-tauri/binaries/checkup-x86_64-unknown-linux-gnu ||
-  cp "$cli" src-tauri/binaries/checkup-x86_64-unknown-linux-gnu
+sidecar_agent=src-tauri/binaries/checkup-agent-x86_64-unknown-linux-gnu
+sidecar_cli=src-tauri/binaries/checkup-x86_64-unknown-linux-gnu
+[ -e "$sidecar_agent" ] || : > "$sidecar_agent"
+[ -e "$sidecar_cli" ] || : > "$sidecar_cli"
 ./scripts/build-frontend.sh
-"$tauri" build --ci --bundles deb --config src-tauri/tauri.package.json
-built=$(ls -t "$target"/release/bundle/deb/*_"$version"_amd64.deb | head -1)
+build() { ./scripts/build-portable.sh checkup-agent checkup-cli checkup-app; }
+mapfile -t built < <(build)
+agent="${built[0]}" cli="${built[1]}"
+if ! cmp -s "$agent" "$sidecar_agent" || ! cmp -s "$cli" "$sidecar_cli"; then
+  cp "$agent" "$sidecar_agent"
+  cp "$cli" "$sidecar_cli"
+  build > /dev/null
+fi
+# The bundler installs them with the mode they have here (cp onto a stand-in keeps its own).
+chmod 755 "$sidecar_agent" "$sidecar_cli"
+# The bundler takes the app that build made (`tauri bundle`, where `tauri build` would build
+# it again for the host alone).
+"$tauri" bundle --ci --bundles deb --config src-tauri/tauri.package.json \
+  --target x86_64-unknown-linux-gnu --features tauri/custom-protocol
+deb_built=$(ls -t "$target"/x86_64-unknown-linux-gnu/release/bundle/deb/*_"$version"_amd64.deb | head -1)
 deb="$out/gpu-checkup_${version}_amd64.deb"
-cp "$built" "$deb"
+cp "$deb_built" "$deb"
 
 # The AppImage: the .deb's files under an AppRun, after AppImageKit's runtime (shipped in the
 # appimage crate on crates.io; Tauri's own AppImage bundler downloads its tools from GitHub).
