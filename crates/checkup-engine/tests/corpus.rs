@@ -1316,12 +1316,14 @@ fn an_evaluation_every_40_steps_is_named_as_evaluation() {
         period_steps,
         every_steps,
         pass_ms,
+        pass_share,
     })] = stall.fixes[..]
     else {
         panic!("{:?}", stall.fixes)
     };
     assert_eq!((period_steps, every_steps), (40, 520));
     assert!((pass_ms - 358.0).abs() < 1.0, "{pass_ms}");
+    assert_eq!(pass_share, 0.05);
     let gain = stall.gains.fixes[0].unwrap();
     assert_eq!(
         gain.reach,

@@ -562,6 +562,7 @@ fn all_fixes() -> Vec<Fix> {
             period_steps: 40,
             every_steps: 520,
             pass_ms: 358.0,
+            pass_share: 0.05,
         }),
         Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
         Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop),

@@ -293,6 +293,8 @@ pub struct EvalPace {
     pub every_steps: u64,
     /// A typical pass beyond a normal step, ms.
     pub pass_ms: f64,
+    /// The most of the training between two passes a pass takes at that period.
+    pub pass_share: f64,
 }
 
 /// `work`: what the markers show in the stalled steps; the fix for that work first, the
@@ -336,6 +338,7 @@ pub fn periodic_stall(
                 period_steps: p.period_steps,
                 every_steps: p.every_steps,
                 pass_ms: p.pass_ms,
+                pass_share: p.pass_share,
             })],
             None => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
         },

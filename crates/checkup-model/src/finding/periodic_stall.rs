@@ -126,7 +126,8 @@ keyed! {
             write_ms: f64,
         } => "checkpoint_less_often",
         /// Evaluation passes take a large part of the run: evaluate every `every_steps` steps
-        /// instead of every `period_steps`, so the passes take at most a twentieth of it.
+        /// instead of every `period_steps`, so a pass takes at most `pass_share` of the
+        /// training between two.
         EvaluateLessOften {
             /// The run's period now, steps.
             period_steps: u64,
@@ -134,8 +135,17 @@ keyed! {
             every_steps: u64,
             /// A typical pass beyond a normal step, ms.
             pass_ms: f64,
+            /// The most of the training between two passes a pass takes at the new period
+            /// (0..=1).
+            #[serde(default = "a_twentieth")]
+            pass_share: f64,
         } => "evaluate_less_often",
         /// Do periodic work less often or off the critical path.
         LessPeriodicWork => "less_periodic_work",
     }
+}
+
+/// `pass_share` of fixes stored before it was kept: the engine's share then.
+fn a_twentieth() -> f64 {
+    0.05
 }

@@ -341,6 +341,7 @@ fn eval_pace(
         period_steps: period.round() as u64,
         every_steps: (period * times).round() as u64,
         pass_ms,
+        pass_share: share,
     })
 }
 
