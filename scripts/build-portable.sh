@@ -19,13 +19,12 @@ python3 -c "import ziglang" 2>/dev/null || python3 -m pip install -q "ziglang==0
 command -v cargo-zigbuild >/dev/null || python3 -m pip install -q "cargo-zigbuild==0.24.1"
 args=()
 for p in "${packages[@]}"; do args+=(-p "$p"); done
-# The same for every call, whatever it builds, so build scripts that watch them do not run
+# The same for every call, whatever it builds, so build scripts that watch it do not run
 # again: pkg-config keeps -L for the system's library folder (zig searches no default
-# folder), and the app's build reads the packaging config (its sidecars) as `tauri build`
-# passes it.
+# folder). The app is built with its own config alone: given the packaging config, its build
+# would copy the sidecars (the previous build's agent and CLI) over the ones this build makes,
+# which have the same names in the same folder.
 export PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
-TAURI_CONFIG="$(cat src-tauri/tauri.package.json)"
-export TAURI_CONFIG
 case " ${packages[*]} " in
   # What `tauri build` turns on: the UI served from the binary, not a dev server.
   *" checkup-app "*) args+=(--features tauri/custom-protocol) ;;

@@ -29,27 +29,15 @@ if [ "$("$tauri" --version 2>/dev/null)" != "tauri-cli $tauri_version" ]; then
 fi
 
 # The server binaries and the app, in one release build (scripts/build-portable.sh): glibc
-# 2.31, nothing needed beside the server binaries. The app's build copies its sidecars, the
-# two server binaries, from src-tauri/binaries (NAME-<target triple>, as the bundler takes
-# them): on a first build they do not exist yet, so empty ones stand in, and the real ones
-# replace them after. Replaced only when their bytes change: the app's crate is compiled
-# again (a minute) when a sidecar is newer than it.
-mkdir -p src-tauri/binaries
-sidecar_agent=src-tauri/binaries/checkup-agent-x86_64-unknown-linux-gnu
-sidecar_cli=src-tauri/binaries/checkup-x86_64-unknown-linux-gnu
-[ -e "$sidecar_agent" ] || : > "$sidecar_agent"
-[ -e "$sidecar_cli" ] || : > "$sidecar_cli"
+# 2.31, nothing needed beside the server binaries.
 ./scripts/build-frontend.sh
-build() { ./scripts/build-portable.sh checkup-agent checkup-cli checkup-app; }
-mapfile -t built < <(build)
+mapfile -t built < <(./scripts/build-portable.sh checkup-agent checkup-cli checkup-app)
 agent="${built[0]}" cli="${built[1]}"
-if ! cmp -s "$agent" "$sidecar_agent" || ! cmp -s "$cli" "$sidecar_cli"; then
-  cp "$agent" "$sidecar_agent"
-  cp "$cli" "$sidecar_cli"
-  build > /dev/null
-fi
-# The bundler installs them with the mode they have here (cp onto a stand-in keeps its own).
-chmod 755 "$sidecar_agent" "$sidecar_cli"
+# The bundler takes the server binaries as sidecars, NAME-<target triple> beside the config,
+# with the mode they have here.
+mkdir -p src-tauri/binaries
+install -m 755 "$agent" src-tauri/binaries/checkup-agent-x86_64-unknown-linux-gnu
+install -m 755 "$cli" src-tauri/binaries/checkup-x86_64-unknown-linux-gnu
 # The bundler takes the app that build made (`tauri bundle`, where `tauri build` would build
 # it again for the host alone).
 "$tauri" bundle --ci --bundles deb --config src-tauri/tauri.package.json \
