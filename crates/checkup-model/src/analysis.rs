@@ -179,13 +179,14 @@ pub struct KernelStats {
 }
 
 impl KernelStats {
-    /// The fill kernels' GPU time per step, µs (0 without kernels).
-    pub fn fill_us_per_step(&self) -> f64 {
+    /// The GPU time per step, µs, of the kernels that take `time_share` of all kernel time
+    /// (`fill_time_share`, `fp32_gemm_time_share`); 0 without kernels.
+    pub fn us_per_step(&self, time_share: f64) -> f64 {
         if self.kernels == 0 || self.per_step <= 0.0 {
             return 0.0;
         }
         let steps = self.kernels as f64 / self.per_step;
-        self.fill_time_share * self.kernel_time_us / steps
+        time_share * self.kernel_time_us / steps
     }
 }
 

@@ -29,6 +29,14 @@ pub(crate) fn fill(d: &mut Diagnosis) {
 /// helps the main fix or finds where the time goes.
 fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) -> Option<FixGain> {
     let reach = reach(fix, f);
+    // GPU work taken away: its point and, where the host may hold the step, its slow end.
+    let gpu_work = match reach {
+        FixReach::FasterMatmuls { share, speedup } if speedup > 1.0 => {
+            less_gpu_work(d, share.min(1.0) * (1.0 - 1.0 / speedup))
+        }
+        FixReach::LessGpuWork(share) => less_gpu_work(d, share.min(1.0)),
+        _ => None,
+    };
     let expected = match reach {
         FixReach::Cause => cause,
         FixReach::BusiestSyncLine(part)
@@ -41,20 +49,15 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::CauseAndAddedHostWork => gain_for_share(d, f, 1.0)
             .filter(|g| g.bounded_by_gpu_busy)
             .or(cause),
-        FixReach::FasterMatmuls { share, speedup } if speedup > 1.0 => {
-            less_gpu_work(d, share.min(1.0) * (1.0 - 1.0 / speedup)).map(|g| g.fastest)
+        FixReach::FasterMatmuls { .. } | FixReach::LessGpuWork(_) => {
+            gpu_work.as_ref().map(|g| g.fastest)
         }
-        FixReach::FasterMatmuls { .. } => None,
-        FixReach::LessGpuWork(share) => less_gpu_work(d, share.min(1.0)).map(|g| g.fastest),
         FixReach::Supporting => None,
     }?;
     // The slow end of a range: the least the fix may remove, as its reach bounds it.
     let after_at_most_ms = match reach {
-        FixReach::FasterMatmuls { share, speedup } if speedup > 1.0 => {
-            less_gpu_work(d, share.min(1.0) * (1.0 - 1.0 / speedup)).and_then(|g| g.host_bound_ms)
-        }
-        FixReach::LessGpuWork(share) => {
-            less_gpu_work(d, share.min(1.0)).and_then(|g| g.host_bound_ms)
+        FixReach::FasterMatmuls { .. } | FixReach::LessGpuWork(_) => {
+            gpu_work.and_then(|g| g.host_bound_ms)
         }
         FixReach::OutsideStagingCopy { part, at_least } if at_least < part => Some(
             gain_for_share(d, f, f.share * at_least).map_or(expected.before_ms, |g| g.after_ms),

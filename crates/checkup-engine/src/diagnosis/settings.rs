@@ -26,32 +26,34 @@ pub(crate) fn cost(cx: &Ctx, findings: &[Finding]) -> Vec<SettingCost> {
             .map(|finding| SettingVerdict::InFinding { finding })
     };
     let not = |because| SettingVerdict::NotCosted { because };
+    // A debugging setting whose finding is costed for every run that has it: that finding,
+    // else nothing measured it.
+    let costed_by =
+        |wanted: &dyn Fn(&Finding) -> bool| find(wanted).unwrap_or(not(NotCosted::NotMeasured));
     let measured = cx.rank.is_some();
     let mut out = Vec::new();
     let mut push = |setting, verdict| out.push(SettingCost { setting, verdict });
 
     if launches::launch_blocking(cx) {
-        let costed = find(&|f| {
-            matches!(
-                f.cause,
-                Cause::KernelLaunch(KernelLaunch::SynchronousLaunches { .. })
-            )
-        });
         push(
             SpeedSetting::LaunchBlocking,
-            costed.unwrap_or(not(NotCosted::NotMeasured)),
+            costed_by(&|f| {
+                matches!(
+                    f.cause,
+                    Cause::KernelLaunch(KernelLaunch::SynchronousLaunches { .. })
+                )
+            }),
         );
     }
     if launches::anomaly_detection_on(cx) {
-        let costed = find(&|f| {
-            matches!(
-                f.cause,
-                Cause::KernelLaunch(KernelLaunch::AnomalyDetection { .. })
-            )
-        });
         push(
             SpeedSetting::AnomalyDetection,
-            costed.unwrap_or(not(NotCosted::NotMeasured)),
+            costed_by(&|f| {
+                matches!(
+                    f.cause,
+                    Cause::KernelLaunch(KernelLaunch::AnomalyDetection { .. })
+                )
+            }),
         );
     }
     if s.deterministic_algorithms == Some(true) {
@@ -96,10 +98,7 @@ pub(crate) fn cost(cx: &Ctx, findings: &[Finding]) -> Vec<SettingCost> {
     if tf32_off {
         let verdict = match (cx.rank, cx.timing.map(|t| t.mean_step_ms)) {
             (Some(r), Some(step_ms)) if step_ms > 0.0 => {
-                let steps = r.kernels.kernels as f64 / r.kernels.per_step.max(f64::MIN_POSITIVE);
-                let ms_per_step = r.kernels.fp32_gemm_time_share * r.kernels.kernel_time_us
-                    / steps.max(1.0)
-                    / 1e3;
+                let ms_per_step = r.kernels.us_per_step(r.kernels.fp32_gemm_time_share) / 1e3;
                 let share = (ms_per_step / step_ms).min(1.0);
                 find(&|f| has_fix(f, |c| matches!(c, ComputeBoundFix::AllowTf32 { .. }))).unwrap_or(
                     if share < cx.th.setting_noise_share {

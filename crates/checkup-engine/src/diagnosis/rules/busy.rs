@@ -191,7 +191,7 @@ pub fn deterministic_fills(cx: &Ctx) -> Option<DeterministicFills> {
         return None;
     }
     let kernels = &cx.rank?.kernels;
-    let ms_per_step = kernels.fill_us_per_step() / 1e3;
+    let ms_per_step = kernels.us_per_step(kernels.fill_time_share) / 1e3;
     let step_ms = cx
         .timing
         .map(|t| t.mean_step_ms)
