@@ -23,6 +23,14 @@ import checkup_training
 WORKER_LINES = ".hot_lines"
 
 
+def _profiler_recording(torch):
+    """Whether a profiler of the training's own records this process now."""
+    try:
+        return bool(torch.autograd.profiler._is_profiler_enabled)
+    except Exception:
+        return False
+
+
 class Session:
     """One training process's probe: its files, its step tracker and the profiler window."""
 
@@ -113,6 +121,12 @@ class Session:
 
     def start_profiler(self):
         torch = self.torch
+        if _profiler_recording(torch):
+            # One profiler at a time per process: starting the probe's would fail or cut the
+            # training's own short. The run is read without a trace, and says why.
+            self.training.model_notes.append("trace_skipped_training_profiler")
+            self.status(trace=False, trace_skipped="training_profiler")
+            return
         teardown = P.teardown_cupti_after_window(os.environ, torch.version.cuda, self.training.graphs_captured())
         if teardown is not None:
             os.environ["TEARDOWN_CUPTI"] = teardown

@@ -673,6 +673,22 @@ def item(torch):
         warnings.warn("called a synchronizing CUDA operation", UserWarning)
 
 
+class ProfilerWindowTest(unittest.TestCase):
+    def test_a_training_that_profiles_itself_keeps_its_profiler_and_the_run_says_why(self):
+        import types
+        import checkup_session
+        torch = FakeTorch()
+        torch.autograd = types.SimpleNamespace(profiler=types.SimpleNamespace(_is_profiler_enabled=True))
+        with tempfile.TemporaryDirectory() as d:
+            session = checkup_session.Session(torch, d, env={})
+            session.start_profiler()
+            self.assertIsNone(session.prof)
+            self.assertIn("trace_skipped_training_profiler", session.training.model_notes)
+            with open(os.path.join(d, "probe_status.json")) as f:
+                status = json.load(f)
+        self.assertEqual((status["trace"], status["trace_skipped"]), (False, "training_profiler"))
+
+
 class SyncWatchTest(unittest.TestCase):
     def observer(self, torch):
         import checkup_training as T

@@ -18,6 +18,9 @@ pub enum SpeedSetting {
     CudnnBenchmarkOff,
     /// TF32 off for fp32 matrix multiplies (PyTorch's default).
     Tf32MatmulOff,
+    /// A profiler of the training's own recording (`torch.profiler.profile` without a
+    /// schedule left around the loop): every operator and kernel recorded, in every step.
+    TrainingProfiler,
 }
 
 /// What a setting costs this run.
@@ -68,6 +71,9 @@ pub enum NotCosted {
     OtherAlgorithmsNotRun,
     /// The step time was not measured well enough to split (no trace or no steps).
     NotMeasured,
+    /// It records the steps itself: the checkup could not trace beside it (one profiler at
+    /// a time), and only a run without it measures what it costs.
+    MeasuredOnlyWithoutIt,
 }
 
 /// One setting and its verdict.

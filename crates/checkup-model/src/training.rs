@@ -394,6 +394,9 @@ pub enum NotRecorded {
     SyncsNotWatchedWarningsAreErrors,
     /// The training set its own sync debug mode.
     SyncsNotWatchedDebugModeSet,
+    /// A profiler of the training's own was recording when the probe's window was due: one
+    /// profiler runs at a time, so the probe took no trace.
+    TraceSkippedTrainingProfiler,
     /// A reason from a newer probe.
     #[serde(other)]
     Other,

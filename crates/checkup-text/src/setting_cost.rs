@@ -34,6 +34,8 @@ pub fn setting(s: SpeedSetting, l: Language) -> &'static str {
         (SpeedSetting::CudnnBenchmarkOff, Zh) => "cudnn.benchmark 关",
         (SpeedSetting::Tf32MatmulOff, En) => "TF32 off for fp32 matmuls",
         (SpeedSetting::Tf32MatmulOff, Zh) => "fp32 矩阵乘未开 TF32",
+        (SpeedSetting::TrainingProfiler, En) => "the training's own profiler recording",
+        (SpeedSetting::TrainingProfiler, Zh) => "训练自己的性能分析器在记录",
     }
 }
 
@@ -113,6 +115,14 @@ pub fn verdict(d: &Diagnosis, s: SpeedSetting, v: &SettingVerdict, l: Language) 
                 "not costed: no trace or step times measured the steps".into()
             }
             (NotCosted::NotMeasured, _, Zh) => "未计入：没有 trace 或步骤时间测量这些步骤".into(),
+            (NotCosted::MeasuredOnlyWithoutIt, _, En) => {
+                "not costed: it records every step itself, so the checkup could not trace \
+                 beside it (one profiler at a time); a run without it measures what it costs"
+                    .into()
+            }
+            (NotCosted::MeasuredOnlyWithoutIt, _, Zh) => {
+                "未计入：它自己记录每一步，体检无法同时记录跟踪（同一时间只能运行一个分析器）；去掉它再录制一次即可测出代价".into()
+            }
         },
     }
 }

@@ -567,6 +567,7 @@ fn all_fixes() -> Vec<Fix> {
         Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
         Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop),
         Fix::Shared(SharedFix::ProfileSteps),
+        Fix::Shared(SharedFix::StopTrainingProfiler),
         Fix::Shared(SharedFix::MainThreadCpu),
         Fix::Throttling(ThrottlingFix::CoolGpu),
         Fix::Throttling(ThrottlingFix::CheckPower),
@@ -819,6 +820,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
         | Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften { .. })
         | Fix::Shared(SharedFix::ProfileSteps)
+        | Fix::Shared(SharedFix::StopTrainingProfiler)
         | Fix::Shared(SharedFix::MainThreadCpu)
         | Fix::Throttling(ThrottlingFix::CoolGpu)
         | Fix::Throttling(ThrottlingFix::CheckPower)

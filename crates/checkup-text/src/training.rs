@@ -456,6 +456,12 @@ pub fn not_recorded(r: NotRecorded, l: Language) -> &'static str {
         (NotRecorded::SyncsNotWatchedDebugModeSet, Zh) => {
             "主机同步（该运行自己设置了同步调试模式）"
         }
+        (NotRecorded::TraceSkippedTrainingProfiler, En) => {
+            "the profiler trace (the training's own profiler was recording, and one runs at a time)"
+        }
+        (NotRecorded::TraceSkippedTrainingProfiler, Zh) => {
+            "性能分析跟踪（训练自己的性能分析器正在记录，同一时间只能运行一个）"
+        }
         (NotRecorded::Other, En) => "something this version cannot name",
         (NotRecorded::Other, Zh) => "本版本无法识别的项目",
     }
@@ -527,6 +533,7 @@ mod tests {
             NotRecorded::SyncsNotWatchedNoCuda,
             NotRecorded::SyncsNotWatchedWarningsAreErrors,
             NotRecorded::SyncsNotWatchedDebugModeSet,
+            NotRecorded::TraceSkippedTrainingProfiler,
             NotRecorded::Other,
         ] {
             assert!(!not_recorded(r, En).is_empty() && !not_recorded(r, Zh).is_empty());

@@ -378,12 +378,19 @@ pub fn gpu_idle(
     suspect: Option<IdleSuspect>,
     tree_cpu: Option<f64>,
     traced: bool,
+    training_profiler: bool,
     th: &Thresholds,
 ) -> Vec<Fix> {
     if traced {
         return vec![Fix::Shared(SharedFix::MainThreadCpu)];
     }
-    let mut out = vec![Fix::Shared(SharedFix::ProfileSteps)];
+    // A run that profiles itself is not told to profile: its profiler is what kept the
+    // checkup from tracing, and what it records costs every step.
+    let mut out = vec![Fix::Shared(if training_profiler {
+        SharedFix::StopTrainingProfiler
+    } else {
+        SharedFix::ProfileSteps
+    })];
     match suspect {
         // Workers flat out: the profile confirms it with the step's data wait; what to change
         // then depends on the loader's settings, which samples do not hold.

@@ -237,7 +237,10 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
 fn shared_reach(fix: &SharedFix) -> FixReach {
     match fix {
         SharedFix::FindCpuHogs | SharedFix::ReserveCores => FixReach::Cause,
-        SharedFix::ProfileSteps | SharedFix::MainThreadCpu => FixReach::Supporting,
+        // What a profiler costs a run that profiles every step is measured only without it.
+        SharedFix::ProfileSteps | SharedFix::MainThreadCpu | SharedFix::StopTrainingProfiler => {
+            FixReach::Supporting
+        }
     }
 }
 

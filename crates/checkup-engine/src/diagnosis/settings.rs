@@ -9,7 +9,7 @@ use checkup_model::{
     SettingVerdict, SpeedSetting,
 };
 
-use super::rules::{busy, launches};
+use super::rules::{busy, idle, launches};
 use super::Ctx;
 
 /// Each slow setting the probe saw, with its verdict. `findings`: ranked, as the diagnosis
@@ -54,6 +54,12 @@ pub(crate) fn cost(cx: &Ctx, findings: &[Finding]) -> Vec<SettingCost> {
                     Cause::KernelLaunch(KernelLaunch::AnomalyDetection { .. })
                 )
             }),
+        );
+    }
+    if idle::training_profiler(cx) {
+        push(
+            SpeedSetting::TrainingProfiler,
+            not(NotCosted::MeasuredOnlyWithoutIt),
         );
     }
     if s.deterministic_algorithms == Some(true) {

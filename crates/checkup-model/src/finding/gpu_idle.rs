@@ -26,6 +26,9 @@ pub enum Recorded {
     SamplesOnly,
     /// Step times without a trace.
     StepsNoTrace,
+    /// Step times, and no trace: the training's own profiler was recording, and one runs at
+    /// a time.
+    StepsTrainingProfiler,
     /// A trace without step times.
     TraceNoSteps,
     /// Both, and neither explains the idle time.

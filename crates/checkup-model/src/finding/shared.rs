@@ -33,6 +33,9 @@ keyed! {
         ReserveCores => "reserve_cores",
         /// Profile a few training steps.
         ProfileSteps => "profile_steps",
+        /// Stop the training's own profiler, which records every step and kept the
+        /// checkup's from tracing.
+        StopTrainingProfiler => "stop_training_profiler",
         /// Look at the training loop's own CPU work.
         MainThreadCpu => "main_thread_cpu",
     }

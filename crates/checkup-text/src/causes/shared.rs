@@ -60,6 +60,20 @@ pub fn fix(f: &SharedFix, l: Language) -> FixText {
             Some("checkup-agent run --profile-steps 8 -- python train.py"),
             pick(l, "The next checkup names the cause and its fix.", "下一次体检会指出原因和修复方法。"),
         ),
+        (SharedFix::StopTrainingProfiler, _) => t(
+            pick(l, "Stop the training's own profiler", "停掉训练自己的性能分析器"),
+            pick(l, "A torch.profiler of the training's own was recording when the checkup looked. Without a schedule it records every operator and kernel of every step, which adds host time to each, and it kept the checkup from taking its own trace: one profiler runs at a time. Take it out of the loop, or give it a schedule that records a few steps, then run the checkup again.", "体检查看时，训练自己的 torch.profiler 正在记录。没有 schedule 时它会记录每一步的每个算子和内核，给每一步都增加主机时间；它也使体检无法记录自己的跟踪：同一时间只能运行一个分析器。把它移出训练循环，或给它一个只记录几步的 schedule，然后再做一次体检。"),
+            Some(&format!(
+                "# {}
+with torch.profiler.profile(..., schedule=torch.profiler.schedule(wait=10, warmup=2, active=5, repeat=1)) as prof:
+    for batch in loader:
+        ...
+        prof.step()   # {}",
+                pick(l, "or remove the profiler: a schedule records steps 13-17 only", "或删除分析器：加上 schedule 后只记录第 13-17 步"),
+                pick(l, "tells the schedule a step ended", "告诉 schedule 一步结束了")
+            )),
+            pick(l, "The steps lose the profiler's cost, and the next checkup traces the run and names what is left.", "各步骤不再承担分析器的开销，下一次体检能记录跟踪并指出剩下的问题。"),
+        ),
         (SharedFix::MainThreadCpu, _) => t(
             pick(l, "Look at the training loop's own CPU work", "检查训练循环自身的 CPU 工作"),
             pick(l, "The training processes keep about one CPU core busy: the main Python thread is running flat out. Data preparation in the main process (num_workers=0), per-step Python work or many small kernel launches are the usual suspects; the profile says which before anything is changed.", "训练进程大约占满一个 CPU 核心：Python 主线程在全速运行。常见原因是在主进程里准备数据（num_workers=0）、每步的 Python 工作，或大量小内核的发射；改动之前先由性能分析确定是哪一个。"),

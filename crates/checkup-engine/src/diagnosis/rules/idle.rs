@@ -31,6 +31,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
     }
     let recorded = match (cx.timing.is_some(), cx.rank.is_some()) {
         (false, false) => Recorded::SamplesOnly,
+        (true, false) if training_profiler(cx) => Recorded::StepsTrainingProfiler,
         (true, false) => Recorded::StepsNoTrace,
         (false, true) => Recorded::TraceNoSteps,
         (true, true) => Recorded::StepsAndTrace,
@@ -115,6 +116,7 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
             suspect,
             tree.filter(|_| while_idle.is_none_or(|w| w.busy_children_mean.is_none())),
             cx.rank.is_some(),
+            training_profiler(cx),
             th,
         ),
         cause: Cause::GpuIdle(GpuIdle::Unexplained {
@@ -127,6 +129,12 @@ fn finding(cx: &Ctx, found: &[Finding]) -> Option<Finding> {
         share,
         evidence,
     })
+}
+
+/// Whether a profiler of the training's own was recording when the probe looked.
+pub fn training_profiler(cx: &Ctx) -> bool {
+    cx.training
+        .is_some_and(|t| t.settings.profiler_enabled == Some(true))
 }
 
 /// What the training's processes did while the GPU idled, read as a person would: workers
