@@ -2,7 +2,7 @@
 //! match `labels.json`, with the evidence numbers the portrait is known by.
 
 use checkup_model::{
-    Communication, GpuIdle, KernelLaunch, LostShareOf, Memory, PeriodicStall, Slowdown,
+    Communication, GpuIdle, KernelLaunch, LostShareOf, Memory, PeriodicStall, Recorded, Slowdown,
 };
 use checkup_model::{
     CommunicationEvidence, CommunicationFix, ComputeBoundEvidence, ComputeBoundFix,
@@ -117,6 +117,11 @@ fn every_labelled_run_gets_its_primary_finding_and_a_ledger_that_adds_up() {
         assert_ledger_adds_up(&run, &d);
         let got = d.findings[0].family().id();
         assert_eq!(d.primary, d.findings[0].id());
+        // A known miss stays one until the engine gets it right: then its note goes.
+        if label.get("known_miss").is_some() {
+            assert_ne!(got, want, "{run}: right now; drop its known_miss");
+            continue;
+        }
         if got != want {
             wrong.push(format!(
                 "{run}: want {want}, got {} ({})",
@@ -2283,6 +2288,79 @@ fn each_printed_fix_predicts_the_step_time_its_twin_measured() {
         "median error {:.0} %\n{table}",
         median * 100.0
     );
+}
+
+#[test]
+fn a_sort_on_the_host_every_step_is_fixed_by_sorting_on_the_gpu_not_by_compiling() {
+    // Hard-example mining sorts per-sample losses in NumPy every step and copies the indices
+    // back. The profiled host looks too slow for the GPU; at unprofiled speed its work is at
+    // most 10.5 ms against the GPU's 9.4 ms, so the sync leaves the GPU idle, not the
+    // launches: the sort moves to the GPU, every step, never "read back less often".
+    let d = diagnose("probe_hard_example_mining_numpy");
+    // The GPU is busy 84 % of the step: compute-bound leads, and the sort's fix is the
+    // first to try, in the plan and in the verdict.
+    assert_eq!(d.primary, "compute_bound");
+    let f = &d.findings[d.plan[0].finding];
+    assert_eq!(f.id(), "host_sync");
+    assert_eq!(d.plan[0].fix, 0);
+    assert!(checkup_text::findings::verdict(&d, Language::En)
+        .ends_with("First fix to try: sort on the GPU at hard_example_mining.py:43."));
+    let Fix::HostSync(HostSyncFix::SortOnGpuAtLine {
+        site,
+        site_per_step,
+    }) = &f.fixes[0]
+    else {
+        panic!("{:?}", f.fixes);
+    };
+    assert_eq!(site.location(), "hard_example_mining.py:43");
+    assert_eq!(
+        *site_per_step, 2.0,
+        "the sort's line and the copy of its order back"
+    );
+    let bound = f
+        .evidence_value(&K::HostSync(HostSyncEvidence::UnprofiledHostWork))
+        .unwrap();
+    assert!((10.4..10.6).contains(&bound), "{bound}");
+    let gain = d.plan[0].gain;
+    assert_eq!(gain.reach, checkup_model::FixReach::SyncsAtUnprofiledSpeed);
+    let (fastest, slowest) = gain.after_range_ms();
+    let busy = d.diagnosed_rank_summary().unwrap().gpu_busy_per_step_us / 1e3;
+    assert!((fastest - busy).abs() < 1e-9, "{fastest} {busy}");
+    assert!((slowest - bound).abs() < 0.05, "{slowest} {bound}");
+    let text = fix_words(&f.fixes[0]);
+    let snippet = text.snippet.unwrap();
+    assert!(
+        snippet.contains("hardest = torch.argsort(-per_sample.detach().float())[:keep]"),
+        "{snippet}"
+    );
+    assert!(!snippet.contains("step % 50"), "{snippet}");
+}
+
+#[test]
+fn a_run_that_profiles_itself_is_told_to_stop_its_profiler_not_to_profile() {
+    // The training's own torch.profiler records every step: the probe took no trace beside
+    // it, and the idle GPU's first fix is to take that profiler out, never to profile more.
+    let d = diagnose("probe_profiler_left_on");
+    let f = &d.findings[0];
+    assert!(matches!(
+        f.cause,
+        Cause::GpuIdle(GpuIdle::Unexplained {
+            recorded: Recorded::StepsTrainingProfiler,
+            ..
+        })
+    ));
+    assert_eq!(f.fixes[0], Fix::Shared(SharedFix::StopTrainingProfiler));
+    assert!(!f.fixes.contains(&Fix::Shared(SharedFix::ProfileSteps)));
+    assert!(d
+        .settings
+        .iter()
+        .any(|c| c.setting == SpeedSetting::TrainingProfiler
+            && c.verdict
+                == SettingVerdict::NotCosted {
+                    because: NotCosted::MeasuredOnlyWithoutIt
+                }));
+    // Its twin, the same loop without the profiler, is traced and diagnosed as it runs.
+    assert_eq!(diagnose("probe_profiler_removed").primary, "kernel_launch");
 }
 
 #[test]

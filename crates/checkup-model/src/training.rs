@@ -339,7 +339,30 @@ impl SyncSite {
             && code.contains("device=");
         made_on_device || !gpu_copy_calls(code).is_empty()
     }
+
+    /// Whether the line reads GPU values back to order them on the host
+    /// (`np.argsort(loss.cpu().numpy())`, `sorted(t.tolist())`): the training uses that order
+    /// in the same step (hard examples, top-k), so reading back less often would change what
+    /// it trains on; the fix is to sort on the GPU.
+    pub fn sorts_on_host(&self) -> bool {
+        let code = self.code.as_str();
+        HOST_SORTS.iter().any(|f| code.contains(f))
+            && [".cpu()", ".numpy()", ".tolist()"]
+                .iter()
+                .any(|r| code.contains(r))
+    }
 }
+
+/// Calls that sort or select by order on the host, as training code writes them.
+pub const HOST_SORTS: [&str; 7] = [
+    "np.argsort(",
+    "numpy.argsort(",
+    "np.sort(",
+    "numpy.sort(",
+    "np.argpartition(",
+    "numpy.argpartition(",
+    "sorted(",
+];
 
 /// `train.py:88`: a file's name (not its folders) and a line in it, as a line of training
 /// code is named to the user.

@@ -1,7 +1,7 @@
 //! Finding titles and summaries (each family's in `causes/`), gains and the verdict.
 
 use checkup_model::{
-    Cause, Diagnosis, ExpectedGain, Family, Finding, FixGain, FixReach, Language, StepBasis,
+    Cause, Diagnosis, ExpectedGain, Family, Finding, Fix, FixGain, FixReach, Language, StepBasis,
 };
 
 use crate::{causes, fixed, fixes, pct, Language::*};
@@ -59,8 +59,14 @@ fn lowercase_first(title: &str) -> String {
 /// One sentence for the top of a report: the leading finding, the share of step time it
 /// explains and the first fix to try.
 pub fn verdict(d: &Diagnosis, l: Language) -> String {
+    // The fix to try first is the plan's, which "What to do first" lists first: a minor
+    // finding's fix may save more than the leading verdict's.
+    let planned = d
+        .plan
+        .first()
+        .and_then(|p| d.findings.get(p.finding)?.fixes.get(p.fix));
     match d.findings.first() {
-        Some(f) => lead(f, l),
+        Some(f) => lead_with(f, planned.or(f.fixes.first()), l),
         None => match l {
             En => "Not enough data for a verdict.".into(),
             Zh => "数据不足，无法给出结论。".into(),
@@ -70,9 +76,14 @@ pub fn verdict(d: &Diagnosis, l: Language) -> String {
 
 /// The verdict sentence for a leading finding.
 pub fn lead(f: &Finding, l: Language) -> String {
+    lead_with(f, f.fixes.first(), l)
+}
+
+/// The verdict sentence for a leading finding, naming `first_fix` as the fix to try first.
+fn lead_with(f: &Finding, first_fix: Option<&Fix>, l: Language) -> String {
     let title = title(&f.cause, l);
     let summary = summary(f, l);
-    let fix = f.fixes.first().map(|x| fixes::text(x, l).title);
+    let fix = first_fix.map(|x| fixes::text(x, l).title);
     // A verdict, or a finding about memory rather than time: no share of step time to say.
     let busy = matches!(f.family(), Family::ComputeBound | Family::Memory);
     match l {
@@ -226,6 +237,20 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             ms(slowest),
             ms(fastest)
         ),
+        (FixReach::SyncsAtUnprofiledSpeed, En) if slowest > fastest => format!(
+            ": {} ms if the host's own work per step is as long as its bound, {} ms (the GPU's \
+             own work) if it is shorter; the profiler slows the host, so the recording bounds \
+             its work from above only",
+            ms(slowest),
+            ms(fastest)
+        ),
+        (FixReach::SyncsAtUnprofiledSpeed, Zh) if slowest > fastest => format!(
+            "：若主机每步自身的工作达到其上限则为 {} ms，若更短则为 {} ms（GPU 自身的工作）；分析器会拖慢主机，录制只能给出主机工作的上限",
+            ms(slowest),
+            ms(fastest)
+        ),
+        // The host's bound is below the GPU's work: the step comes down to the GPU's.
+        (FixReach::SyncsAtUnprofiledSpeed, _) => String::new(),
         (FixReach::FasterMatmuls { share, speedup }, En) => format!(
             ", for the {}% of the step in fp32 matrix multiplies, {}× faster with TF32 \
              (what training's matrix shapes reach of this GPU's datasheet ratio; skinny \

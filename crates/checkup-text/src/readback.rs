@@ -52,6 +52,88 @@ pub fn async_copy_snippet(site: &SyncSite, l: Language) -> String {
     }
 }
 
+/// The line of `site`, which reads values back to order them on the host, made to order them
+/// on the GPU: NumPy's and Python's sorts become torch's, the read-backs go, and what the
+/// line hands on stays a GPU tensor.
+pub fn sort_on_gpu_snippet(site: &SyncSite, l: Language) -> String {
+    let code = site.code.trim();
+    let at = site.location();
+    let on_gpu = sorted_on_gpu(code);
+    match l {
+        En => format!(
+            "# {at}, sorted on the GPU: the order never leaves it\n{on_gpu}\n# use the result as it is: a torch.from_numpy(...).cuda() of it is no longer needed"
+        ),
+        Zh => format!(
+            "# {at}，改在 GPU 上排序：顺序不再离开 GPU\n{on_gpu}\n# 直接使用结果：不再需要对它做 torch.from_numpy(...).cuda()"
+        ),
+    }
+}
+
+/// `code` with each host sort turned into torch's and its read-backs removed.
+fn sorted_on_gpu(code: &str) -> String {
+    let mut out = code.to_string();
+    for readback in [".cpu()", ".numpy()", ".tolist()"] {
+        out = out.replace(readback, "");
+    }
+    for (host, values) in [
+        ("numpy.argsort(", false),
+        ("np.argsort(", false),
+        ("numpy.argpartition(", false),
+        ("np.argpartition(", false),
+        ("numpy.sort(", true),
+        ("np.sort(", true),
+        ("sorted(", true),
+    ] {
+        while let Some(at) = out.find(host) {
+            let start = at + host.len();
+            let end = call_end(&out, start);
+            // The first argument only: a full sort also satisfies argpartition's `kth`.
+            let first = top_level_comma(&out[start..end]).map_or(end, |c| start + c);
+            let call = if values {
+                "torch.sort("
+            } else {
+                "torch.argsort("
+            };
+            let tail = if values { ").values" } else { ")" };
+            out = format!(
+                "{}{call}{}{tail}{}",
+                &out[..at],
+                &out[start..first],
+                &out[(end + 1).min(out.len())..]
+            );
+        }
+    }
+    out
+}
+
+/// Where the call whose arguments start at `start` closes (its `)`), past nested calls.
+fn call_end(code: &str, start: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, c) in code[start..].char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' if depth > 0 => depth -= 1,
+            ')' => return start + i,
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The first comma of `args` outside any brackets.
+fn top_level_comma(args: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in args.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `code` with `non_blocking=True` in each `.cuda(…)` and device `.to(…)` call that lacks it.
 fn without_waiting(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + 40);
@@ -186,6 +268,39 @@ mod tests {
         assert!(
             s.ends_with("if step % 50 == 0:\n    hist = w.float().cpu().numpy()"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn a_host_sort_of_per_sample_losses_comes_back_sorted_on_the_gpu() {
+        // The line lab/workloads/hard_example_mining.py picks its hardest samples with.
+        let s = sort_on_gpu_snippet(
+            &site("hardest = np.argsort(-per_sample.detach().float().cpu().numpy())[:keep]"),
+            En,
+        );
+        assert!(
+            s.contains("\nhardest = torch.argsort(-per_sample.detach().float())[:keep]\n"),
+            "{s}"
+        );
+        assert!(
+            !s.contains("step % 50"),
+            "the order is needed every step: {s}"
+        );
+    }
+
+    #[test]
+    fn sorts_and_partitions_become_torchs_with_their_values_or_indices() {
+        assert_eq!(
+            sorted_on_gpu("top = sorted(scores.tolist())[-k:]"),
+            "top = torch.sort(scores).values[-k:]"
+        );
+        assert_eq!(
+            sorted_on_gpu("idx = np.argpartition(loss.cpu().numpy(), k)[:k]"),
+            "idx = torch.argsort(loss)[:k]"
+        );
+        assert_eq!(
+            sorted_on_gpu("v = np.sort(f(x[0], y).cpu().numpy())"),
+            "v = torch.sort(f(x[0], y)).values"
         );
     }
 

@@ -339,6 +339,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::HostSync(HostSyncEvidence::EmptyCacheCallsPerStep),
         K::HostSync(HostSyncEvidence::HostLaunchTime),
         K::HostSync(HostSyncEvidence::GpuBusyPerStep),
+        K::HostSync(HostSyncEvidence::UnprofiledHostWork),
         K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare),
         K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep),
         K::KernelLaunch(KernelLaunchEvidence::MedianKernel),
@@ -507,6 +508,18 @@ fn all_fixes() -> Vec<Fix> {
                 function: "train".into(),
                 code: "x = x.cuda()".into(),
                 count: 600,
+                kinds: Default::default(),
+            },
+            site_per_step: 1.0,
+        }),
+        Fix::HostSync(HostSyncFix::SortOnGpuAtLine {
+            site: SyncSite {
+                file: "/home/a/train.py".into(),
+                line: 38,
+                function: "main".into(),
+                code: "hardest = np.argsort(-per_sample.detach().float().cpu().numpy())[:keep]"
+                    .into(),
+                count: 1200,
                 kinds: Default::default(),
             },
             site_per_step: 1.0,
@@ -706,6 +719,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::HostSync(HostSyncEvidence::EmptyCacheCallsPerStep)
         | K::HostSync(HostSyncEvidence::HostLaunchTime)
         | K::HostSync(HostSyncEvidence::GpuBusyPerStep)
+        | K::HostSync(HostSyncEvidence::UnprofiledHostWork)
         | K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare)
         | K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep)
         | K::KernelLaunch(KernelLaunchEvidence::MedianKernel)
@@ -803,6 +817,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
         | Fix::HostSync(HostSyncFix::GpuMetrics)
         | Fix::HostSync(HostSyncFix::AsyncCopyAtLine { .. })
+        | Fix::HostSync(HostSyncFix::SortOnGpuAtLine { .. })
         | Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu { .. })
         | Fix::HostSync(HostSyncFix::FindHiddenSyncs)
         | Fix::Communication(CommunicationFix::EnableP2p)

@@ -230,9 +230,16 @@ pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
 /// `busiest`: the line that synchronises most and its calls per step, when the probe saw it.
 /// A named line is the fix: finding syncs is what the probe already did, and a generic
 /// metrics rewrite would be about some other line. A line that copies a host tensor to the
-/// GPU needs that copy every step: its fix is to the copy, not to do it less often.
+/// GPU needs that copy every step: its fix is to the copy, not to do it less often; nor is a
+/// line that orders values on the host for the step to use: it sorts on the GPU instead.
 pub fn host_sync(busiest: Option<(&SyncSite, f64)>) -> Vec<Fix> {
     match busiest {
+        Some((site, per_step)) if site.sorts_on_host() => {
+            vec![Fix::HostSync(HostSyncFix::SortOnGpuAtLine {
+                site: site.clone(),
+                site_per_step: per_step,
+            })]
+        }
         Some((site, per_step)) if site.copies_to_gpu() => {
             vec![Fix::HostSync(HostSyncFix::AsyncCopyAtLine {
                 site: site.clone(),

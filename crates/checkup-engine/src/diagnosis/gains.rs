@@ -3,8 +3,8 @@
 //! words the same numbers, and a script can gate on them.
 
 use checkup_model::{
-    Cause, Communication, Diagnosis, ExpectedGain, Finding, Fix, FixGain, FixReach, GpuTimeSplit,
-    PlannedFix, SharedFix, StepBasis,
+    Cause, Communication, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain, FixReach,
+    GpuTimeSplit, HostSyncEvidence, PlannedFix, SharedFix, StepBasis,
 };
 
 use super::rules;
@@ -46,9 +46,11 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         | FixReach::FewerPasses(part)
         | FixReach::OutsideStagingCopy { part, .. } => gain_for_share(d, f, f.share * part),
         // Everything down to the GPU's own time, where the trace measured it.
-        FixReach::CauseAndAddedHostWork => gain_for_share(d, f, 1.0)
-            .filter(|g| g.bounded_by_gpu_busy)
-            .or(cause),
+        FixReach::CauseAndAddedHostWork | FixReach::SyncsAtUnprofiledSpeed => {
+            gain_for_share(d, f, 1.0)
+                .filter(|g| g.bounded_by_gpu_busy)
+                .or(cause)
+        }
         FixReach::FasterMatmuls { .. } | FixReach::LessGpuWork(_) => {
             gpu_work.as_ref().map(|g| g.fastest)
         }
@@ -65,6 +67,10 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::CauseAndAddedHostWork => cause
             .map(|g| g.after_ms)
             .filter(|slowest| *slowest > expected.after_ms),
+        // The host's work at its bound holds the step up that long.
+        FixReach::SyncsAtUnprofiledSpeed => f
+            .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::UnprofiledHostWork))
+            .filter(|slowest| *slowest > expected.after_ms && *slowest < expected.before_ms),
         _ => None,
     };
     Some(FixGain {

@@ -16,8 +16,9 @@ use crate::{
 /// a range down to the GPU's time, a slowdown is priced from the run's first steps and their
 /// tail, and evaluation passes that take much of the run are told a longer period; 9: the
 /// settings that change speed, each costed or shown harmless (`settings`), and the fill
-/// kernels of deterministic algorithms costed.
-pub const DIAGNOSIS_FORMAT: u32 = 9;
+/// kernels of deterministic algorithms costed; 10: syncs every step costed at unprofiled
+/// speed, a host sort fixed on the GPU, a training's own profiler named.
+pub const DIAGNOSIS_FORMAT: u32 = 10;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -278,6 +279,10 @@ pub enum FixReach {
     /// the host's time between the setting's work and the loop's, so the gain is a range
     /// from the one to the other.
     CauseAndAddedHostWork,
+    /// All of it, at unprofiled speed: without the syncs the step takes the longer of the
+    /// GPU's work and the host's, and the recording bounds the host's work from above only
+    /// (the profiler slows the host). From that bound down to the GPU's own time.
+    SyncsAtUnprofiledSpeed,
     /// The GPU's own work made faster: `share` of the step (fp32 matrix multiplies) run
     /// `speedup` times faster (TF32 on the tensor cores). Not floored at the GPU's busy time,
     /// which is what shrinks.

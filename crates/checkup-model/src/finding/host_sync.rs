@@ -44,6 +44,9 @@ keyed! {
         HostLaunchTime => "host_launch_time",
         /// GPU busy time per step.
         GpuBusyPerStep => "gpu_busy_per_step",
+        /// The host's own work per step at unprofiled speed, at most: what the step would
+        /// take without the syncs, were the host the limit.
+        UnprofiledHostWork => "unprofiled_host_work",
     }
 }
 
@@ -82,6 +85,14 @@ keyed! {
             /// Its calls per step.
             site_per_step: f64,
         } => "async_copy_at_line",
+        /// The line that synchronises most reads values back to order them on the host, and
+        /// the step uses that order: sort on the GPU at that line, every step.
+        SortOnGpuAtLine {
+            /// The line.
+            site: crate::SyncSite,
+            /// Its calls per step.
+            site_per_step: f64,
+        } => "sort_on_gpu_at_line",
         /// Compute metrics on the GPU.
         GpuMetrics => "gpu_metrics",
         /// Find hidden syncs.

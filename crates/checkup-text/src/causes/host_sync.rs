@@ -78,6 +78,10 @@ pub fn evidence(k: &HostSyncEvidence, l: Language) -> String {
             "主机发射一步所需时间（不含同步）",
         ),
         HostSyncEvidence::GpuBusyPerStep => ("GPU busy time per step", "每步 GPU 忙碌时间"),
+        HostSyncEvidence::UnprofiledHostWork => (
+            "host work per step at unprofiled speed, at most (the trace's less what the profiler added, or the training's CPU per step)",
+            "未分析速度下每步主机工作时间上限（跟踪中的时间减去分析器增加的部分，或训练进程每步的 CPU 时间）",
+        ),
     };
     match l {
         En => en.into(),
@@ -113,6 +117,18 @@ pub fn fix(f: &HostSyncFix, l: Language) -> FixText {
             },
             Some(&crate::readback::async_copy_snippet(site, l)),
             pick(l, "The host no longer waits for the copy; it runs ahead of the GPU again, and the copy overlaps with compute.", "主机不再等待拷贝，重新跑在 GPU 前面，拷贝与计算重叠。"),
+        ),
+        (HostSyncFix::SortOnGpuAtLine { site, site_per_step }, _) => t(
+            &match l {
+                En => format!("Sort on the GPU at {}", site.location()),
+                Zh => format!("在 {} 改为在 GPU 上排序", site.location()),
+            },
+            &match l {
+                En => format!("{} in {}() copies values to the host to sort them, {site_per_step:.0} times per step: `{}`. The step uses the order at once, so it cannot be read back less often; sort on the GPU instead (torch.argsort, torch.sort, torch.topk), and the host never waits for the GPU there.", site.location(), site.function, site.code),
+                Zh => format!("{} 中 {}() 的这一行每步 {site_per_step:.0} 次把值拷回主机再排序：`{}`。本步马上要用这个顺序，不能减少读回的次数；请改在 GPU 上排序（torch.argsort、torch.sort、torch.topk），主机就不必在此等待 GPU。", site.location(), site.function, site.code),
+            },
+            Some(&crate::readback::sort_on_gpu_snippet(site, l)),
+            pick(l, "The host no longer waits for the GPU to sort; it runs ahead again, and the indices never leave the GPU.", "主机不再为排序等待 GPU，重新跑在 GPU 前面，索引也不再离开 GPU。"),
         ),
         (HostSyncFix::FewerReadbacks { site: None, .. }, _) => t(
             pick(l, "Stop reading GPU values back every step", "不要每步都把 GPU 上的值读回主机"),

@@ -113,6 +113,15 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         // the GPU's idle time the steps spent waiting for data (each epoch's first batch).
         share = cx.idle_share_at_unprofiled_speed(share, busy);
         sure = confidence::CORROBORATED;
+        // Syncs in every step leave the GPU idle too, and the sync finding costs that part
+        // at unprofiled speed: the launches keep only what the host's own work adds beyond
+        // the GPU's.
+        if let Some(syncs) = super::sync::unprofiled_sync_share(cx) {
+            share = (share - syncs).max(0.0);
+            if share < th.reportable_share {
+                return Outcome::default();
+            }
+        }
     }
     if let Some(t) = cx.timing {
         evidence.push(ev(

@@ -32,18 +32,98 @@ pub fn sync_drains_queue(cx: &Ctx) -> bool {
     })
 }
 
+/// The host's own work per step at unprofiled speed, at most. The trace's host work is the
+/// profiler's, slower than the run's; and a loop that waits at a sync every step shows its
+/// speed in no step time. Two upper bounds, the lower kept: the trace's host work less what
+/// the profiler added to the step (a faster host only waits longer at the sync), plus what
+/// the run's steps take beyond those around the window, and the
+/// training's CPU per step from the host samples (its work runs on the CPU, the backward
+/// pass's launches on autograd's own thread; waits add to it only where they spin). None
+/// without unprofiled steps.
+pub fn unprofiled_host_work_ms(cx: &Ctx) -> Option<f64> {
+    let r = cx.rank?;
+    let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
+    let w = &r.host_waits;
+    // The profiler's addition is read against the unprofiled steps around the window; steps
+    // elsewhere that run longer (a run that slows down) may hold that much more host work.
+    let near_ms = cx
+        .timing
+        .and_then(|t| t.profiled_steps)
+        .and_then(|(first, _)| {
+            let tenths = &cx.step_trend()?.tenths;
+            tenths.iter().rev().find(|t| t.first_step <= first)
+        })
+        .map_or(step_ms, |t| t.step_ms);
+    let profiler_added = (r.profiled_step_us / 1e3 - near_ms).max(0.0);
+    let elsewhere = (step_ms - near_ms).max(0.0);
+    let from_trace = (w.host_work_per_step_us > 0.0)
+        .then(|| (w.host_work_per_step_us / 1e3 - profiler_added + elsewhere).max(0.0));
+    let from_cpu =
+        cx.a.host
+            .as_ref()
+            .and_then(|h| h.proc_tree_cpu_mean)
+            .map(|cpu| cpu / 100.0 * step_ms);
+    match (from_trace, from_cpu) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The share of a normal unprofiled step that syncs the probe counted in every step cost:
+/// everything beyond what the step would take without them, the longer of the GPU's work and
+/// the host's. The host's is known only as a bound ([`unprofiled_host_work_ms`]), so this is
+/// the least they cost: the step's time beyond that bound (its fixes range down to the GPU's
+/// work). A loop whose host work is all the step's gets nothing it cannot show: a per-step
+/// `synchronize()` in a launch-bound loop costs it nothing. The profiled steps cannot say it: the
+/// profiler's slower host waits at each sync less than the run's does. None when the probe
+/// counted fewer syncs than one a step or the trace shows no GPU idle after them.
+pub fn unprofiled_sync_share(cx: &Ctx) -> Option<f64> {
+    let r = cx.rank?;
+    let (per_step, _, _) = probe_syncs(cx)?;
+    if per_step < cx.th.sync_calls_per_step
+        || r.host_waits.sync_us < cx.th.sync_smell_min_share * r.gpu.window_us
+    {
+        return None;
+    }
+    let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
+    let (busy, _) = cx.gpu_busy()?;
+    let gpu_ms = r.gpu_busy_per_step_us / 1e3;
+    let at_least = (1.0 - gpu_ms.max(unprofiled_host_work_ms(cx)?) / step_ms).max(0.0);
+    let share = cx.idle_share_at_unprofiled_speed(at_least, busy);
+    (share > 0.0).then_some(share)
+}
+
 /// The probe's count of syncs per step and its busiest line, with that line's calls per
 /// step: counted in unprofiled steps, so they say how often the loop waits, wherever the
 /// profiled window fell.
 fn probe_syncs<'a>(cx: &Ctx<'a>) -> Option<(f64, &'a SyncSite, f64)> {
     let s = cx.training?.syncs.as_ref()?;
     let per_step = s.per_step?;
-    let top = s.sites.first()?;
+    let most = s.sites.first()?.count;
+    let busiest = s.sites.iter().take_while(|x| x.count == most);
+    // Of lines as busy, a sort on the host is the one to fix: the copy of its order back to
+    // the GPU, as busy, follows from it.
+    let top = busiest
+        .clone()
+        .find(|x| x.sorts_on_host())
+        .or_else(|| s.sites.first())?;
+    let copied_back: u64 = if top.sorts_on_host() {
+        busiest
+            .filter(|x| x.file == top.file && x.function == top.function && x.copies_to_gpu())
+            .map(|x| x.count)
+            .sum()
+    } else {
+        0
+    };
     let steps = s
         .steps
         .map(|[a, b]| (b + 1).saturating_sub(a))
         .filter(|n| *n > 0)?;
-    Some((per_step, top, top.count as f64 / steps as f64))
+    Some((
+        per_step,
+        top,
+        (top.count + copied_back) as f64 / steps as f64,
+    ))
 }
 
 /// The trace's sync idle and synchronising calls per step, leaving out the steps that are
@@ -94,7 +174,9 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     if p.window_us <= 0.0 {
         return None;
     }
-    let share = (p.sync_us + if drains { w.launch_us } else { 0.0 }) / p.window_us;
+    let traced = (p.sync_us + if drains { w.launch_us } else { 0.0 }) / p.window_us;
+    let unprofiled = unprofiled_sync_share(cx);
+    let share = traced.max(unprofiled.unwrap_or(0.0));
     let many = p.sync_calls + p.item_calls >= cx.th.sync_calls_per_step;
     if share < cx.th.reportable_share && !(many && share > cx.th.sync_smell_min_share) {
         return None;
@@ -143,6 +225,20 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             ),
         ]
         .into_iter()
+        .chain(
+            unprofiled
+                .filter(|u| *u >= traced)
+                .and(unprofiled_host_work_ms(cx))
+                .map(|ms| {
+                    ev(
+                        K::HostSync(HostSyncEvidence::UnprofiledHostWork),
+                        ms,
+                        Unit::Ms,
+                        None,
+                        Source::ThisDiagnosis,
+                    )
+                }),
+        )
         .chain(probe.iter().flat_map(|(per_step, _, top_per_step)| {
             [
                 ev(
@@ -173,16 +269,29 @@ pub fn reach(fix: &HostSyncFix, finding: &Finding) -> FixReach {
             site: Some(_),
             site_per_step: Some(_),
         }
-        | HostSyncFix::AsyncCopyAtLine { .. } => match finding
+        | HostSyncFix::AsyncCopyAtLine { .. }
+        | HostSyncFix::SortOnGpuAtLine { .. } => match finding
             .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::TopSyncSiteShare))
         {
             Some(pct) if pct < 100.0 => FixReach::BusiestSyncLine((pct / 100.0).max(0.0)),
-            _ => FixReach::Cause,
+            _ => every_sync(finding),
         },
-        HostSyncFix::FewerReadbacks { .. } | HostSyncFix::KeepAllocatorCache { .. } => {
-            FixReach::Cause
-        }
+        HostSyncFix::FewerReadbacks { .. } => every_sync(finding),
+        HostSyncFix::KeepAllocatorCache { .. } => FixReach::Cause,
         HostSyncFix::GpuMetrics | HostSyncFix::FindHiddenSyncs => FixReach::Supporting,
+    }
+}
+
+/// A fix that removes every sync: down to the longer of the GPU's work and the host's where
+/// the finding costed the syncs at unprofiled speed, its cause otherwise.
+fn every_sync(finding: &Finding) -> FixReach {
+    if finding
+        .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::UnprofiledHostWork))
+        .is_some()
+    {
+        FixReach::SyncsAtUnprofiledSpeed
+    } else {
+        FixReach::Cause
     }
 }
 
