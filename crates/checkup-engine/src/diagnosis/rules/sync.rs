@@ -326,6 +326,87 @@ mod tests {
         assert!((finding(&fx.cx()).unwrap().share - 0.1).abs() < 1e-9);
     }
 
+    /// A rank of five profiled steps of `profiled_ms` with `host_ms` of host work each and
+    /// `gpu_ms` of GPU work, the trace's GPU idle after syncs 2.5 %; unprofiled steps of
+    /// `step_ms`; the training's process at a full core; the probe's count of two syncs a
+    /// step at one line.
+    fn synced_every_step(profiled_ms: f64, host_ms: f64, gpu_ms: f64, step_ms: f64) -> Fixture {
+        let mut r = rank_with_waits(5.0 * profiled_ms * 1e3);
+        r.profiled_step_us = profiled_ms * 1e3;
+        r.host_waits.host_work_per_step_us = host_ms * 1e3;
+        r.host_waits.sync_calls_per_step = 2.0;
+        r.host_waits.sync_us = 0.025 * r.gpu.window_us;
+        r.gpu_busy_per_step_us = gpu_ms * 1e3;
+        let mut fx = Fixture::with_rank(r)
+            .timing(checkup_model::StepTiming {
+                mean_step_ms: step_ms,
+                steady_steps: 1000,
+                total_steps: 1000,
+                ..Default::default()
+            })
+            .host(checkup_model::HostStats {
+                proc_tree_cpu_mean: Some(100.0),
+                ..Default::default()
+            });
+        let site = SyncSite {
+            file: "train.py".into(),
+            line: 43,
+            function: "main".into(),
+            code: "total += loss.item()".into(),
+            count: 16,
+            kinds: Default::default(),
+        };
+        fx.a.training.insert(
+            0,
+            checkup_model::TrainingContext {
+                syncs: Some(checkup_model::SyncSummary {
+                    steps: Some([2, 9]),
+                    total: 16,
+                    per_step: Some(2.0),
+                    sites: vec![site],
+                }),
+                ..Default::default()
+            },
+        );
+        fx
+    }
+
+    #[test]
+    fn a_sync_every_step_costs_the_step_beyond_the_hosts_unprofiled_work() {
+        // Profiled, the host takes 15 ms of a 16 ms step and looks too slow for the GPU's
+        // 9 ms; unprofiled the step is 11 ms, so the host's own work is at most 10 ms, and
+        // the sync costs at least the 1 ms beyond it.
+        let fx = synced_every_step(16.0, 15.0, 9.0, 11.0);
+        let cx = fx.cx();
+        assert!((unprofiled_host_work_ms(&cx).unwrap() - 10.0).abs() < 1e-9);
+        let f = finding(&cx).unwrap();
+        assert!((f.share - 1.0 / 11.0).abs() < 1e-9, "{}", f.share);
+        let bound = f.evidence_value(&K::HostSync(HostSyncEvidence::UnprofiledHostWork));
+        assert_eq!(bound, Some(10.0));
+        assert_eq!(
+            reach(
+                &HostSyncFix::FewerReadbacks {
+                    site: None,
+                    site_per_step: None
+                },
+                &f
+            ),
+            FixReach::SyncsAtUnprofiledSpeed
+        );
+    }
+
+    #[test]
+    fn a_sync_every_step_in_a_loop_whose_host_work_fills_the_step_costs_nothing_more() {
+        // A launch-bound loop that synchronises each step to time it: profiled, 37.3 ms of
+        // host work in a 37.33 ms step; unprofiled, 19.1 ms, all of it the host's.
+        let fx = synced_every_step(37.33, 37.3, 7.4, 19.1);
+        let cx = fx.cx();
+        assert!(unprofiled_sync_share(&cx).is_none_or(|s| s < 0.01));
+        assert!(finding(&cx).is_none_or(|f| f
+            .evidence_value(&K::HostSync(HostSyncEvidence::UnprofiledHostWork))
+            .is_none()));
+    }
+
     #[test]
     fn a_rare_cheap_sync_is_not_reported() {
         let mut r = rank_with_waits(10_000.0);
