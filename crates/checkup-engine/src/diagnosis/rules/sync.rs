@@ -34,12 +34,14 @@ pub fn sync_drains_queue(cx: &Ctx) -> bool {
 
 /// The host's own work per step at unprofiled speed, at most. The trace's host work is the
 /// profiler's, slower than the run's; and a loop that waits at a sync every step shows its
-/// speed in no step time. Two upper bounds, the lower kept: the trace's host work less what
-/// the profiler added to the step (a faster host only waits longer at the sync), plus what
-/// the run's steps take beyond those around the window, and the
-/// training's CPU per step from the host samples (its work runs on the CPU, the backward
-/// pass's launches on autograd's own thread; waits add to it only where they spin). None
-/// without unprofiled steps.
+/// speed in no step time. Two upper bounds, the lower kept:
+/// - the trace's host work less what the profiler added to the step (a faster host only
+///   waits longer at the sync), plus what the run's steps take beyond those around the
+///   window;
+/// - the training's CPU per step from the host samples (its work runs on the CPU, the
+///   backward pass's launches on autograd's own thread; waits add to it where they spin).
+///
+/// None without unprofiled steps.
 pub fn unprofiled_host_work_ms(cx: &Ctx) -> Option<f64> {
     let r = cx.rank?;
     let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
@@ -74,9 +76,9 @@ pub fn unprofiled_host_work_ms(cx: &Ctx) -> Option<f64> {
 /// the host's. The host's is known only as a bound ([`unprofiled_host_work_ms`]), so this is
 /// the least they cost: the step's time beyond that bound (its fixes range down to the GPU's
 /// work). A loop whose host work is all the step's gets nothing it cannot show: a per-step
-/// `synchronize()` in a launch-bound loop costs it nothing. The profiled steps cannot say it: the
-/// profiler's slower host waits at each sync less than the run's does. None when the probe
-/// counted fewer syncs than one a step or the trace shows no GPU idle after them.
+/// `synchronize()` in a launch-bound loop costs it nothing. The profiled steps cannot say
+/// it: the profiler's slower host waits at each sync less than the run's does. None when
+/// the probe counted fewer syncs than one a step or the trace shows no GPU idle after them.
 pub fn unprofiled_sync_share(cx: &Ctx) -> Option<f64> {
     let r = cx.rank?;
     let (per_step, _, _) = probe_syncs(cx)?;
