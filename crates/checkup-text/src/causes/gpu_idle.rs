@@ -9,7 +9,7 @@ use crate::{pct, Language::*};
 pub fn title(c: &GpuIdle, l: Language) -> String {
     let (en, zh) = match c {
         GpuIdle::Unexplained { .. } => (
-            "The GPU waits most of the time, and this recording cannot say for what",
+            "The GPU idles, and this recording cannot say why",
             "GPU 大部分时间在等待，而这份记录看不出原因",
         ),
     };
