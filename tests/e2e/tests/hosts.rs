@@ -243,7 +243,10 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     );
     app.element("#next-sampling.primary").await;
     app.click("#next-sampling").await;
-    app.type_into("#sample-seconds", "12").await;
+    // Long enough that the live charts are still up after the checks below on a loaded
+    // two-core machine: when sampling ends the wizard moves on and they go (a 12 s window
+    // once ran out before the first chart was looked for).
+    app.type_into("#sample-seconds", "20").await;
     app.click("#start-sampling").await;
     app.wait_for_text("#live-progress", Duration::from_secs(20), |t| {
         samples_in(t) > 20
