@@ -116,8 +116,8 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         // Syncs in every step leave the GPU idle too, and the sync finding costs that part
         // at unprofiled speed: the launches keep only what the host's own work adds beyond
         // the GPU's.
-        if let Some(syncs) = super::sync::unprofiled_sync_share(cx) {
-            share = (share - syncs).max(0.0);
+        if let Some(syncs) = super::sync::unprofiled_syncs(cx) {
+            share = (share - syncs.share).max(0.0);
             if share < th.reportable_share {
                 return Outcome::default();
             }

@@ -71,6 +71,15 @@ pub fn unprofiled_host_work_ms(cx: &Ctx) -> Option<f64> {
     }
 }
 
+/// What syncs the probe counted in every step cost at unprofiled speed.
+#[derive(Debug, Clone, Copy)]
+pub struct UnprofiledSyncs {
+    /// The least share of a normal step they cost.
+    pub share: f64,
+    /// The host's own work per step it rests on, at most ([`unprofiled_host_work_ms`]).
+    pub host_work_ms: f64,
+}
+
 /// The share of a normal unprofiled step that syncs the probe counted in every step cost:
 /// everything beyond what the step would take without them, the longer of the GPU's work and
 /// the host's. The host's is known only as a bound ([`unprofiled_host_work_ms`]), so this is
@@ -79,7 +88,7 @@ pub fn unprofiled_host_work_ms(cx: &Ctx) -> Option<f64> {
 /// `synchronize()` in a launch-bound loop costs it nothing. The profiled steps cannot say
 /// it: the profiler's slower host waits at each sync less than the run's does. None when
 /// the probe counted fewer syncs than one a step or the trace shows no GPU idle after them.
-pub fn unprofiled_sync_share(cx: &Ctx) -> Option<f64> {
+pub fn unprofiled_syncs(cx: &Ctx) -> Option<UnprofiledSyncs> {
     let r = cx.rank?;
     let (per_step, _, _) = probe_syncs(cx)?;
     if per_step < cx.th.sync_calls_per_step
@@ -90,9 +99,13 @@ pub fn unprofiled_sync_share(cx: &Ctx) -> Option<f64> {
     let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
     let (busy, _) = cx.gpu_busy()?;
     let gpu_ms = r.gpu_busy_per_step_us / 1e3;
-    let at_least = (1.0 - gpu_ms.max(unprofiled_host_work_ms(cx)?) / step_ms).max(0.0);
+    let host_work_ms = unprofiled_host_work_ms(cx)?;
+    let at_least = (1.0 - gpu_ms.max(host_work_ms) / step_ms).max(0.0);
     let share = cx.idle_share_at_unprofiled_speed(at_least, busy);
-    (share > 0.0).then_some(share)
+    (share > 0.0).then_some(UnprofiledSyncs {
+        share,
+        host_work_ms,
+    })
 }
 
 /// The probe's count of syncs per step and its busiest line, with that line's calls per
@@ -177,8 +190,8 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         return None;
     }
     let traced = (p.sync_us + if drains { w.launch_us } else { 0.0 }) / p.window_us;
-    let unprofiled = unprofiled_sync_share(cx);
-    let share = traced.max(unprofiled.unwrap_or(0.0));
+    let unprofiled = unprofiled_syncs(cx);
+    let share = traced.max(unprofiled.map_or(0.0, |u| u.share));
     let many = p.sync_calls + p.item_calls >= cx.th.sync_calls_per_step;
     if share < cx.th.reportable_share && !(many && share > cx.th.sync_smell_min_share) {
         return None;
@@ -227,20 +240,15 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             ),
         ]
         .into_iter()
-        .chain(
-            unprofiled
-                .filter(|u| *u >= traced)
-                .and(unprofiled_host_work_ms(cx))
-                .map(|ms| {
-                    ev(
-                        K::HostSync(HostSyncEvidence::UnprofiledHostWork),
-                        ms,
-                        Unit::Ms,
-                        None,
-                        Source::ThisDiagnosis,
-                    )
-                }),
-        )
+        .chain(unprofiled.filter(|u| u.share >= traced).map(|u| {
+            ev(
+                K::HostSync(HostSyncEvidence::UnprofiledHostWork),
+                u.host_work_ms,
+                Unit::Ms,
+                None,
+                Source::ThisDiagnosis,
+            )
+        }))
         .chain(probe.iter().flat_map(|(per_step, _, top_per_step)| {
             [
                 ev(
@@ -403,7 +411,7 @@ mod tests {
         // host work in a 37.33 ms step; unprofiled, 19.1 ms, all of it the host's.
         let fx = synced_every_step(37.33, 37.3, 7.4, 19.1);
         let cx = fx.cx();
-        assert!(unprofiled_sync_share(&cx).is_none_or(|s| s < 0.01));
+        assert!(unprofiled_syncs(&cx).is_none_or(|u| u.share < 0.01));
         assert!(finding(&cx).is_none_or(|f| f
             .evidence_value(&K::HostSync(HostSyncEvidence::UnprofiledHostWork))
             .is_none()));
