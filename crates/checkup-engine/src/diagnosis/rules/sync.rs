@@ -124,6 +124,7 @@ fn probe_syncs<'a>(cx: &Ctx<'a>) -> Option<(f64, &'a SyncSite, f64)> {
         .or_else(|| s.sites.first())?;
     let copied_back: u64 = if top.sorts_on_host() {
         busiest
+            .filter(|x| !std::ptr::eq(*x, top))
             .filter(|x| x.file == top.file && x.function == top.function && x.copies_to_gpu())
             .map(|x| x.count)
             .sum()
@@ -415,6 +416,46 @@ mod tests {
         assert!(finding(&cx).is_none_or(|f| f
             .evidence_value(&K::HostSync(HostSyncEvidence::UnprofiledHostWork))
             .is_none()));
+    }
+
+    #[test]
+    fn a_host_sort_copied_back_on_its_own_line_counts_once_with_its_copy_elsewhere_added() {
+        let line = |line: u32, code: &str| SyncSite {
+            file: "train.py".into(),
+            line,
+            function: "main".into(),
+            code: code.into(),
+            count: 8,
+            kinds: Default::default(),
+        };
+        let with = |sites: Vec<SyncSite>| {
+            let mut fx = Fixture::default();
+            fx.a.training.insert(
+                0,
+                checkup_model::TrainingContext {
+                    syncs: Some(checkup_model::SyncSummary {
+                        steps: Some([2, 9]),
+                        total: 8 * sites.len() as u64,
+                        per_step: Some(sites.len() as f64),
+                        sites,
+                    }),
+                    ..Default::default()
+                },
+            );
+            fx
+        };
+        // Sorted on the host and copied back in one line: that line's one call a step.
+        let fx = with(vec![line(
+            43,
+            "idx = torch.from_numpy(np.argsort(loss.cpu().numpy())).cuda()",
+        )]);
+        assert_eq!(probe_syncs(&fx.cx()).unwrap().2, 1.0);
+        // Copied back on the next line: both calls go with the sort.
+        let fx = with(vec![
+            line(43, "idx = np.argsort(loss.cpu().numpy())"),
+            line(44, "idx = torch.from_numpy(idx).cuda()"),
+        ]);
+        assert_eq!(probe_syncs(&fx.cx()).unwrap().2, 2.0);
     }
 
     #[test]
