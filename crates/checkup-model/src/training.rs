@@ -378,23 +378,7 @@ pub fn gpu_copy_calls(code: &str) -> Vec<std::ops::Range<usize>> {
     for open in [".cuda(", ".to("] {
         for (at, _) in code.match_indices(open) {
             let start = at + open.len();
-            // The call's own closing parenthesis, past any its arguments hold.
-            let mut depth = 0usize;
-            let end = code[start..]
-                .char_indices()
-                .find(|&(_, c)| match c {
-                    '(' => {
-                        depth += 1;
-                        false
-                    }
-                    ')' if depth == 0 => true,
-                    ')' => {
-                        depth -= 1;
-                        false
-                    }
-                    _ => false,
-                })
-                .map_or(code.len(), |(i, _)| start + i);
+            let end = call_end(code, start);
             let args = &code[start..end];
             if open == ".cuda(" || args.contains("cuda") || args.contains("device") {
                 calls.push(start..end);
@@ -403,6 +387,27 @@ pub fn gpu_copy_calls(code: &str) -> Vec<std::ops::Range<usize>> {
     }
     calls.sort_by_key(|r| r.start);
     calls
+}
+
+/// Where the call whose arguments begin at `args_start` in `code` closes: its own `)`, past
+/// any its arguments hold; the end of `code` when it never closes.
+pub fn call_end(code: &str, args_start: usize) -> usize {
+    let mut depth = 0usize;
+    code[args_start..]
+        .char_indices()
+        .find(|&(_, c)| match c {
+            '(' => {
+                depth += 1;
+                false
+            }
+            ')' if depth == 0 => true,
+            ')' => {
+                depth -= 1;
+                false
+            }
+            _ => false,
+        })
+        .map_or(code.len(), |(i, _)| args_start + i)
 }
 
 /// Why something was not recorded.

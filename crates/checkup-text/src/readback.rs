@@ -86,7 +86,7 @@ fn sorted_on_gpu(code: &str) -> String {
     ] {
         while let Some(at) = out.find(host) {
             let start = at + host.len();
-            let end = call_end(&out, start);
+            let end = checkup_model::call_end(&out, start);
             // The first argument only: a full sort also satisfies argpartition's `kth`.
             let first = top_level_comma(&out[start..end]).map_or(end, |c| start + c);
             let call = if values {
@@ -104,20 +104,6 @@ fn sorted_on_gpu(code: &str) -> String {
         }
     }
     out
-}
-
-/// Where the call whose arguments start at `start` closes (its `)`), past nested calls.
-fn call_end(code: &str, start: usize) -> usize {
-    let mut depth = 0usize;
-    for (i, c) in code[start..].char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' if depth > 0 => depth -= 1,
-            ')' => return start + i,
-            _ => {}
-        }
-    }
-    code.len()
 }
 
 /// The first comma of `args` outside any brackets.
