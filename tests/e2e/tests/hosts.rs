@@ -226,6 +226,15 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     let recording = checkup_testkit::workspace_root().join("tests/corpus/memory_bound");
     let agent = UserAgent::start(&["--replay", recording.to_str().unwrap()], &[]);
     let app = App::launch("replay", &[]).await;
+    // The first start imports the demo checkups; on a loaded two-core machine a debug app
+    // doing that draws no live chart for tens of seconds, and each browser query takes
+    // seconds. The live path is what this test is about: it starts once they are in.
+    app.wait_for_count(
+        "ul.checkups li",
+        checkup_e2e::demo_count(),
+        Duration::from_secs(120),
+    )
+    .await;
     agent.connected(&app).await;
     // Said plainly: these curves are a recording's, not this host's.
     let replaying = app.text("#host-replaying").await;
@@ -243,9 +252,8 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     );
     app.element("#next-sampling.primary").await;
     app.click("#next-sampling").await;
-    // Long enough that the live charts are still up after the checks below on a loaded
-    // two-core machine: when sampling ends the wizard moves on and they go (a 12 s window
-    // once ran out before the first chart was looked for).
+    // Margin for the checks below on a loaded two-core machine: when sampling ends the
+    // wizard moves on and the live charts go.
     app.type_into("#sample-seconds", "20").await;
     app.click("#start-sampling").await;
     app.wait_for_text("#live-progress", Duration::from_secs(20), |t| {
@@ -253,10 +261,14 @@ async fn a_recorded_h200_run_played_back_by_the_agent_draws_live_gpu_curves_and_
     })
     .await;
     // Live curves of the GPU, not only of the host: temperature and PCIe/NVLink too.
+    // Counted, not held: each SVG is replaced ten times a second, and on a loaded machine
+    // every one the driver found was gone before it could be returned.
     for chart in ["utilisation", "power", "sm_clock", "temperature", "links"] {
-        app.element(&format!(
-            "#live-progress ~ div figure[data-chart='{chart}'] svg"
-        ))
+        app.wait_for_count(
+            &format!("#live-progress ~ div figure[data-chart='{chart}'] svg"),
+            1,
+            Duration::from_secs(30),
+        )
         .await;
     }
     // The curves are drawn again ten times a second, in place: counted over two seconds.
