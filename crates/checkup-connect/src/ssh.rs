@@ -533,10 +533,16 @@ impl Session<'_> {
     ) -> Result<ServeInfo> {
         let d = self.dir().to_owned();
         let host = self.target.to_string();
+        // The platform, the agent's copy in its folder (an empty line when there is none),
+        // and any `checkup-agent` that pip installed (`pip install gpu-checkup`: on the PATH
+        // a command sees, or pip's user folder, which a non-interactive shell often leaves
+        // off it).
         let probe = self
             .exec(
                 &format!(
-                    "d={d}; uname -sm; sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64"
+                    "d={d}; uname -sm; echo \"$(sha256sum \"$d/checkup-agent\" 2>/dev/null | cut -c1-64)\"; \
+                     for p in \"$(command -v checkup-agent 2>/dev/null)\" \"$HOME/.local/bin/checkup-agent\"; do \
+                     [ -f \"$p\" ] && echo \"$(sha256sum \"$p\" | cut -c1-64) $p\"; done"
                 ),
                 None,
             )
@@ -555,6 +561,7 @@ impl Session<'_> {
             });
         }
         let remote_sha = lines.next().unwrap_or("").trim().to_owned();
+        let installed = pip_installed(lines);
         let local_sha = sha256_hex(agent_binary)?;
         if remote_sha != local_sha {
             // Another build may be serving: stop it before replacing it.
@@ -570,22 +577,50 @@ impl Session<'_> {
                     .await;
                 log.push(format!("stopped agent {} (another build)", old.agent));
             }
-            let up = self
-                .exec(&format!("d={d}; p=\"$d/checkup-agent.part.$$\"; mkdir -p \"$d\" && chmod 700 \"$d\" && cat > \"$p\" && chmod 700 \"$p\" && mv -f \"$p\" \"$d/checkup-agent\" || {{ rm -f \"$p\"; exit 1; }}"), Some(agent_binary))
-                .await?;
+            // This app's build installed by pip is copied on the host: nothing crosses the
+            // link. Another build is left as it is, and this app's uploaded beside it.
+            let same_build = installed.iter().find(|(sha, _)| *sha == local_sha);
+            let write = |source: &str| {
+                format!("d={d}; p=\"$d/checkup-agent.part.$$\"; mkdir -p \"$d\" && chmod 700 \"$d\" && {source} > \"$p\" && chmod 700 \"$p\" && mv -f \"$p\" \"$d/checkup-agent\" || {{ rm -f \"$p\"; exit 1; }}")
+            };
+            let up = match same_build {
+                Some((_, path)) => {
+                    self.exec(&write(&format!("cat {}", shell_word(path))), None)
+                        .await?
+                }
+                None => self.exec(&write("cat"), Some(agent_binary)).await?,
+            };
             if !up.status.success() {
                 return Err(ConnectError::Ssh {
                     host,
                     detail: format!(
-                        "uploading the agent failed: {}",
+                        "{} failed: {}",
+                        if same_build.is_some() {
+                            "copying the agent pip installed"
+                        } else {
+                            "uploading the agent"
+                        },
                         String::from_utf8_lossy(&up.stderr).trim()
                     ),
                 });
             }
-            log.push(format!(
-                "uploaded the agent to {d} ({} MB)",
-                std::fs::metadata(agent_binary).map_or(0, |m| m.len() / 1_000_000)
-            ));
+            match same_build {
+                Some((_, path)) => log.push(format!(
+                    "copied the agent pip installed at {path} (this app's build) to {d}: nothing uploaded"
+                )),
+                None => {
+                    for (_, path) in &installed {
+                        log.push(format!(
+                            "{path} is another build of the agent than this app's (pip install gpu-checkup=={} matches it); left as it is",
+                            env!("CARGO_PKG_VERSION")
+                        ));
+                    }
+                    log.push(format!(
+                        "uploaded the agent to {d} ({} MB)",
+                        std::fs::metadata(agent_binary).map_or(0, |m| m.len() / 1_000_000)
+                    ));
+                }
+            }
         }
         if let Some(info) = self.running_agent().await? {
             log.push(format!("found the agent running (pid {})", info.pid));
@@ -675,6 +710,21 @@ impl Session<'_> {
     }
 }
 
+/// The `checkup-agent` binaries pip installed, as the probe in `ensure_agent` lists them
+/// ("SHA-256 PATH" a line), each path once.
+fn pip_installed<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    for line in lines {
+        let Some((sha, path)) = line.trim().split_once(' ') else {
+            continue;
+        };
+        if sha.len() == 64 && path.starts_with('/') && !found.iter().any(|(_, p)| p == path) {
+            found.push((sha.to_owned(), path.to_owned()));
+        }
+    }
+    found
+}
+
 /// Single-quotes a path for the remote shell.
 fn shell_word(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -751,6 +801,22 @@ mod tests {
             ),
             ConnectError::Unreachable { .. }
         ));
+    }
+
+    #[test]
+    fn an_agent_pip_installed_on_the_path_and_in_its_user_folder_is_listed_once() {
+        let sha = "a".repeat(64);
+        let probe = format!(
+            "{sha} /home/u/.local/bin/checkup-agent\n{sha} /home/u/.local/bin/checkup-agent\n\n"
+        );
+        assert_eq!(
+            super::pip_installed(probe.lines()),
+            vec![(sha.clone(), "/home/u/.local/bin/checkup-agent".to_owned())]
+        );
+        // A line that is no checksum and absolute path is not an install.
+        assert!(
+            super::pip_installed(["sha256sum: denied", "abc relative/path"].into_iter()).is_empty()
+        );
     }
 
     #[test]

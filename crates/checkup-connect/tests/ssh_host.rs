@@ -136,6 +136,76 @@ async fn an_ssh_host_gets_the_agent_uploaded_forwarded_and_streams_through_a_dro
     );
 }
 
+/// A GPU host where `pip install gpu-checkup` put `checkup-agent` on the PATH (a wheel's
+/// scripts are its binaries, byte for byte): its sessions see that folder first.
+fn host_with_pip_install(installed: &std::path::Path) -> (TestSshd, tempfile::TempDir) {
+    let venv = tempfile::tempdir().unwrap();
+    let bin = venv.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::copy(installed, bin.join("checkup-agent")).unwrap();
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let sshd = TestSshd::start_with_env(&[("PATH", std::path::Path::new(&path))]);
+    (sshd, venv)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn this_app_s_build_installed_by_pip_on_the_host_is_copied_there_not_uploaded() {
+    let bin = agent_binary();
+    let (sshd, venv) = host_with_pip_install(&bin);
+    let host = SshAgent::connect(target(&sshd, "gpu-host"), &bin)
+        .await
+        .expect("connects through sshd");
+    let installed = venv.path().join("bin/checkup-agent");
+    assert_eq!(
+        host.log[0],
+        format!(
+            "copied the agent pip installed at {} (this app's build) to {}: nothing uploaded",
+            installed.display(),
+            sshd.remote_dir().display()
+        )
+    );
+    assert!(!host.log.iter().any(|l| l.starts_with("uploaded")));
+    assert_eq!(
+        std::fs::read(sshd.remote_dir().join("checkup-agent")).unwrap(),
+        std::fs::read(&bin).unwrap()
+    );
+    assert_eq!(
+        host.client.health().await.unwrap().agent,
+        env!("CARGO_PKG_VERSION")
+    );
+    host.disconnect().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_build_installed_by_pip_is_left_alone_and_this_app_s_uploaded() {
+    let bin = agent_binary();
+    // Any other file stands for another release's agent.
+    let (sshd, venv) = host_with_pip_install(std::path::Path::new("/bin/true"));
+    let host = SshAgent::connect(target(&sshd, "gpu-host"), &bin)
+        .await
+        .expect("connects through sshd");
+    let installed = venv.path().join("bin/checkup-agent");
+    assert_eq!(
+        host.log[0],
+        format!(
+            "{} is another build of the agent than this app's (pip install gpu-checkup=={} matches it); left as it is",
+            installed.display(),
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(
+        host.log[1].starts_with("uploaded the agent to "),
+        "{:?}",
+        host.log
+    );
+    assert_eq!(
+        std::fs::read(&installed).unwrap(),
+        std::fs::read("/bin/true").unwrap(),
+        "the user's install is untouched"
+    );
+    host.disconnect().await;
+}
+
 #[tokio::test]
 async fn ssh_failures_are_explained_in_plain_words() {
     let sshd = TestSshd::start();
