@@ -14,9 +14,10 @@ command to the same pool (the short fuzz run). Each binary's output is printed w
 ends, so outputs never interleave; a failure prints its output and fails the run once the
 others are done.
 
-The build is `cargo build --bins --tests CARGO_ARGS`: with `--workspace`, the one set of
-features that the tests, the binaries they start (checkup_testkit::workspace_binary builds
-the same) and the app's end-to-end tests share, so nothing is compiled twice. `--only` and
+The build is `cargo build --bins --tests CARGO_ARGS`: with `--workspace --exclude
+checkup-app`, the one set of features that the tests, the binaries they start
+(checkup_testkit::workspace_binary builds the same) and the app's end-to-end tests share, so
+nothing is compiled twice (those tests drive the packages' release build of the app). `--only` and
 `--except` choose which package's test binaries run from it (the end-to-end tests run after
 the packages are built). Doc tests run first through `cargo test --doc`, unless `--only`.
 """

@@ -29,20 +29,24 @@ phase "clippy" cargo clippy --workspace --all-targets -- -D warnings
 phase "clippy (UI, wasm)" cargo clippy -p checkup-frontend --target wasm32-unknown-unknown -- -D warnings
 # The API docs build without a warning (broken or private links).
 RUSTDOCFLAGS="-D warnings" phase "rustdoc" cargo doc --no-deps --workspace --quiet
-# The workspace's binaries and tests are built once, with one set of features, and the test
-# binaries run two at a time (scripts/run-tests.py: most of them wait on real agents, sshd
+# The workspace's binaries and tests are built once, with one set of features (the desktop
+# app is left out: its end-to-end tests drive the packages' release build of it, so its
+# WebKit stack is compiled once), and the test binaries run two at a time (scripts/run-tests.py: most of them wait on real agents, sshd
 # and WebDriver). Beside them, a short fuzz run of every reader (3 s each, about a minute,
 # the same inputs each time; the long runs and what they found: docs/fuzzing.md), with the
 # binary this build made (`cargo run -p checkup-fuzz` resolved features for that package
 # alone and rebuilt tokio and everything on it first).
 phase "tests and fuzz (build, then 2 at a time)" ./scripts/run-tests.py --jobs 2 \
-  --except checkup-e2e --also "fuzz=$target/debug/checkup-fuzz --seconds 3 --seed 1" --workspace
+  --except checkup-e2e --also "fuzz=$target/debug/checkup-fuzz --seconds 3 --seed 1" \
+  --workspace --exclude checkup-app
 # The packages (.deb, AppImage, server tarball, wheel): tests/e2e/tests/package.rs installs
 # and starts them. Their server binaries are built for glibc 2.31, which the agent shipped
 # to GPU hosts needs.
 phase "packages (release builds)" ./scripts/package.sh dist
-# The app end to end, from the build above: two test binaries at a time, each test one app
+# The app end to end, the packages' build of it (checkup_testkit::shipped_app), the tests
+# from the debug build above: two test binaries at a time, each test one app
 # at a time, so no more than two apps (each with its own display, WebDriver and ports) share
 # the two cores, as before, while one binary's waits overlap the other's work.
-phase "app end to end" ./scripts/run-tests.py --jobs 2 --only checkup-e2e --workspace \
+phase "app end to end" ./scripts/run-tests.py --jobs 2 --only checkup-e2e \
+  --workspace --exclude checkup-app \
   -- --test-threads=1

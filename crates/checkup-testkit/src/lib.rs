@@ -13,7 +13,9 @@ mod slurm;
 mod sshd;
 mod xvfb;
 
-pub use binaries::{target_dir, workspace_binary, workspace_release_binary, workspace_root};
+pub use binaries::{
+    shipped_app, target_dir, workspace_binary, workspace_release_binary, workspace_root,
+};
 pub use files::{copy_dir, corpus};
 pub use processes::{descendants, memory_of, Memory};
 pub use prometheus::TestPrometheus;

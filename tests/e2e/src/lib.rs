@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use checkup_testkit::{free_port, target_dir, wait_for_port, workspace_binary, Xvfb};
+use checkup_testkit::{free_port, shipped_app, target_dir, wait_for_port, Xvfb};
 use std::future::Future;
 use std::sync::Mutex;
 
@@ -48,13 +48,11 @@ fn tauri_driver() -> PathBuf {
 }
 
 impl App {
-    /// Builds the app and the agent it bundles, starts Xvfb and tauri-driver, and opens a
-    /// WebDriver session, which launches the app with `env` added to its environment.
+    /// Builds the app as it ships, with the agent it bundles beside it ("This computer"
+    /// starts that one), starts Xvfb and tauri-driver, and opens a WebDriver session, which
+    /// launches the app with `env` added to its environment.
     pub async fn launch(test: &str, env: &[(&str, OsString)]) -> App {
-        let app = workspace_binary("checkup-app", "gpu-checkup");
-        // "This computer" starts the agent that lies beside the app.
-        workspace_binary("checkup-agent", "checkup-agent");
-        App::launch_binary(test, &app, env).await
+        App::launch_binary(test, &shipped_app(), env).await
     }
 
     /// [`App::launch`] with a given build of the app (benchmarks use the release build).
@@ -65,9 +63,8 @@ impl App {
 
     /// [`App::launch`] on the data folder an earlier app left (see [`App::kill`]).
     pub async fn relaunch(test: &str, data: tempfile::TempDir) -> App {
-        let app = workspace_binary("checkup-app", "gpu-checkup");
         // The screenshots of the first start stay beside those of the second.
-        App::launch_in(test, &app, &[], data, false).await
+        App::launch_in(test, &shipped_app(), &[], data, false).await
     }
 
     async fn launch_in(
