@@ -2337,6 +2337,56 @@ fn a_sort_on_the_host_every_step_is_fixed_by_sorting_on_the_gpu_not_by_compiling
 }
 
 #[test]
+fn a_pageable_copy_that_holds_the_host_is_the_first_fix_not_compile() {
+    // A GRU whose 25 MB batch is copied from pageable memory every step: each copy call
+    // holds the host about 2.5 ms, and the GPU then waits for the launches the host owes.
+    // Its twin with the batch pinned and copied non-blocking ran 14.5 ms.
+    let d = diagnose("probe_sensor_gru_pageable");
+    assert_eq!(
+        d.primary, "compute_bound",
+        "the GPU is busy 83 % of the step"
+    );
+    assert!(
+        d.finding("kernel_launch").is_none(),
+        "the launch gaps are the copies' holding the host: no compile advice"
+    );
+    let f = &d.findings[d.plan[0].finding];
+    assert_eq!(f.id(), "h2d_copy/pageable");
+    assert!(matches!(
+        f.fixes[d.plan[0].fix],
+        Fix::H2dCopy(H2dCopyFix::PinnedCopy)
+    ));
+    let held = evidence(
+        &d,
+        "h2d_copy",
+        K::H2dCopy(H2dCopyEvidence::PageableCopyHostPerStep),
+    );
+    assert!((2.4..2.6).contains(&held), "{held}");
+    let beside = evidence(
+        &d,
+        "h2d_copy",
+        K::H2dCopy(H2dCopyEvidence::HostWorkBesideCopies),
+    );
+    assert!((14.9..15.3).contains(&beside), "{beside}");
+    // What the copies cost is what they hold, at most: the step beyond the host's other
+    // work, here just under the 2.5 ms held.
+    let (after, _) = d.plan[0].gain.after_range_ms();
+    assert!((15.2..15.6).contains(&after), "{after}");
+    assert!(checkup_text::findings::verdict(&d, Language::En)
+        .ends_with("First fix to try: copy from pinned memory, asynchronously."));
+}
+
+#[test]
+fn copies_from_pageable_memory_that_hold_the_host_briefly_cost_no_more_than_that() {
+    // Four DataLoader workers without pinned memory: each 64 KB batch's copy call holds the
+    // host ~60 µs of a 3.5 ms step, while the steps wait for data far longer. The copies
+    // get none of that wait: the launches and the loader keep it.
+    let d = diagnose("probe_small_mlp_short_epochs");
+    assert_eq!(d.primary, "kernel_launch");
+    assert!(d.finding("h2d_copy").is_none());
+}
+
+#[test]
 fn a_run_that_profiles_itself_is_told_to_stop_its_profiler_not_to_profile() {
     // The training's own torch.profiler records every step: the probe took no trace beside
     // it, and the idle GPU's first fix is to take that profiler out, never to profile more.

@@ -244,6 +244,12 @@ pub struct HostWaits {
     pub pinned_h2d_us: f64,
     /// GPU time of device-to-host copies.
     pub dtoh_us: f64,
+    /// Host time per steady step inside the calls that copy from pageable memory to the
+    /// device: the driver stages the bytes and the host waits for the copy (the call returns
+    /// when it is done), so the host is held for about the copy's length, whatever it had
+    /// left to launch.
+    #[serde(default)]
+    pub pageable_h2d_host_us_per_step: f64,
     /// Median host time per steady step not spent blocked in synchronising calls or the
     /// DataLoader: what the host needs to launch one step's work (profiled, so inflated).
     pub host_work_per_step_us: f64,

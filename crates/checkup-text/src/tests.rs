@@ -321,6 +321,8 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::H2dCopy(H2dCopyEvidence::PinnedH2dPerStep),
         K::H2dCopy(H2dCopyEvidence::PageableBandwidth),
         K::H2dCopy(H2dCopyEvidence::PageableBytesPerStep),
+        K::H2dCopy(H2dCopyEvidence::PageableCopyHostPerStep),
+        K::H2dCopy(H2dCopyEvidence::HostWorkBesideCopies),
         K::HostSync(HostSyncEvidence::SyncIdleShare),
         K::HostSync(HostSyncEvidence::SyncCallsPerStep),
         K::HostSync(HostSyncEvidence::ProbeSyncsPerStep),
@@ -701,6 +703,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::H2dCopy(H2dCopyEvidence::PinnedH2dPerStep)
         | K::H2dCopy(H2dCopyEvidence::PageableBandwidth)
         | K::H2dCopy(H2dCopyEvidence::PageableBytesPerStep)
+        | K::H2dCopy(H2dCopyEvidence::PageableCopyHostPerStep)
+        | K::H2dCopy(H2dCopyEvidence::HostWorkBesideCopies)
         | K::HostSync(HostSyncEvidence::SyncIdleShare)
         | K::HostSync(HostSyncEvidence::SyncCallsPerStep)
         | K::HostSync(HostSyncEvidence::ProbeSyncsPerStep)

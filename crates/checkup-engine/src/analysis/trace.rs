@@ -266,6 +266,23 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         .filter(|r| r.kind == RuntimeKind::Alloc && in_steady(r.start))
         .collect();
     waits.alloc_calls_per_step = steady_allocs.len() as f64 / n_steady;
+    let pageable_h2d: std::collections::HashSet<i64> = t
+        .gpu
+        .iter()
+        .filter(|o| o.kind == GpuKind::Memcpy(CopyKind::HtoDPageable))
+        .map(|o| o.correlation)
+        .collect();
+    waits.pageable_h2d_host_us_per_step = t
+        .runtime
+        .iter()
+        .filter(|r| {
+            r.kind == RuntimeKind::Memcpy
+                && pageable_h2d.contains(&r.correlation)
+                && in_steady(r.start)
+        })
+        .map(|r| r.end - r.start)
+        .sum::<f64>()
+        / n_steady;
     waits.alloc_host_us_per_step =
         steady_allocs.iter().map(|r| r.end - r.start).sum::<f64>() / n_steady;
     // `.item()` on a CPU tensor (optimizer step counters) does not wait for the GPU: count

@@ -14,8 +14,9 @@ fn families(kind: LedgerKind) -> &'static [Family] {
         LedgerKind::Copies => &[F::H2dCopy],
         LedgerKind::ExposedCommunication => &[F::Communication],
         LedgerKind::LaunchGaps => &[F::KernelLaunch],
-        // The host late: launching, or calling the allocator (a host-sync cause).
-        LedgerKind::HostLate => &[F::KernelLaunch, F::HostSync],
+        // The host late: launching, calling the allocator (a host-sync cause), or held in a
+        // copy from pageable memory.
+        LedgerKind::HostLate => &[F::KernelLaunch, F::HostSync, F::H2dCopy],
         LedgerKind::SyncIdle => &[F::HostSync],
         LedgerKind::DataWait => &[F::DataLoading],
         LedgerKind::Periodic(_) => &[F::PeriodicStall],

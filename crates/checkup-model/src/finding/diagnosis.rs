@@ -17,8 +17,9 @@ use crate::{
 /// tail, and evaluation passes that take much of the run are told a longer period; 9: the
 /// settings that change speed, each costed or shown harmless (`settings`), and the fill
 /// kernels of deterministic algorithms costed; 10: syncs every step costed at unprofiled
-/// speed, a host sort fixed on the GPU, a training's own profiler named.
-pub const DIAGNOSIS_FORMAT: u32 = 10;
+/// speed, a host sort fixed on the GPU, a training's own profiler named; 11: copies from
+/// pageable memory costed by the time they hold the host.
+pub const DIAGNOSIS_FORMAT: u32 = 11;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -25,6 +25,11 @@ keyed! {
         PageableBandwidth => "pageable_bandwidth",
         /// Pageable bytes copied per step.
         PageableBytesPerStep => "pageable_bytes_per_step",
+        /// Host time per step held inside the pageable copies' calls.
+        PageableCopyHostPerStep => "pageable_copy_host_per_step",
+        /// The host's other work per step at unprofiled speed, at most: the step's length
+        /// were the copies no longer to hold it, if the host were the limit.
+        HostWorkBesideCopies => "host_work_beside_copies",
     }
 }
 

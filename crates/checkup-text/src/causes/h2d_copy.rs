@@ -49,6 +49,14 @@ pub fn evidence(k: &H2dCopyEvidence, l: Language) -> String {
         H2dCopyEvidence::PageableBytesPerStep => {
             ("pageable bytes copied per step", "每步可分页拷贝字节数")
         }
+        H2dCopyEvidence::PageableCopyHostPerStep => (
+            "host time per step held in the pageable copies (the call returns when the copy is done)",
+            "每步主机在可分页拷贝调用中被占用的时间（拷贝完成后调用才返回）",
+        ),
+        H2dCopyEvidence::HostWorkBesideCopies => (
+            "host's other work per step at unprofiled speed, at most (without the time held in the copies)",
+            "未分析速度下每步主机其他工作时间上限（不含拷贝占用的时间）",
+        ),
     };
     match l {
         En => en.into(),

@@ -1,9 +1,10 @@
 //! Host-to-device copies the GPU waits for (not hidden by compute), pageable or pinned.
 
 use checkup_model::{
-    Cause, EvidenceKey as K, Finding, FixReach, H2dCopy, H2dCopyEvidence, H2dCopyFix, Unit,
+    Cause, EvidenceKey as K, Finding, FixReach, H2dCopy, H2dCopyEvidence, H2dCopyFix, Source, Unit,
 };
 
+use super::sync::unprofiled_host_work_ms;
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
 
@@ -11,9 +12,50 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
     finding(cx).into()
 }
 
+/// What copies from pageable memory cost a normal unprofiled step by holding the host: such a
+/// call returns only when its copy is done, so the host launches nothing meanwhile, and the
+/// GPU, after the copy, waits for the launches the host still owes. Pinned, non-blocking
+/// copies give the host that time back: the step then takes the longer of the GPU's work and
+/// the host's other work. The host's is known only as a bound at unprofiled speed
+/// ([`unprofiled_host_work_ms`] less the time held in the copies, during which the CPU
+/// stages or spins), so this is the least the step would lose, and never more than the time
+/// the copies hold the host: what else the step waits for (data, syncs) is not theirs.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldByCopies {
+    /// The least share of a normal step they cost.
+    pub share: f64,
+    /// The host's time per step inside those calls.
+    pub held_ms: f64,
+    /// The host's other work per step, at most.
+    pub host_work_ms: f64,
+}
+
+pub fn held_by_pageable_copies(cx: &Ctx) -> Option<HeldByCopies> {
+    let r = cx.rank?;
+    let held_ms = r.host_waits.pageable_h2d_host_us_per_step / 1e3;
+    if held_ms <= 0.0 {
+        return None;
+    }
+    let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
+    let (busy, _) = cx.gpu_busy()?;
+    let gpu_ms = r.gpu_busy_per_step_us / 1e3;
+    let host_work_ms = (unprofiled_host_work_ms(cx)? - held_ms).max(0.0);
+    let at_least = (1.0 - gpu_ms.max(host_work_ms) / step_ms).clamp(0.0, held_ms / step_ms);
+    let share = cx.idle_share_at_unprofiled_speed(at_least, busy);
+    (share > 0.0).then_some(HeldByCopies {
+        share,
+        held_ms,
+        host_work_ms,
+    })
+}
+
 fn finding(cx: &Ctx) -> Option<Finding> {
     let r = cx.rank?;
-    let share = cx.share_of_window(r.host_waits.exposed_h2d_us)?;
+    let exposed = cx.share_of_window(r.host_waits.exposed_h2d_us)?;
+    let held = held_by_pageable_copies(cx);
+    // The copy's own time and the host held by it are one wait seen from both sides: the
+    // larger is what the copies cost.
+    let share = exposed.max(held.map_or(0.0, |h| h.share));
     if share < cx.th.reportable_share {
         return None;
     }
@@ -24,7 +66,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let mut evidence = vec![
         share_ev(
             K::H2dCopy(H2dCopyEvidence::ExposedH2dShare),
-            share,
+            exposed,
             Some(cx.th.significant_share),
             src.clone(),
         ),
@@ -56,7 +98,23 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             w.pageable_h2d_bytes as f64 / steps / 1e6,
             Unit::Mb,
             None,
+            src.clone(),
+        ));
+    }
+    if let Some(h) = held {
+        evidence.push(ev(
+            K::H2dCopy(H2dCopyEvidence::PageableCopyHostPerStep),
+            h.held_ms,
+            Unit::Ms,
+            None,
             src,
+        ));
+        evidence.push(ev(
+            K::H2dCopy(H2dCopyEvidence::HostWorkBesideCopies),
+            h.host_work_ms,
+            Unit::Ms,
+            None,
+            Source::ThisDiagnosis,
         ));
     }
     Some(Finding {

@@ -116,8 +116,14 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
         // Syncs in every step leave the GPU idle too, and the sync finding costs that part
         // at unprofiled speed: the launches keep only what the host's own work adds beyond
         // the GPU's.
-        if let Some(syncs) = super::sync::unprofiled_syncs(cx) {
-            share = (share - syncs.share).max(0.0);
+        // So do copies from pageable memory, which hold the host until they are done; the
+        // copy finding costs that part the same way.
+        let held = [
+            super::sync::unprofiled_syncs(cx).map(|s| s.share),
+            super::copies::held_by_pageable_copies(cx).map(|h| h.share),
+        ];
+        if held.iter().any(Option::is_some) {
+            share = (share - held.iter().flatten().sum::<f64>()).max(0.0);
             if share < th.reportable_share {
                 return Outcome::default();
             }
