@@ -5,10 +5,17 @@ with shifted timestamps, written to a temp folder and deleted after) and measure
 time and peak RSS on it.
 
 usage: bench/engine_vs_hta.py [--checkup target/release/checkup] [--big-gb 1.0]
-                              [--pairs 3] [--all]
+                              [--pairs 3] [--all] [--traces PATTERN]
 HTA: pip install traceinsight (its package since 0.6; before, HolisticTraceAnalysis), and run
 this with the Python that has it. Each trace is timed in pairs, checkup then HTA, and the
-ratios are the medians of the pairs'; `--all` takes every trace of tests/corpus.
+ratios are the medians of the pairs'; `--all` takes every trace of tests/corpus, `--traces`
+those whose path holds PATTERN.
+
+HTA is timed inside its process (its load and the two breakdowns; its import beside, Python's
+start left out). checkup is timed twice each pair: the whole `checkup analyze --json`
+process, and inside its process (`analyze_in_process`, an example that makes the CLI's two
+calls and prints their time: `cargo build --release -p checkup-cli --example
+analyze_in_process`), the like-for-like figure to HTA's.
 """
 import argparse, gzip, json, os, platform, resource, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -70,6 +77,14 @@ def time_engine(checkup, path):
     if status != 0:
         raise SystemExit(f"checkup failed on {path}: status {status}")
     return dt
+
+
+def time_engine_in_process(example, path):
+    """checkup's analysis and JSON of PATH timed inside a fresh process of its own."""
+    out = subprocess.run([example, path], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"analyze_in_process failed on {path}: {out.stderr}")
+    return float(out.stdout)
 
 
 def run_engine(checkup, path):
@@ -141,38 +156,53 @@ def main():
     ap.add_argument("--big-gb", type=float, default=1.0)
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--all", action="store_true", help="every trace of tests/corpus")
+    ap.add_argument("--traces", help="only the corpus traces whose path holds this")
     args = ap.parse_args()
+    in_process = os.path.join(os.path.dirname(args.checkup), "examples", "analyze_in_process")
+    if not os.path.isfile(in_process):
+        raise SystemExit(f"no {in_process}: cargo build --release -p checkup-cli --example analyze_in_process")
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
     print(f"# {time.strftime('%Y-%m-%d')} · {cpu} · {os.cpu_count()} cores · {platform.system()} · python {platform.python_version()} · HTA {hta_version()} · {args.pairs} pairs a trace, medians")
-    print("| trace | size (gz) | checkup (whole process) | HTA import | HTA load + temporal + idle | ratio end to end | ratio without HTA's import | HTA status |")
-    print("|---|---|---|---|---|---|---|---|")
-    traces = all_traces() if args.all else TRACES
-    without_import_ratios = []
+    print("| trace | size (gz) | checkup (whole process) | checkup (in process) | HTA import | HTA load + temporal + idle | ratio end to end | ratio without HTA's import | ratio, both in process | HTA status |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    traces = all_traces() if args.all or args.traces else TRACES
+    if args.traces:
+        traces = [t for t in traces if args.traces in t]
+    without_import_ratios, in_process_ratios = [], []
     for rel in traces:
         path = os.path.join(CORPUS, rel)
-        engine, imports, analyses, end_to_end, without_import, status = [], [], [], [], [], "ok"
+        engine, engine_inside, imports, analyses, status = [], [], [], [], "ok"
+        end_to_end, without_import, both_inside = [], [], []
         run_engine(args.checkup, path)  # once for its answer (and a warm cache)
         for _ in range(args.pairs):
             e = time_engine(args.checkup, path)
+            inside = time_engine_in_process(in_process, path)
             imp, hta, status = run_hta(path)
             engine.append(e)
+            engine_inside.append(inside)
             if hta is None:
                 break
             imports.append(imp)
             analyses.append(hta)
             end_to_end.append((imp + hta) / e)
             without_import.append(hta / e)
+            both_inside.append(hta / inside)
         med = statistics.median
         if without_import:
             without_import_ratios.append((med(without_import), rel))
+            in_process_ratios.append((med(both_inside), rel))
         fmt_ms = lambda xs: f"{med(xs) * 1e3:.0f} ms" if xs else "–"
         fmt_ratio = lambda xs: f"{med(xs):.0f}×" if xs else "–"
-        print(f"| {rel} | {os.path.getsize(path) / 1e6:.2f} MB | {fmt_ms(engine)} | {fmt_ms(imports)} | "
-              f"{fmt_ms(analyses)} | {fmt_ratio(end_to_end)} | {fmt_ratio(without_import)} | {status} |", flush=True)
-    if without_import_ratios:
-        lowest = min(without_import_ratios)
-        print(f"\nwithout HTA's import: lowest {lowest[0]:.0f}× ({lowest[1]}), median "
-              f"{statistics.median(r for r, _ in without_import_ratios):.0f}× over {len(without_import_ratios)} traces HTA read")
+        fmt_ms1 = lambda xs: f"{med(xs) * 1e3:.1f} ms" if xs else "–"
+        print(f"| {rel} | {os.path.getsize(path) / 1e6:.2f} MB | {fmt_ms(engine)} | {fmt_ms1(engine_inside)} | "
+              f"{fmt_ms(imports)} | {fmt_ms(analyses)} | {fmt_ratio(end_to_end)} | {fmt_ratio(without_import)} | "
+              f"{fmt_ratio(both_inside)} | {status} |", flush=True)
+    for name, ratios in (("without HTA's import", without_import_ratios), ("both in process", in_process_ratios)):
+        if ratios:
+            lowest = min(ratios)
+            print(f"\n{name}: lowest {lowest[0]:.0f}× ({lowest[1]}), median "
+                  f"{statistics.median(r for r, _ in ratios):.0f}×, {sum(r >= 50 for r, _ in ratios)} of "
+                  f"{len(ratios)} traces HTA read at 50× or more")
     if args.big_gb > 0:
         d = tempfile.mkdtemp(prefix="big-trace-")
         try:
