@@ -1217,6 +1217,11 @@ fn a_run_with_the_caching_allocator_turned_off_is_told_to_turn_it_back_on() {
             caching_off: true
         })]
     );
+    // The variable is listed among the settings that change speed, costed by that finding.
+    assert!(d.settings.contains(&checkup_model::SettingCost {
+        setting: SpeedSetting::AllocatorCachingOff,
+        verdict: SettingVerdict::InFinding { finding: 0 },
+    }));
 }
 
 #[test]

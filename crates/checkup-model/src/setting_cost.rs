@@ -21,6 +21,14 @@ pub enum SpeedSetting {
     /// A profiler of the training's own recording (`torch.profiler.profile` without a
     /// schedule left around the loop): every operator and kernel recorded, in every step.
     TrainingProfiler,
+    /// `PYTORCH_NO_CUDA_MEMORY_CACHING` set: every allocation goes to the driver.
+    AllocatorCachingOff,
+    /// `PYTORCH_CUDA_ALLOC_CONF` set (its value is in the probe's settings): how the caching
+    /// allocator grows, splits, frees or which backend serves it.
+    AllocatorConf,
+    /// `torch.cuda.set_sync_debug_mode` left at "warn" or "error": every synchronising call
+    /// is checked, and warns or raises.
+    SyncDebugMode,
 }
 
 /// What a setting costs this run.
@@ -60,10 +68,15 @@ pub enum Harmless {
     NoConvolutions,
     /// No matrix multiply runs on the fp32 units: nothing for TF32 to move.
     NoFp32Matmuls,
+    /// The steady steps call neither `cudaMalloc` nor `cudaFree`: the allocator serves them
+    /// without the driver's blocking calls.
+    NoDriverAllocations,
+    /// The probe counted no synchronising call in the steps: nothing to check.
+    NoSyncsInSteps,
 }
 
 /// Why the recording cannot cost a setting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NotCosted {
     /// The algorithms it would choose instead never ran: only a run with it changed
@@ -74,6 +87,12 @@ pub enum NotCosted {
     /// It records the steps itself: the checkup could not trace beside it (one profiler at
     /// a time), and only a run without it measures what it costs.
     MeasuredOnlyWithoutIt,
+    /// It warns at each of the synchronising calls the probe counted in a step (its own
+    /// count runs in that mode, so the recording cannot time a run without it).
+    WarnsAtEachSync {
+        /// Synchronising calls per step, the probe's count.
+        per_step: f64,
+    },
 }
 
 /// One setting and its verdict.

@@ -36,6 +36,11 @@ pub fn setting(s: SpeedSetting, l: Language) -> &'static str {
         (SpeedSetting::Tf32MatmulOff, Zh) => "fp32 矩阵乘未开 TF32",
         (SpeedSetting::TrainingProfiler, En) => "the training's own profiler recording",
         (SpeedSetting::TrainingProfiler, Zh) => "训练自己的性能分析器在记录",
+        (SpeedSetting::AllocatorCachingOff, _) => "PYTORCH_NO_CUDA_MEMORY_CACHING=1",
+        (SpeedSetting::AllocatorConf, En) => "PYTORCH_CUDA_ALLOC_CONF set",
+        (SpeedSetting::AllocatorConf, Zh) => "已设置 PYTORCH_CUDA_ALLOC_CONF",
+        (SpeedSetting::SyncDebugMode, En) => "sync debug mode on (torch.cuda.set_sync_debug_mode)",
+        (SpeedSetting::SyncDebugMode, Zh) => "同步调试模式开启（torch.cuda.set_sync_debug_mode）",
     }
 }
 
@@ -68,6 +73,12 @@ pub fn verdict(d: &Diagnosis, s: SpeedSetting, v: &SettingVerdict, l: Language) 
             let what = match (s, l) {
                 (SpeedSetting::DeterministicAlgorithms, En) => "its fill kernels take",
                 (SpeedSetting::DeterministicAlgorithms, Zh) => "其填充内核每步",
+                (SpeedSetting::AllocatorCachingOff | SpeedSetting::AllocatorConf, En) => {
+                    "the GPU idles around the allocator's calls to the driver"
+                }
+                (SpeedSetting::AllocatorCachingOff | SpeedSetting::AllocatorConf, Zh) => {
+                    "分配器调用驱动时 GPU 每步空闲"
+                }
                 (_, En) => "its fp32 matrix multiplies take",
                 (_, Zh) => "其 fp32 矩阵乘每步",
             };
@@ -93,6 +104,18 @@ pub fn verdict(d: &Diagnosis, s: SpeedSetting, v: &SettingVerdict, l: Language) 
                 "harmless here: no matrix multiply runs on the fp32 units".into()
             }
             (Harmless::NoFp32Matmuls, Zh) => "此处无影响：没有矩阵乘在 fp32 单元上运行".into(),
+            (Harmless::NoDriverAllocations, En) => {
+                "harmless here: the steps call neither cudaMalloc nor cudaFree (the allocator \
+                 serves them without the driver's blocking calls)"
+                    .into()
+            }
+            (Harmless::NoDriverAllocations, Zh) => {
+                "此处无影响：各步既不调用 cudaMalloc 也不调用 cudaFree（分配器无需驱动的阻塞调用即可满足）".into()
+            }
+            (Harmless::NoSyncsInSteps, En) => {
+                "harmless here: the probe counted no synchronising call in the steps".into()
+            }
+            (Harmless::NoSyncsInSteps, Zh) => "此处无影响：探针在各步中没有统计到同步调用".into(),
         },
         (SettingVerdict::NotCosted { because }, _) => match (because, s, l) {
             (NotCosted::OtherAlgorithmsNotRun, SpeedSetting::CudnnBenchmarkOff, En) => {
@@ -123,6 +146,17 @@ pub fn verdict(d: &Diagnosis, s: SpeedSetting, v: &SettingVerdict, l: Language) 
             (NotCosted::MeasuredOnlyWithoutIt, _, Zh) => {
                 "未计入：它自己记录每一步，体检无法同时记录跟踪（同一时间只能运行一个分析器）；去掉它再录制一次即可测出代价".into()
             }
+            (NotCosted::WarnsAtEachSync { per_step }, _, En) => format!(
+                "not costed: it checks each of the {} synchronising calls a step the probe \
+                 counted, and warns or raises at them; the probe counts in the same mode, so a \
+                 run without it measures what it costs. A debugging setting: turn it off \
+                 (torch.cuda.set_sync_debug_mode(0)) once the syncs are found",
+                fixed(*per_step, 1)
+            ),
+            (NotCosted::WarnsAtEachSync { per_step }, _, Zh) => format!(
+                "未计入：它检查探针统计到的每步 {} 次同步调用，并在这些调用处警告或报错；探针也在同一模式下计数，因此需去掉它再录制一次才能测出代价。这是调试设置：找到同步点后请关闭（torch.cuda.set_sync_debug_mode(0)）",
+                fixed(*per_step, 1)
+            ),
         },
     }
 }

@@ -18,7 +18,8 @@ use crate::{
 /// settings that change speed, each costed or shown harmless (`settings`), and the fill
 /// kernels of deterministic algorithms costed; 10: syncs every step costed at unprofiled
 /// speed, a host sort fixed on the GPU, a training's own profiler named; 11: copies from
-/// pageable memory costed by the time they hold the host.
+/// pageable memory costed by the time they hold the host, the allocator's variables and sync
+/// debug mode among the settings.
 pub const DIAGNOSIS_FORMAT: u32 = 11;
 
 /// The engine's answer for one run.
