@@ -534,9 +534,9 @@ impl Session<'_> {
         let d = self.dir().to_owned();
         let host = self.target.to_string();
         // The platform, the agent's copy in its folder (an empty line when there is none),
-        // and any `checkup-agent` that pip installed (`pip install gpu-checkup`: on the PATH
-        // a command sees, or pip's user folder, which a non-interactive shell often leaves
-        // off it).
+        // and any `checkup-agent` installed on the host (`pip install gpu-checkup`, the
+        // server tarball or the .deb: on the PATH a command sees, or pip's user folder,
+        // which a non-interactive shell often leaves off it).
         let probe = self
             .exec(
                 &format!(
@@ -561,7 +561,7 @@ impl Session<'_> {
             });
         }
         let remote_sha = lines.next().unwrap_or("").trim().to_owned();
-        let installed = pip_installed(lines);
+        let installed = installed_agents(lines);
         let local_sha = sha256_hex(agent_binary)?;
         if remote_sha != local_sha {
             // Another build may be serving: stop it before replacing it.
@@ -577,7 +577,7 @@ impl Session<'_> {
                     .await;
                 log.push(format!("stopped agent {} (another build)", old.agent));
             }
-            // This app's build installed by pip is copied on the host: nothing crosses the
+            // This app's build installed on the host is copied there: nothing crosses the
             // link. Another build is left as it is, and this app's uploaded beside it.
             let same_build = installed.iter().find(|(sha, _)| *sha == local_sha);
             let write = |source: &str| {
@@ -596,7 +596,7 @@ impl Session<'_> {
                     detail: format!(
                         "{} failed: {}",
                         if same_build.is_some() {
-                            "copying the agent pip installed"
+                            "copying the installed agent"
                         } else {
                             "uploading the agent"
                         },
@@ -606,12 +606,13 @@ impl Session<'_> {
             }
             match same_build {
                 Some((_, path)) => log.push(format!(
-                    "copied the agent pip installed at {path} (this app's build) to {d}: nothing uploaded"
+                    "copied the agent installed at {path} (this app's build) to {d}: nothing uploaded"
                 )),
                 None => {
                     for (_, path) in &installed {
                         log.push(format!(
-                            "{path} is another build of the agent than this app's (pip install gpu-checkup=={} matches it); left as it is",
+                            "{path} is another build of the agent than this app's ({}: pip install gpu-checkup=={} matches it); left as it is",
+                            env!("CARGO_PKG_VERSION"),
                             env!("CARGO_PKG_VERSION")
                         ));
                     }
@@ -710,9 +711,9 @@ impl Session<'_> {
     }
 }
 
-/// The `checkup-agent` binaries pip installed, as the probe in `ensure_agent` lists them
-/// ("SHA-256 PATH" a line), each path once.
-fn pip_installed<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
+/// The `checkup-agent` binaries installed on the host, as the probe in `ensure_agent` lists
+/// them ("SHA-256 PATH" a line), each path once.
+fn installed_agents<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = Vec::new();
     for line in lines {
         let Some((sha, path)) = line.trim().split_once(' ') else {
@@ -804,18 +805,19 @@ mod tests {
     }
 
     #[test]
-    fn an_agent_pip_installed_on_the_path_and_in_its_user_folder_is_listed_once() {
+    fn an_agent_installed_agents_on_the_path_and_in_its_user_folder_is_listed_once() {
         let sha = "a".repeat(64);
         let probe = format!(
             "{sha} /home/u/.local/bin/checkup-agent\n{sha} /home/u/.local/bin/checkup-agent\n\n"
         );
         assert_eq!(
-            super::pip_installed(probe.lines()),
+            super::installed_agents(probe.lines()),
             vec![(sha.clone(), "/home/u/.local/bin/checkup-agent".to_owned())]
         );
         // A line that is no checksum and absolute path is not an install.
         assert!(
-            super::pip_installed(["sha256sum: denied", "abc relative/path"].into_iter()).is_empty()
+            super::installed_agents(["sha256sum: denied", "abc relative/path"].into_iter())
+                .is_empty()
         );
     }
 

@@ -159,7 +159,7 @@ async fn this_app_s_build_installed_by_pip_on_the_host_is_copied_there_not_uploa
     assert_eq!(
         host.log[0],
         format!(
-            "copied the agent pip installed at {} (this app's build) to {}: nothing uploaded",
+            "copied the agent installed at {} (this app's build) to {}: nothing uploaded",
             installed.display(),
             sshd.remote_dir().display()
         )
@@ -188,9 +188,9 @@ async fn another_build_installed_by_pip_is_left_alone_and_this_app_s_uploaded() 
     assert_eq!(
         host.log[0],
         format!(
-            "{} is another build of the agent than this app's (pip install gpu-checkup=={} matches it); left as it is",
+            "{} is another build of the agent than this app's ({v}: pip install gpu-checkup=={v} matches it); left as it is",
             installed.display(),
-            env!("CARGO_PKG_VERSION")
+            v = env!("CARGO_PKG_VERSION")
         )
     );
     assert!(
@@ -252,7 +252,7 @@ async fn a_state_file_left_by_a_dead_agent_names_a_process_that_is_neither_trust
     // An older build on the host, and its state file from before a reboot: the pid in it now
     // belongs to an unrelated process of the same user.
     std::fs::write(dir.join("checkup-agent"), b"an older build").unwrap();
-    let mut bystander = Bystander(Command::new("sleep").arg("120").spawn().unwrap());
+    let mut bystander = Bystander(Command::new("sleep").arg("3600").spawn().unwrap());
     let pid = bystander.0.id();
     std::fs::create_dir_all(host_state_dir(&dir)).unwrap();
     std::fs::write(

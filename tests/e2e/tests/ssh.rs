@@ -46,12 +46,18 @@ async fn an_ssh_alias_gets_the_agent_uploaded_forwarded_and_sampled_through_the_
         })
         .await;
     assert!(status.contains("gpu-host"), "{status}");
-    assert!(status.contains("uploaded the agent"), "{status}");
-    let uploaded = sshd.remote_dir().join("checkup-agent");
+    // The "remote" host is this machine: where the packages' test has the .deb installed at
+    // the same moment, its /usr/bin/checkup-agent is this app's build, copied, not uploaded.
     assert!(
-        uploaded.is_file(),
-        "the agent is on the host: {}",
-        uploaded.display()
+        status.contains("uploaded the agent")
+            || status.contains("copied the agent installed at /usr/bin/checkup-agent"),
+        "{status}"
+    );
+    let uploaded = sshd.remote_dir().join("checkup-agent");
+    assert_eq!(
+        std::fs::read(&uploaded).expect("the agent is on the host"),
+        std::fs::read(checkup_testkit::shipped_app().with_file_name("checkup-agent")).unwrap(),
+        "the agent on the host is the one the app bundles"
     );
     app.screenshot("2-connected").await;
 
