@@ -9,7 +9,7 @@ use checkup_model::{
     SettingVerdict, SpeedSetting,
 };
 
-use super::rules::{busy, idle, launches};
+use super::rules::{allocator, busy, idle, launches};
 use super::Ctx;
 
 /// Each slow setting the probe saw, with its verdict. `findings`: ranked, as the diagnosis
@@ -120,13 +120,7 @@ pub(crate) fn cost(cx: &Ctx, findings: &[Finding]) -> Vec<SettingCost> {
         };
         push(SpeedSetting::Tf32MatmulOff, verdict);
     }
-    let caching_off = cx
-        .facts
-        .env
-        .get("PYTORCH_NO_CUDA_MEMORY_CACHING")
-        .and_then(|v| v.as_deref())
-        .is_some_and(checkup_environment::is_truthy);
-    if caching_off {
+    if allocator::caching_off(cx) {
         push(
             SpeedSetting::AllocatorCachingOff,
             allocator_verdict(cx, findings),

@@ -28,6 +28,16 @@ pub fn allocator_drains_queue(cx: &Ctx) -> bool {
     })
 }
 
+/// Whether the run's environment turns the caching allocator off
+/// (`PYTORCH_NO_CUDA_MEMORY_CACHING`).
+pub fn caching_off(cx: &Ctx) -> bool {
+    cx.facts
+        .env
+        .get("PYTORCH_NO_CUDA_MEMORY_CACHING")
+        .and_then(|v| v.as_deref())
+        .is_some_and(checkup_environment::is_truthy)
+}
+
 fn finding(cx: &Ctx) -> Option<Finding> {
     let r = cx.rank?;
     let w = &r.host_waits;
@@ -86,12 +96,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
             Source::Probe,
         ));
     }
-    let caching_off = cx
-        .facts
-        .env
-        .get("PYTORCH_NO_CUDA_MEMORY_CACHING")
-        .and_then(|v| v.as_deref())
-        .is_some_and(checkup_environment::is_truthy);
+    let caching_off = caching_off(cx);
     let fix = Fix::HostSync(HostSyncFix::KeepAllocatorCache {
         site: calls_per_step
             .and(empties)
