@@ -266,6 +266,8 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         .filter(|r| r.kind == RuntimeKind::Alloc && in_steady(r.start))
         .collect();
     waits.alloc_calls_per_step = steady_allocs.len() as f64 / n_steady;
+    waits.alloc_host_us_per_step =
+        steady_allocs.iter().map(|r| r.end - r.start).sum::<f64>() / n_steady;
     let pageable_h2d: std::collections::HashSet<i64> = t
         .gpu
         .iter()
@@ -283,8 +285,6 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
         .map(|r| r.end - r.start)
         .sum::<f64>()
         / n_steady;
-    waits.alloc_host_us_per_step =
-        steady_allocs.iter().map(|r| r.end - r.start).sum::<f64>() / n_steady;
     // `.item()` on a CPU tensor (optimizer step counters) does not wait for the GPU: count
     // only those that enclose a blocking CUDA call.
     let mut blocking_starts: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.start).collect();

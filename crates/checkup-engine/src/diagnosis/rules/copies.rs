@@ -4,7 +4,7 @@ use checkup_model::{
     Cause, EvidenceKey as K, Finding, FixReach, H2dCopy, H2dCopyEvidence, H2dCopyFix, Source, Unit,
 };
 
-use super::sync::unprofiled_host_work_ms;
+use super::sync::{share_beyond_work, unprofiled_host_work_ms};
 use crate::diagnosis::{ev, fixes, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
 
@@ -36,12 +36,8 @@ pub fn held_by_pageable_copies(cx: &Ctx) -> Option<HeldByCopies> {
     if held_ms <= 0.0 {
         return None;
     }
-    let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
-    let (busy, _) = cx.gpu_busy()?;
-    let gpu_ms = r.gpu_busy_per_step_us / 1e3;
     let host_work_ms = (unprofiled_host_work_ms(cx)? - held_ms).max(0.0);
-    let at_least = (1.0 - gpu_ms.max(host_work_ms) / step_ms).clamp(0.0, held_ms / step_ms);
-    let share = cx.idle_share_at_unprofiled_speed(at_least, busy);
+    let share = share_beyond_work(cx, host_work_ms, held_ms)?;
     (share > 0.0).then_some(HeldByCopies {
         share,
         held_ms,

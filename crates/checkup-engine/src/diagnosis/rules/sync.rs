@@ -96,16 +96,25 @@ pub fn unprofiled_syncs(cx: &Ctx) -> Option<UnprofiledSyncs> {
     {
         return None;
     }
-    let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
-    let (busy, _) = cx.gpu_busy()?;
-    let gpu_ms = r.gpu_busy_per_step_us / 1e3;
     let host_work_ms = unprofiled_host_work_ms(cx)?;
-    let at_least = (1.0 - gpu_ms.max(host_work_ms) / step_ms).max(0.0);
-    let share = cx.idle_share_at_unprofiled_speed(at_least, busy);
+    let share = share_beyond_work(cx, host_work_ms, f64::INFINITY)?;
     (share > 0.0).then_some(UnprofiledSyncs {
         share,
         host_work_ms,
     })
+}
+
+/// The least share of a normal unprofiled step that a wait holding the host costs: the step's
+/// time beyond the longer of the GPU's work and `host_work_ms` (the host's own work, known
+/// as an upper bound), never more than `most_ms` of it, as the GPU's idle at unprofiled
+/// speed. Syncs and pageable copies are costed by it, each with its own bound.
+pub fn share_beyond_work(cx: &Ctx, host_work_ms: f64, most_ms: f64) -> Option<f64> {
+    let r = cx.rank?;
+    let step_ms = cx.normal_step_ms().filter(|t| *t > 0.0)?;
+    let (busy, _) = cx.gpu_busy()?;
+    let gpu_ms = r.gpu_busy_per_step_us / 1e3;
+    let at_least = (1.0 - gpu_ms.max(host_work_ms) / step_ms).clamp(0.0, most_ms / step_ms);
+    Some(cx.idle_share_at_unprofiled_speed(at_least, busy))
 }
 
 /// The probe's count of syncs per step and its busiest line, with that line's calls per
