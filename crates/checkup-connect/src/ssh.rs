@@ -611,9 +611,8 @@ impl Session<'_> {
                 None => {
                     for (_, path) in &installed {
                         log.push(format!(
-                            "{path} is another build of the agent than this app's ({}: pip install gpu-checkup=={} matches it); left as it is",
-                            env!("CARGO_PKG_VERSION"),
-                            env!("CARGO_PKG_VERSION")
+                            "{path} is another build of the agent than this app's ({v}: pip install gpu-checkup=={v} matches it); left as it is",
+                            v = env!("CARGO_PKG_VERSION")
                         ));
                     }
                     log.push(format!(
@@ -805,7 +804,7 @@ mod tests {
     }
 
     #[test]
-    fn an_agent_installed_agents_on_the_path_and_in_its_user_folder_is_listed_once() {
+    fn an_agent_installed_on_the_path_and_in_pip_s_user_folder_is_listed_once() {
         let sha = "a".repeat(64);
         let probe = format!(
             "{sha} /home/u/.local/bin/checkup-agent\n{sha} /home/u/.local/bin/checkup-agent\n\n"
