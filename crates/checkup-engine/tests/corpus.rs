@@ -2386,6 +2386,31 @@ fn a_pageable_copy_that_holds_the_host_is_the_first_fix_not_compile() {
 }
 
 #[test]
+fn the_sync_after_a_pageable_copy_is_the_copys_wait_not_a_read_back() {
+    // A temporal ConvNet whose 38 MB batch is copied from pageable memory: PyTorch
+    // synchronises the stream after each copy, and the probe names the copy's line as the
+    // one that synchronises, twice a step. One wait, one fix: the pinned copy, priced once,
+    // never offered again at that line as a read-back. Its pinned twin ran 22.5 ms.
+    let d = diagnose("probe_tcn_pageable");
+    assert_eq!(d.primary, "h2d_copy/pageable");
+    assert!(d.finding("host_sync").is_none(), "{:?}", d.findings);
+    assert_eq!(d.plan.len(), 1, "{:?}", d.plan);
+    assert!(matches!(
+        d.findings[d.plan[0].finding].fixes[d.plan[0].fix],
+        Fix::H2dCopy(H2dCopyFix::PinnedCopy)
+    ));
+    // The host's time in the copies counts the synchronisation after each.
+    let held = evidence(
+        &d,
+        "h2d_copy",
+        K::H2dCopy(H2dCopyEvidence::PageableCopyHostPerStep),
+    );
+    assert!((7.6..7.7).contains(&held), "{held}");
+    let (after, _) = d.plan[0].gain.after_range_ms();
+    assert!((24.5..25.0).contains(&after), "{after}");
+}
+
+#[test]
 fn copies_from_pageable_memory_that_hold_the_host_briefly_cost_no_more_than_that() {
     // Four DataLoader workers without pinned memory: each 64 KB batch's copy call holds the
     // host ~60 µs of a 3.5 ms step, while the steps wait for data far longer. The copies

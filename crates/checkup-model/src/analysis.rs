@@ -245,9 +245,9 @@ pub struct HostWaits {
     /// GPU time of device-to-host copies.
     pub dtoh_us: f64,
     /// Host time per steady step inside the calls that copy from pageable memory to the
-    /// device: the driver stages the bytes and the host waits for the copy (the call returns
-    /// when it is done), so the host is held for about the copy's length, whatever it had
-    /// left to launch.
+    /// device and the stream synchronisation PyTorch makes right after each: the driver
+    /// stages the bytes and the host waits for the copy (the call returns when it is done),
+    /// so the host is held for about the copy's length, whatever it had left to launch.
     #[serde(default)]
     pub pageable_h2d_host_us_per_step: f64,
     /// Median host time per steady step not spent blocked in synchronising calls or the

@@ -7,7 +7,7 @@
 //! range holds the call that launched it (joined on `correlation`), since the GPU may run far
 //! behind the CPU.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use checkup_model::{
     CommStats, GpuTimeSplit, HostWaits, IdleSplit, KernelStats, KernelTime, OperatorTime,
@@ -130,19 +130,39 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let exposed_memory_us = total(&memory) - overlap(&memory, &compute_comm);
     // Device-to-host copies into pageable memory block the host until the GPU catches up
     // (`.cpu()`, `.item()`); those into pinned memory do not.
-    let dtoh: std::collections::HashSet<i64> = t
+    let dtoh: HashSet<i64> = t
         .gpu
         .iter()
         .filter(|o| o.kind == GpuKind::Memcpy(CopyKind::DtoH))
         .map(|o| o.correlation)
         .collect();
+    let pageable_h2d: HashSet<i64> = t
+        .gpu
+        .iter()
+        .filter(|o| o.kind == GpuKind::Memcpy(CopyKind::HtoDPageable))
+        .map(|o| o.correlation)
+        .collect();
+    let mut by_start: Vec<&RuntimeCall> = t.runtime.iter().collect();
+    by_start.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let pageable_copy =
+        |r: &RuntimeCall| r.kind == RuntimeKind::Memcpy && pageable_h2d.contains(&r.correlation);
+    // A blocking copy from pageable memory to the device returns when the copy is done, and
+    // PyTorch synchronises the stream right after it: that wait is the copy's, which pinned,
+    // non-blocking copies remove, not a read-back of the training's. The GPU's idle after it
+    // is then a launch gap, as after the copy itself, which the copy finding costs.
+    let copy_syncs: HashSet<i64> = by_start
+        .windows(2)
+        .filter(|w| pageable_copy(w[0]) && w[1].kind == RuntimeKind::Sync)
+        .map(|w| w[1].correlation)
+        .collect();
     // A collective's own copies and syncs (gloo staging GPU tensors) are its communication,
     // not the training's read-backs.
-    let blocks = |r: &&crate::ingest::kineto::RuntimeCall| {
-        (r.kind == RuntimeKind::Sync
+    let blocks = |r: &&RuntimeCall| {
+        (r.kind == RuntimeKind::Sync && !copy_syncs.contains(&r.correlation)
             || r.kind == RuntimeKind::Memcpy && dtoh.contains(&r.correlation))
             && !contains(&host_collectives, r.start)
     };
+    let holds_for_copy = |r: &RuntimeCall| pageable_copy(r) || copy_syncs.contains(&r.correlation);
     let mut sync_ends: Vec<f64> = t.runtime.iter().filter(blocks).map(|r| r.end).collect();
     sync_ends.sort_by(f64::total_cmp);
     // The driver allocating or freeing device memory: cudaFree waits for the device, then
@@ -238,8 +258,7 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     let n_steady = steady.len().max(1) as f64;
     // `.item()` and `.cpu()` copy to the host and then synchronise the stream: the copy and
     // the synchronize right after it are one wait, as the user's code has one call.
-    let mut calls: Vec<&crate::ingest::kineto::RuntimeCall> = t.runtime.iter().collect();
-    calls.sort_by(|a, b| a.start.total_cmp(&b.start));
+    let calls = by_start;
     let mut waits_in_steady = 0usize;
     let mut waits_by_step = vec![0u32; t.steps.len()];
     let mut after_readback = false;
@@ -268,20 +287,10 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
     waits.alloc_calls_per_step = steady_allocs.len() as f64 / n_steady;
     waits.alloc_host_us_per_step =
         steady_allocs.iter().map(|r| r.end - r.start).sum::<f64>() / n_steady;
-    let pageable_h2d: std::collections::HashSet<i64> = t
-        .gpu
-        .iter()
-        .filter(|o| o.kind == GpuKind::Memcpy(CopyKind::HtoDPageable))
-        .map(|o| o.correlation)
-        .collect();
     waits.pageable_h2d_host_us_per_step = t
         .runtime
         .iter()
-        .filter(|r| {
-            r.kind == RuntimeKind::Memcpy
-                && pageable_h2d.contains(&r.correlation)
-                && in_steady(r.start)
-        })
+        .filter(|r| holds_for_copy(r) && in_steady(r.start))
         .map(|r| r.end - r.start)
         .sum::<f64>()
         / n_steady;
@@ -710,7 +719,7 @@ fn top_operators(t: &Trace, kernels: &[&GpuOp]) -> Vec<OperatorTime> {
         .map(|r| (r.correlation, r))
         .collect();
     // Per operator name: the calls seen (by `External id`) and their kernels' time.
-    let mut per_op: HashMap<&str, (std::collections::HashSet<u32>, f64)> = HashMap::new();
+    let mut per_op: HashMap<&str, (HashSet<u32>, f64)> = HashMap::new();
     for k in kernels {
         let Some(r) = launched_by.get(&k.correlation) else {
             continue;

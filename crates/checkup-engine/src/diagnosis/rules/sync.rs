@@ -120,17 +120,42 @@ pub fn share_beyond_work(cx: &Ctx, host_work_ms: f64, most_ms: f64) -> Option<f6
 /// The probe's count of syncs per step and its busiest line, with that line's calls per
 /// step: counted in unprofiled steps, so they say how often the loop waits, wherever the
 /// profiled window fell.
+///
+/// Where the trace shows copies from pageable memory to the GPU, the lines that copy to the GPU
+/// synchronise because of them (the call returns when the copy is done): those waits are the
+/// copy finding's, priced and fixed there, and are left out.
 fn probe_syncs<'a>(cx: &Ctx<'a>) -> Option<(f64, &'a SyncSite, f64)> {
     let s = cx.training?.syncs.as_ref()?;
-    let per_step = s.per_step?;
-    let most = s.sites.first()?.count;
-    let busiest = s.sites.iter().take_while(|x| x.count == most);
+    let steps = s
+        .steps
+        .map(|[a, b]| (b + 1).saturating_sub(a))
+        .filter(|n| *n > 0)?;
+    let pageable = cx
+        .rank
+        .is_some_and(|r| r.host_waits.pageable_h2d_host_us_per_step > 0.0);
+    // A host sort's order copied back is the sort's, gone with it once it runs on the GPU.
+    let sorts = |x: &SyncSite| {
+        s.sites
+            .iter()
+            .any(|y| y.sorts_on_host() && y.file == x.file && y.function == x.function)
+    };
+    let copies_pageable = |x: &SyncSite| pageable && x.copies_to_gpu() && !sorts(x);
+    let in_copies: u64 = s
+        .sites
+        .iter()
+        .filter(|x| copies_pageable(x))
+        .map(|x| x.count)
+        .sum();
+    let per_step = (s.per_step? - in_copies as f64 / steps as f64).max(0.0);
+    let sites: Vec<&'a SyncSite> = s.sites.iter().filter(|x| !copies_pageable(x)).collect();
+    let most = sites.first()?.count;
+    let busiest = sites.iter().copied().take_while(|x| x.count == most);
     // Of lines as busy, a sort on the host is the one to fix: the copy of its order back to
     // the GPU, as busy, follows from it.
     let top = busiest
         .clone()
         .find(|x| x.sorts_on_host())
-        .or_else(|| s.sites.first())?;
+        .or_else(|| sites.first().copied())?;
     let copied_back: u64 = if top.sorts_on_host() {
         busiest
             .filter(|x| !std::ptr::eq(*x, top))
@@ -140,10 +165,6 @@ fn probe_syncs<'a>(cx: &Ctx<'a>) -> Option<(f64, &'a SyncSite, f64)> {
     } else {
         0
     };
-    let steps = s
-        .steps
-        .map(|[a, b]| (b + 1).saturating_sub(a))
-        .filter(|n| *n > 0)?;
     Some((
         per_step,
         top,
