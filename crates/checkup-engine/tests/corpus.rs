@@ -1706,7 +1706,14 @@ fn a_loop_that_rescans_every_prediction_slows_down_and_its_host_time_is_what_gre
     // The lists hold 1.2 million Python ints by the end: ~20 MiB on the process's 1.2 GiB
     // (most of it CUDA's, from before the first step), too little to be said.
     assert_eq!(host_rss_mib, None);
-    assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantHostWork)]);
+    // The line that fills the list the loop scans again is named with the fix.
+    let [Fix::Slowdown(SlowdownFix::ConstantHostWork {
+        kept_at: Some(site),
+    })] = &f.fixes[..]
+    else {
+        panic!("{:?}", f.fixes)
+    };
+    assert_eq!(site.code, "seen_preds.extend(out.argmax(1).tolist())");
     // Its fix removes the time lost: back to the first tenth's pace.
     let gain = f.gains.fixes[0].unwrap();
     assert!(gain.expected.after_ms < gain.expected.before_ms);
@@ -2159,6 +2166,26 @@ fn a_loader_that_slows_as_its_folder_grows_is_a_slowdown_fixed_on_the_data_side(
 }
 
 #[test]
+fn a_loop_whose_host_time_grows_for_no_recorded_reason_gets_no_snippet_it_does_not_have() {
+    // An MLP-Mixer fed by six workers without pinned memory slowed in its last third (26 ->
+    // 37 ms a step, the loop's host time) for a reason the recording does not hold: no line
+    // keeps a history. The fix says how to find the work that grows, with no code for a
+    // metric the run does not compute.
+    let d = diagnose("probe_loader_unpinned_mixer");
+    let f = d.finding("slowdown").expect("a slowdown finding");
+    assert_eq!(
+        f.fixes,
+        [Fix::Slowdown(SlowdownFix::ConstantHostWork {
+            kept_at: None
+        })]
+    );
+    for l in [Language::En, Language::Zh] {
+        let words = checkup_text::fixes::text(&f.fixes[0], l);
+        assert_eq!(words.snippet, None, "{l:?}");
+    }
+}
+
+#[test]
 fn a_growing_loader_recorded_with_hot_lines_names_the_per_sample_listing() {
     // The same loader recorded again with the host's hot lines: its workers spent 170 of
     // their 172 s of CPU listing the folder for every sample. The loader finding quotes that
@@ -2187,6 +2214,13 @@ fn a_growing_loader_recorded_with_hot_lines_names_the_per_sample_listing() {
     assert_eq!(
         d.findings[d.plan[0].finding].fixes[0],
         Fix::Slowdown(SlowdownFix::ConstantSampleWork)
+    );
+    // The slowdown, whose fix comes first, names the same line: where the wait that grew
+    // went.
+    let grew_at = slowdown.cause.hot_lines();
+    assert_eq!(
+        grew_at.first().map(|h| h.line.location()).as_deref(),
+        Some("growing_folder_loader.py:23")
     );
     let en = checkup_text::findings::summary(&d.findings[0], Language::En);
     assert!(

@@ -351,6 +351,19 @@ impl SyncSite {
                 .iter()
                 .any(|r| code.contains(r))
     }
+
+    /// Whether the line reads GPU values back into a list the loop keeps
+    /// (`preds.extend(out.argmax(1).tolist())`, `losses.append(loss.item())`): a history
+    /// that grows with every step, which whatever scans or sums it later walks again.
+    pub fn keeps_history(&self) -> bool {
+        let code = self.code.as_str();
+        [".append(", ".extend(", "+= ["]
+            .iter()
+            .any(|f| code.contains(f))
+            && [".item()", ".cpu()", ".numpy()", ".tolist()"]
+                .iter()
+                .any(|r| code.contains(r))
+    }
 }
 
 /// Calls that sort or select by order on the host, as training code writes them.

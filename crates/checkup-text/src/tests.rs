@@ -188,6 +188,7 @@ fn all_causes() -> Vec<Cause> {
             grew_ms: Some([4.1, 20.9]),
             host_rss_mib: Some([427.0, 1209.0]),
             measure: StepMeasure::Median,
+            hot_lines: Vec::new(),
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
@@ -198,6 +199,7 @@ fn all_causes() -> Vec<Cause> {
             grew_ms: Some([1.0, 17.5]),
             host_rss_mib: None,
             measure: StepMeasure::Mean,
+            hot_lines: Vec::new(),
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
@@ -208,6 +210,7 @@ fn all_causes() -> Vec<Cause> {
             grew_ms: None,
             host_rss_mib: None,
             measure: StepMeasure::Median,
+            hot_lines: Vec::new(),
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 10.0,
@@ -218,6 +221,7 @@ fn all_causes() -> Vec<Cause> {
             grew_ms: Some([5.0, 16.2]),
             host_rss_mib: None,
             measure: StepMeasure::Median,
+            hot_lines: Vec::new(),
         }),
         Cause::Slowdown(Slowdown::PeriodicGrows {
             work: MarkerKind::Eval,
@@ -608,7 +612,17 @@ fn all_fixes() -> Vec<Fix> {
         Fix::MemoryBandwidth(MemoryBandwidthFix::FuseElementwise),
         Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations),
         Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels),
-        Fix::Slowdown(SlowdownFix::ConstantHostWork),
+        Fix::Slowdown(SlowdownFix::ConstantHostWork { kept_at: None }),
+        Fix::Slowdown(SlowdownFix::ConstantHostWork {
+            kept_at: Some(SyncSite {
+                file: "/home/a/train.py".into(),
+                line: 81,
+                function: "train".into(),
+                code: "seen_preds.extend(out.argmax(1).tolist())".into(),
+                count: 16,
+                kinds: Default::default(),
+            }),
+        }),
         Fix::Slowdown(SlowdownFix::ConstantSampleWork),
         Fix::Slowdown(SlowdownFix::ConstantGpuWork),
         Fix::Slowdown(SlowdownFix::ConstantPeriodicWork {
@@ -853,7 +867,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations)
         | Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels)
         | Fix::Environment(EnvironmentFix::Environment { .. })
-        | Fix::Slowdown(SlowdownFix::ConstantHostWork)
+        | Fix::Slowdown(SlowdownFix::ConstantHostWork { .. })
         | Fix::Slowdown(SlowdownFix::ConstantSampleWork)
         | Fix::Slowdown(SlowdownFix::ConstantGpuWork)
         | Fix::Slowdown(SlowdownFix::ConstantPeriodicWork { .. })

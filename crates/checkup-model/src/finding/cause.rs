@@ -152,7 +152,8 @@ impl Cause {
             Cause::KernelLaunch(KernelLaunch::TinyKernels { hot_lines, .. })
             | Cause::KernelLaunch(KernelLaunch::InterpreterHeld { hot_lines, .. })
             | Cause::DataLoading(DataLoading::SlowLoader { hot_lines, .. })
-            | Cause::DataLoading(DataLoading::CpuSaturated { hot_lines, .. }) => hot_lines,
+            | Cause::DataLoading(DataLoading::CpuSaturated { hot_lines, .. })
+            | Cause::Slowdown(Slowdown::StepsGrow { hot_lines, .. }) => hot_lines,
             _ => &[],
         }
     }

@@ -19,8 +19,9 @@ use crate::{
 /// kernels of deterministic algorithms costed; 10: syncs every step costed at unprofiled
 /// speed, a host sort fixed on the GPU, a training's own profiler named; 11: copies from
 /// pageable memory costed by the time they hold the host, the allocator's variables and sync
-/// debug mode among the settings.
-pub const DIAGNOSIS_FORMAT: u32 = 11;
+/// debug mode among the settings; 12: the synchronisation after such a copy is the copy's,
+/// not a read-back, and a slowdown names its hot lines and the line that keeps a history.
+pub const DIAGNOSIS_FORMAT: u32 = 12;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -34,6 +34,10 @@ causes! {
             /// grew too.
             #[serde(default)]
             host_rss_mib: Option<[f64; 2]>,
+            /// Where the host's time went in the part that grew, when the probe sampled it:
+            /// the training thread's lines for its host time, the loader's for the wait.
+            #[serde(default)]
+            hot_lines: Vec<crate::HostLine>,
         } => "slowdown",
         /// One kind of periodic work the probe timed takes longer each time it comes: the
         /// median of its first third and of its last, how many times it ran, and from which
@@ -116,7 +120,12 @@ keyed! {
     #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
     pub enum SlowdownFix {
         /// Per-step host work that grows with the steps done (a list re-scanned every step).
-        ConstantHostWork => "constant_host_work",
+        ConstantHostWork {
+            /// The line the probe saw read GPU values back into a list the loop keeps,
+            /// when it saw one: the history the loop walks again.
+            #[serde(default)]
+            kept_at: Option<crate::SyncSite>,
+        } => "constant_host_work",
         /// Per-sample loading work that grows as the run goes (a folder listed per sample
         /// while files are added to it, a growing cache scanned).
         ConstantSampleWork => "constant_sample_work",

@@ -38,7 +38,7 @@ pub fn title(c: &Slowdown, l: Language) -> String {
 /// A `slowdown` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &Slowdown, l: Language) -> String {
     match (c, l) {
-        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib }, En) => format!(
+        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib, .. }, En) => format!(
             "{} {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}{}",
             match measure {
                 StepMeasure::Median => "The median step took",
@@ -49,7 +49,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
             fixed(*began_at_s, 0),
             match grew {
                 SlowdownPart::DataWait => "The wait for each batch grew with it: the input pipeline gets slower.",
-                SlowdownPart::HostWork => "The loop's own host time grew with it, not the wait for data: the loop does more work each step than the step before (a list re-scanned, a history kept and summed).",
+                SlowdownPart::HostWork => "The loop's own host time grew with it, not the wait for data: the loop does more work each step than the step before (usually a list re-scanned, a history kept and summed).",
                 SlowdownPart::GpuWork => "The GPU's work per step grew with it (the step time with the GPU busy, by NVML's utilisation), not the wait for data or the loop's host time.",
                 SlowdownPart::Other => "Neither the wait for data, the loop's host time nor the GPU's work grew as much: waits the step timings do not split grew.",
             },
@@ -62,7 +62,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 None => String::new(),
             }
         ),
-        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib }, Zh) => format!(
+        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib, .. }, Zh) => format!(
             "{}运行开始时为 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}{}",
             match measure {
                 StepMeasure::Median => "步骤中位耗时",
@@ -73,7 +73,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
             fixed(*began_at_s, 0),
             match grew {
                 SlowdownPart::DataWait => "每个批次的等待时间随之增长：输入管道越来越慢。",
-                SlowdownPart::HostWork => "随之增长的是循环自身的主机时间，而不是等待数据：循环每一步都比上一步做更多的工作（反复扫描的列表、保留并求和的历史记录）。",
+                SlowdownPart::HostWork => "随之增长的是循环自身的主机时间，而不是等待数据：循环每一步都比上一步做更多的工作（通常是反复扫描的列表、保留并求和的历史记录）。",
                 SlowdownPart::GpuWork => "随之增长的是 GPU 每步的工作（按 NVML 利用率计算的 GPU 忙碌时间），而不是等待数据或循环的主机时间。",
                 SlowdownPart::Other => "等待数据、循环的主机时间和 GPU 的工作都没有相应增长：增长的是步骤计时无法拆分的等待。",
             },
@@ -179,13 +179,28 @@ pub fn evidence(k: &SlowdownEvidence, l: Language) -> String {
 /// A `slowdown` fix in words.
 pub fn fix(f: &SlowdownFix, l: Language) -> FixText {
     match (f, l) {
-        (SlowdownFix::ConstantHostWork, _) => t(
-            pick(l, "Keep each step's host work constant", "让每一步的主机工作量保持不变"),
-            pick(l, "Work that grows with the steps done (appending every prediction to a list and scanning the whole list again, summing a kept history) makes each step slower than the one before. Keep running totals instead: count correct predictions on the GPU into one tensor and read it when you log.", "随步数增长的工作（把每个预测追加到列表再整体扫描、对保留的历史求和）会让每一步都比上一步更慢。改为维护累计值：在 GPU 上把预测正确数累加到一个张量里，记录日志时再读出。"),
+        (SlowdownFix::ConstantHostWork { kept_at: Some(site) }, _) => t(
+            &match l {
+                En => format!("Keep running totals, not the list filled at {}", site.location()),
+                Zh => format!("用累计值代替在 {} 填充的列表", site.location()),
+            },
+            &match l {
+                En => format!("{} in {}() reads values back into a list the loop keeps, every step: `{}`. Whatever scans, sorts or sums that list walks every step so far again, so each step is slower than the one before. Keep what the metric needs as running totals on the GPU and read them when you log; clear what you keep at each epoch.", site.location(), site.function, site.code),
+                Zh => format!("{} 中 {}() 的这一行每步都把值读回到循环保留的列表里：`{}`。之后对这个列表的扫描、排序或求和都要把迄今所有步骤再走一遍，所以每一步都比上一步更慢。请把指标所需的量作为累计值保存在 GPU 上，记录日志时再读出；每个 epoch 清空保留的内容。", site.location(), site.function, site.code),
+            },
             Some(&format!(
-                "correct = torch.zeros((), device=\"cuda\", dtype=torch.long)\nseen = 0\n# {}\ncorrect += (out.argmax(1) == y).sum()\nseen += y.numel()\nif step % 100 == 0:\n    print(\"accuracy\", correct.item() / seen)",
+                "# {}: `{}`\n# {}\ncorrect = torch.zeros((), device=\"cuda\", dtype=torch.long)\nseen = 0\ncorrect += (out.argmax(1) == y).sum()  # {}\nseen += y.numel()\nif step % 100 == 0:\n    print(\"accuracy\", correct.item() / seen)",
+                site.location(),
+                site.code,
+                pick(l, "running totals instead, for example for accuracy:", "改用累计值，以准确率为例："),
                 pick(l, "each step: constant work, no read-back", "每一步：工作量不变，不读回主机")
             )),
+            pick(l, "Every step as fast as the first ones.", "每一步都和最初的步骤一样快。"),
+        ),
+        (SlowdownFix::ConstantHostWork { kept_at: None }, _) => t(
+            pick(l, "Find the loop's work that grows with the steps", "找出循环中随步数增长的工作"),
+            pick(l, "Something the loop does each step grows with the steps done: usually a list appended to every step and then scanned, sorted or summed again (predictions kept for a metric, a loss history), or a history concatenated. Keep running totals instead and read them when you log. The host's hot lines, or a Python profile of a late step beside an early one, show which line it is.", "循环每一步做的某件事随已完成的步数增长：通常是每步追加的列表又被整体扫描、排序或求和（为计算指标保留的预测、损失历史），或不断拼接的历史记录。请改用累计值，记录日志时再读出。主机热点行，或把后期步骤与早期步骤的 Python 分析结果并排对比，就能看出是哪一行。"),
+            None,
             pick(l, "Every step as fast as the first ones.", "每一步都和最初的步骤一样快。"),
         ),
         (SlowdownFix::ConstantSampleWork, _) => t(

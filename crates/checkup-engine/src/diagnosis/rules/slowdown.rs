@@ -6,12 +6,12 @@
 use checkup_model::{
     Cause, Comparison, EvidenceKey as K, Finding, Fix, FixReach, MarkerKind, RunMarker,
     SharedEvidence, SharedFix, Slowdown, SlowdownEvidence, SlowdownFix, SlowdownPart, Source,
-    StepMeasure, Unit,
+    StepMeasure, ThreadRole, Unit,
 };
 
 use crate::analysis::stats::{kendall_tau, median};
 use crate::analysis::trends::{StepTrend, Tenth};
-use crate::diagnosis::{ev, Ctx, Outcome};
+use crate::diagnosis::{ev, host_lines, Ctx, Outcome};
 use crate::thresholds::confidence;
 
 pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
@@ -180,7 +180,15 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
         ));
     }
     let fixes = match grew {
-        SlowdownPart::HostWork => vec![Fix::Slowdown(SlowdownFix::ConstantHostWork)],
+        // A line that reads values back into a list the loop keeps is the likeliest history
+        // the loop walks again; without one, no code can be named from the timings.
+        SlowdownPart::HostWork => vec![Fix::Slowdown(SlowdownFix::ConstantHostWork {
+            kept_at: cx
+                .training
+                .and_then(|t| t.syncs.as_ref())
+                .and_then(|s| s.sites.iter().find(|x| x.keeps_history()))
+                .cloned(),
+        })],
         // The batches themselves come slower as the run goes: the per-sample work grows,
         // which more workers only delay. Look at the data side, not the model.
         SlowdownPart::DataWait => vec![Fix::Slowdown(SlowdownFix::ConstantSampleWork)],
@@ -200,6 +208,13 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
             grew,
             grew_ms,
             host_rss_mib,
+            hot_lines: match grew {
+                SlowdownPart::HostWork => {
+                    host_lines::of_role(cx.training, ThreadRole::Training, cx.th)
+                }
+                SlowdownPart::DataWait => host_lines::of_loader(cx.training, cx.th),
+                SlowdownPart::GpuWork | SlowdownPart::Other => Vec::new(),
+            },
         }),
         severity: cx.severity(share),
         confidence: confidence::INDIRECT,
@@ -361,7 +376,7 @@ fn parts(x: &Tenth, m: StepMeasure) -> (f64, f64, f64) {
 /// constant work removes it.
 pub fn reach(fix: &SlowdownFix, _finding: &Finding) -> FixReach {
     match fix {
-        SlowdownFix::ConstantHostWork
+        SlowdownFix::ConstantHostWork { .. }
         | SlowdownFix::ConstantSampleWork
         | SlowdownFix::ConstantGpuWork
         | SlowdownFix::ConstantPeriodicWork { .. } => FixReach::Cause,
@@ -522,7 +537,12 @@ mod tests {
         };
         assert_eq!((began_at_step, grew), (500, SlowdownPart::HostWork));
         assert_eq!(host_rss_mib, Some([400.0, 1200.0]));
-        assert_eq!(f.fixes, [Fix::Slowdown(SlowdownFix::ConstantHostWork)]);
+        assert_eq!(
+            f.fixes,
+            [Fix::Slowdown(SlowdownFix::ConstantHostWork {
+                kept_at: None
+            })]
+        );
     }
 
     #[test]
