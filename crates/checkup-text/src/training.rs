@@ -227,6 +227,9 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
                     m.channels_last_inputs, m.conv_4d_inputs
                 ),
             });
+        } else if m.conv_layers_called > 0 {
+            // 1-D or 3-D convolutions: a memory format choice applies to none of them.
+            parts.push(label("convolutions, none 2-D", "有卷积，但没有二维卷积"));
         } else {
             parts.push(label("no convolutions", "无卷积"));
         }
@@ -524,6 +527,31 @@ mod tests {
         let zh = super::rows(&t, Zh);
         assert_eq!(zh.len(), rows.len());
         assert!(zh[0].1.contains("每个 epoch 30 个批次"));
+    }
+
+    #[test]
+    fn a_model_of_one_dimensional_convolutions_is_not_called_convolution_free() {
+        // probe_tcn_pageable: 33 Conv1d layers called per step, none with 4-d inputs.
+        let model = |conv_layers_called, conv_4d_inputs| TrainingContext {
+            model: Some(checkup_model::ModelInfo {
+                class: Some("Tcn".into()),
+                conv_layers_called,
+                conv_4d_inputs,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let line = |t: &TrainingContext, l| {
+            rows(t, l)
+                .into_iter()
+                .find(|r| r.0 == "Model" || r.0 == "模型")
+                .unwrap()
+                .1
+        };
+        assert!(line(&model(33, 0), En).ends_with("convolutions, none 2-D"));
+        assert!(line(&model(33, 0), Zh).ends_with("有卷积，但没有二维卷积"));
+        assert!(line(&model(0, 0), En).ends_with("no convolutions"));
+        assert!(line(&model(20, 20), En).ends_with("channels_last: 0 of 20 convolution inputs"));
     }
 
     #[test]
