@@ -403,22 +403,41 @@ pub fn gpu_copy_calls(code: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 /// Where the call whose arguments begin at `args_start` in `code` closes: its own `)`, past
-/// any its arguments hold; the end of `code` when it never closes.
+/// any brackets its arguments open and any string literal they hold (`key=lambda s:
+/// s.count(")")`); the end of `code` when it never closes (a call continued on the next
+/// line).
 pub fn call_end(code: &str, args_start: usize) -> usize {
     let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
     code[args_start..]
         .char_indices()
-        .find(|&(_, c)| match c {
-            '(' => {
-                depth += 1;
-                false
+        .find(|&(_, c)| {
+            if let Some(q) = quote {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    _ if c == q => quote = None,
+                    _ => {}
+                }
+                return false;
             }
-            ')' if depth == 0 => true,
-            ')' => {
-                depth -= 1;
-                false
+            match c {
+                '"' | '\'' => {
+                    quote = Some(c);
+                    false
+                }
+                '(' | '[' | '{' => {
+                    depth += 1;
+                    false
+                }
+                ')' if depth == 0 => true,
+                ')' | ']' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    false
+                }
+                _ => false,
             }
-            _ => false,
         })
         .map_or(code.len(), |(i, _)| args_start + i)
 }
@@ -575,6 +594,35 @@ impl MarkerKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_closes_at_its_own_parenthesis_past_brackets_and_strings() {
+        fn end<'a>(code: &'a str, open: &str) -> &'a str {
+            let start = code.find(open).unwrap() + open.len();
+            &code[start..call_end(code, start)]
+        }
+        assert_eq!(
+            end("idx = np.argsort(loss[mask].cpu().numpy())[:k]", "argsort("),
+            "loss[mask].cpu().numpy()"
+        );
+        assert_eq!(
+            end(
+                "names = sorted(seen, key=lambda s: s.count(\")\")) + rest",
+                "sorted("
+            ),
+            "seen, key=lambda s: s.count(\")\")"
+        );
+        assert_eq!(
+            end(r"x.to('cuda:0', note='\')') + y", ".to("),
+            r"'cuda:0', note='\')'"
+        );
+        // A call continued on the next line never closes on this one.
+        assert_eq!(end("x = torch.tensor(", "tensor("), "");
+        assert_eq!(
+            end("x = batch.to(device, non_blocking=[", ".to("),
+            "device, non_blocking=["
+        );
+    }
 
     #[test]
     fn a_probe_file_reads_with_unknown_fields_and_reasons() {
