@@ -1603,13 +1603,63 @@ fn the_fix_for_the_line_that_makes_every_sync_gains_all_of_the_sync_time() {
     assert!(words.starts_with("预期收益：每步约 "), "{words}");
 }
 
+/// The fixes of `d` that ask for what its probe saw the run do already: compile a compiled
+/// model, pin a pinned loader, keep persistent workers, no more workers than it has, fuse a
+/// fused optimizer, allow TF32 that is on, channels_last for inputs all in it.
+fn asks_for_what_the_probe_saw(d: &Diagnosis) -> Vec<String> {
+    use checkup_model::OptimizerImplementation as Impl;
+    let Some(t) = d.training.as_ref() else {
+        return Vec::new();
+    };
+    let loader = t.main_loader();
+    let optimizer = t.main_optimizer().and_then(|o| o.implementation);
+    let model = t.model.as_ref();
+    d.findings
+        .iter()
+        .flat_map(|f| f.fixes.iter().map(move |x| (f, x)))
+        .filter(|(_, x)| match x {
+            Fix::ComputeBound(ComputeBoundFix::Compile)
+            | Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels) => t.compiled(),
+            Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead { current_mode }) => {
+                current_mode.as_deref() == Some("reduce-overhead")
+            }
+            Fix::DataLoading(DataLoadingFix::PinMemory) => {
+                loader.and_then(|l| l.pin_memory) == Some(true)
+            }
+            Fix::DataLoading(DataLoadingFix::PersistentWorkers) => {
+                loader.and_then(|l| l.persistent_workers) == Some(true)
+            }
+            Fix::DataLoading(DataLoadingFix::MoreWorkers { suggested, .. }) => loader
+                .and_then(|l| l.num_workers)
+                .is_some_and(|n| *suggested <= n),
+            Fix::ComputeBound(ComputeBoundFix::FusedOptimizer { .. }) => {
+                optimizer == Some(Impl::Fused)
+            }
+            Fix::KernelLaunch(KernelLaunchFix::ForeachOptimizer { .. }) => {
+                matches!(optimizer, Some(Impl::Fused | Impl::Foreach))
+            }
+            Fix::ComputeBound(ComputeBoundFix::AllowTf32 { .. }) => {
+                t.settings.tf32_matmul == Some(true)
+            }
+            Fix::ComputeBound(ComputeBoundFix::ChannelsLast) => model.is_some_and(|m| {
+                m.conv_4d_inputs > 0 && m.channels_last_inputs == m.conv_4d_inputs
+            }),
+            _ => false,
+        })
+        .map(|(f, x)| format!("{}: {x:?}", f.id()))
+        .collect()
+}
+
 #[test]
-fn fixes_that_find_where_the_time_goes_carry_no_gain() {
-    // An idle GPU without a trace: profile first; nothing measured to remove yet.
+fn every_fix_is_one_the_run_lacks_and_gains_only_what_was_measured() {
     for run in corpus_runs() {
         let d = diagnose(&run);
+        // Users follow advice literally: a fix for what the run already does is the worst.
+        let wrong = asks_for_what_the_probe_saw(&d);
+        assert!(wrong.is_empty(), "{run}: {wrong:?}");
         for f in &d.findings {
             for (fix, gain) in f.fixes_with_gains() {
+                // An idle GPU without a trace: profile first; nothing measured to remove yet.
                 if matches!(
                     fix,
                     Fix::Shared(SharedFix::ProfileSteps)
