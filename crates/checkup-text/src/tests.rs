@@ -346,6 +346,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::HostSync(HostSyncEvidence::HostLaunchTime),
         K::HostSync(HostSyncEvidence::GpuBusyPerStep),
         K::HostSync(HostSyncEvidence::UnprofiledHostWork),
+        K::HostSync(HostSyncEvidence::HostWorkBesideAllocator),
         K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare),
         K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep),
         K::KernelLaunch(KernelLaunchEvidence::MedianKernel),
@@ -738,6 +739,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::HostSync(HostSyncEvidence::HostLaunchTime)
         | K::HostSync(HostSyncEvidence::GpuBusyPerStep)
         | K::HostSync(HostSyncEvidence::UnprofiledHostWork)
+        | K::HostSync(HostSyncEvidence::HostWorkBesideAllocator)
         | K::KernelLaunch(KernelLaunchEvidence::LaunchIdleShare)
         | K::KernelLaunch(KernelLaunchEvidence::KernelsPerStep)
         | K::KernelLaunch(KernelLaunchEvidence::MedianKernel)

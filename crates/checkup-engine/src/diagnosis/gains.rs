@@ -68,9 +68,13 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
             .map(|g| g.after_ms)
             .filter(|slowest| *slowest > expected.after_ms),
         // The host's work at its bound holds the step up that long.
-        FixReach::SyncsAtUnprofiledSpeed => f
-            .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::UnprofiledHostWork))
-            .filter(|slowest| *slowest > expected.after_ms && *slowest < expected.before_ms),
+        FixReach::SyncsAtUnprofiledSpeed => [
+            HostSyncEvidence::UnprofiledHostWork,
+            HostSyncEvidence::HostWorkBesideAllocator,
+        ]
+        .into_iter()
+        .find_map(|k| f.evidence_value(&EvidenceKey::HostSync(k)))
+        .filter(|slowest| *slowest > expected.after_ms && *slowest < expected.before_ms),
         _ => None,
     };
     Some(FixGain {

@@ -282,8 +282,9 @@ pub enum FixReach {
     /// the host's time between the setting's work and the loop's, so the gain is a range
     /// from the one to the other.
     CauseAndAddedHostWork,
-    /// All of it, at unprofiled speed: without the syncs the step takes the longer of the
-    /// GPU's work and the host's, and the recording bounds the host's work from above only
+    /// All of it, at unprofiled speed: without the syncs (or the allocator's calls to the
+    /// driver, which drain the queue as a sync does) the step takes the longer of the GPU's
+    /// work and the host's, and the recording bounds the host's work from above only
     /// (the profiler slows the host). From that bound down to the GPU's own time.
     SyncsAtUnprofiledSpeed,
     /// The GPU's own work made faster: `share` of the step (fp32 matrix multiplies) run

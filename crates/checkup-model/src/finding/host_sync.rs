@@ -47,6 +47,10 @@ keyed! {
         /// The host's own work per step at unprofiled speed, at most: what the step would
         /// take without the syncs, were the host the limit.
         UnprofiledHostWork => "unprofiled_host_work",
+        /// The host's other work per step at unprofiled speed, at most, without its time in
+        /// the driver's allocation calls: what the step would take without them, were the
+        /// host the limit.
+        HostWorkBesideAllocator => "host_work_beside_allocator",
     }
 }
 

@@ -78,6 +78,10 @@ pub fn evidence(k: &HostSyncEvidence, l: Language) -> String {
             "主机发射一步所需时间（不含同步）",
         ),
         HostSyncEvidence::GpuBusyPerStep => ("GPU busy time per step", "每步 GPU 忙碌时间"),
+        HostSyncEvidence::HostWorkBesideAllocator => (
+            "host's other work per step at unprofiled speed, at most (without its time in cudaMalloc / cudaFree)",
+            "未分析速度下每步主机其他工作时间上限（不含 cudaMalloc / cudaFree 中的时间）",
+        ),
         HostSyncEvidence::UnprofiledHostWork => (
             "host work per step at unprofiled speed, at most (the trace's less what the profiler added, or the training's CPU per step)",
             "未分析速度下每步主机工作时间上限（跟踪中的时间减去分析器增加的部分，或训练进程每步的 CPU 时间）",

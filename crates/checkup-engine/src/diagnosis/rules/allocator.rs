@@ -85,6 +85,17 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         share = cx.idle_share_at_unprofiled_speed(share, busy);
         sure = confidence::CORROBORATED;
     }
+    // Without the driver's calls the step still takes the longer of the GPU's work and the
+    // host's other work, known at unprofiled speed only as a bound: the fix ranges to it.
+    if let Some(host_ms) = super::sync::unprofiled_host_work_ms(cx) {
+        evidence.push(ev(
+            K::HostSync(HostSyncEvidence::HostWorkBesideAllocator),
+            (host_ms - w.alloc_host_us_per_step / 1e3).max(0.0),
+            Unit::Ms,
+            None,
+            Source::ThisDiagnosis,
+        ));
+    }
     let empties = cx.training.and_then(|t| t.empty_cache.as_ref());
     let calls_per_step = empties.and_then(|e| e.per_step).filter(|n| *n > 0.0);
     if let Some(n) = calls_per_step {
@@ -147,6 +158,38 @@ mod tests {
                 calls_per_step: None,
                 caching_off: false
             })]
+        );
+    }
+
+    #[test]
+    fn without_the_drivers_calls_the_step_ranges_down_to_the_hosts_other_work() {
+        // Unprofiled steps of 10 ms with the training process at a full core: the host works
+        // 10 ms a step at most, 4 ms of it in cudaMalloc / cudaFree, so 6 ms beside them.
+        let mut r = rank_with_waits(10_000.0);
+        r.gpu.idle_us = 6_000.0;
+        r.host_waits.alloc_calls_per_step = 57.0;
+        r.host_waits.alloc_us = 3_000.0;
+        r.host_waits.alloc_host_us_per_step = 4_000.0;
+        let fx = Fixture::with_rank(r)
+            .timing(checkup_model::StepTiming {
+                mean_step_ms: 10.0,
+                steady_steps: 1000,
+                total_steps: 1000,
+                ..Default::default()
+            })
+            .host(checkup_model::HostStats {
+                proc_tree_cpu_mean: Some(100.0),
+                ..Default::default()
+            });
+        let f = finding(&fx.cx()).unwrap();
+        let beside = f.evidence_value(&K::HostSync(HostSyncEvidence::HostWorkBesideAllocator));
+        assert_eq!(beside, Some(6.0));
+        let Fix::HostSync(fix) = &f.fixes[0] else {
+            panic!("{:?}", f.fixes)
+        };
+        assert_eq!(
+            super::super::sync::reach(fix, &f),
+            checkup_model::FixReach::SyncsAtUnprofiledSpeed
         );
     }
 

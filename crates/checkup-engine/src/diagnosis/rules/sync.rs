@@ -318,7 +318,19 @@ pub fn reach(fix: &HostSyncFix, finding: &Finding) -> FixReach {
             _ => every_sync(finding),
         },
         HostSyncFix::FewerReadbacks { .. } => every_sync(finding),
-        HostSyncFix::KeepAllocatorCache { .. } => FixReach::Cause,
+        // Down to the GPU's work, or to the host's other work where it was bounded.
+        HostSyncFix::KeepAllocatorCache { .. } => {
+            if finding
+                .evidence_value(&EvidenceKey::HostSync(
+                    HostSyncEvidence::HostWorkBesideAllocator,
+                ))
+                .is_some()
+            {
+                FixReach::SyncsAtUnprofiledSpeed
+            } else {
+                FixReach::Cause
+            }
+        }
         HostSyncFix::GpuMetrics | HostSyncFix::FindHiddenSyncs => FixReach::Supporting,
     }
 }
