@@ -30,7 +30,9 @@ case " ${packages[*]} " in
   *" checkup-app "*) args+=(--features tauri/custom-protocol) ;;
 esac
 cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.31 "${args[@]}" >&2
-dir="${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release"
+# Absolute paths: the callers run elsewhere (the end-to-end tests in their crate's folder),
+# and the default target folder is relative.
+dir="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/x86_64-unknown-linux-gnu/release"
 for p in "${packages[@]}"; do
   # The binary's name: the package's [[bin]] name where it has one (checkup-cli's is checkup).
   bin="$dir/$(cargo metadata --no-deps --format-version 1 |
