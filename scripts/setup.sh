@@ -64,6 +64,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$wbg" ]; the
 fi
 
 # tauri-driver (crates.io): the WebDriver server the app's end-to-end tests talk to.
-if ! cargo install --list | grep -q '^tauri-driver v2\.'; then
-  cargo install tauri-driver --version "^2" --locked
+# The binary itself, not only cargo's record of installing it (a binary removed by hand
+# stays in that record, and the end-to-end tests then cannot start it).
+if ! command -v tauri-driver >/dev/null || ! cargo install --list | grep -q '^tauri-driver v2\.'; then
+  cargo install tauri-driver --version "^2" --locked --force
 fi
