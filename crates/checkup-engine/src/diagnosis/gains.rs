@@ -3,8 +3,8 @@
 //! words the same numbers, and a script can gate on them.
 
 use checkup_model::{
-    Cause, Communication, Diagnosis, EvidenceKey, ExpectedGain, Finding, Fix, FixGain, FixReach,
-    GpuTimeSplit, HostSyncEvidence, PlannedFix, SharedFix, StepBasis,
+    Cause, Communication, Diagnosis, ExpectedGain, Finding, Fix, FixGain, FixReach, GpuTimeSplit,
+    PlannedFix, SharedFix, StepBasis,
 };
 
 use super::rules;
@@ -68,13 +68,8 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
             .map(|g| g.after_ms)
             .filter(|slowest| *slowest > expected.after_ms),
         // The host's work at its bound holds the step up that long.
-        FixReach::SyncsAtUnprofiledSpeed => [
-            HostSyncEvidence::UnprofiledHostWork,
-            HostSyncEvidence::HostWorkBesideAllocator,
-        ]
-        .into_iter()
-        .find_map(|k| f.evidence_value(&EvidenceKey::HostSync(k)))
-        .filter(|slowest| *slowest > expected.after_ms && *slowest < expected.before_ms),
+        FixReach::SyncsAtUnprofiledSpeed => rules::sync::host_work_bound_ms(f)
+            .filter(|slowest| *slowest > expected.after_ms && *slowest < expected.before_ms),
         _ => None,
     };
     Some(FixGain {

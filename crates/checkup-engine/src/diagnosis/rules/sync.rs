@@ -317,35 +317,35 @@ pub fn reach(fix: &HostSyncFix, finding: &Finding) -> FixReach {
             Some(pct) if pct < 100.0 => FixReach::BusiestSyncLine((pct / 100.0).max(0.0)),
             _ => every_sync(finding),
         },
-        HostSyncFix::FewerReadbacks { .. } => every_sync(finding),
-        // Down to the GPU's work, or to the host's other work where it was bounded.
-        HostSyncFix::KeepAllocatorCache { .. } => {
-            if finding
-                .evidence_value(&EvidenceKey::HostSync(
-                    HostSyncEvidence::HostWorkBesideAllocator,
-                ))
-                .is_some()
-            {
-                FixReach::SyncsAtUnprofiledSpeed
-            } else {
-                FixReach::Cause
-            }
+        // The allocator's calls to the driver drain the queue as syncs do.
+        HostSyncFix::FewerReadbacks { .. } | HostSyncFix::KeepAllocatorCache { .. } => {
+            every_sync(finding)
         }
         HostSyncFix::GpuMetrics | HostSyncFix::FindHiddenSyncs => FixReach::Supporting,
     }
 }
 
-/// A fix that removes every sync: down to the longer of the GPU's work and the host's where
-/// the finding costed the syncs at unprofiled speed, its cause otherwise.
+/// A fix that removes every sync (or the allocator's every call to the driver): down to the
+/// longer of the GPU's work and the host's where the finding bounded the host's work at
+/// unprofiled speed, its cause otherwise.
 fn every_sync(finding: &Finding) -> FixReach {
-    if finding
-        .evidence_value(&EvidenceKey::HostSync(HostSyncEvidence::UnprofiledHostWork))
-        .is_some()
-    {
+    if host_work_bound_ms(finding).is_some() {
         FixReach::SyncsAtUnprofiledSpeed
     } else {
         FixReach::Cause
     }
+}
+
+/// The host's own work per step at unprofiled speed, at most, as a host-sync finding bounded
+/// it: beside its syncs, or beside the allocator's calls. What the step takes without them
+/// when the host is the limit.
+pub fn host_work_bound_ms(finding: &Finding) -> Option<f64> {
+    [
+        HostSyncEvidence::UnprofiledHostWork,
+        HostSyncEvidence::HostWorkBesideAllocator,
+    ]
+    .into_iter()
+    .find_map(|k| finding.evidence_value(&EvidenceKey::HostSync(k)))
 }
 
 #[cfg(test)]
