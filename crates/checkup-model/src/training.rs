@@ -347,9 +347,7 @@ impl SyncSite {
     pub fn sorts_on_host(&self) -> bool {
         let code = self.code.as_str();
         HOST_SORTS.iter().any(|f| code.contains(f))
-            && [".cpu()", ".numpy()", ".tolist()"]
-                .iter()
-                .any(|r| code.contains(r))
+            && TENSOR_READ_BACKS.iter().any(|r| code.contains(r))
     }
 
     /// Whether the line reads GPU values back into a list the loop keeps
@@ -360,11 +358,13 @@ impl SyncSite {
         [".append(", ".extend(", "+= ["]
             .iter()
             .any(|f| code.contains(f))
-            && [".item()", ".cpu()", ".numpy()", ".tolist()"]
-                .iter()
-                .any(|r| code.contains(r))
+            && (code.contains(".item()") || TENSOR_READ_BACKS.iter().any(|r| code.contains(r)))
     }
 }
+
+/// Calls that read a tensor's values back to the host as a whole, as training code writes
+/// them (`.item()` reads one number).
+pub const TENSOR_READ_BACKS: [&str; 3] = [".cpu()", ".numpy()", ".tolist()"];
 
 /// Calls that sort or select by order on the host, as training code writes them.
 pub const HOST_SORTS: [&str; 7] = [

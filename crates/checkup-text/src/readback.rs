@@ -72,7 +72,7 @@ pub fn sort_on_gpu_snippet(site: &SyncSite, l: Language) -> String {
 /// `code` with each host sort turned into torch's and its read-backs removed.
 fn sorted_on_gpu(code: &str) -> String {
     let mut out = code.to_string();
-    for readback in [".cpu()", ".numpy()", ".tolist()"] {
+    for readback in checkup_model::TENSOR_READ_BACKS {
         out = out.replace(readback, "");
     }
     for (host, values) in [
