@@ -1584,6 +1584,40 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
 }
 
 #[test]
+fn more_workers_are_priced_at_the_pace_they_would_make_batches_at_best() {
+    // One worker made a batch every 798 ms, the loop's own time 22.5 ms of it. Fourteen,
+    // each as fast, make one every 57 ms at best: the step is theirs, not the loop's (a
+    // 35× promise no number of workers could keep).
+    let d = diagnose("dataloader_one_worker");
+    let loader = d.finding("data_loading").unwrap();
+    let (fix, gain) = loader
+        .fixes_with_gains()
+        .find(|(f, _)| matches!(f, Fix::DataLoading(DataLoadingFix::MoreWorkers { .. })))
+        .unwrap();
+    assert_eq!(
+        *fix,
+        Fix::DataLoading(DataLoadingFix::MoreWorkers {
+            suggested: 14,
+            current: Some(1)
+        })
+    );
+    let gain = gain.unwrap();
+    let checkup_model::FixReach::WorkersPace {
+        batch_ms_now,
+        batch_ms_after,
+        ..
+    } = gain.reach
+    else {
+        panic!("{:?}", gain.reach)
+    };
+    assert!((batch_ms_now - 798.19).abs() < 0.01, "{batch_ms_now}");
+    assert!((batch_ms_after - 798.19 / 14.0).abs() < 0.01);
+    assert!((gain.expected.after_ms - 57.01).abs() < 0.01, "{gain:?}");
+    let whole = loader.gains.cause.unwrap();
+    assert!(whole.after_ms < 25.0, "{whole:?}");
+}
+
+#[test]
 fn the_fix_for_the_line_that_makes_every_sync_gains_all_of_the_sync_time() {
     let d = diagnose("probe_layer_stats_items");
     let sync = d.finding("host_sync").unwrap();

@@ -285,6 +285,45 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             "，按每个 epoch 第一批之外的 {}% 等待计（第一批仍要等 worker 启动）",
             pct(p)
         ),
+        (
+            FixReach::WorkersPace {
+                workers_now,
+                batch_ms_now,
+                workers_after,
+                batch_ms_after,
+                ..
+            },
+            En,
+        ) => format!(
+            " at best: the run's {} made a batch every {} ms; {}, each as fast, would make \
+             one every {} ms, still slower than the loop, so the step waits for them \
+             (workers that share the host's cores go slower, which this recording cannot \
+             measure)",
+            if workers_now == 1 {
+                "1 worker".to_owned()
+            } else {
+                format!("{workers_now} workers")
+            },
+            ms(batch_ms_now),
+            workers_after,
+            ms(batch_ms_after)
+        ),
+        (
+            FixReach::WorkersPace {
+                workers_now,
+                batch_ms_now,
+                workers_after,
+                batch_ms_after,
+                ..
+            },
+            Zh,
+        ) => format!(
+            "，这是最好情况：现有 {} 个 worker 每 {} ms 产出一批；{} 个、每个同样快时每 {} ms 一批，仍慢于循环本身，步骤仍要等它们（worker 共享主机核心时会更慢，本次录制无法测出）",
+            workers_now,
+            ms(batch_ms_now),
+            workers_after,
+            ms(batch_ms_after)
+        ),
         _ => String::new(),
     };
     match l {

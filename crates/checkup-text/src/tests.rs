@@ -1505,6 +1505,52 @@ fn a_gain_the_recording_only_bounds_reads_as_a_range_with_why() {
 }
 
 #[test]
+fn more_workers_slower_than_the_loop_say_their_pace_and_that_it_is_a_best_case() {
+    // `probe_spectral_augment_loader`: 3 workers made a batch every 82.2 ms; 14 would at
+    // best make one every 17.6 ms, above the loop's 8.9 ms.
+    let gain = FixGain {
+        expected: ExpectedGain {
+            before_ms: 90.4,
+            after_ms: 25.7,
+            gpu_busy_ms: Some(5.3),
+            bounded_by_gpu_busy: false,
+            basis: StepBasis::UnprofiledSteps,
+        },
+        reach: FixReach::WorkersPace {
+            part: 0.84,
+            workers_now: 3,
+            batch_ms_now: 82.2,
+            workers_after: 14,
+            batch_ms_after: 17.6,
+        },
+        after_at_most_ms: None,
+    };
+    let en = findings::fix_gain(&gain, En);
+    assert!(
+        en.starts_with("Expected gain: about 90.4 → 25.7 ms per step (3.5×) at best: the run's 3 workers made a batch every 82.2 ms; 14, each as fast, would make one every 17.6 ms"),
+        "{en}"
+    );
+    assert!(en.contains("which this recording cannot measure"), "{en}");
+    let zh = findings::fix_gain(&gain, Zh);
+    assert!(zh.contains("90.4 → 25.7 ms（3.5×），这是最好情况"), "{zh}");
+    assert!(
+        zh.contains("现有 3 个 worker 每 82.2 ms 产出一批；14 个"),
+        "{zh}"
+    );
+    let one = FixGain {
+        reach: FixReach::WorkersPace {
+            part: 0.97,
+            workers_now: 1,
+            batch_ms_now: 798.0,
+            workers_after: 14,
+            batch_ms_after: 57.0,
+        },
+        ..gain
+    };
+    assert!(findings::fix_gain(&one, En).contains("the run's 1 worker made"));
+}
+
+#[test]
 fn turning_anomaly_detection_off_reads_as_a_range_down_to_the_gpus_work() {
     // 17.5 ms steps: 9.5 ms of host work taking turns with 7.9 ms of GPU work.
     let gain = FixGain {

@@ -41,6 +41,7 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::Cause => cause,
         FixReach::BusiestSyncLine(part)
         | FixReach::OutsideEpochStarts(part)
+        | FixReach::WorkersPace { part, .. }
         | FixReach::CompiledPart(part)
         | FixReach::OptimizerLaunches(part)
         | FixReach::FewerPasses(part)
@@ -366,6 +367,81 @@ mod tests {
         assert!((part - (1.0 - 4.0 / (0.66 * 49.3))).abs() < 1e-12, "{part}");
         // Without an epoch start among the steps, all of it goes.
         assert_eq!(reach(&more, &slow_loader(None)), FixReach::Cause);
+    }
+
+    #[test]
+    fn more_workers_slower_than_the_loop_even_at_their_best_leave_the_step_at_their_pace() {
+        // `probe_spectral_augment_loader`'s figures: 3 workers, 81.4 ms of a 90.4 ms step
+        // waiting for data, 8.1 ms of it per step at epoch starts; 14 workers suggested.
+        let mut d = diagnosis(
+            vec![Finding {
+                cause: Cause::DataLoading(DataLoading::SlowLoader {
+                    hot_lines: Vec::new(),
+                    data_wait_ms: Some(81.4),
+                    step_ms: Some(90.4),
+                    idle_per_epoch_start_ms: None,
+                    epoch_start_idle_ms_per_step: Some(8.1),
+                }),
+                share: 0.85,
+                fixes: vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
+                    suggested: 14,
+                    current: Some(3),
+                })],
+                ..sync_finding(100.0)
+            }],
+            90.4,
+        );
+        fill(&mut d);
+        let gain = d.findings[0].gains.fixes[0].unwrap();
+        // A batch every 82.3 ms with 3; with 14 each as fast, every 17.6 ms, which is more
+        // than the loop's own 9.0 ms: the step comes to 17.6 ms and the epoch starts' 8.1.
+        let FixReach::WorkersPace {
+            workers_now: 3,
+            batch_ms_now,
+            workers_after: 14,
+            batch_ms_after,
+            ..
+        } = gain.reach
+        else {
+            panic!("{:?}", gain.reach)
+        };
+        assert!((batch_ms_now - 82.3).abs() < 1e-9, "{batch_ms_now}");
+        assert!((batch_ms_after - 82.3 * 3.0 / 14.0).abs() < 1e-9);
+        assert!(
+            (gain.expected.after_ms - (82.3 * 3.0 / 14.0 + 8.1)).abs() < 1e-9,
+            "{gain:?}"
+        );
+        // Workers that would outrun the loop remove all of the wait outside epoch starts:
+        // 2 workers to 14 at `probe_loader_short_epoch`'s 49.3 ms step, 16.6 ms of it the
+        // loop's own time, priced as before.
+        let short_epoch = Finding {
+            cause: Cause::DataLoading(DataLoading::SlowLoader {
+                hot_lines: Vec::new(),
+                data_wait_ms: Some(32.7),
+                step_ms: Some(49.3),
+                idle_per_epoch_start_ms: None,
+                epoch_start_idle_ms_per_step: Some(4.0),
+            }),
+            share: 0.66,
+            ..sync_finding(100.0)
+        };
+        let two_to_fourteen = Fix::DataLoading(DataLoadingFix::MoreWorkers {
+            suggested: 14,
+            current: Some(2),
+        });
+        assert!(matches!(
+            reach(&two_to_fourteen, &short_epoch),
+            FixReach::OutsideEpochStarts(_)
+        ));
+        // Two to three would not: 45.3 ms a batch becomes 30.2 ms, above the loop's 16.6.
+        let two_to_three = Fix::DataLoading(DataLoadingFix::MoreWorkers {
+            suggested: 3,
+            current: Some(2),
+        });
+        assert!(matches!(
+            reach(&two_to_three, &short_epoch),
+            FixReach::WorkersPace { batch_ms_after, .. } if (batch_ms_after - 45.3 * 2.0 / 3.0).abs() < 1e-9
+        ));
     }
 
     #[test]

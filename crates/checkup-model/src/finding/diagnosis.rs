@@ -20,8 +20,10 @@ use crate::{
 /// speed, a host sort fixed on the GPU, a training's own profiler named; 11: copies from
 /// pageable memory costed by the time they hold the host, the allocator's variables and sync
 /// debug mode among the settings; 12: the synchronisation after such a copy is the copy's,
-/// not a read-back, and a slowdown names its hot lines and the line that keeps a history.
-pub const DIAGNOSIS_FORMAT: u32 = 12;
+/// not a read-back, and a slowdown names its hot lines and the line that keeps a history;
+/// 13: more workers that stay slower than the loop even at their best are priced at their
+/// pace (`workers_pace`).
+pub const DIAGNOSIS_FORMAT: u32 = 13;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -257,6 +259,24 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the wait for data outside each epoch's first batch, which
     /// the workers make however many there are.
     OutsideEpochStarts(f64),
+    /// This fraction of it (0..=1): what more workers remove when, even at their best, they
+    /// stay slower than the loop. The run's `workers_now` made a batch every `batch_ms_now`
+    /// (outside each epoch's first batch); `workers_after`, each as fast, make one every
+    /// `batch_ms_after`, still longer than the loop's own time per step, so the step waits
+    /// for them that long. A best case: workers that share the host's cores or wait on the
+    /// main process go slower, which a recording of fewer workers cannot measure.
+    WorkersPace {
+        /// The fraction of the finding's lost time removed.
+        part: f64,
+        /// The run's workers.
+        workers_now: u32,
+        /// How often they made a batch, ms.
+        batch_ms_now: f64,
+        /// The workers suggested.
+        workers_after: u32,
+        /// How often the suggested workers would, at best, ms.
+        batch_ms_after: f64,
+    },
     /// This fraction of it (0..=1): the launch wait inside the model, which compiling it
     /// removes; the eager optimizer's launches and each read-back's turn stay.
     CompiledPart(f64),

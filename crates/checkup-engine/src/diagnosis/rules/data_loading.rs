@@ -251,6 +251,16 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
             ..
         })
     );
+    // Workers that even at their best stay slower than the loop set the step.
+    if let DataLoadingFix::MoreWorkers {
+        suggested,
+        current: Some(current),
+    } = fix
+    {
+        if let Some(reach) = workers_pace(finding, *current, *suggested) {
+            return reach;
+        }
+    }
     match fix {
         // Each epoch's first batch still waits for its workers to start and make it, however
         // many there are (more start slower, if anything): that idle stays.
@@ -272,4 +282,44 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
         | DataLoadingFix::LeaveCoresToLoop { .. }
         | DataLoadingFix::PinMemory => FixReach::Supporting,
     }
+}
+
+/// More workers priced at their pace when it, not the loop, would still set the step. A
+/// loader that keeps the loop waiting makes a batch every step: outside each epoch's first
+/// batch, every `step − kept` ms with `current` workers. `suggested` workers, each as fast
+/// (the best case: they share the host's cores and the main process that receives their
+/// batches), make one every `(step − kept) × current / suggested` ms. Where that is still
+/// longer than the loop's own time per step (`step − wait`), the step waits for them and
+/// only the rest of the wait goes. None where the workers would outrun the loop (all of
+/// the wait outside epoch starts goes) or without the step, the wait or workers to scale.
+fn workers_pace(finding: &Finding, current: u32, suggested: u32) -> Option<FixReach> {
+    let Cause::DataLoading(DataLoading::SlowLoader {
+        data_wait_ms: Some(wait),
+        step_ms: Some(step),
+        epoch_start_idle_ms_per_step: kept,
+        ..
+    }) = finding.cause
+    else {
+        return None;
+    };
+    let kept = kept.unwrap_or(0.0).max(0.0);
+    let lost = finding.share * step;
+    if current == 0 || suggested <= current || lost <= 0.0 || wait <= 0.0 || step <= kept {
+        return None;
+    }
+    let loop_ms = (step - wait).max(0.0);
+    let batch_ms_now = step - kept;
+    let batch_ms_after = batch_ms_now * f64::from(current) / f64::from(suggested);
+    if batch_ms_after <= loop_ms {
+        return None;
+    }
+    // The step comes to the workers' pace plus each epoch's first-batch wait.
+    let saved = step - (batch_ms_after + kept);
+    Some(FixReach::WorkersPace {
+        part: (saved / lost).clamp(0.0, 1.0),
+        workers_now: current,
+        batch_ms_now,
+        workers_after: suggested,
+        batch_ms_after,
+    })
 }
