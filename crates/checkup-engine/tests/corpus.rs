@@ -1584,6 +1584,76 @@ fn what_to_do_first_lists_each_findings_best_fix_once_by_the_time_it_saves() {
 }
 
 #[test]
+fn a_loop_that_builds_its_batch_in_python_is_told_to_move_that_work_before_compiling() {
+    // Each step collates 512 token lists from Python lists into a tensor: half the step the
+    // host makes no CUDA call, and the hot lines put 64 % of the training thread there.
+    let d = diagnose("probe_gc_frozen_no_collect");
+    let launch = d.finding("kernel_launch").unwrap();
+    let Cause::KernelLaunch(KernelLaunch::TinyKernels {
+        launchless: Some(quiet),
+        hot_lines,
+        ..
+    }) = &launch.cause
+    else {
+        panic!("{:?}", launch.cause)
+    };
+    assert!((quiet.ms_per_step - 2.86).abs() < 0.01, "{quiet:?}");
+    assert!((quiet.share - 0.50).abs() < 0.01, "{quiet:?}");
+    // The evidence row shows it (rounded as evidence values are).
+    let row = evidence(
+        &d,
+        "kernel_launch",
+        K::KernelLaunch(KernelLaunchEvidence::LaunchlessHostPerStep),
+    );
+    assert!((row - quiet.ms_per_step).abs() < 1e-3, "{row}");
+    assert!(hot_lines[0]
+        .line
+        .code
+        .starts_with("tokens = torch.tensor([corpus[i] for i in picks])"));
+    // Most of the wait launches nothing: moving that work comes first, and compiling leaves
+    // it in its floor.
+    assert_eq!(
+        launch.fixes[0],
+        Fix::KernelLaunch(KernelLaunchFix::HostWorkOffStep)
+    );
+    let gains: Vec<_> = launch.fixes_with_gains().collect();
+    let moved = gains[0].1.unwrap();
+    assert!(
+        matches!(moved.reach, checkup_model::FixReach::HostWorkWithoutLaunches(p) if (p - quiet.share / launch.share).abs() < 1e-9)
+    );
+    let compiled = gains
+        .iter()
+        .find(|(f, _)| **f == Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels))
+        .and_then(|(_, g)| *g)
+        .unwrap();
+    assert!(
+        compiled.expected.after_ms > moved.expected.after_ms,
+        "{compiled:?} vs {moved:?}"
+    );
+    assert!(checkup_text::findings::summary(launch, Language::En)
+        .contains("2.9 ms of each step (50%) in which the host made no CUDA call"));
+    // A compiled model's runtime keeps its own bookkeeping between graph replays: not the
+    // training's to move.
+    let compiled_run = diagnose("probe_grad_norm_compiled");
+    assert!(compiled_run
+        .finding("kernel_launch")
+        .is_none_or(|f| matches!(
+            f.cause,
+            Cause::KernelLaunch(KernelLaunch::TinyKernels {
+                launchless: None,
+                ..
+            })
+        )));
+    // A loop that only launches keeps compile first.
+    let plain = diagnose("probe_plain_launch_bound");
+    let plain_launch = plain.finding("kernel_launch").unwrap();
+    assert_eq!(
+        plain_launch.fixes[0],
+        Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)
+    );
+}
+
+#[test]
 fn more_workers_are_priced_at_the_pace_they_would_make_batches_at_best() {
     // One worker made a batch every 798 ms, the loop's own time 22.5 ms of it. Fourteen,
     // each as fast, make one every 57 ms at best: the step is theirs, not the loop's (a

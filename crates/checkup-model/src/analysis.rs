@@ -226,6 +226,11 @@ pub struct HostWaits {
     pub sync_us: f64,
     /// Launching work late (host-wait gaps).
     pub launch_us: f64,
+    /// Of `launch_us`, the GPU's idle while the host made no CUDA call for a millisecond or
+    /// more: host work that launches nothing (file I/O, Python over data on the CPU, a wait
+    /// for a lock), which fewer or fused kernels leave as it is.
+    #[serde(default)]
+    pub launchless_us: f64,
     /// Anything else.
     pub other_us: f64,
     /// Synchronising calls (`cudaStreamSynchronize`, `cudaDeviceSynchronize`, blocking copies)

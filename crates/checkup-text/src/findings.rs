@@ -183,6 +183,13 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             "，按模型内部 {}% 的启动等待计：优化器自身的启动和每次回读对 GPU 的等待仍然存在",
             pct(p)
         ),
+        (FixReach::HostWorkWithoutLaunches(p), En) => format!(
+            ", for the {}% of the launch wait in which the host made no CUDA call",
+            pct(p)
+        ),
+        (FixReach::HostWorkWithoutLaunches(p), Zh) => {
+            format!("，按主机没有任何 CUDA 调用的 {}% 发射等待计", pct(p))
+        }
         (FixReach::OptimizerLaunches(p), En) => format!(
             ", for the {}% of the launch wait that the optimizer's per-parameter kernels make",
             pct(p)

@@ -73,6 +73,17 @@ fn all_causes() -> Vec<Cause> {
             kernels_per_step: 1000.0,
             median_kernel_us: 3.2,
             compile_floor: None,
+            launchless: None,
+        }),
+        Cause::KernelLaunch(KernelLaunch::TinyKernels {
+            hot_lines: Vec::new(),
+            kernels_per_step: 42.0,
+            median_kernel_us: 8.5,
+            compile_floor: None,
+            launchless: Some(checkup_model::LaunchlessHostWork {
+                ms_per_step: 1.4,
+                share: 0.25,
+            }),
         }),
         Cause::KernelLaunch(KernelLaunch::SynchronousLaunches {
             step_ms: 47.1,
@@ -358,6 +369,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet),
         K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep),
         K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel),
+        K::KernelLaunch(KernelLaunchEvidence::LaunchlessHostPerStep),
         K::KernelLaunch(KernelLaunchEvidence::AnomalyDetectionOn),
         K::Shared(SharedEvidence::SmActive),
         K::Communication(CommunicationEvidence::ExposedCommShare),
@@ -469,6 +481,7 @@ fn all_fixes() -> Vec<Fix> {
         Fix::KernelLaunch(KernelLaunchFix::BiggerKernels),
         Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking),
         Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter),
+        Fix::KernelLaunch(KernelLaunchFix::HostWorkOffStep),
         Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection),
         Fix::HostSync(HostSyncFix::KeepAllocatorCache {
             site: None,
@@ -751,6 +764,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::KernelLaunch(KernelLaunchEvidence::LaunchBlockingSet)
         | K::KernelLaunch(KernelLaunchEvidence::HostTurnPerStep)
         | K::KernelLaunch(KernelLaunchEvidence::HostTimePerKernel)
+        | K::KernelLaunch(KernelLaunchEvidence::LaunchlessHostPerStep)
         | K::KernelLaunch(KernelLaunchEvidence::AnomalyDetectionOn)
         | K::Shared(SharedEvidence::SmActive)
         | K::Communication(CommunicationEvidence::ExposedCommShare)
@@ -832,6 +846,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::KernelLaunch(KernelLaunchFix::BiggerKernels)
         | Fix::KernelLaunch(KernelLaunchFix::UnsetLaunchBlocking)
         | Fix::KernelLaunch(KernelLaunchFix::FreeInterpreter)
+        | Fix::KernelLaunch(KernelLaunchFix::HostWorkOffStep)
         | Fix::KernelLaunch(KernelLaunchFix::DisableAnomalyDetection)
         | Fix::HostSync(HostSyncFix::FewerReadbacks { .. })
         | Fix::HostSync(HostSyncFix::KeepAllocatorCache { .. })
@@ -1600,4 +1615,46 @@ fn a_stall_says_what_the_gpu_did_only_as_far_as_nvml_saw_it() {
         Zh
     )
     .contains("期间 GPU 在做这项工作，而不是训练。"));
+}
+
+#[test]
+fn a_launch_wait_partly_without_launches_is_titled_and_told_as_such() {
+    let cause = |launchless| {
+        Cause::KernelLaunch(KernelLaunch::TinyKernels {
+            hot_lines: Vec::new(),
+            kernels_per_step: 63.0,
+            median_kernel_us: 5.7,
+            compile_floor: None,
+            launchless,
+        })
+    };
+    let quiet = finding(cause(Some(LaunchlessHostWork {
+        ms_per_step: 2.86,
+        share: 0.50,
+    })));
+    assert_eq!(
+        findings::title(&quiet.cause, En),
+        "The GPU waits for the host between launches"
+    );
+    let en = findings::summary(&quiet, En);
+    assert!(
+        en.starts_with("The GPU waits for the host to launch its work: 63 kernels per step with a median of 5.7 µs each, and 2.9 ms of each step (50%) in which the host made no CUDA call for a millisecond or more"),
+        "{en}"
+    );
+    assert!(
+        en.contains("which compiling the model leaves as it is"),
+        "{en}"
+    );
+    let zh = findings::summary(&quiet, Zh);
+    assert!(
+        zh.contains("另有每步 2.9 ms（50%）主机连续一毫秒以上没有任何 CUDA 调用"),
+        "{zh}"
+    );
+    // Without it, the launch overhead it always was.
+    let plain = finding(cause(None));
+    assert_eq!(
+        findings::title(&plain.cause, En),
+        "Kernel launch overhead: many tiny kernels"
+    );
+    assert!(findings::summary(&plain, En).starts_with("The host cannot launch kernels as fast"));
 }

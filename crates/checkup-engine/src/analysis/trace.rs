@@ -175,6 +175,14 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             .collect(),
     );
 
+    // When the host made any CUDA call (every thread: autograd's launches its backward): a
+    // millisecond with none, against 5–50 µs a launch, is host work that launches nothing.
+    let runtime_busy = merge(t.runtime.iter().map(|r| (r.start, r.end)).collect());
+    let quiet_min_us = th.held_host_ms_per_kernel * 1e3;
+    // The optimizer's own host time between its launches (grouping tensors, per-parameter
+    // Python) is the optimizer's, which a fused one and compile's floor account for.
+    let optimizer_steps = merge(t.optimizer_steps.clone());
+
     let mut idle = IdleSplit::default();
     let mut waits = HostWaits::default();
     // Start of the gap before this one: a sync returning since then drained the queue.
@@ -222,6 +230,15 @@ pub fn analyze_trace(t: &Trace, th: &Thresholds) -> TraceAnalysis {
             }
         } else if host_wait {
             waits.launch_us += rest;
+            if let Some(l) = launched {
+                waits.launchless_us += quiet_before_launch(
+                    &runtime_busy,
+                    &[&dataloader, &checkpoint, &optimizer_steps],
+                    (g0, l.min(g1)),
+                    quiet_min_us,
+                )
+                .min(rest);
+            }
         } else {
             waits.other_us += rest;
         }
@@ -823,9 +840,56 @@ pub fn classify_kernel(name: &str) -> KernelClass {
     }
 }
 
+/// The time in `span` (a GPU idle gap up to the launch that ended it) in which the host made
+/// no CUDA call for at least `min_us` at a stretch, outside the host spans `known` (waits for
+/// data, checkpoint writes, the optimizer's step) whose time is accounted elsewhere.
+fn quiet_before_launch(
+    runtime_busy: &[Interval],
+    known: &[&[Interval]],
+    (lo, hi): Interval,
+    min_us: f64,
+) -> f64 {
+    if hi - lo < min_us {
+        return 0.0;
+    }
+    let quiet: Vec<Interval> = gaps(&clip(runtime_busy, lo, hi), lo, hi)
+        .into_iter()
+        .filter(|(a, b)| b - a >= min_us)
+        .collect();
+    let spoken_for: f64 = known
+        .iter()
+        .map(|spans| overlap(&quiet, &clip(spans, lo, hi)))
+        .sum();
+    (total(&quiet) - spoken_for).max(0.0)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_fp32_simt_gemm;
+    use super::{is_fp32_simt_gemm, quiet_before_launch};
+
+    #[test]
+    fn only_a_millisecond_or_more_without_a_cuda_call_outside_known_waits_is_quiet() {
+        // A 10 ms gap up to its launch: calls every 50 µs for 2 ms (launching, the last
+        // ending at 1.955 ms), then none until 6.5 ms (4.545 ms quiet), a call, 0.9 ms
+        // without one (a slow launch, not quiet), a call, then none to the end (2.1 ms
+        // quiet, 1 ms of it a wait for data that finding costs).
+        let mut calls: Vec<(f64, f64)> = (0..40)
+            .map(|i| (i as f64 * 50.0, i as f64 * 50.0 + 5.0))
+            .collect();
+        calls.push((6_500.0, 6_510.0));
+        calls.push((7_410.0, 7_900.0));
+        let data = [(9_000.0, 9_500.0), (9_500.0, 10_000.0)];
+        let quiet = quiet_before_launch(&calls, &[&data[..]], (0.0, 10_000.0), 1_000.0);
+        assert!(
+            (quiet - (4_545.0 + 2_100.0 - 1_000.0)).abs() < 1e-9,
+            "{quiet}"
+        );
+        // A gap shorter than a millisecond has no quiet stretch.
+        assert_eq!(
+            quiet_before_launch(&calls, &[], (2_000.0, 2_900.0), 1_000.0),
+            0.0
+        );
+    }
 
     #[test]
     fn fp32_matmuls_are_told_from_tf32_and_half_precision_ones_by_name() {

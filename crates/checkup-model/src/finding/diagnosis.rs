@@ -22,7 +22,8 @@ use crate::{
 /// debug mode among the settings; 12: the synchronisation after such a copy is the copy's,
 /// not a read-back, and a slowdown names its hot lines and the line that keeps a history;
 /// 13: more workers that stay slower than the loop even at their best are priced at their
-/// pace (`workers_pace`).
+/// pace (`workers_pace`), and the launch wait in which the host launched nothing is
+/// measured, left in compile's floor and priced as its own fix (`host_work_off_step`).
 pub const DIAGNOSIS_FORMAT: u32 = 13;
 
 /// The engine's answer for one run.
@@ -280,6 +281,9 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the launch wait inside the model, which compiling it
     /// removes; the eager optimizer's launches and each read-back's turn stay.
     CompiledPart(f64),
+    /// This fraction of it (0..=1): the launch wait in which the host made no CUDA call,
+    /// running work that launches nothing, which taking that work out of the step removes.
+    HostWorkWithoutLaunches(f64),
     /// This fraction of it (0..=1): the host's launches of the optimizer's kernels, one or
     /// more per parameter, which a fused or multi-tensor optimizer makes a few.
     OptimizerLaunches(f64),

@@ -17,6 +17,10 @@ causes! {
             /// or with nothing left outside the model).
             #[serde(default, skip_serializing_if = "Option::is_none")]
             compile_floor: Option<CompileFloor>,
+            /// The part of the launch wait in which the host launched nothing (None when it
+            /// is under a reportable share of the step).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            launchless: Option<LaunchlessHostWork>,
         } => "kernel_launch",
         /// Kernels launched late because other processes hold the host's CPU.
         CpuContention {
@@ -94,6 +98,8 @@ keyed! {
         /// The host's time in the model's calls (forward, backward, optimizer) per kernel
         /// launched, unprofiled steps.
         HostTimePerKernel => "host_time_per_kernel",
+        /// GPU idle per step while the host made no CUDA call for a millisecond or more.
+        LaunchlessHostPerStep => "launchless_host_per_step",
     }
 }
 
@@ -123,6 +129,9 @@ keyed! {
         DisableAnomalyDetection => "disable_anomaly_detection",
         /// Move the work of the thread that holds the interpreter into a process of its own.
         FreeInterpreter => "free_interpreter",
+        /// Take the host's work that launches nothing out of the step (every N steps, a
+        /// background thread or a DataLoader worker).
+        HostWorkOffStep => "host_work_off_step",
     }
 }
 
@@ -144,4 +153,16 @@ pub struct CompileFloor {
     /// fused or multi-tensor optimizer, a few kernels in all, takes away.
     #[serde(default)]
     pub optimizer_share: f64,
+}
+
+/// The GPU's idle while the host made no CUDA call for a millisecond or more, where a launch
+/// with its Python dispatch takes 5–50 µs: the host ran work that launches nothing (writing
+/// a file, Python over data on the CPU, waiting for a lock). Compiling the model leaves it;
+/// only taking that work out of the step removes it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LaunchlessHostWork {
+    /// Per step, ms (such work is not the profiler's to slow: it makes no PyTorch call).
+    pub ms_per_step: f64,
+    /// Its share of the mean unprofiled step (0..=1).
+    pub share: f64,
 }

@@ -46,7 +46,9 @@ pub use fix::Fix;
 pub use gpu_idle::{GpuIdle, GpuIdleEvidence, IdleSuspect, Recorded};
 pub use h2d_copy::{H2dCopy, H2dCopyEvidence, H2dCopyFix};
 pub use host_sync::{HostSync, HostSyncEvidence, HostSyncFix};
-pub use kernel_launch::{CompileFloor, KernelLaunch, KernelLaunchEvidence, KernelLaunchFix};
+pub use kernel_launch::{
+    CompileFloor, KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, LaunchlessHostWork,
+};
 pub use memory::{Memory, MemoryEvidence, MemoryFix};
 pub use memory_bandwidth::{MemoryBandwidth, MemoryBandwidthEvidence, MemoryBandwidthFix};
 pub use note::Note;

@@ -9,6 +9,14 @@ use crate::Language::*;
 /// A `kernel_launch` finding's title.
 pub fn title(c: &KernelLaunch, l: Language) -> String {
     let (en, zh) = match c {
+        // Part of the wait is the host's own work that launches nothing: not overhead alone.
+        KernelLaunch::TinyKernels {
+            launchless: Some(_),
+            ..
+        } => (
+            "The GPU waits for the host between launches",
+            "GPU 在两次发射之间等待主机",
+        ),
         KernelLaunch::TinyKernels { .. } => (
             "Kernel launch overhead: many tiny kernels",
             "内核启动开销：大量微小内核",
@@ -39,6 +47,14 @@ pub fn title(c: &KernelLaunch, l: Language) -> String {
 /// A `kernel_launch` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &KernelLaunch, l: Language) -> String {
     match (c, l) {
+        (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us, launchless: Some(w), .. }, En) => format!(
+            "The GPU waits for the host to launch its work: {kernels_per_step:.0} kernels per step with a median of {median_kernel_us:.1} µs each, and {} ms of each step ({}%) in which the host made no CUDA call for a millisecond or more, running work that launches nothing (a file written, Python over data on the CPU, a wait for a lock), which compiling the model leaves as it is.",
+            crate::fixed(w.ms_per_step, 1), crate::pct(w.share)
+        ),
+        (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us, launchless: Some(w), .. }, Zh) => format!(
+            "GPU 在等待主机发射工作：每步 {kernels_per_step:.0} 个内核，中位时长 {median_kernel_us:.1} µs；另有每步 {} ms（{}%）主机连续一毫秒以上没有任何 CUDA 调用，在运行不发射内核的工作（写文件、在 CPU 上用 Python 处理数据、等待锁），编译模型不会改变这部分。",
+            crate::fixed(w.ms_per_step, 1), crate::pct(w.share)
+        ),
         (KernelLaunch::TinyKernels { kernels_per_step, median_kernel_us, .. }, En) => format!(
             "The host cannot launch kernels as fast as the GPU runs them: {kernels_per_step:.0} kernels per step with a median of {median_kernel_us:.1} µs each, so the GPU mostly waits for the next launch."
         ),
@@ -117,6 +133,10 @@ pub fn evidence(k: &KernelLaunchEvidence, l: Language) -> String {
             "host time in the model's calls per kernel launched",
             "模型调用中每发射一个内核的主机时间",
         ),
+        KernelLaunchEvidence::LaunchlessHostPerStep => (
+            "GPU idle per step while the host made no CUDA call for 1 ms or more",
+            "每步 GPU 空闲且主机连续 1 ms 以上没有 CUDA 调用的时间",
+        ),
     };
     match l {
         En => en.into(),
@@ -159,6 +179,13 @@ if step % log_every == 0 and not torch.isfinite(loss):
                 pick(l, "was: threading.Thread(target=report_loop, ...).start()", "原来是：threading.Thread(target=report_loop, ...).start()")
             )),
             pick(l, "The training thread launches at full speed again: the step falls towards the GPU's own time.", "训练线程重新全速发射：步骤时间降到接近 GPU 自身的时间。"),
+        ),
+        (KernelLaunchFix::HostWorkOffStep, _) => t(
+            pick(l, "Take the host's work that launches nothing out of the step", "把不发射内核的主机工作移出训练步"),
+            pick(l, "Between launches the training thread runs work that starts nothing on the GPU (the finding names its busiest lines when the probe sampled them): a file opened or written every step, Python over data on the CPU, a wait for a lock. Every launch after it waits, and compiling the model does not remove it. Do it every N steps, hand it to a background thread or process, or move data preparation into the DataLoader's workers.", "训练线程在两次发射之间运行不会在 GPU 上启动任何工作的代码（探针采样到时，发现会列出最忙的代码行）：每步打开或写入文件、在 CPU 上用 Python 处理数据、等待锁。之后的每次发射都要等它，编译模型也去不掉它。请每 N 步做一次、交给后台线程或进程，或把数据准备移到 DataLoader 的 worker 中。"),
+            // The work is the run's own code, named by the hot lines: no snippet to paste.
+            None,
+            pick(l, "The launches follow each other again: the step loses the time that work held them.", "发射重新连续进行：步骤省下这部分工作拖住发射的时间。"),
         ),
         (KernelLaunchFix::CompileFuseKernels, _) => t(
             pick(l, "Compile the model to fuse small kernels", "编译模型以融合小内核"),

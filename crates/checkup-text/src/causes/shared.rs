@@ -91,7 +91,11 @@ pub fn hot_lines(lines: &[HostLine], l: Language) -> String {
     let Some(first) = lines.first() else {
         return String::new();
     };
-    let cores = crate::fixed(first.thread_cores, 1);
+    // A thread that mostly waits uses hundredths of a core: "0.0" would read as none.
+    let cores = crate::fixed(
+        first.thread_cores,
+        if first.thread_cores < 0.095 { 2 } else { 1 },
+    );
     let whose = match (first.role, l) {
         (ThreadRole::LoaderWorker, En) => format!(
             "The {} DataLoader workers used {cores} cores together",

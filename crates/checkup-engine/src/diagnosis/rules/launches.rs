@@ -5,8 +5,8 @@
 
 use checkup_model::{
     BusyMethod, Cause, Comparison, CompileFloor, EvidenceKey as K, Finding, Fix, FixReach,
-    HostSyncEvidence, KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, Note, RankSummary,
-    SharedEvidence, Source, ThreadRole, Unit,
+    HostSyncEvidence, KernelLaunch, KernelLaunchEvidence, KernelLaunchFix, LaunchlessHostWork,
+    Note, RankSummary, SharedEvidence, Source, ThreadRole, Unit,
 };
 
 use super::allocator::allocator_drains_queue;
@@ -194,15 +194,42 @@ pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
                 f,
             )
         }
-        None => (
-            Cause::KernelLaunch(KernelLaunch::TinyKernels {
-                kernels_per_step: k.per_step,
-                median_kernel_us: k.median_us,
-                hot_lines: host_lines::of_role(cx.training, ThreadRole::Training, cx.th),
-                compile_floor: compile_floor(cx, r),
-            }),
-            fixes::kernel_launch(&cx.run_settings()),
-        ),
+        None => {
+            let run = cx.run_settings();
+            // A compiled model's runtime does its own bookkeeping in Python between graph
+            // replays, which launches nothing and which the trace cannot tell from the
+            // training's own work: only an eager loop's quiet host is the training's.
+            let launchless = (run.compiled.is_none() && !run.cuda_graphs)
+                .then(|| launchless_host_work(cx, r, share))
+                .flatten();
+            let mut f = fixes::kernel_launch(&run);
+            if let Some(w) = launchless {
+                evidence.push(ev(
+                    K::KernelLaunch(KernelLaunchEvidence::LaunchlessHostPerStep),
+                    w.ms_per_step,
+                    Unit::Ms,
+                    None,
+                    src.clone(),
+                ));
+                // Most of the wait launching nothing: that work is the first thing to move.
+                let at = if w.share * 2.0 >= share {
+                    0
+                } else {
+                    f.len().min(1)
+                };
+                f.insert(at, Fix::KernelLaunch(KernelLaunchFix::HostWorkOffStep));
+            }
+            (
+                Cause::KernelLaunch(KernelLaunch::TinyKernels {
+                    kernels_per_step: k.per_step,
+                    median_kernel_us: k.median_us,
+                    hot_lines: host_lines::of_role(cx.training, ThreadRole::Training, cx.th),
+                    compile_floor: compile_floor(cx, r, launchless.map_or(0.0, |w| w.ms_per_step)),
+                    launchless,
+                }),
+                f,
+            )
+        }
     };
     Some(Finding {
         gains: Default::default(),
@@ -447,16 +474,41 @@ fn interpreter_held(cx: &Ctx, r: &RankSummary) -> Option<Finding> {
     })
 }
 
+/// The launch wait's part in which the host made no CUDA call for a millisecond or more,
+/// per step: that work makes no PyTorch call for the profiler to slow, so the profiled
+/// window's share of it times the profiled step is its time in an unprofiled step too, at
+/// most the launch wait's `launch_share` of it. None under a reportable share of the step.
+fn launchless_host_work(
+    cx: &Ctx,
+    r: &RankSummary,
+    launch_share: f64,
+) -> Option<LaunchlessHostWork> {
+    let profiled_ms = cx.share_of_window(r.host_waits.launchless_us)? * r.profiled_step_us / 1e3;
+    let step = cx
+        .timing
+        .map(|t| t.mean_step_ms)
+        .filter(|s| *s > 0.0)
+        .unwrap_or(r.profiled_step_us / 1e3);
+    if step <= 0.0 {
+        return None;
+    }
+    let share = (profiled_ms / step).min(launch_share);
+    (share >= cx.th.reportable_share).then_some(LaunchlessHostWork {
+        ms_per_step: share * step,
+        share,
+    })
+}
+
 /// What compiling the model leaves of the step (see [`CompileFloor`]), at unprofiled speed:
 /// the longer of the GPU's work and the eager optimizer's host time, plus two launches' host
-/// time per read-back. None without unprofiled timings, or with neither read-backs nor
-/// optimizer launches.
-fn compile_floor(cx: &Ctx, r: &RankSummary) -> Option<CompileFloor> {
+/// time per read-back and the host's work that launches nothing (`launchless_ms`). None
+/// without unprofiled timings, or with none of the three.
+fn compile_floor(cx: &Ctx, r: &RankSummary, launchless_ms: f64) -> Option<CompileFloor> {
     let read_backs = r.host_waits.sync_calls_per_step;
     let optimizer = r.kernels.optimizer_per_step;
     let step = cx.timing?.mean_step_ms;
     let per_kernel = host_ms_per_kernel(cx, r)?;
-    if step <= 0.0 || (read_backs < 1.0 && optimizer < 1.0) {
+    if step <= 0.0 || (read_backs < 1.0 && optimizer < 1.0 && launchless_ms <= 0.0) {
         return None;
     }
     // The optimizer's host time: its share of the profiled step (the profiler slows the
@@ -468,7 +520,7 @@ fn compile_floor(cx: &Ctx, r: &RankSummary) -> Option<CompileFloor> {
         optimizer * per_kernel
     };
     let gpu = r.gpu_busy_per_step_us / 1e3;
-    let floor = gpu.max(optimizer_ms) + read_backs * 2.0 * per_kernel;
+    let floor = gpu.max(optimizer_ms) + read_backs * 2.0 * per_kernel + launchless_ms;
     Some(CompileFloor {
         read_backs_per_step: read_backs,
         optimizer_kernels_per_step: optimizer,
@@ -506,6 +558,16 @@ pub fn reach(fix: &KernelLaunchFix, finding: &Finding) -> FixReach {
         // go. Anomaly detection's tracebacks and NaN checks are host work that goes too.
         KernelLaunchFix::UnsetLaunchBlocking | KernelLaunchFix::FreeInterpreter => FixReach::Cause,
         KernelLaunchFix::DisableAnomalyDetection => FixReach::CauseAndAddedHostWork,
+        // Taking out the work that launches nothing removes the wait it made, no more.
+        KernelLaunchFix::HostWorkOffStep => match finding.cause {
+            Cause::KernelLaunch(KernelLaunch::TinyKernels {
+                launchless: Some(LaunchlessHostWork { share, .. }),
+                ..
+            }) if finding.share > 0.0 => {
+                FixReach::HostWorkWithoutLaunches((share / finding.share).min(1.0))
+            }
+            _ => FixReach::Supporting,
+        },
         // A fused or multi-tensor optimizer takes the host's launches of the per-parameter
         // kernels away (what it launches instead is a few kernels in all).
         KernelLaunchFix::ForeachOptimizer { .. } => match finding.cause {
