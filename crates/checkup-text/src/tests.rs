@@ -1658,3 +1658,26 @@ fn a_launch_wait_partly_without_launches_is_titled_and_told_as_such() {
     );
     assert!(findings::summary(&plain, En).starts_with("The host cannot launch kernels as fast"));
 }
+
+#[test]
+fn a_thread_that_mostly_waits_is_said_to_use_hundredths_of_a_core_not_none() {
+    // `probe_growing_folder_loader_hot`: the training thread used 1.9 s of CPU in 49 s.
+    let waiting = HostLine {
+        thread_cores: 0.038,
+        ..host_line(
+            ThreadRole::Training,
+            "",
+            "/w/train.py",
+            49,
+            "open(path, \"w\").close()",
+            "",
+        )
+    };
+    let en = crate::causes::shared::hot_lines(&[waiting.clone()], En);
+    assert!(
+        en.starts_with(" The training thread used 0.04 of a core: 91% at train.py:49"),
+        "{en}"
+    );
+    let zh = crate::causes::shared::hot_lines(&[waiting], Zh);
+    assert!(zh.starts_with("训练线程使用了 0.04 个核心"), "{zh}");
+}
