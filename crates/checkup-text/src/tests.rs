@@ -1673,7 +1673,7 @@ fn a_thread_that_mostly_waits_is_said_to_use_hundredths_of_a_core_not_none() {
             "",
         )
     };
-    let en = crate::causes::shared::hot_lines(&[waiting.clone()], En);
+    let en = crate::causes::shared::hot_lines(std::slice::from_ref(&waiting), En);
     assert!(
         en.starts_with(" The training thread used 0.04 of a core: 91% at train.py:49"),
         "{en}"
