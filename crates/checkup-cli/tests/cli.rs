@@ -49,10 +49,21 @@ fn analyze_json_carries_the_gains_the_report_promises() {
         "{f}"
     );
     assert_eq!(f["gain"]["basis"], "unprofiled_steps");
-    // More workers remove the cause; pinned memory beside them has no number of its own.
+    // More workers, 14 for the run's 2, each as fast, make a batch every 65.5 ms at best:
+    // still slower than the loop, so that is their gain; pinned memory beside them has no
+    // number of its own.
     assert_eq!(f["fixes"][0]["fix"], "more_workers");
-    assert_eq!(f["fixes"][0]["gain"]["after_ms"], f["gain"]["after_ms"]);
-    assert_eq!(f["fixes"][0]["gain"]["reach"], "cause");
+    let more = &f["fixes"][0]["gain"];
+    assert!(
+        (more["after_ms"].as_f64().unwrap() - 458.2 * 2.0 / 14.0).abs() < 0.1,
+        "{more}"
+    );
+    let pace = &more["reach"]["workers_pace"];
+    assert_eq!(
+        (pace["workers_now"].as_u64(), pace["workers_after"].as_u64()),
+        (Some(2), Some(14)),
+        "{more}"
+    );
     assert_eq!(f["fixes"][1]["fix"], "pin_memory");
     assert!(f["fixes"][1].get("gain").is_none(), "{f}");
     // What to do first: that fix, pointed at by index.
