@@ -4,7 +4,7 @@ builds the tensor, a few milliseconds of Python that launches nothing while the 
 share of the step is small, waits. `--in-workers`: the twin with the checkup's fix applied
 (the host's work taken out of the step), the same encoding in a DataLoader's collate
 function, four persistent workers, pinned batches; `--workers N`: N workers instead (14, the
-fix the checkup prints for four)."""
+fix the checkup prints for four); `--batch N`: N reviews a batch instead of 256."""
 import random
 import string
 import sys
@@ -17,7 +17,7 @@ from torch.utils.data import DataLoader, Dataset
 ALPHABET = string.ascii_letters + string.digits + string.punctuation + " "
 IDS = {c: i + 1 for i, c in enumerate(ALPHABET)}  # 0 pads
 LENGTH = 320
-BATCH = 256
+BATCH = int(sys.argv[sys.argv.index("--batch") + 1]) if "--batch" in sys.argv else 256
 
 
 def make_reviews(n):

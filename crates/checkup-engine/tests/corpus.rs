@@ -2102,6 +2102,10 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         // the loop's host time growing (its pageable copies, or the host around them: the
         // recording does not say which); its pinned twin did not.
         "probe_loader_unpinned_mixer",
+        // Its steps did slow down: about 35 ms a step until some 40 % into the run, about
+        // 48 ms after, in the loop's host time (a level that moved, the process at a full
+        // core throughout); its twin moved the work out of the loop.
+        "probe_text_batch512_in_loop",
     ];
     for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
         let d = diagnose(run);
