@@ -23,6 +23,21 @@ fn each_portrait_spends_its_time_where_its_cause_says() {
     // A launch-bound MLP leaves the GPU idle while the host launches.
     let d = diagnose("launch_bound");
     assert!(share(&d, LedgerKind::HostLate) > 0.8, "{:?}", d.ledger);
+    // A loop that encodes its batch in Python leaves the GPU idle while the host launches
+    // nothing: that part is its own, tied to the launch finding.
+    let d = diagnose("probe_text_encoded_in_loop");
+    assert!(
+        share(&d, LedgerKind::HostLaunchless) > 0.55,
+        "{:?}",
+        d.ledger
+    );
+    assert!(share(&d, LedgerKind::HostLate) < 0.05, "{:?}", d.ledger);
+    let l = d.ledger.as_ref().unwrap();
+    let part = l.part(LedgerKind::HostLaunchless).unwrap();
+    assert_eq!(
+        part.finding.map(|f| d.findings[f].id()),
+        Some("kernel_launch".to_owned())
+    );
     // Memory-bound blocks spend it in elementwise kernels, tied to their finding.
     let d = diagnose("memory_bound");
     assert!(share(&d, LedgerKind::GpuCompute(KernelClass::Elementwise)) > 0.75);

@@ -63,6 +63,10 @@ pub enum LedgerKind {
     /// The GPU idle while the host was late launching its next work (Python, the launches
     /// themselves).
     HostLate,
+    /// The GPU idle while the host, late with its next launch, made no CUDA call for a
+    /// millisecond or more: work that launches nothing (Python over data on the CPU, a file
+    /// every step, a lock).
+    HostLaunchless,
     /// The GPU idle after the host waited for it (a read-back, a synchronize).
     SyncIdle,
     /// Waiting for the next batch.
@@ -104,7 +108,7 @@ impl LedgerKind {
 
     /// Every kind, in the order charts colour and list them: the GPU's work, then what
     /// kept it idle, then the run's own overheads, then what is not explained.
-    pub const ALL: [LedgerKind; 18] = [
+    pub const ALL: [LedgerKind; 19] = [
         LedgerKind::GpuCompute(KernelClass::MatmulConv),
         LedgerKind::GpuCompute(KernelClass::Elementwise),
         LedgerKind::GpuCompute(KernelClass::Other),
@@ -113,6 +117,7 @@ impl LedgerKind {
         LedgerKind::ExposedCommunication,
         LedgerKind::LaunchGaps,
         LedgerKind::HostLate,
+        LedgerKind::HostLaunchless,
         LedgerKind::SyncIdle,
         LedgerKind::DataWait,
         LedgerKind::Periodic(MarkerKind::EpochStart),
@@ -136,16 +141,17 @@ impl LedgerKind {
             LedgerKind::ExposedCommunication => 5,
             LedgerKind::LaunchGaps => 6,
             LedgerKind::HostLate => 7,
-            LedgerKind::SyncIdle => 8,
-            LedgerKind::DataWait => 9,
-            LedgerKind::Periodic(MarkerKind::EpochStart) => 10,
-            LedgerKind::Periodic(MarkerKind::Checkpoint) => 11,
-            LedgerKind::Periodic(MarkerKind::Eval) => 12,
-            LedgerKind::Periodic(MarkerKind::Gc) => 13,
-            LedgerKind::WarmUp => 14,
-            LedgerKind::Profiler => 15,
-            LedgerKind::SlowSteps => 16,
-            LedgerKind::NotExplained => 17,
+            LedgerKind::HostLaunchless => 8,
+            LedgerKind::SyncIdle => 9,
+            LedgerKind::DataWait => 10,
+            LedgerKind::Periodic(MarkerKind::EpochStart) => 11,
+            LedgerKind::Periodic(MarkerKind::Checkpoint) => 12,
+            LedgerKind::Periodic(MarkerKind::Eval) => 13,
+            LedgerKind::Periodic(MarkerKind::Gc) => 14,
+            LedgerKind::WarmUp => 15,
+            LedgerKind::Profiler => 16,
+            LedgerKind::SlowSteps => 17,
+            LedgerKind::NotExplained => 18,
         }
     }
 }

@@ -59,6 +59,8 @@ pub fn kind(kind: LedgerKind, l: Language) -> &'static str {
         (K::LaunchGaps, Zh) => "按时发射的内核之间的空隙",
         (K::HostLate, En) => "GPU idle: the host late with its next launch",
         (K::HostLate, Zh) => "GPU 空闲：主机下一次发射滞后",
+        (K::HostLaunchless, En) => "GPU idle: the host busy with work that launches nothing",
+        (K::HostLaunchless, Zh) => "GPU 空闲：主机在做不发射内核的工作",
         (K::SyncIdle, En) => "GPU idle after the host waited for it",
         (K::SyncIdle, Zh) => "主机等待 GPU 之后的 GPU 空闲",
         (K::DataWait, En) => "Waiting for the next batch",

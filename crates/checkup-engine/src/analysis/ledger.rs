@@ -287,8 +287,8 @@ fn typical_time(book: &mut Book, seconds: f64, step_s: f64, waited_s: f64, input
     book.add(LedgerKind::Copies, copies * seconds * scale);
     let idle = (rest - gpu_s * scale).max(0.0);
     // The idle rest as the trace's idle splits: launch gaps, gaps with no cause, and the
-    // host late, by what it did meanwhile (a sync, launching, a checkpoint; waiting for
-    // data where no step timings counted that already).
+    // host late, by what it did meanwhile (a sync, launching, work that launched nothing, a
+    // checkpoint; waiting for data where no step timings counted that already).
     let w = &trace.host_waits;
     let data_us = if inputs.rows.len() >= 2 {
         0.0
@@ -298,7 +298,11 @@ fn typical_time(book: &mut Book, seconds: f64, step_s: f64, waited_s: f64, input
     let host_parts = [
         (LedgerKind::DataWait, data_us),
         (LedgerKind::SyncIdle, w.sync_us),
-        (LedgerKind::HostLate, w.launch_us + w.other_us),
+        (
+            LedgerKind::HostLate,
+            (w.launch_us - w.launchless_us).max(0.0) + w.other_us,
+        ),
+        (LedgerKind::HostLaunchless, w.launchless_us.min(w.launch_us)),
         (
             LedgerKind::Periodic(MarkerKind::Checkpoint),
             w.checkpoint_us,

@@ -17,6 +17,7 @@ fn families(kind: LedgerKind) -> &'static [Family] {
         // The host late: launching, calling the allocator (a host-sync cause), or held in a
         // copy from pageable memory.
         LedgerKind::HostLate => &[F::KernelLaunch, F::HostSync, F::H2dCopy],
+        LedgerKind::HostLaunchless => &[F::KernelLaunch],
         LedgerKind::SyncIdle => &[F::HostSync],
         LedgerKind::DataWait => &[F::DataLoading],
         LedgerKind::Periodic(_) => &[F::PeriodicStall],

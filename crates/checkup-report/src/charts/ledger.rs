@@ -45,6 +45,7 @@ fn colour(kind: LedgerKind) -> RGBColor {
         K::ExposedCommunication => RGBColor(175, 135, 205),
         K::LaunchGaps => RGBColor(245, 185, 110),
         K::HostLate => ORANGE,
+        K::HostLaunchless => RGBColor(200, 160, 40),
         K::SyncIdle => RGBColor(150, 55, 20),
         K::DataWait => GREEN,
         K::Periodic(MarkerKind::EpochStart) => RGBColor(125, 180, 125),
