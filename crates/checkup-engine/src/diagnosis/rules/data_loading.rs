@@ -238,8 +238,9 @@ fn finding(cx: &Ctx) -> Option<Finding> {
 
 /// What part of `finding`'s lost time an input-pipeline fix removes: persistent workers
 /// remove the epoch-start waits they are offered for, but only support more workers against
-/// a slow loader; more workers remove all but each epoch's first-batch wait; pinned memory
-/// and cores left to the loop support the others.
+/// a slow loader; more workers remove all but each epoch's first-batch wait, or less where
+/// even at their best they stay slower than the loop; pinned memory and cores left to the
+/// loop support the others.
 pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
     let at_epoch_starts = matches!(
         finding.cause,
@@ -251,29 +252,22 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
             ..
         })
     );
-    // Workers that even at their best stay slower than the loop set the step.
-    if let DataLoadingFix::MoreWorkers {
-        suggested,
-        current: Some(current),
-    } = fix
-    {
-        if let Some(reach) = workers_pace(finding, *current, *suggested) {
-            return reach;
-        }
-    }
     match fix {
-        // Each epoch's first batch still waits for its workers to start and make it, however
+        // Workers that even at their best stay slower than the loop set the step. Otherwise
+        // each epoch's first batch still waits for its workers to start and make it, however
         // many there are (more start slower, if anything): that idle stays.
-        DataLoadingFix::MoreWorkers { .. } => match finding.cause {
-            Cause::DataLoading(DataLoading::SlowLoader {
-                step_ms: Some(step),
-                epoch_start_idle_ms_per_step: Some(kept),
-                ..
-            }) if kept > 0.0 && finding.share * step > 0.0 => {
-                FixReach::OutsideEpochStarts((1.0 - kept / (finding.share * step)).clamp(0.0, 1.0))
-            }
-            _ => FixReach::Cause,
-        },
+        DataLoadingFix::MoreWorkers { suggested, current } => current
+            .and_then(|current| workers_pace(finding, current, *suggested))
+            .unwrap_or_else(|| match finding.cause {
+                Cause::DataLoading(DataLoading::SlowLoader {
+                    step_ms: Some(step),
+                    epoch_start_idle_ms_per_step: Some(kept),
+                    ..
+                }) if kept > 0.0 && finding.share * step > 0.0 => FixReach::OutsideEpochStarts(
+                    (1.0 - kept / (finding.share * step)).clamp(0.0, 1.0),
+                ),
+                _ => FixReach::Cause,
+            }),
         DataLoadingFix::CheaperSamples
         | DataLoadingFix::CheaperSamplesAtWorkerLimit { .. }
         | DataLoadingFix::LoaderAcrossEpochs { .. } => FixReach::Cause,
