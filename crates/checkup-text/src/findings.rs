@@ -244,6 +244,18 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             ms(slowest),
             ms(fastest)
         ),
+        (FixReach::GrowthFromFirstSteps(_), En) if slowest > fastest => format!(
+            ": {} ms back at the first tenth's pace, {} ms at the run's first steps' if the \
+             long steps go with the growth; the growth began within the first tenth, so the \
+             recording cannot tell how much of that tenth's time was already growth",
+            ms(slowest),
+            ms(fastest)
+        ),
+        (FixReach::GrowthFromFirstSteps(_), Zh) if slowest > fastest => format!(
+            "：回到前十分之一的速度为 {} ms；若长步骤随增长一起消失，回到运行最初几步的速度则为 {} ms。增长在前十分之一里就已开始，录制无法分清那一段里有多少时间已经是增长",
+            ms(slowest),
+            ms(fastest)
+        ),
         (FixReach::SyncsAtUnprofiledSpeed, En) if slowest > fastest => format!(
             ": {} ms if the host's own work per step is as long as its bound, {} ms (the GPU's \
              own work) if it is shorter; the profiler slows the host, so the recording bounds \

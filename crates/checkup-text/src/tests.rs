@@ -192,6 +192,7 @@ fn all_causes() -> Vec<Cause> {
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
+            first_steps_ms: None,
             last_ms: 23.2,
             began_at_s: 4.0,
             began_at_step: 240,
@@ -203,6 +204,7 @@ fn all_causes() -> Vec<Cause> {
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
+            first_steps_ms: Some(2.4),
             last_ms: 23.2,
             began_at_s: 4.0,
             began_at_step: 240,
@@ -214,6 +216,7 @@ fn all_causes() -> Vec<Cause> {
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 6.1,
+            first_steps_ms: None,
             last_ms: 23.2,
             began_at_s: 4.0,
             began_at_step: 240,
@@ -225,6 +228,7 @@ fn all_causes() -> Vec<Cause> {
         }),
         Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: 10.0,
+            first_steps_ms: None,
             last_ms: 18.0,
             began_at_s: 40.0,
             began_at_step: 400,
@@ -414,6 +418,7 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::Slowdown(SlowdownEvidence::LastStepMedian),
         K::Slowdown(SlowdownEvidence::FirstStepMean),
         K::Slowdown(SlowdownEvidence::LastStepMean),
+        K::Slowdown(SlowdownEvidence::FirstStepsMedian),
         K::Slowdown(SlowdownEvidence::StepTimeGrowth),
         K::Slowdown(SlowdownEvidence::DataWaitGrowth),
         K::Slowdown(SlowdownEvidence::HostWorkGrowth),
@@ -809,6 +814,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::Slowdown(SlowdownEvidence::LastStepMedian)
         | K::Slowdown(SlowdownEvidence::FirstStepMean)
         | K::Slowdown(SlowdownEvidence::LastStepMean)
+        | K::Slowdown(SlowdownEvidence::FirstStepsMedian)
         | K::Slowdown(SlowdownEvidence::StepTimeGrowth)
         | K::Slowdown(SlowdownEvidence::DataWaitGrowth)
         | K::Slowdown(SlowdownEvidence::HostWorkGrowth)
@@ -1590,6 +1596,32 @@ fn turning_anomaly_detection_off_reads_as_a_range_down_to_the_gpus_work() {
     let zh = findings::fix_gain(&gain, Zh);
     assert!(zh.contains("17.5 → 7.9–9.5 ms（1.8–2.2×）"), "{zh}");
     assert!(zh.contains("则为 7.9 ms（GPU 自身的工作）"), "{zh}");
+}
+
+#[test]
+fn a_growth_begun_in_the_first_tenth_reads_as_a_range_down_to_the_first_steps() {
+    // `probe_growing_folder_loader`: 89.1 ms steps, 18.3 ms in the first tenth, 5.4 ms in
+    // the run's first steps.
+    let gain = FixGain {
+        expected: ExpectedGain {
+            before_ms: 89.1,
+            after_ms: 5.37,
+            gpu_busy_ms: Some(0.5),
+            bounded_by_gpu_busy: false,
+            basis: StepBasis::UnprofiledSteps,
+        },
+        reach: FixReach::GrowthFromFirstSteps(0.94),
+        after_at_most_ms: Some(18.3),
+    };
+    let en = findings::fix_gain(&gain, En);
+    assert!(en.contains("89.1 → 5.4–18.3 ms per step (4.9–17×)"), "{en}");
+    assert!(
+        en.contains("18.3 ms back at the first tenth's pace, 5.4 ms at the run's first steps'"),
+        "{en}"
+    );
+    let zh = findings::fix_gain(&gain, Zh);
+    assert!(zh.contains("89.1 → 5.4–18.3 ms（4.9–17×）"), "{zh}");
+    assert!(zh.contains("回到运行最初几步的速度则为 5.4 ms"), "{zh}");
 }
 
 #[test]

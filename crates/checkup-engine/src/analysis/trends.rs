@@ -41,9 +41,10 @@ pub struct StepTrend {
     pub host_rss_mib: Option<[f64; 2]>,
     /// The same for each tenth, None where no host reading says.
     pub host_rss_tenths: Vec<Option<f64>>,
-    /// The median of the run's first timed steps (a hundredth of them, ten at least): the
-    /// pace before work that grows from the very first step (over everything seen so far)
-    /// had grown, which the first tenth's median already is not.
+    /// The median of the run's first steps after warm-up (a hundredth of them, ten at
+    /// least), the margin before the profiled steps among them: the pace before work that
+    /// grows from the very first step (over everything seen so far) had grown, which the
+    /// first tenth's median already is not.
     pub earliest_step_ms: Option<f64>,
 }
 
@@ -55,7 +56,18 @@ pub(crate) fn timed_steps<'a>(
     profiled: Option<(u64, u64)>,
     th: &Thresholds,
 ) -> Vec<(&'a StepRecord, f64)> {
-    let profiled = profiled.map(|(a, b)| (a.saturating_sub(th.profiler_margin_steps), b + 1));
+    steps_outside(rows, warmup, profiled, th.profiler_margin_steps)
+}
+
+/// The steps after warm-up, without the profiled ones and the `margin` steps before them,
+/// each with its duration.
+fn steps_outside(
+    rows: &[StepRecord],
+    warmup: u64,
+    profiled: Option<(u64, u64)>,
+    margin: u64,
+) -> Vec<(&StepRecord, f64)> {
+    let profiled = profiled.map(|(a, b)| (a.saturating_sub(margin), b + 1));
     rows.windows(2)
         .skip(warmup as usize)
         .filter(|w| !profiled.is_some_and(|(a, b)| (a..=b).contains(&w[0].step)))
@@ -126,8 +138,12 @@ pub fn step_trend(
     let host_rss_mib = host_rss_tenths[0]
         .zip(host_rss_tenths[9])
         .map(|(a, b)| [a, b]);
-    let earliest: Vec<f64> = steps[..(n / 100).max(10).min(n)]
+    // The profiler's start can only slow the margin steps, never speed them up, and in a run
+    // that grows from its first step they are the pace before the growth: the probe profiles
+    // early, so without them the first steps read would come after the profiled window.
+    let earliest: Vec<f64> = steps_outside(rows, warmup, profiled, 0)
         .iter()
+        .take((n / 100).max(10))
         .map(|s| s.1)
         .collect();
     StepTrend {
@@ -280,6 +296,10 @@ mod tests {
             t.tenths[9]
         );
         assert!(t.tenths.windows(2).all(|w| w[1].start_s > w[0].start_s));
+        // The first steps' pace reads the margin steps too (2..=9, then 19 and 20): the
+        // profiler's start only slows them, and they come before the growth has gone far.
+        let earliest = t.earliest_step_ms.unwrap();
+        assert!((earliest - 5.065).abs() < 1e-6, "{earliest}");
     }
 
     #[test]

@@ -56,6 +56,7 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::FasterMatmuls { .. } | FixReach::LessGpuWork(_) => {
             gpu_work.as_ref().map(|g| g.fastest)
         }
+        FixReach::GrowthFromFirstSteps(share) => gain_for_share(d, f, share.max(f.share)),
         FixReach::Supporting => None,
     }?;
     // The slow end of a range: the least the fix may remove, as its reach bounds it.
@@ -66,7 +67,7 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::OutsideStagingCopy { part, at_least } if at_least < part => Some(
             gain_for_share(d, f, f.share * at_least).map_or(expected.before_ms, |g| g.after_ms),
         ),
-        FixReach::CauseAndAddedHostWork => cause
+        FixReach::CauseAndAddedHostWork | FixReach::GrowthFromFirstSteps(_) => cause
             .map(|g| g.after_ms)
             .filter(|slowest| *slowest > expected.after_ms),
         // The host's work at its bound holds the step up that long.

@@ -23,8 +23,10 @@ use crate::{
 /// not a read-back, and a slowdown names its hot lines and the line that keeps a history;
 /// 13: more workers that stay slower than the loop even at their best are priced at their
 /// pace (`workers_pace`), and the launch wait in which the host launched nothing is
-/// measured, left in compile's floor and priced as its own fix (`host_work_off_step`).
-pub const DIAGNOSIS_FORMAT: u32 = 13;
+/// measured, left in compile's floor and priced as its own fix (`host_work_off_step`); 14:
+/// a slowdown that grew within its first tenth names its first steps' pace, and its fix's
+/// gain ranges down to it (`growth_from_first_steps`).
+pub const DIAGNOSIS_FORMAT: u32 = 14;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -320,6 +322,12 @@ pub enum FixReach {
         /// How many times faster they run.
         speedup: f64,
     },
+    /// All of it, and perhaps down to the pace of the run's first steps, where the step
+    /// would lose this share of itself: work that grows from the very first step had
+    /// already grown within the first tenth the lost time is read against, so the step
+    /// without the growth lies between that tenth's mean and the first steps' median. The
+    /// fast end is a best case: it leaves out the long steps the run would still have.
+    GrowthFromFirstSteps(f64),
     /// This share of the step is GPU work the fix takes away (the fill kernels deterministic
     /// algorithms add). Not floored at the GPU's busy time, which is what shrinks.
     LessGpuWork(f64),

@@ -14,6 +14,11 @@ causes! {
         StepsGrow {
             /// The step in the first tenth of the run, as `measure` says.
             first_ms: f64,
+            /// The median of the run's first steps, where a growing tail of long steps had
+            /// already slowed the first tenth's median past it: the growth began within the
+            /// first tenth, and the step without it lies between `first_ms` and this.
+            #[serde(default)]
+            first_steps_ms: Option<f64>,
             /// The same in the last tenth.
             last_ms: f64,
             /// Whether the tenths' median steps grew, or only their means: a tail of ever
@@ -101,6 +106,8 @@ keyed! {
         FirstStepMean => "first_step_mean",
         /// Mean step, last tenth of the run.
         LastStepMean => "last_step_mean",
+        /// Median of the run's first steps, before the growth.
+        FirstStepsMedian => "first_steps_median",
         /// Growth of the loop's host time per step.
         HostWorkGrowth => "host_work_growth",
         /// Growth of the GPU's work per step (the step with the GPU busy, by NVML).

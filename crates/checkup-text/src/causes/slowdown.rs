@@ -38,8 +38,8 @@ pub fn title(c: &Slowdown, l: Language) -> String {
 /// A `slowdown` finding's summary: what was measured, in a sentence or two.
 pub fn summary(c: &Slowdown, l: Language) -> String {
     match (c, l) {
-        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib, .. }, En) => format!(
-            "{} {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}). {}{}{}",
+        (Slowdown::StepsGrow { first_ms, first_steps_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib, .. }, En) => format!(
+            "{} {} ms at the start of the run and {} ms at its end; it began to slow down about {} s in (step {began_at_step}).{} {}{}{}",
             match measure {
                 StepMeasure::Median => "The median step took",
                 StepMeasure::Mean => "Most steps stayed fast, but ever longer ones among them took the mean step from",
@@ -47,6 +47,10 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
             fixed(*first_ms, 1),
             fixed(*last_ms, 1),
             fixed(*began_at_s, 0),
+            match first_steps_ms {
+                Some(e) => format!(" The run's first steps took {} ms at the median: the steps had already grown within the first tenth.", fixed(*e, 1)),
+                None => String::new(),
+            },
             match grew {
                 SlowdownPart::DataWait => "The wait for each batch grew with it: the input pipeline gets slower.",
                 SlowdownPart::HostWork => "The loop's own host time grew with it, not the wait for data: the loop does more work each step than the step before (usually a list re-scanned, a history kept and summed).",
@@ -62,8 +66,8 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 None => String::new(),
             }
         ),
-        (Slowdown::StepsGrow { first_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib, .. }, Zh) => format!(
-            "{}运行开始时为 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}{}",
+        (Slowdown::StepsGrow { first_ms, first_steps_ms, last_ms, measure, began_at_s, began_at_step, grew, grew_ms, host_rss_mib, .. }, Zh) => format!(
+            "{}运行开始时为 {} 毫秒，结束时 {} 毫秒；大约在第 {} 秒（第 {began_at_step} 步）开始变慢。{}{}{}{}",
             match measure {
                 StepMeasure::Median => "步骤中位耗时",
                 StepMeasure::Mean => "多数步骤仍然很快，但其中越来越长的步骤使平均步骤耗时",
@@ -71,6 +75,10 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
             fixed(*first_ms, 1),
             fixed(*last_ms, 1),
             fixed(*began_at_s, 0),
+            match first_steps_ms {
+                Some(e) => format!("运行最初几步的中位耗时为 {} 毫秒：步骤在前十分之一里就已经变长。", fixed(*e, 1)),
+                None => String::new(),
+            },
             match grew {
                 SlowdownPart::DataWait => "每个批次的等待时间随之增长：输入管道越来越慢。",
                 SlowdownPart::HostWork => "随之增长的是循环自身的主机时间，而不是等待数据：循环每一步都比上一步做更多的工作（通常是反复扫描的列表、保留并求和的历史记录）。",
@@ -141,6 +149,10 @@ pub fn evidence(k: &SlowdownEvidence, l: Language) -> String {
         SlowdownEvidence::LastStepMean => (
             "mean step, last tenth of the run",
             "运行最后十分之一的平均步骤耗时",
+        ),
+        SlowdownEvidence::FirstStepsMedian => (
+            "median step, the run's first steps",
+            "运行最初几步的步骤中位耗时",
         ),
         SlowdownEvidence::StepTimeGrowth => {
             ("step time growth over the run", "运行期间步骤耗时的增长")

@@ -111,6 +111,15 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
         StepMeasure::Mean => first.0,
     };
     let share = (1.0 - without_growth / mean_step).clamp(0.0, 1.0);
+    // A growing tail read against the first tenth's mean: where the first tenth's median was
+    // already well above the run's first steps, the growth had begun inside that tenth, and
+    // how much of its mean is growth the tenths cannot say. The first steps bound it.
+    let first_steps_ms = match measure {
+        StepMeasure::Mean => trend
+            .earliest_step_ms
+            .filter(|e| *e > 0.0 && t[0].step_ms >= e * (1.0 + th.slowdown_sustained)),
+        StepMeasure::Median => None,
+    };
     let host_rss_mib = trend.host_rss_mib.filter(|[a, b]| {
         b - a >= th.host_rss_growth_mib && *b >= a * (1.0 + th.host_rss_growth_share)
     });
@@ -124,14 +133,23 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
             SlowdownEvidence::LastStepMean,
         ),
     };
-    let mut evidence = vec![
-        ev(
-            K::Slowdown(first_key),
-            first.0,
+    let mut evidence = vec![ev(
+        K::Slowdown(first_key),
+        first.0,
+        Unit::Ms,
+        None,
+        Source::StepsCsv,
+    )];
+    if let Some(e) = first_steps_ms {
+        evidence.push(ev(
+            K::Slowdown(SlowdownEvidence::FirstStepsMedian),
+            e,
             Unit::Ms,
             None,
             Source::StepsCsv,
-        ),
+        ));
+    }
+    evidence.extend([
         ev(
             K::Slowdown(last_key),
             last.0,
@@ -160,7 +178,7 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
             None,
             Source::StepsCsv,
         ),
-    ];
+    ]);
     if let Some([a, b]) = gpu_work {
         evidence.push(ev(
             K::Slowdown(SlowdownEvidence::GpuWorkGrowth),
@@ -201,6 +219,7 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
         gains: Default::default(),
         cause: Cause::Slowdown(Slowdown::StepsGrow {
             first_ms: first.0,
+            first_steps_ms,
             last_ms: last.0,
             measure,
             began_at_s: began.start_s,
@@ -373,13 +392,25 @@ fn parts(x: &Tenth, m: StepMeasure) -> (f64, f64, f64) {
 }
 
 /// What part of `finding`'s lost time a slowdown fix removes: the per-step work that grows;
-/// constant work removes it.
-pub fn reach(fix: &SlowdownFix, _finding: &Finding) -> FixReach {
-    match fix {
-        SlowdownFix::ConstantHostWork { .. }
-        | SlowdownFix::ConstantSampleWork
-        | SlowdownFix::ConstantGpuWork
-        | SlowdownFix::ConstantPeriodicWork { .. } => FixReach::Cause,
+/// constant work removes it, and where the growth began inside the first tenth, perhaps
+/// down to the run's first steps.
+pub fn reach(fix: &SlowdownFix, finding: &Finding) -> FixReach {
+    match (fix, &finding.cause) {
+        (
+            SlowdownFix::ConstantHostWork { .. }
+            | SlowdownFix::ConstantSampleWork
+            | SlowdownFix::ConstantGpuWork,
+            Cause::Slowdown(Slowdown::StepsGrow {
+                first_ms,
+                first_steps_ms: Some(first_steps),
+                ..
+            }),
+        ) if *first_ms > 0.0 && first_steps < first_ms => {
+            // The finding's share is the step less the first tenth's mean: the mean step is
+            // `first_ms / (1 - share)`, and the first steps' pace that share of it.
+            FixReach::GrowthFromFirstSteps(1.0 - (1.0 - finding.share) * first_steps / first_ms)
+        }
+        _ => FixReach::Cause,
     }
 }
 
@@ -489,12 +520,15 @@ mod tests {
             last_ms,
             measure,
             grew,
+            first_steps_ms,
             ..
         }) = f.cause
         else {
             panic!("{:?}", f.cause)
         };
         assert_eq!((first_ms, last_ms), (22.0, 260.0));
+        // No first steps' pace read: the tenths alone say nothing of a growth in the first.
+        assert_eq!(first_steps_ms, None);
         assert_eq!((measure, grew), (StepMeasure::Mean, SlowdownPart::DataWait));
         // The data side is where to look, not the model.
         assert_eq!(
@@ -516,6 +550,55 @@ mod tests {
             &[]
         )
         .is_none());
+    }
+
+    #[test]
+    fn a_growing_tail_begun_within_the_first_tenth_is_priced_down_to_the_first_steps() {
+        // A folder listed per sample while the loop writes into it: the long waits grow the
+        // mean from 18 to 150 ms, and the first tenth's median (12 ms) is already well above
+        // the run's first steps (5 ms): the step without the growth lies between the two.
+        let fx = Fixture::default();
+        let ms = [12.0, 15.0, 16.0, 17.0, 16.0, 17.0, 16.0, 17.0, 16.0, 17.0];
+        let mean = [
+            18.0, 30.0, 45.0, 65.0, 75.0, 95.0, 110.0, 125.0, 145.0, 150.0,
+        ];
+        let mut t = tailed(ms, [1.0; 10], mean, mean.map(|m| m - 11.0));
+        t.earliest_step_ms = Some(5.0);
+        let f = finding(&fx.cx(), &t, &[None; 10]).unwrap();
+        let Cause::Slowdown(Slowdown::StepsGrow {
+            first_ms,
+            first_steps_ms,
+            measure,
+            ..
+        }) = f.cause
+        else {
+            panic!("{:?}", f.cause)
+        };
+        assert_eq!(
+            (measure, first_ms, first_steps_ms),
+            (StepMeasure::Mean, 18.0, Some(5.0))
+        );
+        assert_eq!(
+            f.evidence_value(&K::Slowdown(SlowdownEvidence::FirstStepsMedian)),
+            Some(5.0)
+        );
+        // The lost time is still read against the first tenth's mean; the fix reaches down
+        // to the first steps' pace, a share of the mean tenth.
+        let mean_tenth = mean.iter().sum::<f64>() / 10.0;
+        assert!((f.share - (1.0 - 18.0 / mean_tenth)).abs() < 1e-9);
+        let FixReach::GrowthFromFirstSteps(share) = reach(&SlowdownFix::ConstantSampleWork, &f)
+        else {
+            panic!("{:?}", reach(&SlowdownFix::ConstantSampleWork, &f))
+        };
+        assert!((share - (1.0 - 5.0 / mean_tenth)).abs() < 1e-9, "{share}");
+        // First steps within a tenth of the first tenth's median: the growth had not begun
+        // inside it, and the first tenth's mean is the pace.
+        t.earliest_step_ms = Some(11.0);
+        let f = finding(&fx.cx(), &t, &[None; 10]).unwrap();
+        assert!(f
+            .evidence_value(&K::Slowdown(SlowdownEvidence::FirstStepsMedian))
+            .is_none());
+        assert_eq!(reach(&SlowdownFix::ConstantSampleWork, &f), FixReach::Cause);
     }
 
     #[test]
