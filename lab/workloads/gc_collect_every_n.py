@@ -2,8 +2,9 @@
 three million Python lists, batches collated from it every step, and `gc.collect()` called
 every 50 steps "to keep memory down": each full collection walks every list the run holds
 while the GPU waits. `--freeze`: the twin with the checkup's fix, `gc.freeze()` once the
-corpus is built (and the collector's thresholds raised); `--no-collect`: without the
-`gc.collect()` calls."""
+corpus is built (and the collector's thresholds raised); `--default-thresholds` with it:
+frozen, the thresholds left as Python's; `--no-collect`: without the `gc.collect()`
+calls."""
 import gc
 import random
 import sys
@@ -21,7 +22,8 @@ def main():
     labels = torch.randint(0, 20, (len(corpus),)).tolist()
     if "--freeze" in sys.argv:
         gc.freeze()
-        gc.set_threshold(50_000, 50, 1000)
+        if "--default-thresholds" not in sys.argv:
+            gc.set_threshold(50_000, 50, 1000)
     model = nn.ModuleDict({
         "bag": nn.EmbeddingBag(vocab, 512, mode="mean"),
         "mlp": nn.Sequential(nn.Linear(512, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 20)),

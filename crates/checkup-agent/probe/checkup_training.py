@@ -118,6 +118,7 @@ class Observer:
         self.train_depth = 0
         self.gc_started = None
         self.gc_long = 0
+        self.gc_collects = None            # gc.collect() calls by line, the whole run
         self.model = None                  # what the watch window saw of the forward
         self.model_notes = []
         self.syncs = None
@@ -341,6 +342,20 @@ class Observer:
                                            "collected=%s" % info.get("collected"), "%.3f" % ms])
 
         gc.callbacks.append(on_gc)
+
+        # A full collection the loop asks for is removed by not asking; one Python's
+        # thresholds start is not. Counted by line, a call costing microseconds beside the
+        # milliseconds the collection takes.
+        self.gc_collects = P.SyncSites(0, None)
+        original = gc.collect
+
+        def collect(*args, **kwargs):
+            site = P.user_frame(sys._getframe(1), observer.skip_dirs)
+            if site is not None:
+                observer.gc_collects.record(site, "gc_collect")
+            return original(*args, **kwargs)
+
+        gc.collect = collect
 
     # ---- per step ----
 
@@ -612,6 +627,9 @@ class Observer:
         cache_empties = None
         if self.cache_empties is not None:
             cache_empties = self.cache_empties.summary(steps - self.cache_empties_from)
+        gc_collects = None
+        if self.gc_collects is not None:
+            gc_collects = self.gc_collects.summary(steps)
         return {
             "format": TRAINING_FORMAT,
             "torch": torch.__version__,
@@ -629,6 +647,7 @@ class Observer:
             "memory": self.peak_memory,
             "syncs": syncs,
             "empty_cache": cache_empties,
+            "gc_collect": gc_collects,
             "not_recorded": notes,
             "hot_lines": _safe(self.hot_lines),
         }

@@ -38,6 +38,10 @@ pub struct TrainingContext {
     /// `torch.cuda.empty_cache()` calls from the watch window to the end of the run, by line
     /// of training code (`total` over the steps in `steps`).
     pub empty_cache: Option<SyncSummary>,
+    /// `gc.collect()` calls over the whole run, by line of training code (`total` over the
+    /// steps in `steps`): a full collection the loop asks for, not one Python's own
+    /// thresholds start.
+    pub gc_collect: Option<SyncSummary>,
     /// What the probe could not record, by reason.
     pub not_recorded: Vec<NotRecorded>,
     /// Where the host's CPU went, by thread and line (None: not sampled).
@@ -317,6 +321,9 @@ pub enum SyncKind {
     Synchronize,
     /// `torch.cuda.empty_cache()`.
     EmptyCache,
+    /// `gc.collect()`: no wait for the GPU, but a stop of the loop, counted by line the
+    /// same way.
+    GcCollect,
     /// A kind this version does not know (a newer probe's).
     #[serde(other)]
     Other,

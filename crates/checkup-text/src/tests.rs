@@ -603,7 +603,21 @@ fn all_fixes() -> Vec<Fix> {
             pass_share: 0.05,
         }),
         Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork),
-        Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop),
+        Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+            site: None,
+            frozen: true,
+        }),
+        Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+            site: Some(SyncSite {
+                file: "/work/train.py".into(),
+                line: 57,
+                function: "main".into(),
+                code: "gc.collect()".into(),
+                count: 20,
+                kinds: Default::default(),
+            }),
+            frozen: false,
+        }),
         Fix::Shared(SharedFix::ProfileSteps),
         Fix::Shared(SharedFix::StopTrainingProfiler),
         Fix::Shared(SharedFix::MainThreadCpu),
@@ -872,7 +886,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::Communication(CommunicationFix::OtherGpuModel { .. })
         | Fix::PeriodicStall(PeriodicStallFix::AsyncCheckpoint { .. })
         | Fix::PeriodicStall(PeriodicStallFix::CheckpointLessOften { .. })
-        | Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop)
+        | Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop { .. })
         | Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)
         | Fix::PeriodicStall(PeriodicStallFix::EvaluateLessOften { .. })
         | Fix::Shared(SharedFix::ProfileSteps)

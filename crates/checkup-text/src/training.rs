@@ -370,6 +370,20 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
             ),
         },
     ));
+    // Full collections the training asks for itself, by the line that asks most.
+    if let Some(gc) = t.gc_collect.as_ref().filter(|g| g.total > 0) {
+        let top = gc.sites.first().map(|site| match l {
+            En => format!("; most at {} `{}`", site.location(), site.code),
+            Zh => format!("；最多在 {} `{}`", site.location(), site.code),
+        });
+        out.push((
+            label("gc.collect() calls", "gc.collect() 调用"),
+            match l {
+                En => format!("{} over the run{}", gc.total, top.unwrap_or_default()),
+                Zh => format!("整个运行共 {} 次{}", gc.total, top.unwrap_or_default()),
+            },
+        ));
+    }
     if let Some(mem) = &t.memory {
         let mut parts = Vec::new();
         if let Some(b) = mem.peak_allocated_bytes {
@@ -427,6 +441,8 @@ fn sync_kinds(site: &checkup_model::SyncSite, l: Language) -> String {
             (SyncKind::Synchronize, Zh) => format!("{n} 次 synchronize"),
             (SyncKind::EmptyCache, En) => format!("{n} empty_cache"),
             (SyncKind::EmptyCache, Zh) => format!("{n} 次 empty_cache"),
+            (SyncKind::GcCollect, En) => format!("{n} gc.collect"),
+            (SyncKind::GcCollect, Zh) => format!("{n} 次 gc.collect"),
             (SyncKind::Other, En) => format!("{n} other"),
             (SyncKind::Other, Zh) => format!("{n} 次其他"),
         })

@@ -37,6 +37,43 @@ pub struct RunSettings {
     pub checkpoints_seen: Option<u64>,
     /// Whether the run froze its start-up objects with `gc.freeze()`.
     pub gc_frozen: bool,
+    /// What the probe saw of the training's own `gc.collect()` calls.
+    pub gc_collect: GcCollectCalls,
+}
+
+/// The training's own `gc.collect()` calls, as the probe counted them by line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum GcCollectCalls {
+    /// Not counted (a recording from before the probe counted them).
+    #[default]
+    NotCounted,
+    /// Counted: no line calls it again and again, so full collections are Python's own.
+    NoneInLoop,
+    /// The line that calls it most, called again and again.
+    InLoop(SyncSite),
+}
+
+/// Frozen objects that say the run froze its start-up state: a freeze after set-up holds
+/// the interpreter's and torch's objects, over a hundred thousand (165,459 on the H100
+/// recordings of `gc_collect_every_n.py --freeze`), where a few hundred are some library's
+/// own (375 in its runs that never call `gc.freeze()`, torch 2.11).
+const GC_FROZEN_BY_THE_RUN: u64 = 10_000;
+
+/// Calls at one line that make it the loop's, not set-up's: a line run once or twice
+/// before training (after loading the data) is no periodic stall.
+const GC_COLLECT_CALLS_IN_LOOP: u64 = 3;
+
+impl GcCollectCalls {
+    fn of(training: Option<&TrainingContext>) -> Self {
+        match training.and_then(|t| t.gc_collect.as_ref()) {
+            None => Self::NotCounted,
+            Some(calls) => calls
+                .sites
+                .iter()
+                .find(|s| s.count >= GC_COLLECT_CALLS_IN_LOOP)
+                .map_or(Self::NoneInLoop, |s| Self::InLoop(s.clone())),
+        }
+    }
 }
 
 impl RunSettings {
@@ -79,7 +116,9 @@ impl RunSettings {
                 || code.graph_launches > 0,
             convolutions: training.and_then(TrainingContext::convolutions),
             checkpoints_seen: training.map(|t| t.markers.checkpoints),
-            gc_frozen: training.is_some_and(|t| t.settings.gc_frozen_objects > Some(0)),
+            gc_frozen: training
+                .is_some_and(|t| t.settings.gc_frozen_objects >= Some(GC_FROZEN_BY_THE_RUN)),
+            gc_collect: GcCollectCalls::of(training),
         }
     }
 }
@@ -349,13 +388,33 @@ pub fn periodic_stall(
             })],
             None => vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)],
         },
-        // Already frozen: what still stalls is a collection the loop asks for.
-        Some(PeriodicWork::GarbageCollection) if run.gc_frozen => {
-            vec![Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop)]
-        }
-        Some(PeriodicWork::GarbageCollection) => {
-            vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)]
-        }
+        // The loop asks for the collections: not asking removes them whole. Freezing would
+        // leave each call walking every object made since (40-50 ms a call on the H100
+        // twin, 4.8 ms steps where the twin without the calls ran 3.9).
+        Some(PeriodicWork::GarbageCollection) => match (&run.gc_collect, run.gc_frozen) {
+            (GcCollectCalls::InLoop(site), frozen) => {
+                vec![Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+                    site: Some(site.clone()),
+                    frozen,
+                })]
+            }
+            // Already frozen, the calls not counted: what still stalls at a steady period
+            // is a collection the loop asks for.
+            (GcCollectCalls::NotCounted, true) => {
+                vec![Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+                    site: None,
+                    frozen: true,
+                })]
+            }
+            // Python's own collections, frozen already: nothing the loop calls to take out,
+            // nothing left to freeze.
+            (GcCollectCalls::NoneInLoop, true) => {
+                vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+            }
+            (GcCollectCalls::NotCounted | GcCollectCalls::NoneInLoop, false) => {
+                vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)]
+            }
+        },
         Some(PeriodicWork::HostReadback {
             readbacks_per_stall,
         }) => vec![Fix::PeriodicStall(PeriodicStallFix::SummariseOnGpu {
@@ -535,6 +594,74 @@ mod tests {
                 ..
             })]
         ));
+    }
+
+    #[test]
+    fn full_collections_are_fixed_where_the_loop_asks_for_them_else_by_freezing() {
+        let gc = |calls: Option<&[u64]>, frozen_objects: u64| {
+            let training = TrainingContext {
+                gc_collect: calls.map(|counts| checkup_model::SyncSummary {
+                    steps: Some([0, 1050]),
+                    total: counts.iter().sum(),
+                    per_step: None,
+                    sites: counts
+                        .iter()
+                        .map(|&count| SyncSite {
+                            file: "/work/train.py".into(),
+                            line: 44,
+                            function: "main".into(),
+                            code: "gc.collect()".into(),
+                            count,
+                            kinds: Default::default(),
+                        })
+                        .collect(),
+                }),
+                settings: checkup_model::NumericSettings {
+                    gc_frozen_objects: Some(frozen_objects),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let run = RunSettings::of(&RunFacts::default(), Some(&training), None, true);
+            periodic_stall(
+                false,
+                Some(&PeriodicWork::GarbageCollection),
+                &run,
+                None,
+                None,
+            )
+        };
+        let stop = |frozen| {
+            matches!(
+                gc(Some(&[22]), if frozen { 165_459 } else { 375 })[..],
+                [Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+                    site: Some(ref s),
+                    frozen: f,
+                })] if s.count == 22 && f == frozen
+            )
+        };
+        // A line called again and again: stop it there, frozen or not (a library's 375
+        // frozen objects are no freeze of the run's).
+        assert!(stop(false));
+        assert!(stop(true));
+        let freeze = vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)];
+        // Counted, and no line calls it more than at set-up: Python's own collections.
+        assert_eq!(gc(Some(&[2]), 375), freeze);
+        assert_eq!(gc(Some(&[]), 375), freeze);
+        // Not counted (an older probe): freeze, or, frozen already, stop the calls.
+        assert_eq!(gc(None, 375), freeze);
+        assert_eq!(
+            gc(None, 165_459),
+            vec![Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+                site: None,
+                frozen: true,
+            })]
+        );
+        // Frozen, no calls: nothing the loop asks for, nothing left to freeze.
+        assert_eq!(
+            gc(Some(&[]), 165_459),
+            vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+        );
     }
 
     #[test]

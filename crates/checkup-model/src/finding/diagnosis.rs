@@ -25,8 +25,9 @@ use crate::{
 /// pace (`workers_pace`), and the launch wait in which the host launched nothing is
 /// measured, left in compile's floor and priced as its own fix (`host_work_off_step`); 14:
 /// a slowdown that grew within its first tenth names its first steps' pace, and its fix's
-/// gain ranges down to it (`growth_from_first_steps`).
-pub const DIAGNOSIS_FORMAT: u32 = 14;
+/// gain ranges down to it (`growth_from_first_steps`); 15: full collections the loop asks
+/// for are told to stop at their line (`no_collect_in_loop` with `site` and `frozen`).
+pub const DIAGNOSIS_FORMAT: u32 = 15;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -99,9 +99,17 @@ keyed! {
     pub enum PeriodicStallFix {
         /// Full garbage collections stall the loop: freeze the objects built at start-up.
         FreezeGc => "freeze_gc",
-        /// Start-up objects already frozen, full collections still stall: stop calling
-        /// `gc.collect()` in the loop.
-        NoCollectInLoop => "no_collect_in_loop",
+        /// Full collections the loop asks for stall it: stop calling `gc.collect()` in the
+        /// loop.
+        NoCollectInLoop {
+            /// The line that calls it most, when the probe counted the calls.
+            #[serde(default)]
+            site: Option<crate::SyncSite>,
+            /// Whether the run froze its start-up objects (`gc.freeze()`): each call still
+            /// walks every object made since.
+            #[serde(default)]
+            frozen: bool,
+        } => "no_collect_in_loop",
         /// Periodic work that reads tensors back one at a time: summarise on the GPU and copy
         /// once. `readbacks`: read-backs per stall.
         SummariseOnGpu {

@@ -134,12 +134,33 @@ gc.set_threshold(50_000, 50, 1000)",
             )),
             pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
         ),
-        (PeriodicStallFix::NoCollectInLoop, _) => t(
-            pick(l, "Stop calling gc.collect() in the loop", "不要在循环里调用 gc.collect()"),
-            pick(l, "The run already freezes its start-up objects (gc.freeze), yet full collections still stall it at a steady period: the loop calls gc.collect(), which walks every object made since. Python collects on its own when it needs to: remove the call, or make it rare.", "这个运行已经冻结了启动时的对象（gc.freeze），完整回收却仍按固定周期让它停顿：循环在调用 gc.collect()，它会遍历此后创建的所有对象。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。"),
-            Some(&format!("# gc.collect()   # {}", pick(l, "removed from the training loop", "从训练循环中删除"))),
-            pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
-        ),
+        (PeriodicStallFix::NoCollectInLoop { site, frozen }, _) => {
+            // What each call walks: every object, or those made since the freeze.
+            let walks = match (frozen, l) {
+                (false, En) => "every object the run holds (millions, when the data is built from Python objects)",
+                (false, Zh) => "进程持有的所有对象（数据由 Python 对象构成时可达数百万个）",
+                (true, En) => "every object made since the run froze its start-up objects (gc.freeze)",
+                (true, Zh) => "自运行冻结启动对象（gc.freeze）以来创建的所有对象",
+            };
+            let title = match (site, l) {
+                (Some(s), En) => format!("Stop calling gc.collect() at {}", s.location()),
+                (Some(s), Zh) => format!("不要在 {} 调用 gc.collect()", s.location()),
+                (None, En) => "Stop calling gc.collect() in the loop".to_owned(),
+                (None, Zh) => "不要在循环里调用 gc.collect()".to_owned(),
+            };
+            let body = match (site, l) {
+                (Some(s), En) => format!("{} in {}() asks for a full collection again and again ({} calls): `{}`. Each walks {walks} while the loop waits. Python collects on its own when it needs to: remove the call, or make it rare.", s.location(), s.function, s.count, s.code),
+                (Some(s), Zh) => format!("{} 中 {}() 的这一行一次又一次地要求完整回收（{} 次）：`{}`。每次都要遍历{walks}，循环只能等待。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。", s.location(), s.function, s.count, s.code),
+                (None, En) => format!("Full collections stall the run at a steady period: the loop calls gc.collect(), which walks {walks}. Python collects on its own when it needs to: remove the call, or make it rare."),
+                (None, Zh) => format!("完整回收按固定周期让运行停顿：循环在调用 gc.collect()，它会遍历{walks}。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。"),
+            };
+            t(
+                &title,
+                &body,
+                Some(&format!("# gc.collect()   # {}", pick(l, "removed from the training loop", "从训练循环中删除"))),
+                pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
+            )
+        }
         (PeriodicStallFix::SummariseOnGpu { readbacks }, _) => t(
             pick(l, "Summarise on the GPU and copy once", "在 GPU 上汇总，只拷贝一次"),
             &match l {

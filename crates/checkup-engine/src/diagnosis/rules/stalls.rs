@@ -458,14 +458,14 @@ fn outside_staging_copy(finding: &Finding, every_steps: Option<u64>) -> FixReach
     }
 }
 
-/// What part of `finding`'s lost time a stall fix removes: a frozen collector or work summed
-/// on the GPU remove the stalls; a checkpoint written aside (when the probe saw checkpoints,
-/// at a pace its writes keep up with) or saved less often leave one copy to host memory
-/// per save.
+/// What part of `finding`'s lost time a stall fix removes: no collection asked for, a frozen
+/// collector or work summed on the GPU remove the stalls; a checkpoint written aside (when
+/// the probe saw checkpoints, at a pace its writes keep up with) or saved less often leave
+/// one copy to host memory per save.
 pub fn reach(fix: &PeriodicStallFix, finding: &Finding) -> FixReach {
     match fix {
         PeriodicStallFix::FreezeGc
-        | PeriodicStallFix::NoCollectInLoop
+        | PeriodicStallFix::NoCollectInLoop { .. }
         | PeriodicStallFix::SummariseOnGpu { .. } => FixReach::Cause,
         PeriodicStallFix::CheckpointLessOften { every_steps, .. } => {
             outside_staging_copy(finding, Some(*every_steps))
