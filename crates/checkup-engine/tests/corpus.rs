@@ -3216,7 +3216,9 @@ fn a_run_that_froze_its_objects_is_told_to_stop_collecting_not_to_freeze_again()
     assert_eq!(problem.primary, "periodic_stall");
     assert_eq!(
         problem.finding("periodic_stall").unwrap().fixes,
-        vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)]
+        vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc {
+            again_later: false
+        })]
     );
     let frozen = diagnose("probe_gc_frozen");
     assert_eq!(

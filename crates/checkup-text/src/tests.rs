@@ -468,7 +468,8 @@ fn all_fixes() -> Vec<Fix> {
         Fix::DataLoading(DataLoadingFix::PersistentWorkers),
         Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { workers: Some(14) }),
         Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { workers: None }),
-        Fix::PeriodicStall(PeriodicStallFix::FreezeGc),
+        Fix::PeriodicStall(PeriodicStallFix::FreezeGc { again_later: false }),
+        Fix::PeriodicStall(PeriodicStallFix::FreezeGc { again_later: true }),
         Fix::H2dCopy(H2dCopyFix::PinnedCopy),
         Fix::H2dCopy(H2dCopyFix::OverlapCopy),
         Fix::H2dCopy(H2dCopyFix::FewerCopyBytes),
@@ -854,7 +855,7 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::DataLoading(DataLoadingFix::PinMemory)
         | Fix::DataLoading(DataLoadingFix::PersistentWorkers)
         | Fix::DataLoading(DataLoadingFix::LoaderAcrossEpochs { .. })
-        | Fix::PeriodicStall(PeriodicStallFix::FreezeGc)
+        | Fix::PeriodicStall(PeriodicStallFix::FreezeGc { .. })
         | Fix::H2dCopy(H2dCopyFix::PinnedCopy)
         | Fix::H2dCopy(H2dCopyFix::OverlapCopy)
         | Fix::H2dCopy(H2dCopyFix::FewerCopyBytes)

@@ -406,13 +406,17 @@ pub fn periodic_stall(
                     frozen: true,
                 })]
             }
-            // Python's own collections, frozen already: nothing the loop calls to take out,
-            // nothing left to freeze.
+            // Python's own collections, frozen already: the freeze came before what the
+            // collections still walk.
             (GcCollectCalls::NoneInLoop, true) => {
-                vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+                vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc {
+                    again_later: true,
+                })]
             }
             (GcCollectCalls::NotCounted | GcCollectCalls::NoneInLoop, false) => {
-                vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)]
+                vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc {
+                    again_later: false,
+                })]
             }
         },
         Some(PeriodicWork::HostReadback {
@@ -644,7 +648,9 @@ mod tests {
         // frozen objects are no freeze of the run's).
         assert!(stop(false));
         assert!(stop(true));
-        let freeze = vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc)];
+        let freeze = vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc {
+            again_later: false,
+        })];
         // Counted, and no line calls it more than at set-up: Python's own collections.
         assert_eq!(gc(Some(&[2]), 375), freeze);
         assert_eq!(gc(Some(&[]), 375), freeze);
@@ -657,10 +663,12 @@ mod tests {
                 frozen: true,
             })]
         );
-        // Frozen, no calls: nothing the loop asks for, nothing left to freeze.
+        // Frozen, no calls: Python's own collections walk what was built after the freeze.
         assert_eq!(
             gc(Some(&[]), 165_459),
-            vec![Fix::PeriodicStall(PeriodicStallFix::LessPeriodicWork)]
+            vec![Fix::PeriodicStall(PeriodicStallFix::FreezeGc {
+                again_later: true
+            })]
         );
     }
 

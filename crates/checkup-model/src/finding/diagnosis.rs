@@ -26,7 +26,8 @@ use crate::{
 /// measured, left in compile's floor and priced as its own fix (`host_work_off_step`); 14:
 /// a slowdown that grew within its first tenth names its first steps' pace, and its fix's
 /// gain ranges down to it (`growth_from_first_steps`); 15: full collections the loop asks
-/// for are told to stop at their line (`no_collect_in_loop` with `site` and `frozen`).
+/// for are told to stop at their line (`no_collect_in_loop` with `site` and `frozen`), and a
+/// run that froze too early to freeze later (`freeze_gc` with `again_later`).
 pub const DIAGNOSIS_FORMAT: u32 = 15;
 
 /// The engine's answer for one run.

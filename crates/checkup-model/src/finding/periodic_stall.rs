@@ -98,7 +98,12 @@ keyed! {
     #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
     pub enum PeriodicStallFix {
         /// Full garbage collections stall the loop: freeze the objects built at start-up.
-        FreezeGc => "freeze_gc",
+        FreezeGc {
+            /// Whether the run froze already, too early: Python's own collections still
+            /// walk what was built after (the model, the optimizer, objects kept per step).
+            #[serde(default)]
+            again_later: bool,
+        } => "freeze_gc",
         /// Full collections the loop asks for stall it: stop calling `gc.collect()` in the
         /// loop.
         NoCollectInLoop {

@@ -123,7 +123,7 @@ pub fn evidence(k: &PeriodicStallEvidence, l: Language) -> String {
 /// A `periodic_stall` fix in words.
 pub fn fix(f: &PeriodicStallFix, l: Language) -> FixText {
     match (f, l) {
-        (PeriodicStallFix::FreezeGc, _) => t(
+        (PeriodicStallFix::FreezeGc { again_later: false }, _) => t(
             pick(l, "Keep full garbage collections out of the loop", "避免在训练循环中进行完整的垃圾回收"),
             pick(l, "Python's collector walks every object the run holds; with millions of objects built at start-up, each full collection stops the loop. Freeze what exists once set-up is done, and collect at a time you choose.", "Python 的垃圾回收器会遍历进程持有的所有对象；启动时创建了数百万个对象时，每次完整回收都会让循环停下。在准备工作完成后冻结已有对象，并在自己选定的时刻回收。"),
             Some(&format!(
@@ -133,6 +133,15 @@ gc.set_threshold(50_000, 50, 1000)",
                 pick(l, "after building the model and the datasets", "在构建好模型和数据集之后")
             )),
             pick(l, "No more stalls from the collector in the steps.", "步骤中不再有垃圾回收造成的停顿。"),
+        ),
+        (PeriodicStallFix::FreezeGc { again_later: true }, _) => t(
+            pick(l, "Freeze once set-up is done, and keep no step's objects", "在准备工作全部完成后再冻结，并且不保留每一步的对象"),
+            pick(l, "The run froze its objects with gc.freeze(), yet Python's own full collections still stall it, and the loop does not call gc.collect(): they walk what was built after the freeze (the model, the optimizer, datasets made later) and whatever each step keeps alive (outputs, losses or graphs in a list). Move gc.freeze() after the last of the set-up, and keep numbers, not the objects, across steps.", "这个运行已用 gc.freeze() 冻结了对象，循环也没有调用 gc.collect()，Python 自身的完整回收却仍让它停顿：这些回收遍历的是冻结之后才创建的对象（模型、优化器、之后才建的数据集），以及每一步保留下来的对象（列表里的输出、损失或计算图）。把 gc.freeze() 移到全部准备工作之后，并且跨步只保留数值而不是对象本身。"),
+            Some(&format!(
+                "model, optimizer, loader = build()\ngc.freeze()            # {}",
+                pick(l, "after the last of the set-up", "在全部准备工作之后")
+            )),
+            pick(l, "Fewer and shorter stalls from the collector.", "垃圾回收造成的停顿更少、更短。"),
         ),
         (PeriodicStallFix::NoCollectInLoop { site, frozen }, _) => {
             // What each call walks: every object, or those made since the freeze.

@@ -464,7 +464,9 @@ fn outside_staging_copy(finding: &Finding, every_steps: Option<u64>) -> FixReach
 /// one copy to host memory per save.
 pub fn reach(fix: &PeriodicStallFix, finding: &Finding) -> FixReach {
     match fix {
-        PeriodicStallFix::FreezeGc
+        // Frozen too early, by how much later the recording cannot say.
+        PeriodicStallFix::FreezeGc { again_later: true } => FixReach::Supporting,
+        PeriodicStallFix::FreezeGc { again_later: false }
         | PeriodicStallFix::NoCollectInLoop { .. }
         | PeriodicStallFix::SummariseOnGpu { .. } => FixReach::Cause,
         PeriodicStallFix::CheckpointLessOften { every_steps, .. } => {
