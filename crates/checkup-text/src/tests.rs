@@ -1614,6 +1614,46 @@ fn turning_anomaly_detection_off_reads_as_a_range_down_to_the_gpus_work() {
 }
 
 #[test]
+fn a_gc_collect_line_is_named_as_the_call_or_as_the_way_to_it() {
+    let at = |code: &str| {
+        Fix::PeriodicStall(PeriodicStallFix::NoCollectInLoop {
+            site: Some(SyncSite {
+                file: "/work/train.py".into(),
+                line: 44,
+                function: "main".into(),
+                code: code.into(),
+                count: 22,
+                kinds: Default::default(),
+            }),
+            frozen: false,
+        })
+    };
+    let words = |f: &Fix, l| crate::fixes::text(f, l);
+    let direct = at("gc.collect()");
+    assert_eq!(
+        words(&direct, En).title,
+        "Stop calling gc.collect() at train.py:44"
+    );
+    assert!(words(&direct, Zh)
+        .title
+        .contains("train.py:44 调用 gc.collect()"));
+    // A helper the loop calls every step, which collects inside.
+    let helper = at("log_metrics(step)");
+    let en = words(&helper, En);
+    assert_eq!(
+        en.title,
+        "Stop the gc.collect() calls made through train.py:44"
+    );
+    assert!(
+        en.detail
+            .contains("calls code that asks for a full collection"),
+        "{}",
+        en.detail
+    );
+    assert!(words(&helper, Zh).detail.contains("所调用的代码"));
+}
+
+#[test]
 fn a_growth_begun_in_the_first_tenth_reads_as_a_range_down_to_the_first_steps() {
     // `probe_growing_folder_loader`: 89.1 ms steps, 18.3 ms in the first tenth, 5.4 ms in
     // the run's first steps.
