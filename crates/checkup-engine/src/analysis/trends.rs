@@ -56,24 +56,23 @@ pub(crate) fn timed_steps<'a>(
     profiled: Option<(u64, u64)>,
     th: &Thresholds,
 ) -> Vec<(&'a StepRecord, f64)> {
-    steps_outside(rows, warmup, profiled, th.profiler_margin_steps)
+    steps_outside(rows, warmup, profiled, th.profiler_margin_steps).collect()
 }
 
 /// The steps after warm-up, without the profiled ones and the `margin` steps before them,
-/// each with its duration.
+/// each with its duration, in order.
 fn steps_outside(
     rows: &[StepRecord],
     warmup: u64,
     profiled: Option<(u64, u64)>,
     margin: u64,
-) -> Vec<(&StepRecord, f64)> {
+) -> impl Iterator<Item = (&StepRecord, f64)> {
     let profiled = profiled.map(|(a, b)| (a.saturating_sub(margin), b + 1));
     rows.windows(2)
         .skip(warmup as usize)
-        .filter(|w| !profiled.is_some_and(|(a, b)| (a..=b).contains(&w[0].step)))
+        .filter(move |w| !profiled.is_some_and(|(a, b)| (a..=b).contains(&w[0].step)))
         .map(|w| (&w[0], (w[1].t_start - w[0].t_start) * 1e3))
         .filter(|(_, ms)| ms.is_finite() && *ms >= 0.0)
-        .collect()
 }
 
 /// The run's step time in tenths, `t0` being the charts' time zero.
@@ -142,7 +141,6 @@ pub fn step_trend(
     // that grows from its first step they are the pace before the growth: the probe profiles
     // early, so without them the first steps read would come after the profiled window.
     let earliest: Vec<f64> = steps_outside(rows, warmup, profiled, 0)
-        .iter()
         .take((n / 100).max(10))
         .map(|s| s.1)
         .collect();
