@@ -1,10 +1,11 @@
 //! Streaming reader for PyTorch profiler (Kineto) Chrome traces, `.json` or `.json.gz`.
 //!
-//! Traces of several GB exist in the wild, so the file is never held whole: a small scanner
-//! walks the top-level object; `traceEvents` is cut into events in the reader's own buffer,
-//! 64 bytes at a time (`structure`), and serde parses the few the analysis needs in place,
-//! borrowing their strings (an event across the buffer's edge is copied out first). Only
-//! the fields the analysis needs are kept, in compact structs (about 40 bytes per event).
+//! Traces of several GB exist in the wild, so the file is never held whole: a plain file is
+//! mapped and its pages let go as they are read (`leased_map`), or read through a buffer; a
+//! small scanner walks the top-level object; `traceEvents` is cut into events where they
+//! lie, 64 bytes at a time (`structure`), and the few the analysis needs are read in place,
+//! borrowing their strings (an event across a window's edge is copied out first). Only the
+//! fields the analysis needs are kept, in compact structs (about 40 bytes per event).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -22,6 +23,11 @@ mod builder;
 mod classify;
 mod events;
 mod fields;
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+mod leased_map;
 mod scanner;
 mod steps;
 mod structure;
@@ -48,9 +54,22 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
             BufReader::with_capacity(BUF, file),
         )))
     } else {
-        Box::new(BufReader::with_capacity(BUF, file))
+        plain_reader(file, BUF)
     };
     parse_trace(reader, path)
+}
+/// A plain trace read in place where the system lets it be mapped safely, through a
+/// buffer otherwise.
+fn plain_reader(file: File, buffer_bytes: usize) -> Box<dyn BufRead> {
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    let file = match leased_map::LeasedMap::new(file) {
+        Ok(map) => return Box::new(map),
+        Err(file) => file,
+    };
+    Box::new(BufReader::with_capacity(buffer_bytes, file))
 }
 
 /// Parses a Chrome trace from any reader; `path` only names it in errors.

@@ -153,3 +153,30 @@ fn a_json_file_that_is_not_a_trace_says_so() {
     let err = parse(r#"{"hello": [1, 2, 3]}"#).unwrap_err();
     assert!(err.to_string().contains("no \"traceEvents\""), "{err}");
 }
+
+/// A real trace read plain (mapped under a lease where the system grants one, its events
+/// crossing the map's windows) and gzipped (inflated on a second thread) is read the same.
+#[test]
+fn a_plain_trace_reads_as_its_gzip_does() {
+    use std::io::Read;
+    let gz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/healthy/trace.json.gz");
+    let mut text = Vec::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(&gz).unwrap())
+        .read_to_end(&mut text)
+        .unwrap();
+    assert!(text.len() > 3 * (4 << 20), "{} bytes", text.len());
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("trace.json");
+    std::fs::write(&plain, &text).unwrap();
+    let (from_plain, from_gz) = (read_trace(&plain).unwrap(), read_trace(&gz).unwrap());
+    assert_eq!(
+        format!(
+            "{:?}",
+            Trace {
+                source: gz.clone(),
+                ..from_plain
+            }
+        ),
+        format!("{from_gz:?}")
+    );
+}
