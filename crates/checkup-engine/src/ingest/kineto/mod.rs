@@ -58,6 +58,7 @@ pub fn read_trace(path: &Path) -> Result<Trace> {
     };
     parse_trace(reader, path)
 }
+
 /// A plain trace read in place where the system lets it be mapped safely, through a
 /// buffer otherwise.
 fn plain_reader(file: File, buffer_bytes: usize) -> Box<dyn BufRead> {
@@ -192,7 +193,10 @@ fn scan_events<R: BufRead>(
             buf.clear();
             let at = s.pos;
             s.capture_value(buf)?;
-            event(buf, at, s.path, builder)?;
+            let mut quotes = structure::StringQuotes::default();
+            let whole = structure::value_end(buf, &mut quotes) == buf.len().checked_sub(1);
+            let quotes = quotes.of_plain_strings().filter(|_| whole);
+            event(buf, quotes, at, s.path, builder)?;
         }
         match s.peek_nonws()? {
             Some(b',') => s.bump(),
@@ -220,13 +224,15 @@ fn events_in_place(
             .position(|b| !b.is_ascii_whitespace())
             .map_or(chunk.len(), |k| i + k)
     };
+    let mut quotes = structure::StringQuotes::default();
     let mut i = 0;
     loop {
         i = skip_ws(i);
-        let Some(end) = structure::value_end(&chunk[i..]) else {
+        let Some(end) = structure::value_end(&chunk[i..], &mut quotes) else {
             return Ok((i, Next::Event));
         };
-        event(&chunk[i..=i + end], at + i as u64, path, builder)?;
+        let raw = &chunk[i..=i + end];
+        event(raw, quotes.of_plain_strings(), at + i as u64, path, builder)?;
         i = skip_ws(i + end + 1);
         match chunk.get(i) {
             Some(b',') => i += 1,
@@ -237,21 +243,27 @@ fn events_in_place(
 }
 
 /// One event's raw bytes, starting at byte `at` of the trace: skipped, read off its bytes,
-/// or parsed and kept.
-fn event(raw: &[u8], at: u64, path: &Path, builder: &mut TraceBuilder) -> Result<()> {
+/// or parsed and kept. `quotes`: where its strings lie, when all are plain.
+fn event(
+    raw: &[u8],
+    quotes: Option<&[u64]>,
+    at: u64,
+    path: &Path,
+    builder: &mut TraceBuilder,
+) -> Result<()> {
     // Only complete ("X") events are kept: skip flows, instants and metadata before paying
     // for a full parse.
-    match triage(raw) {
-        Triage::Parse => {}
+    let started = match triage(raw, quotes) {
+        Triage::Parse(started) => started,
         Triage::Skip => return Ok(()),
         Triage::Operator(name, external) => {
             builder.operator(name, external);
             return Ok(());
         }
-    }
+    };
     // What a profiler writes is read straight off the bytes; anything else goes to serde,
     // which reads it in full or words the error.
-    if let Some(event) = fields::read_event(raw) {
+    if let Some(event) = fields::read_event(raw, quotes, started.as_ref()) {
         builder.push(event);
         return Ok(());
     }

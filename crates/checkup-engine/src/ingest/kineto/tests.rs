@@ -4,8 +4,8 @@ use super::*;
 
 /// Calls `each` with every event of the first 256 KiB of every trace of the corpus and of
 /// the public traces beside it (other profilers' layouts, AMD and MTIA among them), cut out
-/// as the reader cuts them.
-pub(super) fn each_corpus_event(mut each: impl FnMut(&Path, &[u8])) {
+/// as the reader cuts them, with where their strings lie when all are plain.
+pub(super) fn each_corpus_event(mut each: impl FnMut(&Path, &[u8], Option<&[u64]>)) {
     use std::io::Read;
     let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
     let mut traces = Vec::new();
@@ -39,10 +39,11 @@ pub(super) fn each_corpus_event(mut each: impl FnMut(&Path, &[u8])) {
             if text[at] == b']' {
                 break;
             }
-            let Some(end) = structure::value_end(&text[at..]) else {
+            let mut quotes = structure::StringQuotes::default();
+            let Some(end) = structure::value_end(&text[at..], &mut quotes) else {
                 break;
             };
-            each(&path, &text[at..=at + end]);
+            each(&path, &text[at..=at + end], quotes.of_plain_strings());
             at += end + 1;
         }
     }

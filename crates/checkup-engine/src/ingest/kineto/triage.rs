@@ -2,7 +2,7 @@
 //! events are skipped or read off their bytes, only the few the analysis needs are parsed.
 
 use super::classify::{COMPILED_REGION, HOST_COLLECTIVES};
-use super::fields::{self, Head};
+use super::fields::{self, Head, Started};
 
 /// The raw bytes of a top-level string field's value, unescaped only as far as ASCII
 /// prefix matching needs (Kineto names never escape their first characters).
@@ -23,8 +23,8 @@ pub(super) fn raw_string_field<'a>(
 pub(super) enum Triage<'a> {
     /// Not a complete event, or a CPU-side one the analysis does not read.
     Skip,
-    /// Parse it in full.
-    Parse,
+    /// Read it in full, picking up after its first keys where [`fields::head`] read them.
+    Parse(Option<Started<'a>>),
     /// A CPU operator: only its name and `External id` are kept (operators are most of a
     /// trace's events), for the kernels it launched to be counted under it.
     Operator(&'a str, u32),
@@ -32,15 +32,24 @@ pub(super) enum Triage<'a> {
 
 /// CPU-side events are parsed in full only for the few names the analysis reads; of the
 /// rest, operators keep their name and id, read off the raw bytes. The event's first keys
-/// are walked once where a profiler wrote them; byte searches decide the rest.
-pub(super) fn triage(raw: &[u8]) -> Triage<'_> {
-    match fields::head(raw) {
+/// are walked once where a profiler wrote them (`quotes` as for [`fields::read_event`]);
+/// byte searches decide the rest.
+pub(super) fn triage<'a>(raw: &'a [u8], quotes: Option<&'a [u64]>) -> Triage<'a> {
+    match fields::head(raw, quotes) {
         Some(Head::NotComplete) => Triage::Skip,
         // The id is searched for past the name (a vector search over the rest outruns a
         // walk over the numbers before it), and before it where `args` came first.
-        Some(Head::Complete { cat, name, after }) => decide(cat, name, || {
+        Some(Head::Complete {
+            cat,
+            name,
+            after,
+            first,
+        }) => match decide(cat, name, || {
             external_by_search(&raw[after..]).or_else(|| external_by_search(raw))
-        }),
+        }) {
+            Triage::Parse(_) if first => Triage::Parse(Some(Started { cat, name, after })),
+            decided => decided,
+        },
         None => triage_by_search(raw),
     }
 }
@@ -56,13 +65,13 @@ fn triage_by_search(raw: &[u8]) -> Triage<'_> {
     static NAME: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new(b"\"name\""));
     let Some(cat) = raw_string_field(raw, &CAT) else {
-        return Triage::Parse;
+        return Triage::Parse(None);
     };
     if !is_cpu_category(cat) {
-        return Triage::Parse;
+        return Triage::Parse(None);
     }
     let Some(name) = raw_string_field(raw, &NAME) else {
-        return Triage::Parse;
+        return Triage::Parse(None);
     };
     decide(cat, name, || external_by_search(raw))
 }
@@ -80,7 +89,7 @@ fn decide<'a>(cat: &[u8], name: &'a [u8], external: impl FnOnce() -> Option<u32>
     static SAVE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
     if !is_cpu_category(cat) {
-        return Triage::Parse;
+        return Triage::Parse(None);
     }
     if name.starts_with(b"ProfilerStep#")
         || name.starts_with(b"Optimizer.step#")
@@ -93,7 +102,7 @@ fn decide<'a>(cat: &[u8], name: &'a [u8], external: impl FnOnce() -> Option<u32>
             .iter()
             .any(|p| name.starts_with(p.as_bytes()))
     {
-        return Triage::Parse;
+        return Triage::Parse(None);
     }
     if cat != b"cpu_op" || name.contains(&b'\\') {
         return Triage::Skip;
@@ -154,20 +163,29 @@ pub(super) fn is_complete_event(raw: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// What was decided, leaving out where a full read may pick up.
+    fn decision(triage: Triage<'_>) -> Triage<'_> {
+        match triage {
+            Triage::Parse(_) => Triage::Parse(None),
+            decided => decided,
+        }
+    }
+
     /// The walk over an event's first keys decides as the searches do on every event of
     /// the corpus, and on events whose keys come in another order or escape.
     #[test]
     fn the_walk_decides_as_the_searches_do() {
         let (mut walked, mut events) = (0, 0);
-        super::super::tests::each_corpus_event(|path, raw| {
+        super::super::tests::each_corpus_event(|path, raw, quotes| {
             assert_eq!(
-                triage(raw),
+                decision(triage(raw, quotes)),
                 triage_by_search(raw),
                 "{}: {}",
                 path.display(),
                 String::from_utf8_lossy(raw)
             );
-            walked += usize::from(fields::head(raw).is_some());
+            assert_eq!(triage(raw, quotes), triage(raw, None));
+            walked += usize::from(fields::head(raw, quotes).is_some());
             events += 1;
         });
         assert!(walked * 100 >= events * 99, "{walked} of {events}");
@@ -182,7 +200,7 @@ mod tests {
             r#"{"ph":"X","cat":"user_annotation","name":"span"}"#,
         ] {
             assert_eq!(
-                triage(raw.as_bytes()),
+                decision(triage(raw.as_bytes(), None)),
                 triage_by_search(raw.as_bytes()),
                 "{raw}"
             );
