@@ -135,7 +135,7 @@ pub(super) fn head<'a>(raw: &'a [u8], quotes: Option<&'a [u64]>) -> Option<Head<
 
 /// `bytes` as text when every byte is printable ASCII (0x20 to 0x7e), the check one
 /// branch-free pass the compiler vectorises.
-fn printable_ascii(bytes: &[u8]) -> Option<&str> {
+pub(super) fn printable_ascii(bytes: &[u8]) -> Option<&str> {
     let outside = bytes
         .iter()
         .fold(0u8, |acc, &b| acc | u8::from(!(0x20..0x7f).contains(&b)));

@@ -83,32 +83,50 @@ fn is_cpu_category(cat: &[u8]) -> bool {
     )
 }
 
+/// The CPU ranges the analysis reads, by how their names start (and, below, checkpoint
+/// saves by "save" anywhere in the name).
+const READ_PREFIXES: [&str; 9] = [
+    "ProfilerStep#",
+    "Optimizer.step#",
+    COMPILED_REGION,
+    "enumerate(DataLoader)",
+    "aten::item",
+    "aten::_local_scalar_dense",
+    HOST_COLLECTIVES[0],
+    HOST_COLLECTIVES[1],
+    HOST_COLLECTIVES[2],
+];
+
+/// Whether the analysis reads a CPU range of this name. Most operators' names start with a
+/// byte no prefix starts with, which one table lookup rules out before any comparison.
+fn analysis_reads(name: &[u8]) -> bool {
+    static FIRST_BYTES: std::sync::LazyLock<[bool; 256]> = std::sync::LazyLock::new(|| {
+        let mut first = [false; 256];
+        for prefix in READ_PREFIXES {
+            first[usize::from(prefix.as_bytes()[0])] = true;
+        }
+        first
+    });
+    static SAVE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
+    let by_prefix = name.first().is_some_and(|b| FIRST_BYTES[usize::from(*b)])
+        && READ_PREFIXES.iter().any(|p| name.starts_with(p.as_bytes()));
+    by_prefix || SAVE.find(name).is_some()
+}
+
 /// A complete event of category `cat` named `name`: parsed in full when the analysis reads
 /// it, an operator's name and id (`external` finds it) when it is one, skipped otherwise.
 fn decide<'a>(cat: &[u8], name: &'a [u8], external: impl FnOnce() -> Option<u32>) -> Triage<'a> {
-    static SAVE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"save"));
-    if !is_cpu_category(cat) {
-        return Triage::Parse(None);
-    }
-    if name.starts_with(b"ProfilerStep#")
-        || name.starts_with(b"Optimizer.step#")
-        || name.starts_with(COMPILED_REGION.as_bytes())
-        || name.starts_with(b"enumerate(DataLoader)")
-        || name.starts_with(b"aten::item")
-        || name.starts_with(b"aten::_local_scalar_dense")
-        || SAVE.find(name).is_some()
-        || HOST_COLLECTIVES
-            .iter()
-            .any(|p| name.starts_with(p.as_bytes()))
-    {
+    if !is_cpu_category(cat) || analysis_reads(name) {
         return Triage::Parse(None);
     }
     if cat != b"cpu_op" || name.contains(&b'\\') {
         return Triage::Skip;
     }
-    match (std::str::from_utf8(name), external()) {
-        (Ok(name), Some(id)) => Triage::Operator(name, id),
+    // Operator names are ASCII: checked in one pass before UTF-8's state machine.
+    let text = fields::printable_ascii(name).or_else(|| std::str::from_utf8(name).ok());
+    match (text, external()) {
+        (Some(name), Some(id)) => Triage::Operator(name, id),
         _ => Triage::Skip,
     }
 }
