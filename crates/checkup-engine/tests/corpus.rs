@@ -183,7 +183,8 @@ fn dataloader_starved_run_waits_for_data_most_of_each_step_with_idle_cores() {
         d.findings[0].fixes[0],
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
-            current: Some(2)
+            current: Some(2),
+            host_cpus: Some(16),
         }),
         "16 cores, two for the training process"
     );
@@ -946,7 +947,8 @@ fn a_two_worker_loader_is_told_its_real_worker_count_and_to_keep_workers() {
         fixes[0],
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
-            current: Some(2)
+            current: Some(2),
+            host_cpus: Some(16),
         })
     );
     assert!(fix_words(&fixes[0])
@@ -1045,7 +1047,8 @@ fn short_steps_timed_on_the_gpu_in_spans_still_show_the_data_idle_and_the_epoch_
         d.finding("data_loading").unwrap().fixes[0],
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
-            current: Some(4)
+            current: Some(4),
+            host_cpus: Some(16),
         })
     );
     // The stall at every 150th step is the workers' restart, and the fix keeps them.
@@ -1668,7 +1671,8 @@ fn more_workers_are_priced_at_the_pace_they_would_make_batches_at_best() {
         *fix,
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
-            current: Some(1)
+            current: Some(1),
+            host_cpus: Some(16),
         })
     );
     let gain = gain.unwrap();
@@ -2232,7 +2236,8 @@ fn a_rank_starved_by_its_input_pipeline_is_named_and_its_loader_fixed_at_its_sha
             [
                 Fix::DataLoading(DataLoadingFix::MoreWorkers {
                     suggested: 2,
-                    current: Some(1)
+                    current: Some(1),
+                    host_cpus: None,
                 }),
                 ..
             ]

@@ -310,14 +310,13 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
                 batch_ms_now,
                 workers_after,
                 batch_ms_after,
+                if_cores_shared,
                 ..
             },
             En,
         ) => format!(
             " at best: the run's {} made a batch every {} ms; {}, each as fast, would make \
-             one every {} ms, still slower than the loop, so the step waits for them \
-             (workers that share the host's cores go slower, which this recording cannot \
-             measure)",
+             one every {} ms, still slower than the loop, so the step waits for them{}",
             if workers_now == 1 {
                 "1 worker".to_owned()
             } else {
@@ -325,7 +324,22 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
             },
             ms(batch_ms_now),
             workers_after,
-            ms(batch_ms_after)
+            ms(batch_ms_after),
+            match if_cores_shared {
+                Some(shared) if slowest > fastest => format!(
+                    "; {} ms if the host's {} logical CPUs are {} cores of two threads, as \
+                     cloud vCPUs often are (each worker then at {}% of its pace, a batch \
+                     every {} ms)",
+                    ms(slowest),
+                    shared.host_cpus,
+                    (shared.host_cpus / 2).max(1),
+                    pct(shared.pace),
+                    ms(shared.batch_ms)
+                ),
+                _ => " (workers that share the host's cores go slower, which this recording \
+                      cannot measure)"
+                    .to_owned(),
+            }
         ),
         (
             FixReach::WorkersPace {
@@ -333,15 +347,27 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
                 batch_ms_now,
                 workers_after,
                 batch_ms_after,
+                if_cores_shared,
                 ..
             },
             Zh,
         ) => format!(
-            "，这是最好情况：现有 {} 个 worker 每 {} ms 产出一批；{} 个、每个同样快时每 {} ms 一批，仍慢于循环本身，步骤仍要等它们（worker 共享主机核心时会更慢，本次录制无法测出）",
+            "，这是最好情况：现有 {} 个 worker 每 {} ms 产出一批；{} 个、每个同样快时每 {} ms 一批，仍慢于循环本身，步骤仍要等它们{}",
             workers_now,
             ms(batch_ms_now),
             workers_after,
-            ms(batch_ms_after)
+            ms(batch_ms_after),
+            match if_cores_shared {
+                Some(shared) if slowest > fastest => format!(
+                    "；若主机的 {} 个逻辑 CPU 实为 {} 个双线程核心（云主机的 vCPU 常常如此），每个 worker 只有原速度的 {}%，每 {} ms 一批，则为 {} ms",
+                    shared.host_cpus,
+                    (shared.host_cpus / 2).max(1),
+                    pct(shared.pace),
+                    ms(shared.batch_ms),
+                    ms(slowest)
+                ),
+                _ => "（worker 共享主机核心时会更慢，本次录制无法测出）".to_owned(),
+            }
         ),
         _ => String::new(),
     };

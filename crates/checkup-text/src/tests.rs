@@ -459,10 +459,12 @@ fn all_fixes() -> Vec<Fix> {
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
+            host_cpus: Some(16),
         }),
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 8,
             current: None,
+            host_cpus: None,
         }),
         Fix::DataLoading(DataLoadingFix::PinMemory),
         Fix::DataLoading(DataLoadingFix::PersistentWorkers),
@@ -1035,6 +1037,7 @@ fn fixes_quote_the_runs_own_values() {
         &Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
+            host_cpus: Some(16),
         }),
         En,
     );
@@ -1048,6 +1051,7 @@ fn fixes_quote_the_runs_own_values() {
         &Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: None,
+            host_cpus: None,
         }),
         Zh,
     );
@@ -1558,6 +1562,7 @@ fn more_workers_slower_than_the_loop_say_their_pace_and_that_it_is_a_best_case()
             batch_ms_now: 82.2,
             workers_after: 14,
             batch_ms_after: 17.6,
+            if_cores_shared: None,
         },
         after_at_most_ms: None,
     };
@@ -1580,10 +1585,48 @@ fn more_workers_slower_than_the_loop_say_their_pace_and_that_it_is_a_best_case()
             batch_ms_now: 798.0,
             workers_after: 14,
             batch_ms_after: 57.0,
+            if_cores_shared: None,
         },
         ..gain
     };
     assert!(findings::fix_gain(&one, En).contains("the run's 1 worker made"));
+    // On the host's 16 logical CPUs, which may be 8 cores of two threads: the slow end.
+    let shared = FixGain {
+        reach: FixReach::WorkersPace {
+            part: 0.84,
+            workers_now: 3,
+            batch_ms_now: 82.2,
+            workers_after: 14,
+            batch_ms_after: 17.6,
+            if_cores_shared: Some(SharedCores {
+                host_cpus: 16,
+                pace: 0.65,
+                batch_ms: 27.1,
+                part: 0.62,
+            }),
+        },
+        after_at_most_ms: Some(39.6),
+        ..gain
+    };
+    let en = findings::fix_gain(&shared, En);
+    assert!(
+        en.starts_with("Expected gain: about 90.4 → 25.7–39.6 ms per step (2.3–3.5×) at best"),
+        "{en}"
+    );
+    assert!(
+        en.contains("; 39.6 ms if the host's 16 logical CPUs are 8 cores of two threads"),
+        "{en}"
+    );
+    assert!(
+        en.contains("(each worker then at 65% of its pace, a batch every 27.1 ms)"),
+        "{en}"
+    );
+    assert!(!en.contains("cannot measure"), "{en}");
+    let zh = findings::fix_gain(&shared, Zh);
+    assert!(
+        zh.contains("若主机的 16 个逻辑 CPU 实为 8 个双线程核心") && zh.contains("则为 39.6 ms"),
+        "{zh}"
+    );
 }
 
 #[test]

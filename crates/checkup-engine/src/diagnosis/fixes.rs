@@ -173,6 +173,9 @@ pub fn data_loading(
             out.push(Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested,
                 current: workers_now,
+                // For the workers' pace on shared cores; where several ranks share the host,
+                // their own workers' share is not this fix's to price.
+                host_cpus: cores.filter(|_| ranks_on_host <= 1),
             }));
         } else if let Some(workers) = workers_now {
             // As many workers as the host can give: each sample must get cheaper.
@@ -719,7 +722,8 @@ mod tests {
             data_loading(&loader(2, true, true), false, Some(16), 1),
             vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 14,
-                current: Some(2)
+                current: Some(2),
+                host_cpus: Some(16),
             })]
         );
     }
@@ -731,7 +735,8 @@ mod tests {
             data_loading(&loader(1, true, true), false, Some(16), 4),
             vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 2,
-                current: Some(1)
+                current: Some(1),
+                host_cpus: None,
             })]
         );
         // 8 ranks on 16 cores leave one worker each; 8 ranks on 128 cores, 14.
@@ -954,7 +959,8 @@ mod tests {
             f[0],
             Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 14,
-                current: Some(2)
+                current: Some(2),
+                host_cpus: Some(16),
             })
         );
         assert!(f.contains(&Fix::DataLoading(DataLoadingFix::PersistentWorkers)));

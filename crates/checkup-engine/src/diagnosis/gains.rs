@@ -67,6 +67,13 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         FixReach::OutsideStagingCopy { part, at_least } if at_least < part => Some(
             gain_for_share(d, f, f.share * at_least).map_or(expected.before_ms, |g| g.after_ms),
         ),
+        FixReach::WorkersPace {
+            part,
+            if_cores_shared: Some(shared),
+            ..
+        } if shared.part < part => Some(
+            gain_for_share(d, f, f.share * shared.part).map_or(expected.before_ms, |g| g.after_ms),
+        ),
         FixReach::CauseAndAddedHostWork | FixReach::GrowthFromFirstSteps(_) => cause
             .map(|g| g.after_ms)
             .filter(|slowest| *slowest > expected.after_ms),
@@ -361,6 +368,7 @@ mod tests {
         let more = Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
+            host_cpus: None,
         });
         let FixReach::OutsideEpochStarts(part) = reach(&more, &slow_loader(Some(4.0))) else {
             panic!("more workers remove all of the wait")
@@ -374,27 +382,32 @@ mod tests {
     #[test]
     fn more_workers_slower_than_the_loop_even_at_their_best_leave_the_step_at_their_pace() {
         // `probe_spectral_augment_loader`'s figures: 3 workers, 81.4 ms of a 90.4 ms step
-        // waiting for data, 8.1 ms of it per step at epoch starts; 14 workers suggested.
-        let mut d = diagnosis(
-            vec![Finding {
-                cause: Cause::DataLoading(DataLoading::SlowLoader {
-                    hot_lines: Vec::new(),
-                    data_wait_ms: Some(81.4),
-                    step_ms: Some(90.4),
-                    idle_per_epoch_start_ms: None,
-                    epoch_start_idle_ms_per_step: Some(8.1),
-                }),
-                share: 0.85,
-                fixes: vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
-                    suggested: 14,
-                    current: Some(3),
-                })],
-                ..sync_finding(100.0)
-            }],
-            90.4,
-        );
-        fill(&mut d);
-        let gain = d.findings[0].gains.fixes[0].unwrap();
+        // waiting for data, 8.1 ms of it per step at epoch starts; 14 workers suggested on
+        // its host's 16 logical CPUs.
+        let spectral = |host_cpus| {
+            let mut d = diagnosis(
+                vec![Finding {
+                    cause: Cause::DataLoading(DataLoading::SlowLoader {
+                        hot_lines: Vec::new(),
+                        data_wait_ms: Some(81.4),
+                        step_ms: Some(90.4),
+                        idle_per_epoch_start_ms: None,
+                        epoch_start_idle_ms_per_step: Some(8.1),
+                    }),
+                    share: 0.85,
+                    fixes: vec![Fix::DataLoading(DataLoadingFix::MoreWorkers {
+                        suggested: 14,
+                        current: Some(3),
+                        host_cpus,
+                    })],
+                    ..sync_finding(100.0)
+                }],
+                90.4,
+            );
+            fill(&mut d);
+            d.findings[0].gains.fixes[0].unwrap()
+        };
+        let gain = spectral(None);
         // A batch every 82.3 ms with 3; with 14 each as fast, every 17.6 ms, which is more
         // than the loop's own 9.0 ms: the step comes to 17.6 ms and the epoch starts' 8.1.
         let FixReach::WorkersPace {
@@ -402,6 +415,7 @@ mod tests {
             batch_ms_now,
             workers_after: 14,
             batch_ms_after,
+            if_cores_shared: None,
             ..
         } = gain.reach
         else {
@@ -411,6 +425,28 @@ mod tests {
         assert!((batch_ms_after - 82.3 * 3.0 / 14.0).abs() < 1e-9);
         assert!(
             (gain.expected.after_ms - (82.3 * 3.0 / 14.0 + 8.1)).abs() < 1e-9,
+            "{gain:?}"
+        );
+        assert_eq!(gain.after_at_most_ms, None);
+        // On 16 logical CPUs taken as 8 cores of two threads, the 3 workers and the loop
+        // each had a core; 14 and the loop share them: 8 + 7 × 0.25 cores among 15, each
+        // at 0.65 of a core. Their batches and each epoch's first one take 1/0.65 as long:
+        // the step ranges from 25.7 ms to 27.1 + 12.5 = 39.6 ms.
+        let gain = spectral(Some(16));
+        let FixReach::WorkersPace {
+            if_cores_shared: Some(shared),
+            ..
+        } = gain.reach
+        else {
+            panic!("{:?}", gain.reach)
+        };
+        let pace = 9.75 / 15.0;
+        assert_eq!(shared.host_cpus, 16);
+        assert!((shared.pace - pace).abs() < 1e-12, "{shared:?}");
+        assert!((shared.batch_ms - 82.3 * 3.0 / 14.0 / pace).abs() < 1e-9);
+        let slowest = gain.after_at_most_ms.unwrap();
+        assert!(
+            (slowest - (82.3 * 3.0 / 14.0 + 8.1) / pace).abs() < 1e-9,
             "{gain:?}"
         );
         // Workers that would outrun the loop remove all of the wait outside epoch starts:
@@ -430,19 +466,22 @@ mod tests {
         let two_to_fourteen = Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
+            host_cpus: None,
         });
         assert!(matches!(
             reach(&two_to_fourteen, &short_epoch),
             FixReach::OutsideEpochStarts(_)
         ));
-        // Two to three would not: 45.3 ms a batch becomes 30.2 ms, above the loop's 16.6.
+        // Two to three would not: 45.3 ms a batch becomes 30.2 ms, above the loop's 16.6;
+        // and 4 busy processes on 16 logical CPUs have a core each: no slow end.
         let two_to_three = Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 3,
             current: Some(2),
+            host_cpus: Some(16),
         });
         assert!(matches!(
             reach(&two_to_three, &short_epoch),
-            FixReach::WorkersPace { batch_ms_after, .. } if (batch_ms_after - 45.3 * 2.0 / 3.0).abs() < 1e-9
+            FixReach::WorkersPace { batch_ms_after, if_cores_shared: None, .. } if (batch_ms_after - 45.3 * 2.0 / 3.0).abs() < 1e-9
         ));
     }
 

@@ -104,6 +104,9 @@ keyed! {
             suggested: u32,
             /// The run's own worker count, when known.
             current: Option<u32>,
+            /// The host's logical CPUs the suggestion is sized from, when known.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            host_cpus: Option<u32>,
         } => "more_workers",
         /// Pin host memory and copy asynchronously.
         PinMemory => "pin_memory",

@@ -27,8 +27,10 @@ use crate::{
 /// a slowdown that grew within its first tenth names its first steps' pace, and its fix's
 /// gain ranges down to it (`growth_from_first_steps`); 15: full collections the loop asks
 /// for are told to stop at their line (`no_collect_in_loop` with `site` and `frozen`), and a
-/// run that froze too early to freeze later (`freeze_gc` with `again_later`).
-pub const DIAGNOSIS_FORMAT: u32 = 15;
+/// run that froze too early to freeze later (`freeze_gc` with `again_later`); 16: more
+/// workers priced at their pace range down to the pace of logical CPUs that share cores
+/// (`workers_pace` with `if_cores_shared`, `more_workers` with `host_cpus`).
+pub const DIAGNOSIS_FORMAT: u32 = 16;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -252,6 +254,23 @@ impl FixGain {
     }
 }
 
+/// More workers' slow end: the host's logical CPUs taken as two hardware threads to a core
+/// (as a cloud VM's vCPUs often are, though the VM shows each as a core), so workers beyond
+/// half of them share cores, and a core running two threads does about 1.25 times the work
+/// of one. Each worker then runs at `pace` of the pace the run's workers had, its batches
+/// and each epoch's first batch that much slower.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SharedCores {
+    /// The host's logical CPUs.
+    pub host_cpus: u32,
+    /// Each worker's pace against the run's workers' (0..1).
+    pub pace: f64,
+    /// How often the suggested workers would make a batch at that pace, ms.
+    pub batch_ms: f64,
+    /// The fraction of the finding's lost time removed at that pace (0..=part).
+    pub part: f64,
+}
+
 /// How much of its finding's lost time a fix removes, as far as the recording tells.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -269,7 +288,9 @@ pub enum FixReach {
     /// (outside each epoch's first batch); `workers_after`, each as fast, make one every
     /// `batch_ms_after`, still longer than the loop's own time per step, so the step waits
     /// for them that long. A best case: workers that share the host's cores or wait on the
-    /// main process go slower, which a recording of fewer workers cannot measure.
+    /// main process go slower, which a recording of fewer workers cannot measure; where
+    /// the suggested workers and the loop would busy more logical CPUs than the host may
+    /// have cores, `if_cores_shared` is the slow end.
     WorkersPace {
         /// The fraction of the finding's lost time removed.
         part: f64,
@@ -281,6 +302,9 @@ pub enum FixReach {
         workers_after: u32,
         /// How often the suggested workers would, at best, ms.
         batch_ms_after: f64,
+        /// The slow end, where the host's logical CPUs may be two threads to a core.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        if_cores_shared: Option<SharedCores>,
     },
     /// This fraction of it (0..=1): the launch wait inside the model, which compiling it
     /// removes; the eager optimizer's launches and each read-back's turn stay.

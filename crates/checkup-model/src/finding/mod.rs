@@ -36,8 +36,8 @@ pub use communication::{Communication, CommunicationEvidence, CommunicationFix, 
 pub use compute_bound::{ComputeBound, ComputeBoundEvidence, ComputeBoundFix};
 pub use data_loading::{DataLoading, DataLoadingEvidence, DataLoadingFix};
 pub use diagnosis::{
-    Diagnosis, ExpectedGain, FixGain, FixReach, PlannedFix, RankedFinding, RankedFix, StepBasis,
-    DIAGNOSIS_FORMAT,
+    Diagnosis, ExpectedGain, FixGain, FixReach, PlannedFix, RankedFinding, RankedFix, SharedCores,
+    StepBasis, DIAGNOSIS_FORMAT,
 };
 pub use entry::{Finding, Gains, Severity};
 pub use environment::{Environment, EnvironmentEvidence, EnvironmentFix};

@@ -182,6 +182,7 @@ fn checkpoint_stall() -> Finding {
             Fix::DataLoading(DataLoadingFix::MoreWorkers {
                 suggested: 14,
                 current: Some(2),
+                host_cpus: Some(16),
             }),
             Fix::DataLoading(DataLoadingFix::PinMemory),
         ],
@@ -276,6 +277,7 @@ fn profiling_and_sync_warnings_measure_more_and_change_nothing_to_compare() {
         Fix::DataLoading(DataLoadingFix::MoreWorkers {
             suggested: 14,
             current: Some(2),
+            host_cpus: None,
         }),
         Fix::DataLoading(DataLoadingFix::PinMemory),
         Fix::HostSync(HostSyncFix::GpuMetrics),

@@ -173,7 +173,7 @@ pub fn fix(f: &DataLoadingFix, l: Language) -> FixText {
                 pick(l, "Kernel launches return to their unloaded speed on every rank; batches come slower by the workers taken away until each batch costs less CPU.", "每个 rank 的内核发射恢复到无负载时的速度；在每个批次的 CPU 成本降下来之前，批次会因减少的 worker 而变慢。"),
             )
         }
-        (DataLoadingFix::MoreWorkers { suggested, current }, _) => t(
+        (DataLoadingFix::MoreWorkers { suggested, current, .. }, _) => t(
             pick(l, "Give the DataLoader more worker processes", "给 DataLoader 更多 worker 进程"),
             &match (l, current) {
                 (En, Some(w)) => format!("The host has idle cores while only {w} worker(s) run. Each worker prepares batches in parallel; with enough workers a batch is ready before the GPU asks for it."),

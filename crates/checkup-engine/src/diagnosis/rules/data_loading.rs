@@ -3,7 +3,7 @@
 
 use checkup_model::{
     Cause, DataLoading, DataLoadingEvidence, DataLoadingFix, EvidenceKey as K, Finding, FixReach,
-    PeriodicStall, PeriodicWork, SharedEvidence, Source, Unit,
+    PeriodicStall, PeriodicWork, SharedCores, SharedEvidence, Source, Unit,
 };
 
 use crate::diagnosis::{ev, fixes, host_lines, host_saturation, share_ev, Ctx, Outcome, Whose};
@@ -256,8 +256,12 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
         // Workers that even at their best stay slower than the loop set the step. Otherwise
         // each epoch's first batch still waits for its workers to start and make it, however
         // many there are (more start slower, if anything): that idle stays.
-        DataLoadingFix::MoreWorkers { suggested, current } => current
-            .and_then(|current| workers_pace(finding, current, *suggested))
+        DataLoadingFix::MoreWorkers {
+            suggested,
+            current,
+            host_cpus,
+        } => current
+            .and_then(|current| workers_pace(finding, current, *suggested, *host_cpus))
             .unwrap_or_else(|| match finding.cause {
                 Cause::DataLoading(DataLoading::SlowLoader {
                     step_ms: Some(step),
@@ -284,9 +288,16 @@ pub fn reach(fix: &DataLoadingFix, finding: &Finding) -> FixReach {
 /// (the best case: they share the host's cores and the main process that receives their
 /// batches), make one every `(step − kept) × current / suggested` ms. Where that is still
 /// longer than the loop's own time per step (`step − wait`), the step waits for them and
-/// only the rest of the wait goes. None where the workers would outrun the loop (all of
-/// the wait outside epoch starts goes) or without the step, the wait or workers to scale.
-fn workers_pace(finding: &Finding, current: u32, suggested: u32) -> Option<FixReach> {
+/// only the rest of the wait goes; on a host of `host_cpus` logical CPUs, the slow end is
+/// each worker at the pace of cores shared two threads to one ([`shared_cores_pace`]).
+/// None where the workers would outrun the loop (all of the wait outside epoch starts
+/// goes) or without the step, the wait or workers to scale.
+fn workers_pace(
+    finding: &Finding,
+    current: u32,
+    suggested: u32,
+    host_cpus: Option<u32>,
+) -> Option<FixReach> {
     let Cause::DataLoading(DataLoading::SlowLoader {
         data_wait_ms: Some(wait),
         step_ms: Some(step),
@@ -308,12 +319,51 @@ fn workers_pace(finding: &Finding, current: u32, suggested: u32) -> Option<FixRe
         return None;
     }
     // The step comes to the workers' pace plus each epoch's first-batch wait.
-    let saved = step - (batch_ms_after + kept);
+    let part_at = |batch_ms: f64, kept: f64| {
+        let saved = step - (batch_ms.max(loop_ms) + kept);
+        (saved / lost).clamp(0.0, 1.0)
+    };
+    let part = part_at(batch_ms_after, kept);
+    let if_cores_shared = host_cpus.and_then(|cpus| {
+        // Against the pace the run's own workers had on the same host.
+        let pace = shared_cores_pace(cpus, suggested + 1) / shared_cores_pace(cpus, current + 1);
+        (pace < 1.0).then(|| {
+            let batch_ms = batch_ms_after / pace;
+            // Each epoch's first batch is made by one worker, at that pace too.
+            SharedCores {
+                host_cpus: cpus,
+                pace,
+                batch_ms,
+                part: part_at(batch_ms, kept / pace).min(part),
+            }
+        })
+    });
     Some(FixReach::WorkersPace {
-        part: (saved / lost).clamp(0.0, 1.0),
+        part,
         workers_now: current,
         batch_ms_now,
         workers_after: suggested,
         batch_ms_after,
+        if_cores_shared,
     })
+}
+
+/// What a core's second hardware thread adds while both run: two threads on one core do
+/// about 1.25 times the work of one (the vendors' figures for SMT run 1.15–1.3).
+const SECOND_THREAD_ADDS: f64 = 0.25;
+
+/// Each of `busy` CPU-bound processes' pace against a core of its own, on a host of `cpus`
+/// logical CPUs taken as two hardware threads to a core: a cloud VM's vCPUs usually are,
+/// though the VM shows each as a core (on the 16-vCPU H100 host this project borrows, which
+/// reports one thread per core, 14 busy processes each ran at 0.72 of one alone, 16 at
+/// 0.78). Up to one process a core, each runs alone; past that, the second threads add a
+/// quarter of a core each, shared among all; past the logical CPUs, they take turns.
+fn shared_cores_pace(cpus: u32, busy: u32) -> f64 {
+    let cores = f64::from((cpus / 2).max(1));
+    let busy_f = f64::from(busy.max(1));
+    if busy_f <= cores {
+        return 1.0;
+    }
+    let threads = busy_f.min(f64::from(cpus.max(1)));
+    (cores + (threads - cores) * SECOND_THREAD_ADDS) / busy_f
 }
