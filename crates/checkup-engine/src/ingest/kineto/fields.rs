@@ -186,6 +186,30 @@ fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
     memchr::memchr2(b'"', b'\\', &bytes[at..]).map(|p| at + p)
 }
 
+/// A number's sign, its digits as one integer (the point left out) and how many of them
+/// follow the point.
+#[derive(Debug, Clone, Copy)]
+struct ShortNumber {
+    negative: bool,
+    digits: u64,
+    fraction_digits: usize,
+}
+
+impl ShortNumber {
+    fn value(self) -> f64 {
+        const POWERS: [f64; 20] = [
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
+            1e15, 1e16, 1e17, 1e18, 1e19,
+        ];
+        let magnitude = self.digits as f64 / POWERS[self.fraction_digits];
+        if self.negative {
+            -magnitude
+        } else {
+            magnitude
+        }
+    }
+}
+
 /// A cursor over one event's bytes.
 struct Bytes<'a> {
     raw: &'a [u8],
@@ -378,17 +402,11 @@ impl<'a> Bytes<'a> {
         text.parse().ok().map(Some)
     }
 
-    /// A number as profilers write times, `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 19
-    /// digits whose value without the point is at most 2^53, read in the one pass that
-    /// checks it: that integer over 10^k (k ≤ 19) is one division of two exact doubles,
-    /// which IEEE rounds as the decimal itself is rounded (Clinger's fast path), so the value
-    /// is the one Rust's parser gives. None, the cursor unmoved, for anything else (an
-    /// exponent, more digits), which the parser reads.
-    fn short_decimal(&mut self) -> Option<f64> {
-        const POWERS: [f64; 20] = [
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-            1e16, 1e17, 1e18, 1e19,
-        ];
+    /// A number as profilers write times and ids, `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most
+    /// 19 digits whose value without the point is at most 2^53, read in the one pass that
+    /// checks it. None, the cursor unmoved, for anything else (an exponent, more digits),
+    /// which Rust's parsers read.
+    fn short_number(&mut self) -> Option<ShortNumber> {
         let rest = &self.raw[self.at..];
         let negative = rest.first() == Some(&b'-');
         let mut i = usize::from(negative);
@@ -424,9 +442,19 @@ impl<'a> Bytes<'a> {
         if matches!(rest.get(i), Some(b'e' | b'E')) || value > 1 << 53 {
             return None;
         }
-        let magnitude = value as f64 / POWERS[fraction_digits];
         self.at += i;
-        Some(if negative { -magnitude } else { magnitude })
+        Some(ShortNumber {
+            negative,
+            digits: value,
+            fraction_digits,
+        })
+    }
+
+    /// [`Self::short_number`] as a float: the digits over 10^k (k ≤ 19) are one division of
+    /// two exact doubles, which IEEE rounds as the decimal itself is rounded (Clinger's fast
+    /// path), so the value is the one Rust's parser gives.
+    fn short_decimal(&mut self) -> Option<f64> {
+        self.short_number().map(ShortNumber::value)
     }
 
     /// An id as `lenient_i64` reads it: a number (a float truncated, an integer past i64
@@ -437,6 +465,19 @@ impl<'a> Bytes<'a> {
         }
         if self.peek()? == b'"' {
             return Some(self.kept_str()?.trim().parse().ok());
+        }
+        // As below: an integer as it is, a fraction truncated.
+        if let Some(n) = self.short_number() {
+            return Some(Some(if n.fraction_digits == 0 {
+                let magnitude = n.digits as i64;
+                if n.negative {
+                    -magnitude
+                } else {
+                    magnitude
+                }
+            } else {
+                n.value() as i64
+            }));
         }
         let (text, integer) = self.number_text()?;
         if !integer {
