@@ -347,15 +347,7 @@ class Observer:
         # thresholds start is not. Counted by line, a call costing microseconds beside the
         # milliseconds the collection takes.
         self.gc_collects = P.SyncSites(0, None)
-        original = gc.collect
-
-        def collect(*args, **kwargs):
-            site = P.user_frame(sys._getframe(1), observer.skip_dirs)
-            if site is not None:
-                observer.gc_collects.record(site, "gc_collect")
-            return original(*args, **kwargs)
-
-        gc.collect = collect
+        gc.collect = P.counted_by_line(gc.collect, self.gc_collects, "gc_collect", self.skip_dirs)
 
     # ---- per step ----
 
@@ -489,17 +481,10 @@ class Observer:
         torch = self.torch
         if self.cache_empties is not None:
             return
-        observer = self
         self.cache_empties = P.SyncSites(self.tracker.step, None)
         self.cache_empties_from = self.tracker.step
         original = torch.cuda.empty_cache
-
-        def empty_cache(*args, **kwargs):
-            site = P.user_frame(sys._getframe(1), observer.skip_dirs)
-            if site is not None:
-                observer.cache_empties.record(site, "empty_cache")
-            return original(*args, **kwargs)
-
+        empty_cache = P.counted_by_line(original, self.cache_empties, "empty_cache", self.skip_dirs)
         torch.cuda.empty_cache = empty_cache
         memory_module = getattr(torch.cuda, "memory", None)
         if memory_module is not None and getattr(memory_module, "empty_cache", None) is original:

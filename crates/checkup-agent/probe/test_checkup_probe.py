@@ -361,6 +361,17 @@ class SyncSitesTest(unittest.TestCase):
         self.assertNotEqual(site[0], os.path.abspath(__file__))
         self.assertEqual(P.user_frame(sys._getframe(0), skip_dirs=("",)), None)
 
+    def test_a_counted_call_is_made_and_counted_at_the_line_that_made_it(self):
+        made = []
+        sites = P.SyncSites(0, None)
+        counted = P.counted_by_line(lambda *a, **k: made.append((a, k)) or len(made), sites,
+                                    "gc_collect", skip_dirs=(os.path.dirname(P.__file__) + os.sep + "x",))
+        line = sys._getframe(0).f_lineno + 1
+        self.assertEqual([counted(2, generation=1), counted()], [1, 2])
+        self.assertEqual(made, [((2,), {"generation": 1}), ((), {})])
+        site = (os.path.abspath(__file__), line, "test_a_counted_call_is_made_and_counted_at_the_line_that_made_it")
+        self.assertEqual((sites.total, dict(sites.kinds[site])), (2, {"gc_collect": 2}))
+
 
 class FilesTest(unittest.TestCase):
     def test_progress_file_tells_steps_done_and_window_state(self):
