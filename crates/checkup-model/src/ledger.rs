@@ -72,7 +72,7 @@ pub enum LedgerKind {
     /// Waiting for the next batch.
     DataWait,
     /// Periodic work the probe marked (evaluation, checkpoints, garbage collection, an
-    /// epoch's workers starting), beyond a typical step.
+    /// epoch's workers starting, dynamo compiling after the warm-up), beyond a typical step.
     Periodic(MarkerKind),
     /// The first steps beyond a typical step: warm-up, autotuning, compilation.
     WarmUp,
@@ -108,7 +108,7 @@ impl LedgerKind {
 
     /// Every kind, in the order charts colour and list them: the GPU's work, then what
     /// kept it idle, then the run's own overheads, then what is not explained.
-    pub const ALL: [LedgerKind; 19] = [
+    pub const ALL: [LedgerKind; 20] = [
         LedgerKind::GpuCompute(KernelClass::MatmulConv),
         LedgerKind::GpuCompute(KernelClass::Elementwise),
         LedgerKind::GpuCompute(KernelClass::Other),
@@ -124,6 +124,7 @@ impl LedgerKind {
         LedgerKind::Periodic(MarkerKind::Checkpoint),
         LedgerKind::Periodic(MarkerKind::Eval),
         LedgerKind::Periodic(MarkerKind::Gc),
+        LedgerKind::Periodic(MarkerKind::Compile),
         LedgerKind::WarmUp,
         LedgerKind::Profiler,
         LedgerKind::SlowSteps,
@@ -148,10 +149,11 @@ impl LedgerKind {
             LedgerKind::Periodic(MarkerKind::Checkpoint) => 12,
             LedgerKind::Periodic(MarkerKind::Eval) => 13,
             LedgerKind::Periodic(MarkerKind::Gc) => 14,
-            LedgerKind::WarmUp => 15,
-            LedgerKind::Profiler => 16,
-            LedgerKind::SlowSteps => 17,
-            LedgerKind::NotExplained => 18,
+            LedgerKind::Periodic(MarkerKind::Compile) => 15,
+            LedgerKind::WarmUp => 16,
+            LedgerKind::Profiler => 17,
+            LedgerKind::SlowSteps => 18,
+            LedgerKind::NotExplained => 19,
         }
     }
 }

@@ -124,6 +124,102 @@ pub struct CompileInfo {
     pub calls: Vec<CompileCall>,
     /// Graphs dynamo compiled.
     pub graphs: Option<u64>,
+    /// Compilations dynamo made from the first `torch.compile` call on (first compiles,
+    /// recompilations, backward graphs), each also a `compile` row of `events.csv`; None
+    /// where the probe did not watch them.
+    pub compilations: Option<u64>,
+    /// Their time, ms.
+    pub compile_ms: Option<f64>,
+    /// Recompilations: a compiled function called with something its guards did not
+    /// expect (another shape, another Python value), compiled again.
+    pub recompilations: Option<u64>,
+    /// The recompiled functions, with the guards that failed.
+    pub recompiles: Vec<Recompiled>,
+    /// A function that hit dynamo's recompile limit and, from then on, ran uncompiled.
+    pub recompile_limit: Option<RecompileLimit>,
+}
+
+/// A compiled function dynamo compiled again, and why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Recompiled {
+    /// The function (`forward`).
+    pub function: String,
+    /// Its file.
+    pub file: String,
+    /// The line it starts at.
+    pub line: u32,
+    /// Recompilations of it.
+    pub count: u64,
+    /// The steps of its first and last recompilation.
+    pub steps: Option<[u64; 2]>,
+    /// The first failed guard of each different recompilation, as dynamo words it
+    /// (`tensor 'tokens' size mismatch at index 1. expected 96, actual 136`); at most three.
+    pub reasons: Vec<String>,
+}
+
+/// Dynamo's recompile limit hit by a function: it runs uncompiled from then on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RecompileLimit {
+    /// The setting (`recompile_limit`, `cache_size_limit` in older PyTorch).
+    pub setting: String,
+    /// Its value.
+    pub value: u64,
+    /// The function.
+    pub function: Option<String>,
+    /// Its file.
+    pub file: Option<String>,
+    /// The line it starts at.
+    pub line: Option<u32>,
+    /// The last failed guard.
+    pub reason: Option<String>,
+    /// The step it was hit at.
+    pub step: Option<u64>,
+}
+
+/// What a recompilation's failed guard checked, read from dynamo's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum GuardFailure {
+    /// A tensor's size along one dimension changed (a sequence length, a last batch).
+    Size {
+        /// The dimension.
+        dim: u32,
+    },
+    /// A Python value the function reads changed (a number, a flag, a string).
+    Value,
+    /// Anything else (a tensor's dtype, device or strides, another object).
+    Other,
+}
+
+impl GuardFailure {
+    /// What `reason`, as dynamo words a failed guard, checked.
+    pub fn of(reason: &str) -> GuardFailure {
+        if let Some(rest) = reason.split("size mismatch at index ").nth(1) {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if let Ok(dim) = digits.parse() {
+                return GuardFailure::Size { dim };
+            }
+        }
+        // `L['scale'] == 0.5`, `L['self'].training == True`: a value compared.
+        if reason.contains(" == ") && !reason.contains("tensor ") {
+            return GuardFailure::Value;
+        }
+        GuardFailure::Other
+    }
+}
+
+impl CompileInfo {
+    /// Whether a `torch.compile` call asked for static shapes (`dynamic=False`).
+    pub fn asked_static(&self) -> bool {
+        self.calls.iter().any(|c| c.dynamic == Some(false))
+    }
+
+    /// The most recompiled function, if any.
+    pub fn most_recompiled(&self) -> Option<&Recompiled> {
+        self.recompiles.iter().max_by_key(|r| r.count)
+    }
 }
 
 /// One `torch.compile` call's arguments.
@@ -583,6 +679,8 @@ pub enum MarkerKind {
     Eval,
     /// A full garbage collection long enough to matter.
     Gc,
+    /// Dynamo compiling: a function's first compilation, a recompilation, a backward graph.
+    Compile,
 }
 
 impl MarkerKind {
@@ -593,6 +691,7 @@ impl MarkerKind {
             "checkpoint" => MarkerKind::Checkpoint,
             "eval" => MarkerKind::Eval,
             "gc" => MarkerKind::Gc,
+            "compile" => MarkerKind::Compile,
             _ => return None,
         })
     }

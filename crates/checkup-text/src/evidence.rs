@@ -20,6 +20,7 @@ pub fn label(k: &EvidenceKey, l: Language) -> String {
         EvidenceKey::Slowdown(k) => causes::slowdown::evidence(k, l),
         EvidenceKey::Memory(k) => causes::memory::evidence(k, l),
         EvidenceKey::Environment(k) => causes::environment::evidence(k, l),
+        EvidenceKey::Compilation(k) => causes::compilation::evidence(k, l),
         EvidenceKey::Shared(k) => causes::shared::evidence(k, l),
     }
 }

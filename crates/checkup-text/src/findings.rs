@@ -22,6 +22,7 @@ pub fn title(c: &Cause, l: Language) -> String {
         Cause::Environment(c) => causes::environment::title(c, l),
         Cause::Slowdown(c) => causes::slowdown::title(c, l),
         Cause::Memory(c) => causes::memory::title(c, l),
+        Cause::Compilation(c) => causes::compilation::title(c, l),
     }
 }
 
@@ -41,6 +42,7 @@ pub fn summary(f: &Finding, l: Language) -> String {
         Cause::Environment(c) => causes::environment::summary(c, l),
         Cause::Slowdown(c) => causes::slowdown::summary(c, l),
         Cause::Memory(c) => causes::memory::summary(c, l),
+        Cause::Compilation(c) => causes::compilation::summary(c, l),
     };
     // Where a host-bound cause's time goes, when the probe sampled the host's lines.
     said + &causes::shared::hot_lines(f.cause.hot_lines(), l)

@@ -21,6 +21,7 @@ pub fn text(f: &Fix, l: Language) -> FixText {
         Fix::Slowdown(f) => causes::slowdown::fix(f, l),
         Fix::Memory(f) => causes::memory::fix(f, l),
         Fix::Environment(f) => causes::environment::fix(f, l),
+        Fix::Compilation(f) => causes::compilation::fix(f, l),
         Fix::Shared(f) => causes::shared::fix(f, l),
     }
 }

@@ -73,6 +73,8 @@ pub fn kind(kind: LedgerKind, l: Language) -> &'static str {
         (K::Periodic(MarkerKind::Eval), Zh) => "评估",
         (K::Periodic(MarkerKind::Gc), En) => "Garbage collection",
         (K::Periodic(MarkerKind::Gc), Zh) => "垃圾回收",
+        (K::Periodic(MarkerKind::Compile), En) => "Compiling after the warm-up (recompilations)",
+        (K::Periodic(MarkerKind::Compile), Zh) => "预热之后的编译（重新编译）",
         (K::WarmUp, En) => "Warm-up and compilation: the first steps",
         (K::WarmUp, Zh) => "预热与编译：最初的步骤",
         (K::Profiler, En) => "The checkup's profiler: the profiled steps",

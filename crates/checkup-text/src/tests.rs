@@ -317,6 +317,34 @@ fn all_causes() -> Vec<Cause> {
             suspect: Some(IdleSuspect::PythonLoop { main_cpu_pct: 99.0 }),
         }),
         Cause::Environment(Environment::Check { check }),
+        Cause::Compilation(Compilation::Recompiles {
+            function: "forward".into(),
+            location: Some("classifier.py:21".into()),
+            recompilations: 8,
+            compile_ms: 41200.0,
+            guard: GuardFailure::Size { dim: 1 },
+            reason: Some(
+                "tensor 'tokens' size mismatch at index 1. expected 96, actual 136".into(),
+            ),
+            asked_static: true,
+            limit_step: Some(12),
+            limit: Some(8),
+            compiled_step_ms: Some(21.5),
+            uncompiled_step_ms: Some(34.0),
+        }),
+        Cause::Compilation(Compilation::Recompiles {
+            function: "forward".into(),
+            location: None,
+            recompilations: 5,
+            compile_ms: 9000.0,
+            guard: GuardFailure::Value,
+            reason: None,
+            asked_static: false,
+            limit_step: None,
+            limit: None,
+            compiled_step_ms: None,
+            uncompiled_step_ms: None,
+        }),
     ]
 }
 
@@ -437,6 +465,12 @@ fn all_evidence_keys() -> Vec<EvidenceKey> {
         K::Environment(EnvironmentEvidence::EnvStatus {
             check: CheckId::Mig,
         }),
+        K::Compilation(CompilationEvidence::Recompilations),
+        K::Compilation(CompilationEvidence::CompileTime),
+        K::Compilation(CompilationEvidence::CompileShare),
+        K::Compilation(CompilationEvidence::LimitStep),
+        K::Compilation(CompilationEvidence::CompiledStep),
+        K::Compilation(CompilationEvidence::UncompiledStep),
     ]
 }
 
@@ -696,6 +730,10 @@ fn all_fixes() -> Vec<Fix> {
         Fix::Environment(EnvironmentFix::Environment {
             check: CheckId::PcieLink,
         }),
+        Fix::Compilation(CompilationFix::DropStaticShapes { dim: 1 }),
+        Fix::Compilation(CompilationFix::MarkDynamic { dim: 1 }),
+        Fix::Compilation(CompilationFix::StableGuardedValue),
+        Fix::Compilation(CompilationFix::FindRecompileReason),
     ]
 }
 
@@ -732,7 +770,8 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Cause::Memory(Memory::Creep { .. })
         | Cause::Memory(Memory::NearLimit { .. })
         | Cause::Memory(Memory::Fragmented { .. })
-        | Cause::Memory(Memory::HostCreep { .. }) => {}
+        | Cause::Memory(Memory::HostCreep { .. })
+        | Cause::Compilation(Compilation::Recompiles { .. }) => {}
     }
     use EvidenceKey as K;
     match k {
@@ -847,6 +886,14 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | K::Memory(MemoryEvidence::OtherProcessesMemory)
         | K::Memory(MemoryEvidence::ReservedUnusedShare)
         | K::Memory(MemoryEvidence::AllocRetries)
+        | K::Compilation(
+            CompilationEvidence::Recompilations
+            | CompilationEvidence::CompileTime
+            | CompilationEvidence::CompileShare
+            | CompilationEvidence::LimitStep
+            | CompilationEvidence::CompiledStep
+            | CompilationEvidence::UncompiledStep,
+        )
         | K::Environment(EnvironmentEvidence::EnvStatus { .. }) => {}
     }
     match f {
@@ -907,6 +954,12 @@ fn lists_name_every_variant(c: &Cause, k: &EvidenceKey, f: &Fix) {
         | Fix::MemoryBandwidth(MemoryBandwidthFix::Bf16Activations)
         | Fix::MemoryBandwidth(MemoryBandwidthFix::FusedKernels)
         | Fix::Environment(EnvironmentFix::Environment { .. })
+        | Fix::Compilation(
+            CompilationFix::DropStaticShapes { .. }
+            | CompilationFix::MarkDynamic { .. }
+            | CompilationFix::StableGuardedValue
+            | CompilationFix::FindRecompileReason,
+        )
         | Fix::Slowdown(SlowdownFix::ConstantHostWork { .. })
         | Fix::Slowdown(SlowdownFix::ConstantSampleWork)
         | Fix::Slowdown(SlowdownFix::ConstantGpuWork)

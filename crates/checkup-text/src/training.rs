@@ -160,11 +160,35 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
         if calls.iter().any(|c| c.dynamic == Some(true)) {
             how.push_str(", dynamic=True");
         }
+        if t.compile.asked_static() {
+            how.push_str(", dynamic=False");
+        }
         if let Some(g) = t.compile.graphs.filter(|g| *g > 0) {
             how.push_str(&match (l, g) {
                 (En, 1) => " · 1 graph".to_owned(),
                 (En, _) => format!(" · {g} graphs"),
                 (Zh, _) => format!(" · {g} 个图"),
+            });
+        }
+        if let (Some(n), Some(ms)) = (t.compile.compilations, t.compile.compile_ms) {
+            how.push_str(&match l {
+                En => format!(" · {n} compilations, {} s", fixed(ms / 1e3, 1)),
+                Zh => format!(" · 编译 {n} 次，共 {} 秒", fixed(ms / 1e3, 1)),
+            });
+        }
+        if let Some(n) = t.compile.recompilations.filter(|n| *n > 0) {
+            how.push_str(&match l {
+                En => format!(" · {n} recompilations"),
+                Zh => format!(" · 重新编译 {n} 次"),
+            });
+        }
+        if let Some(limit) = &t.compile.recompile_limit {
+            let function = limit.function.as_deref().unwrap_or("?");
+            how.push_str(&match (l, limit.step) {
+                (En, Some(s)) => format!(" · {function} hit the recompile limit ({}) at step {s} and ran uncompiled after", limit.value),
+                (En, None) => format!(" · {function} hit the recompile limit ({}) and ran uncompiled after", limit.value),
+                (Zh, Some(s)) => format!(" · {function} 在第 {s} 步达到重新编译上限（{}），此后未编译运行", limit.value),
+                (Zh, None) => format!(" · {function} 达到重新编译上限（{}），此后未编译运行", limit.value),
             });
         }
         how

@@ -171,7 +171,14 @@ fn whole_run(inputs: &LedgerInputs, book: &mut Book, th: &Thresholds) -> Option<
             got
         };
         let mut taken = 0.0;
-        for m in inputs.markers.iter().filter(|m| m.step == row.step) {
+        // Dynamo compiling in the first steps is their warm-up; after it, it is periodic work.
+        let compiling_warm_up = |m: &&RunMarker| warm(*i) && m.kind == MarkerKind::Compile;
+        for m in inputs
+            .markers
+            .iter()
+            .filter(|m| m.step == row.step)
+            .filter(|m| !compiling_warm_up(m))
+        {
             if let Some(ms) = m.duration_ms {
                 taken += take(book, LedgerKind::Periodic(m.kind), ms / 1e3);
             }

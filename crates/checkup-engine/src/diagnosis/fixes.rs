@@ -881,6 +881,7 @@ mod tests {
             compile: checkup_model::CompileInfo {
                 calls: vec![CompileCall::default()],
                 graphs: Some(1),
+                ..Default::default()
             },
             ..Default::default()
         }

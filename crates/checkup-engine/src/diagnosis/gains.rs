@@ -229,7 +229,7 @@ fn own_busy_part(cause: &Cause, gpu: &GpuTimeSplit) -> f64 {
 /// (each family's `reach` beside its rule, exhaustive over its fixes).
 pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
     use rules::{busy, communication, copies, data_loading, environment, launches, memory};
-    use rules::{slowdown, stalls, sync, throttling};
+    use rules::{compilation, slowdown, stalls, sync, throttling};
     match fix {
         Fix::DataLoading(f) => data_loading::reach(f, finding),
         Fix::KernelLaunch(f) => launches::reach(f, finding),
@@ -243,6 +243,7 @@ pub fn reach(fix: &Fix, finding: &Finding) -> FixReach {
         Fix::Slowdown(f) => slowdown::reach(f, finding),
         Fix::Memory(f) => memory::reach(f, finding),
         Fix::Environment(f) => environment::reach(f, finding),
+        Fix::Compilation(f) => compilation::reach(f, finding),
         Fix::Shared(f) => shared_reach(f),
     }
 }

@@ -2,7 +2,7 @@
 //! do about it.
 
 use checkup_model::{
-    Cause, Family, Finding, KernelClass, KernelLaunch, LedgerKind, Slowdown, TimeLedger,
+    Cause, Family, Finding, KernelClass, KernelLaunch, LedgerKind, MarkerKind, Slowdown, TimeLedger,
 };
 
 /// The findings that take up a part of the ledger, most fitting first.
@@ -20,6 +20,7 @@ fn families(kind: LedgerKind) -> &'static [Family] {
         LedgerKind::HostLaunchless => &[F::KernelLaunch],
         LedgerKind::SyncIdle => &[F::HostSync],
         LedgerKind::DataWait => &[F::DataLoading],
+        LedgerKind::Periodic(MarkerKind::Compile) => &[F::Compilation],
         LedgerKind::Periodic(_) => &[F::PeriodicStall],
         LedgerKind::SlowSteps => &[F::Slowdown, F::PeriodicStall],
         LedgerKind::NotExplained => &[F::GpuIdle],

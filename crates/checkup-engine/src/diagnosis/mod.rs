@@ -267,7 +267,7 @@ fn share_ev(key: EvidenceKey, share: f64, at_least: Option<f64>, source: Source)
 
 /// The rules, in the order they run: `idle` reads the lost-time findings before it,
 /// `busy` comes after them, then memory, `environment` last.
-const RULES: [Rule; 14] = [
+const RULES: [Rule; 15] = [
     rules::data_loading::rule,
     rules::copies::rule,
     rules::sync::rule,
@@ -275,6 +275,7 @@ const RULES: [Rule; 14] = [
     rules::launches::rule,
     rules::communication::rule,
     rules::stalls::rule,
+    rules::compilation::rule,
     rules::throttling::rule,
     // Before `idle`: the steps a slowdown lengthens are GPU idle it explains.
     rules::slowdown::rule,

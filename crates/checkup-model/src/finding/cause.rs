@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Communication;
+use super::{Communication, Compilation};
 use super::{
     ComputeBound, DataLoading, Environment, GpuIdle, H2dCopy, HostSync, KernelLaunch, Memory,
     MemoryBandwidth, PeriodicStall, Slowdown, Throttling,
@@ -41,11 +41,13 @@ pub enum Family {
     Slowdown,
     /// GPU memory: creeping up, close to the card's capacity, or fragmented.
     Memory,
+    /// Dynamo compiling the training's functions again and again.
+    Compilation,
 }
 
 impl Family {
     /// Every family.
-    pub const ALL: [Family; 13] = [
+    pub const ALL: [Family; 14] = [
         Family::ComputeBound,
         Family::DataLoading,
         Family::KernelLaunch,
@@ -59,6 +61,7 @@ impl Family {
         Family::Environment,
         Family::Slowdown,
         Family::Memory,
+        Family::Compilation,
     ];
 
     /// The family of a cause's kind or a finding's id (`host_sync/allocator` → `HostSync`).
@@ -83,6 +86,7 @@ impl Family {
             Family::Environment => "environment",
             Family::Slowdown => "slowdown",
             Family::Memory => "memory",
+            Family::Compilation => "compilation",
         }
     }
 
@@ -130,6 +134,8 @@ families! {
         Slowdown(Slowdown),
         /// GPU or host memory: creeping up, close to the card's capacity, or fragmented.
         Memory(Memory),
+        /// Dynamo compiling the training's functions again and again.
+        Compilation(Compilation),
     }
 }
 

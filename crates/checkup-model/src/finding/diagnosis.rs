@@ -29,8 +29,10 @@ use crate::{
 /// for are told to stop at their line (`no_collect_in_loop` with `site` and `frozen`), and a
 /// run that froze too early to freeze later (`freeze_gc` with `again_later`); 16: more
 /// workers priced at their pace range down to the pace of logical CPUs that share cores
-/// (`workers_pace` with `if_cores_shared`, `more_workers` with `host_cpus`).
-pub const DIAGNOSIS_FORMAT: u32 = 16;
+/// (`workers_pace` with `if_cores_shared`, `more_workers` with `host_cpus`); 17: the
+/// `compilation` family (`compilation/recompiles`) and the ledger's compiling part
+/// (`periodic` of `compile`).
+pub const DIAGNOSIS_FORMAT: u32 = 17;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

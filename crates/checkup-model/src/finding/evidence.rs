@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    CommunicationEvidence, ComputeBoundEvidence, DataLoadingEvidence, EnvironmentEvidence,
-    GpuIdleEvidence, H2dCopyEvidence, HostSyncEvidence, KernelLaunchEvidence,
+    CommunicationEvidence, CompilationEvidence, ComputeBoundEvidence, DataLoadingEvidence,
+    EnvironmentEvidence, GpuIdleEvidence, H2dCopyEvidence, HostSyncEvidence, KernelLaunchEvidence,
     MemoryBandwidthEvidence, MemoryEvidence, PeriodicStallEvidence, SharedEvidence,
     SlowdownEvidence, ThrottlingEvidence,
 };
@@ -40,6 +40,8 @@ by_family! {
         Memory(MemoryEvidence),
         /// The `environment` family's.
         Environment(EnvironmentEvidence),
+        /// The `compilation` family's.
+        Compilation(CompilationEvidence),
         /// Shared by several families.
         Shared(SharedEvidence),
     }

@@ -1,9 +1,9 @@
 //! Fixes: the changes a finding proposes, each with the run's own values.
 
 use super::{
-    CommunicationFix, ComputeBoundFix, DataLoadingFix, EnvironmentFix, H2dCopyFix, HostSyncFix,
-    KernelLaunchFix, MemoryBandwidthFix, MemoryFix, PeriodicStallFix, SharedFix, SlowdownFix,
-    ThrottlingFix,
+    CommunicationFix, CompilationFix, ComputeBoundFix, DataLoadingFix, EnvironmentFix, H2dCopyFix,
+    HostSyncFix, KernelLaunchFix, MemoryBandwidthFix, MemoryFix, PeriodicStallFix, SharedFix,
+    SlowdownFix, ThrottlingFix,
 };
 
 by_family! {
@@ -35,6 +35,8 @@ by_family! {
         Memory(MemoryFix),
         /// The `environment` family's.
         Environment(EnvironmentFix),
+        /// The `compilation` family's.
+        Compilation(CompilationFix),
         /// Shared by several families.
         Shared(SharedFix),
     }

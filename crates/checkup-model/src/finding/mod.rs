@@ -12,6 +12,7 @@ mod id;
 
 mod cause;
 mod communication;
+mod compilation;
 mod compute_bound;
 mod data_loading;
 mod diagnosis;
@@ -33,6 +34,7 @@ mod throttling;
 
 pub use cause::{Cause, Family};
 pub use communication::{Communication, CommunicationEvidence, CommunicationFix, ScalingFigures};
+pub use compilation::{Compilation, CompilationEvidence, CompilationFix};
 pub use compute_bound::{ComputeBound, ComputeBoundEvidence, ComputeBoundFix};
 pub use data_loading::{DataLoading, DataLoadingEvidence, DataLoadingFix};
 pub use diagnosis::{

@@ -52,6 +52,7 @@ fn colour(kind: LedgerKind) -> RGBColor {
         K::Periodic(MarkerKind::Checkpoint) => RGBColor(70, 70, 70),
         K::Periodic(MarkerKind::Eval) => RGBColor(105, 105, 105),
         K::Periodic(MarkerKind::Gc) => RGBColor(140, 140, 140),
+        K::Periodic(MarkerKind::Compile) => RGBColor(120, 95, 75),
         K::WarmUp => RGBColor(175, 175, 175),
         K::Profiler => RGBColor(205, 205, 205),
         K::SlowSteps => RGBColor(190, 50, 50),

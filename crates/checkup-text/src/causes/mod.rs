@@ -3,6 +3,7 @@
 //! family's module (`shared` words what several families quote).
 
 pub mod communication;
+pub mod compilation;
 pub mod compute_bound;
 pub mod data_loading;
 pub mod environment;

@@ -28,6 +28,10 @@ pub fn title(c: &Slowdown, l: Language) -> String {
             work: MarkerKind::EpochStart,
             ..
         } => ("Each epoch takes longer to start", "每个 epoch 启动都更久"),
+        Slowdown::PeriodicGrows {
+            work: MarkerKind::Compile,
+            ..
+        } => ("Each compilation takes longer", "每次编译都更久"),
     };
     match l {
         En => en.into(),
@@ -101,6 +105,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 MarkerKind::Checkpoint => "the checkpoint",
                 MarkerKind::Gc => "Python's full garbage collection",
                 MarkerKind::EpochStart => "the epoch's start",
+                MarkerKind::Compile => "dynamo's compilation",
             },
             fixed(*first_ms, 0),
             fixed(*last_ms, 0),
@@ -109,6 +114,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 MarkerKind::Checkpoint => "The same model saved takes the same time: what is saved grows (a history kept in the state, every earlier state), or the disk it goes to gets slower.",
                 MarkerKind::Gc => "A collection walks every Python object alive: ever more of them stay alive (outputs, losses or graphs kept in a list).",
                 MarkerKind::EpochStart => "The loader's start does more each epoch.",
+                MarkerKind::Compile => "Each compilation has more to compile: the graphs grow (a loop unrolled over inputs that get longer, a Python list traced into the graph).",
             }
         ),
         (Slowdown::PeriodicGrows { work, first_ms, last_ms, count, began_at_step }, Zh) => format!(
@@ -118,6 +124,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 MarkerKind::Checkpoint => "保存检查点",
                 MarkerKind::Gc => "Python 的完整垃圾回收",
                 MarkerKind::EpochStart => "epoch 启动",
+                MarkerKind::Compile => "dynamo 的编译",
             },
             fixed(*first_ms, 0),
             fixed(*last_ms, 0),
@@ -126,6 +133,7 @@ pub fn summary(c: &Slowdown, l: Language) -> String {
                 MarkerKind::Checkpoint => "保存同一模型耗时应当相同：保存的内容在增长（状态中保留的历史、每一个更早的状态），或写入的磁盘变慢。",
                 MarkerKind::Gc => "一次回收要遍历所有存活的 Python 对象：存活的对象越来越多（输出、损失或计算图被保存在列表里）。",
                 MarkerKind::EpochStart => "加载器每个 epoch 启动时做的工作越来越多。",
+                MarkerKind::Compile => "每次编译要编译的内容都更多：计算图在增长（对越来越长的输入展开的循环、被追踪进图里的 Python 列表）。",
             }
         ),
     }
@@ -272,6 +280,12 @@ pub fn fix(f: &SlowdownFix, l: Language) -> FixText {
                     pick(l, "one tensor, not a list of them", "一个张量，而不是张量列表")
                 )),
                 pick(l, "Each collection as fast as the first ones.", "每次回收都和最初几次一样快。"),
+            ),
+            MarkerKind::Compile => t(
+                pick(l, "Keep what is compiled the same size", "让被编译的内容保持同样大小"),
+                pick(l, "Each compilation compiles more than the one before: a Python loop over an input that grows is unrolled into the graph, or a list kept across steps is traced into it. Loop over a fixed number of items, or keep the growing part outside the compiled function.", "每次编译都比上一次编译更多的内容：对不断增长的输入的 Python 循环被展开进计算图，或跨步保留的列表被追踪进图里。循环固定数量的元素，或把增长的部分放在被编译的函数之外。"),
+                None,
+                pick(l, "Each compilation as fast as the first ones.", "每次编译都和最初几次一样快。"),
             ),
         },
     }

@@ -3,6 +3,7 @@
 pub mod allocator;
 pub mod busy;
 pub mod communication;
+pub mod compilation;
 pub mod copies;
 pub mod data_loading;
 pub mod environment;

@@ -56,7 +56,7 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
             && match m.kind {
                 MarkerKind::EpochStart => m.detail.contains("forked"),
                 MarkerKind::Gc => m.duration_ms.unwrap_or(0.0) >= 0.5 * s.excess_ms,
-                MarkerKind::Checkpoint | MarkerKind::Eval => true,
+                MarkerKind::Checkpoint | MarkerKind::Eval | MarkerKind::Compile => true,
             }
     };
     let kinds = [
@@ -64,6 +64,7 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
         MarkerKind::Checkpoint,
         MarkerKind::Eval,
         MarkerKind::Gc,
+        MarkerKind::Compile,
     ];
     let (kind, n) = kinds
         .iter()
@@ -103,8 +104,24 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
         MarkerKind::Checkpoint => PeriodicWork::Checkpoint,
         MarkerKind::Eval => PeriodicWork::Eval,
         MarkerKind::Gc => PeriodicWork::GarbageCollection,
+        // Stalls that are dynamo recompiling are the compilation finding's.
+        MarkerKind::Compile => return None,
     };
     Some((work, n))
+}
+
+/// Whether dynamo compiled in at least half the stalls.
+fn stalls_compiling(cx: &Ctx, t: &StepTiming) -> bool {
+    let compiling = t
+        .stalls
+        .iter()
+        .filter(|s| {
+            cx.markers.iter().any(|m| {
+                m.kind == MarkerKind::Compile && (s.step..s.step + s.steps).contains(&m.step)
+            })
+        })
+        .count();
+    compiling > 0 && 2 * compiling >= t.stalls.len()
 }
 
 /// What the trace shows of the stalls it holds: host read-backs when every profiled stall
@@ -153,6 +170,10 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     let period = t.stall_period_steps?;
     let seen_idle = stalls_seen_idle(cx, t);
     let gpu_busy = seen_idle.map(|s| s < cx.th.stalls_idle_share);
+    // Stalls that are dynamo recompiling are the compilation finding's, not a period's.
+    if stalls_compiling(cx, t) {
+        return None;
+    }
     let marked = stall_work(cx, t);
     // A GPU busy through the long steps is the host waiting for it, unless the probe timed
     // periodic work in them: an evaluation pass keeps the GPU busy and is a stall all the same.

@@ -198,8 +198,8 @@ struct ShortNumber {
 impl ShortNumber {
     fn value(self) -> f64 {
         const POWERS: [f64; 20] = [
-            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14,
-            1e15, 1e16, 1e17, 1e18, 1e19,
+            1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+            1e16, 1e17, 1e18, 1e19,
         ];
         let magnitude = self.digits as f64 / POWERS[self.fraction_digits];
         if self.negative {
