@@ -390,6 +390,44 @@ def counted_by_line(original, sites, kind, skip_dirs):
     return counted
 
 
+RECOMPILING = re.compile(r"Recompiling function (\S+) in (.+):(\d+)")
+LIMIT_HIT = re.compile(r"hit config\.(\w+) \((\d+)\)")
+LIMIT_FUNCTION = re.compile(r"function: '([^']+)' \((.+):(\d+)\)")
+LIMIT_REASON = re.compile(r"last reason: (.*)")
+GUARD_PREFIX = re.compile(r"^-?\s*(\[?\d+/\d+\]?:\s*)?")
+
+
+def recompile_of(message):
+    """(function, file, line, reason) of dynamo's "Recompiling function …" log message,
+    the reason its first failed guard (`tensor 'x' size mismatch at index 1. expected 64,
+    actual 72`); None for another message."""
+    m = RECOMPILING.search(message)
+    if m is None:
+        return None
+    reason = None
+    for line in message[m.end():].splitlines():
+        line = line.strip()
+        if line.startswith("- "):
+            reason = GUARD_PREFIX.sub("", line)[:200]
+            break
+    return m.group(1), m.group(2), int(m.group(3)), reason
+
+
+def recompile_limit_of(message):
+    """(limit's name, its value, function, file, line, last reason) of dynamo's warning that
+    a function hit its recompile limit and runs uncompiled from then on; None for another
+    message."""
+    m = LIMIT_HIT.search(message)
+    if m is None:
+        return None
+    f = LIMIT_FUNCTION.search(message)
+    r = LIMIT_REASON.search(message)
+    reason = GUARD_PREFIX.sub("", r.group(1).strip())[:200] if r else None
+    if f is None:
+        return m.group(1), int(m.group(2)), None, None, None, reason
+    return m.group(1), int(m.group(2)), f.group(1), f.group(2), int(f.group(3)), reason
+
+
 def write_json(path, value):
     """Replaces `path` atomically (a reader never sees half a file)."""
     with open(path + ".tmp", "w") as f:

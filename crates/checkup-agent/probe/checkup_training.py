@@ -8,6 +8,7 @@ the training computes changes, and every observer fails soft. Hooks that cost pe
 only in the watch window (the steps before the profiled ones); over the whole run the probe
 keeps counters and logs rare events.
 """
+import collections
 import gc
 import importlib
 import os
@@ -97,6 +98,116 @@ def describe_optimizer(torch, optimizer):
     }
 
 
+class CompileWatch:
+    """Each compilation dynamo makes once the training has called `torch.compile`: an
+    `events.csv` row with its step and length, and, for a recompilation, the function and
+    the guard that failed (from dynamo's `recompiles` log, enabled for the probe's handler
+    only); and whether a function hit its recompile limit, after which it runs uncompiled.
+    Each costs the probe one Python call per compilation, which takes seconds."""
+
+    RECOMPILES_KEPT = 64
+
+    def __init__(self, observer):
+        self.observer = observer
+        self.compilations = 0
+        self.compile_ms = 0.0
+        self.started = {}                  # thread -> (step, t0, detail)
+        self.recompiles = []               # (step, function, file, line, reason)
+        self.recompile_count = 0
+        self.limit = None
+
+    def install(self):
+        import logging
+        from torch._dynamo.callback import callback_handler
+        callback_handler.register_start_callback(self.on_start)
+        callback_handler.register_end_callback(self.on_end)
+        watch = self
+
+        from torch._logging._internal import log_state
+        users_own = log_state.is_artifact_enabled("recompiles")
+
+        class Recompiles(logging.Handler):
+            def emit(self, record):
+                _safe(lambda: watch.on_recompile_log(record.getMessage()))
+                if not users_own:
+                    # torch's own handlers, further up, print what the artifact logs once
+                    # it is on: the record stops here unless the user asked for it.
+                    logger = logging.getLogger(record.name)
+                    logger.propagate = False
+
+        class Limit(logging.Handler):
+            def emit(self, record):
+                _safe(lambda: watch.on_limit_log(record.getMessage()))
+
+        # Dynamo words a recompilation's failed guards only with its `recompiles` artifact
+        # on; it logs them at DEBUG to its own logger, where our handler hears them first.
+        log_state.enable_artifact("recompiles")
+        for name in list(logging.Logger.manager.loggerDict):
+            if name.endswith(".__recompiles"):
+                log = logging.getLogger(name)
+                log.addHandler(Recompiles(logging.DEBUG))
+                if not log.isEnabledFor(logging.DEBUG):
+                    log.setLevel(logging.DEBUG)
+        logging.getLogger("torch._dynamo").addHandler(Limit(logging.WARNING))
+
+    @staticmethod
+    def detail(args):
+        a = args[0] if args else None
+        words = []
+        trigger = getattr(getattr(a, "callback_trigger", None), "name", None)
+        if trigger:
+            words.append("trigger=" + str(trigger).lower())
+        cid = getattr(a, "compile_id", None)
+        if cid is not None:
+            words.append("id=" + "".join(str(cid).split()))
+        return " ".join(words)
+
+    def on_start(self, *args):
+        key = threading.get_ident()
+        if key not in self.started:
+            self.started[key] = (self.observer.tracker.step, time.time(), self.detail(args))
+
+    def on_end(self, *args):
+        s = self.started.pop(threading.get_ident(), None)
+        if s is None:
+            return
+        step, t0, detail = s
+        ms = (time.time() - t0) * 1e3
+        self.compilations += 1
+        self.compile_ms += ms
+        self.observer.events.write([step, "%.6f" % t0, "compile", detail, "%.3f" % ms])
+
+    def on_recompile_log(self, message):
+        r = P.recompile_of(message)
+        if r is None:
+            return
+        self.recompile_count += 1
+        if len(self.recompiles) < self.RECOMPILES_KEPT:
+            self.recompiles.append((self.observer.tracker.step,) + r)
+
+    def on_limit_log(self, message):
+        r = P.recompile_limit_of(message)
+        if r is None or self.limit is not None:
+            return
+        name, value, function, file, line, reason = r
+        self.limit = {"setting": name, "value": value, "function": function, "file": file,
+                      "line": line, "reason": reason, "step": self.observer.tracker.step}
+
+    def summary(self):
+        by_function = collections.OrderedDict()
+        for step, function, file, line, reason in self.recompiles:
+            r = by_function.setdefault((function, file, line), {
+                "function": function, "file": file, "line": line, "count": 0,
+                "steps": [step, step], "reasons": []})
+            r["count"] += 1
+            r["steps"][1] = step
+            if reason and reason not in r["reasons"] and len(r["reasons"]) < 3:
+                r["reasons"].append(reason)
+        return {"compilations": self.compilations, "compile_ms": round(self.compile_ms, 3),
+                "recompilations": self.recompile_count, "recompiles": list(by_function.values()),
+                "recompile_limit": self.limit}
+
+
 class Observer:
     def __init__(self, torch, tracker, events, memory, out_dir):
         self.torch = torch
@@ -108,6 +219,7 @@ class Observer:
         self.loader_index = weakref.WeakKeyDictionary()
         self.optimizers = {}               # id -> description
         self.compile_calls = []
+        self.compile_watch = None          # dynamo's compilations, from the first torch.compile
         self.graph_captures = 0
         self.graph_replays = 0
         self.backward_calls = 0
@@ -218,6 +330,9 @@ class Observer:
         observer = self
 
         def compile(*args, **kwargs):
+            if observer.compile_watch is None:
+                observer.compile_watch = CompileWatch(observer)
+                _safe(observer.compile_watch.install)
             try:
                 observer.compile_calls.append({
                     "mode": kwargs.get("mode"),
@@ -621,7 +736,8 @@ class Observer:
             "cuda_runtime": torch.version.cuda,
             "loaders": self.loaders,
             "optimizers": list(self.optimizers.values()),
-            "compile": {"calls": self.compile_calls, "graphs": graphs},
+            "compile": {"calls": self.compile_calls, "graphs": graphs,
+                        **(self.compile_watch.summary() if self.compile_watch else {})},
             "cuda_graphs": {"captures": self.graph_captures, "replays": self.graph_replays},
             "model": self.model,
             "settings": settings,

@@ -373,6 +373,31 @@ class SyncSitesTest(unittest.TestCase):
         self.assertEqual((sites.total, dict(sites.kinds[site])), (2, {"gc_collect": 2}))
 
 
+class RecompileLogTest(unittest.TestCase):
+    # As dynamo writes them (torch/_dynamo/guards.py, convert_frame.py).
+    RECOMPILING = ("Recompiling function forward in /w/lab/classifier.py:41\n"
+                   "    triggered by the following guard failure(s):\n"
+                   "    - 0/3: tensor 'tokens' size mismatch at index 1. expected 96, actual 136\n"
+                   "    - 0/2: tensor 'tokens' size mismatch at index 1. expected 120, actual 136")
+    LIMIT = ("torch._dynamo hit config.recompile_limit (8)\n"
+             "   function: 'forward' (/w/lab/classifier.py:41)\n"
+             "   last reason: 0/7: tensor 'tokens' size mismatch at index 1. expected 64, actual 88\n"
+             'To log all recompilation reasons, use TORCH_LOGS="recompiles".\n'
+             "To diagnose recompilation issues, see https://pytorch.org/docs/main/torch.compiler_troubleshooting.html")
+
+    def test_a_recompilation_is_read_as_its_function_and_first_failed_guard(self):
+        self.assertEqual(P.recompile_of(self.RECOMPILING),
+                         ("forward", "/w/lab/classifier.py", 41,
+                          "tensor 'tokens' size mismatch at index 1. expected 96, actual 136"))
+        self.assertIsNone(P.recompile_of("torchdynamo start compiling forward"))
+
+    def test_the_recompile_limit_is_read_with_its_function_and_last_reason(self):
+        self.assertEqual(P.recompile_limit_of(self.LIMIT),
+                         ("recompile_limit", 8, "forward", "/w/lab/classifier.py", 41,
+                          "tensor 'tokens' size mismatch at index 1. expected 64, actual 88"))
+        self.assertIsNone(P.recompile_limit_of(self.RECOMPILING))
+
+
 class FilesTest(unittest.TestCase):
     def test_progress_file_tells_steps_done_and_window_state(self):
         with tempfile.TemporaryDirectory() as d:
