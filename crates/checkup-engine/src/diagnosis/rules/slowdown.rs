@@ -261,7 +261,19 @@ const MIN_PERIODIC_RUNS: usize = 6;
 /// data already follows.
 fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     let th = cx.th;
-    let marked: Vec<&RunMarker> = cx.markers.iter().filter(|m| m.kind == kind).collect();
+    // Work in the warm-up steps is the start's (a compiler's collections of what it
+    // builds), not the loop's.
+    let first_step = cx
+        .timing
+        .and_then(|t| cx.a.charts.steps.iter().find(|s| s.rank == t.rank))
+        .and_then(|s| s.step.first().copied())
+        .unwrap_or(0);
+    let steady_from = first_step + cx.timing.map_or(0, |t| t.warmup_steps);
+    let marked: Vec<&RunMarker> = cx
+        .markers
+        .iter()
+        .filter(|m| m.kind == kind && m.step >= steady_from)
+        .collect();
     // A write in the background costs the loop only what it waits for, which the stall
     // finding prices; and checkpoints of one size that take longer are the disk slowing,
     // not a state that grows: "save the same state" would ask for what the run does.
