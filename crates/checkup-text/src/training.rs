@@ -161,7 +161,7 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
             how.push_str(", dynamic=True");
         }
         if t.compile.asked_static() {
-            how.push_str(", dynamic=False");
+            how.push_str(", `dynamic=False`");
         }
         if let Some(g) = t.compile.graphs.filter(|g| *g > 0) {
             how.push_str(&match (l, g) {

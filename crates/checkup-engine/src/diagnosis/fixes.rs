@@ -31,6 +31,9 @@ pub struct RunSettings {
     pub compiled: Option<Option<String>>,
     /// Whether the training replays CUDA graphs already.
     pub cuda_graphs: bool,
+    /// Whether a compiled function hit dynamo's recompile limit and runs uncompiled: another
+    /// compile mode would recompile and fall back the same way.
+    pub recompile_limit_hit: bool,
     /// Convolutions with 4-d inputs seen in the forward, and how many ran channels_last.
     pub convolutions: Option<(u64, u64)>,
     /// Checkpoint writes the probe saw over the run (`Some(0)`: watched, none written).
@@ -114,6 +117,7 @@ impl RunSettings {
                 .or(code.compiled().then_some(None)),
             cuda_graphs: training.is_some_and(|t| t.cuda_graphs.replays > 0)
                 || code.graph_launches > 0,
+            recompile_limit_hit: training.is_some_and(|t| t.compile.recompile_limit.is_some()),
             convolutions: training.and_then(TrainingContext::convolutions),
             checkpoints_seen: training.map(|t| t.markers.checkpoints),
             gc_frozen: training
@@ -243,13 +247,19 @@ pub fn cpu_contention() -> Vec<Fix> {
     ]
 }
 
-/// Fewer, bigger launches: compile (or, compiled already, capture CUDA graphs), a
-/// multi-tensor optimizer where the step runs one kernel per parameter, bigger kernels.
+/// Fewer, bigger launches: compile (or, compiled already, capture CUDA graphs, unless the
+/// compiled function hit its recompile limit: the compilation finding's fix keeps it
+/// compiled), a multi-tensor optimizer where the step runs one kernel per parameter,
+/// bigger kernels.
 pub fn kernel_launch(run: &RunSettings) -> Vec<Fix> {
     let mut out = Vec::new();
     match &run.compiled {
         None => out.push(Fix::KernelLaunch(KernelLaunchFix::CompileFuseKernels)),
-        Some(mode) if !run.cuda_graphs && mode.as_deref() != Some("reduce-overhead") => {
+        Some(mode)
+            if !run.cuda_graphs
+                && !run.recompile_limit_hit
+                && mode.as_deref() != Some("reduce-overhead") =>
+        {
             out.push(Fix::KernelLaunch(KernelLaunchFix::ReduceOverhead {
                 current_mode: mode.clone(),
             }))

@@ -15,7 +15,14 @@ pub fn rank_findings(mut findings: Vec<Finding>, th: &Thresholds) -> Vec<Finding
             || f.family().is_busy_verdict()
             || f.severity >= Severity::Minor
     });
-    findings.sort_by(|a, b| b.share.total_cmp(&a.share));
+    // At an equal share, recompilations come before the launch wait they are priced by:
+    // a function past its recompile limit launches uncompiled, the cause of that wait.
+    let cause_first = |f: &Finding| f.family() == Family::Compilation;
+    findings.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then_with(|| cause_first(b).cmp(&cause_first(a)))
+    });
     // A straggler is a symptom of the slow rank, whose own finding leads; unless the slow
     // rank's extra work is the cause (its fix evens the work out).
     let lost = findings.iter().position(|f| {

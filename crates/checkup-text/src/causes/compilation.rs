@@ -48,24 +48,33 @@ pub fn summary(c: &Compilation, l: Language) -> String {
     let seconds = fixed(compile_ms / 1e3, 1);
     let mut out = match (l, reason) {
         (En, Some(r)) => format!(
-            "Dynamo compiled `{function}`{at} again {recompilations} times; the first failed guard: `{r}`. The compilations after the warm-up took {seconds} s."
+            "Dynamo compiled `{function}`{at} again {recompilations} times; the first failed guard: `{r}`."
         ),
-        (En, None) => format!(
-            "Dynamo compiled `{function}`{at} again {recompilations} times; the compilations after the warm-up took {seconds} s."
-        ),
+        (En, None) => format!("Dynamo compiled `{function}`{at} again {recompilations} times."),
         (Zh, Some(r)) => format!(
-            "Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次；第一个失败的守卫：`{r}`。预热之后的编译共耗时 {seconds} 秒。"
+            "Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次；第一个失败的守卫：`{r}`。"
         ),
-        (Zh, None) => format!(
-            "Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次；预热之后的编译共耗时 {seconds} 秒。"
-        ),
+        (Zh, None) => format!("Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次。"),
     };
+    // Under a twentieth of a second is none: every compilation fell in the warm-up.
+    out.push_str(&match (l, *compile_ms >= 50.0) {
+        (En, true) => format!(" The compilations after the warm-up took {seconds} s."),
+        (En, false) => " All of them fell in the warm-up steps.".to_owned(),
+        (Zh, true) => format!("预热之后的编译共耗时 {seconds} 秒。"),
+        (Zh, false) => "它们全部发生在预热步骤中。".to_owned(),
+    });
     if let Some(step) = limit_step {
         let limit = limit.map(|n| n.to_string()).unwrap_or_else(|| "?".into());
         out.push_str(&match l {
             En => format!(" At step {step} it hit the recompile limit ({limit}): from then on it ran uncompiled."),
             Zh => format!("在第 {step} 步它达到了重新编译上限（{limit}）：此后以未编译方式运行。"),
         });
+        if compiled_step_ms.is_none() {
+            out.push_str(match l {
+                En => " No step ran compiled between the compilations to compare with: compiled, an uncompiled step's kernels fuse and the wait for their launches goes, which the gain counts.",
+                Zh => "编译之间没有以编译状态运行的步骤可供比较：编译后，未编译步骤的内核会被融合，等待其发射的时间随之消失，收益按此计算。",
+            });
+        }
         if let (Some(c), Some(u)) = (compiled_step_ms, uncompiled_step_ms) {
             out.push_str(&match l {
                 En => format!(

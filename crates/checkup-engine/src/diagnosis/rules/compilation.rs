@@ -5,8 +5,8 @@
 //! the compiled steps measured before it.
 
 use checkup_model::{
-    Cause, Compilation, CompilationEvidence, CompilationFix, EvidenceKey as K, Finding, Fix,
-    FixReach, GuardFailure, MarkerKind, Source, StepSeries, Unit,
+    Cause, Compilation, CompilationEvidence, CompilationFix, EvidenceKey as K, Family, Finding,
+    Fix, FixReach, GuardFailure, MarkerKind, Source, StepSeries, Unit,
 };
 
 use crate::analysis::stats::median;
@@ -16,8 +16,8 @@ use crate::thresholds::confidence;
 /// Steps needed on each side of the recompile limit to compare compiled with uncompiled.
 const MIN_STEPS_EACH_SIDE: usize = 3;
 
-pub fn rule(cx: &Ctx, _: &[Finding]) -> Outcome {
-    finding(cx).into()
+pub fn rule(cx: &Ctx, earlier: &[Finding]) -> Outcome {
+    finding(cx, earlier).into()
 }
 
 /// Compiled and uncompiled step medians around the step `limit_step`, each from steps past
@@ -42,7 +42,16 @@ fn around_limit(
     Some((ms(&before), ms(&after), after.len() as u64))
 }
 
-fn finding(cx: &Ctx) -> Option<Finding> {
+/// The launch wait a compiled function takes away: an uncompiled model launches each of
+/// its kernels from Python, which the launch finding measured.
+fn launch_share(earlier: &[Finding]) -> Option<f64> {
+    earlier
+        .iter()
+        .find(|f| f.family() == Family::KernelLaunch)
+        .map(|f| f.share)
+}
+
+fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
     let compile = &cx.training?.compile;
     let recompilations = compile.recompilations.unwrap_or(0);
     let limit = compile.recompile_limit.as_ref();
@@ -71,7 +80,10 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         .filter_map(|m| m.duration_ms)
         .sum();
     // The profiled steps' host side is the profiler's; the steps before them are not.
-    let profiled = |step: u64| t.profiled_steps.is_some_and(|(a, b)| (a..=b).contains(&step));
+    let profiled = |step: u64| {
+        t.profiled_steps
+            .is_some_and(|(a, b)| (a..=b).contains(&step))
+    };
     let left_out = |step: u64| profiled(step) || compiles().any(|m| m.step == step);
     let limit_step = limit.and_then(|l| l.step);
     let around = limit_step.and_then(|s| around_limit(series, s, &left_out));
@@ -83,15 +95,21 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     if steady_ms <= 0.0 {
         return None;
     }
-    let share = ((in_mean_ms + uncompiled_excess_ms) / steady_ms).clamp(0.0, 1.0);
+    // Past the limit with no compiled step to compare: every steady step ran uncompiled,
+    // and compiled, the launch wait goes.
+    let uncompiled_share = match (limit_step, around) {
+        (Some(s), None) if s <= steady_from => launch_share(earlier).unwrap_or(0.0),
+        _ => 0.0,
+    };
+    let share =
+        ((in_mean_ms + uncompiled_excess_ms) / steady_ms + uncompiled_share).clamp(0.0, 1.0);
     // The compilations' share of the whole run, as its ledger counts it.
-    let run_ms = cx
-        .a
-        .ledgers
-        .get(&t.rank)
-        .map(|l| l.total_s * 1e3)
-        .filter(|ms| *ms > 0.0)
-        .unwrap_or(steady_ms);
+    let run_ms =
+        cx.a.ledgers
+            .get(&t.rank)
+            .map(|l| l.total_s * 1e3)
+            .filter(|ms| *ms > 0.0)
+            .unwrap_or(steady_ms);
     let most = compile.most_recompiled();
     let reason = most
         .and_then(|r| r.reasons.first().cloned())
@@ -296,7 +314,7 @@ mod tests {
     #[test]
     fn lengths_recompiled_under_dynamic_false_cost_their_compilations_and_the_uncompiled_steps() {
         let fx = classifier(Some(false), LENGTH, true);
-        let f = finding(&fx.cx()).unwrap();
+        let f = finding(&fx.cx(), &[]).unwrap();
         let Cause::Compilation(Compilation::Recompiles {
             location,
             compile_ms,
@@ -343,7 +361,7 @@ mod tests {
             detail: String::new(),
             duration_ms: Some(10.0),
         }));
-        let f = finding(&fx.cx()).unwrap();
+        let f = finding(&fx.cx(), &[]).unwrap();
         let Cause::Compilation(Compilation::Recompiles {
             compile_ms,
             compiled_step_ms,
@@ -360,7 +378,7 @@ mod tests {
     #[test]
     fn the_fix_follows_the_guard_that_failed() {
         let first = |dynamic, reason| {
-            finding(&classifier(dynamic, reason, false).cx())
+            finding(&classifier(dynamic, reason, false).cx(), &[])
                 .unwrap()
                 .fixes[0]
                 .clone()
@@ -388,6 +406,6 @@ mod tests {
         let t = fx.a.training.get_mut(&0).unwrap();
         t.compile.recompilations = Some(0);
         t.compile.recompiles.clear();
-        assert!(finding(&fx.cx()).is_none());
+        assert!(finding(&fx.cx(), &[]).is_none());
     }
 }
