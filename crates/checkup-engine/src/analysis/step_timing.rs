@@ -336,7 +336,8 @@ fn stall_period(stalls: &[Stall], th: &Thresholds) -> Option<f64> {
     }
     let spacing: Vec<f64> = stalls
         .windows(2)
-        .map(|w| (w[1].step - w[0].step) as f64)
+        // Step numbers come from the input: out of order, they are no spacing.
+        .map(|w| w[1].step.saturating_sub(w[0].step) as f64)
         .collect();
     let m = mean(&spacing)?;
     let var = spacing.iter().map(|s| (s - m).powi(2)).sum::<f64>() / spacing.len() as f64;
@@ -346,6 +347,20 @@ fn stall_period(stalls: &[Stall], th: &Thresholds) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stalls_out_of_step_order_have_no_period_and_no_overflow() {
+        // Step numbers come from the file: a fuzzed steps.csv put a stall before the last.
+        let stall = |step| Stall {
+            step,
+            steps: 1,
+            t_start: 0.0,
+            duration_ms: 100.0,
+            excess_ms: 90.0,
+        };
+        let stalls: Vec<Stall> = [40, 80, 20, 120].map(stall).to_vec();
+        assert_eq!(stall_period(&stalls, &Thresholds::default()), None);
+    }
 
     fn run(durations_ms: &[f64]) -> Vec<StepRecord> {
         let mut t = 1000.0;

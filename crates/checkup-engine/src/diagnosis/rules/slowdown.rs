@@ -268,7 +268,7 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
         .and_then(|t| cx.a.charts.steps.iter().find(|s| s.rank == t.rank))
         .and_then(|s| s.step.first().copied())
         .unwrap_or(0);
-    let steady_from = first_step + cx.timing.map_or(0, |t| t.warmup_steps);
+    let steady_from = first_step.saturating_add(cx.timing.map_or(0, |t| t.warmup_steps));
     let marked: Vec<&RunMarker> = cx
         .markers
         .iter()

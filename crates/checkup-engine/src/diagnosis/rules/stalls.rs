@@ -52,7 +52,7 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
             let end = m.t + m.duration_ms.unwrap_or(0.0) / 1e3;
             return m.t < s.t_start + s.duration_ms / 1e3 && end > s.t_start;
         }
-        (s.step..s.step + s.steps).contains(&m.step)
+        (s.step..s.step.saturating_add(s.steps)).contains(&m.step)
             && match m.kind {
                 MarkerKind::EpochStart => m.detail.contains("forked"),
                 MarkerKind::Gc => m.duration_ms.unwrap_or(0.0) >= 0.5 * s.excess_ms,
@@ -117,7 +117,8 @@ fn stalls_compiling(cx: &Ctx, t: &StepTiming) -> bool {
         .iter()
         .filter(|s| {
             cx.markers.iter().any(|m| {
-                m.kind == MarkerKind::Compile && (s.step..s.step + s.steps).contains(&m.step)
+                m.kind == MarkerKind::Compile
+                    && (s.step..s.step.saturating_add(s.steps)).contains(&m.step)
             })
         })
         .count();

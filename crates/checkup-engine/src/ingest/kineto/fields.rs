@@ -413,12 +413,13 @@ impl<'a> Bytes<'a> {
         let (mut digits, mut fraction_digits, mut value) = (0usize, 0usize, 0u64);
         let int_start = i;
         while let Some(d) = rest.get(i).filter(|b| b.is_ascii_digit()) {
+            // A 20th digit could overflow the integer: such a number is the parser's.
+            if digits == 19 {
+                return None;
+            }
             value = value * 10 + u64::from(d - b'0');
             digits += 1;
             i += 1;
-            if digits > 19 {
-                return None;
-            }
         }
         // JSON: digits before any point, and no leading zero before more digits.
         if digits == 0 || (rest[int_start] == b'0' && digits > 1) {
@@ -427,13 +428,13 @@ impl<'a> Bytes<'a> {
         if rest.get(i) == Some(&b'.') {
             i += 1;
             while let Some(d) = rest.get(i).filter(|b| b.is_ascii_digit()) {
+                if digits == 19 {
+                    return None;
+                }
                 value = value * 10 + u64::from(d - b'0');
                 digits += 1;
                 fraction_digits += 1;
                 i += 1;
-                if digits > 19 {
-                    return None;
-                }
             }
             if fraction_digits == 0 {
                 return None;
@@ -655,6 +656,9 @@ mod tests {
             "900719925474099.3",
             "1.0000000000000000001",
             "12345678901234567890",
+            // Twenty digits past u64: left to the parser, never multiplied out.
+            "99999999999999999999",
+            "9999999999999999999.9",
             "1e3",
             "01",
             "1.",
