@@ -80,6 +80,22 @@ impl From<Option<Finding>> for Outcome {
 pub type Rule = fn(&Ctx, &[Finding]) -> Outcome;
 
 impl<'a> Ctx<'a> {
+    /// The diagnosed rank's step series, when its steps were timed.
+    pub fn step_series(&self) -> Option<&'a checkup_model::StepSeries> {
+        let rank = self.timing?.rank;
+        self.a.charts.steps.iter().find(|s| s.rank == rank)
+    }
+
+    /// The first step after the warm-up (0 when no steps were timed): work before it is
+    /// the run's start, not its loop's.
+    pub fn first_steady_step(&self) -> u64 {
+        let first = self
+            .step_series()
+            .and_then(|s| s.step.first().copied())
+            .unwrap_or(0);
+        first.saturating_add(self.timing.map_or(0, |t| t.warmup_steps))
+    }
+
     /// The diagnosed rank's step time over the run in tenths (rank 0's when no steps were
     /// timed on a rank of its own).
     pub fn step_trend(&self) -> Option<&'a crate::analysis::trends::StepTrend> {

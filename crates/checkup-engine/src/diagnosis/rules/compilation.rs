@@ -59,9 +59,8 @@ fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
         return None;
     }
     let t = cx.timing?;
-    let series = cx.a.charts.steps.iter().find(|s| s.rank == t.rank)?;
-    let first = *series.step.first()?;
-    let steady_from = first.saturating_add(t.warmup_steps);
+    let series = cx.step_series()?;
+    let steady_from = cx.first_steady_step();
     let near_profiler = |step: u64| {
         t.profiled_steps.is_some_and(|(a, b)| {
             step.saturating_add(cx.th.profiler_margin_steps) >= a && step <= b.saturating_add(1)

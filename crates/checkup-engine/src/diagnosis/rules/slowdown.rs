@@ -263,12 +263,7 @@ fn periodic_finding(cx: &Ctx, kind: MarkerKind) -> Option<Finding> {
     let th = cx.th;
     // Work in the warm-up steps is the start's (a compiler's collections of what it
     // builds), not the loop's.
-    let first_step = cx
-        .timing
-        .and_then(|t| cx.a.charts.steps.iter().find(|s| s.rank == t.rank))
-        .and_then(|s| s.step.first().copied())
-        .unwrap_or(0);
-    let steady_from = first_step.saturating_add(cx.timing.map_or(0, |t| t.warmup_steps));
+    let steady_from = cx.first_steady_step();
     let marked: Vec<&RunMarker> = cx
         .markers
         .iter()

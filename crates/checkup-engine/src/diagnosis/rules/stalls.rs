@@ -37,28 +37,38 @@ fn stalls_seen_idle(cx: &Ctx, t: &StepTiming) -> Option<f64> {
     (checked > 0).then(|| idle as f64 / checked as f64)
 }
 
+/// Whether marker `m` falls in stall `s`. A garbage collection counts only when it took at
+/// least half the stall's excess; an epoch start only when it started workers (a
+/// persistent loader's new epoch costs nothing).
+fn in_stall(m: &RunMarker, s: &checkup_model::Stall) -> bool {
+    // A background write began steps before the save that waits for it: it counts when
+    // it was still being written during the stall.
+    if m.is_background_write() {
+        let end = m.t + m.duration_ms.unwrap_or(0.0) / 1e3;
+        return m.t < s.t_start + s.duration_ms / 1e3 && end > s.t_start;
+    }
+    (s.step..s.step.saturating_add(s.steps)).contains(&m.step)
+        && match m.kind {
+            MarkerKind::EpochStart => m.detail.contains("forked"),
+            MarkerKind::Gc => m.duration_ms.unwrap_or(0.0) >= 0.5 * s.excess_ms,
+            MarkerKind::Checkpoint | MarkerKind::Eval | MarkerKind::Compile => true,
+        }
+}
+
+/// The stalls in which the probe marked work of `kind`.
+fn stalls_marked(cx: &Ctx, t: &StepTiming, kind: MarkerKind) -> usize {
+    t.stalls
+        .iter()
+        .filter(|s| cx.markers.iter().any(|m| m.kind == kind && in_stall(m, s)))
+        .count()
+}
+
 /// What the probe's markers show in the stalled steps: the kind of periodic work marked in
-/// the most of them, if that is at least half, with how many. A garbage collection counts
-/// only when it took at least half the stall's excess; an epoch start only when it started
-/// workers (a persistent loader's new epoch costs nothing).
+/// the most of them, if that is at least half, with how many.
 fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
     if cx.markers.is_empty() || t.stalls.is_empty() {
         return None;
     }
-    let in_stall = |m: &RunMarker, s: &checkup_model::Stall| {
-        // A background write began steps before the save that waits for it: it counts when
-        // it was still being written during the stall.
-        if m.is_background_write() {
-            let end = m.t + m.duration_ms.unwrap_or(0.0) / 1e3;
-            return m.t < s.t_start + s.duration_ms / 1e3 && end > s.t_start;
-        }
-        (s.step..s.step.saturating_add(s.steps)).contains(&m.step)
-            && match m.kind {
-                MarkerKind::EpochStart => m.detail.contains("forked"),
-                MarkerKind::Gc => m.duration_ms.unwrap_or(0.0) >= 0.5 * s.excess_ms,
-                MarkerKind::Checkpoint | MarkerKind::Eval | MarkerKind::Compile => true,
-            }
-    };
     let kinds = [
         MarkerKind::EpochStart,
         MarkerKind::Checkpoint,
@@ -68,14 +78,7 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
     ];
     let (kind, n) = kinds
         .iter()
-        .map(|k| {
-            let n = t
-                .stalls
-                .iter()
-                .filter(|s| cx.markers.iter().any(|m| m.kind == *k && in_stall(m, s)))
-                .count();
-            (*k, n)
-        })
+        .map(|k| (*k, stalls_marked(cx, t, *k)))
         .max_by_key(|(_, n)| *n)?;
     if n == 0 || 2 * n < t.stalls.len() {
         return None;
@@ -112,16 +115,7 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
 
 /// Whether dynamo compiled in at least half the stalls.
 fn stalls_compiling(cx: &Ctx, t: &StepTiming) -> bool {
-    let compiling = t
-        .stalls
-        .iter()
-        .filter(|s| {
-            cx.markers.iter().any(|m| {
-                m.kind == MarkerKind::Compile
-                    && (s.step..s.step.saturating_add(s.steps)).contains(&m.step)
-            })
-        })
-        .count();
+    let compiling = stalls_marked(cx, t, MarkerKind::Compile);
     compiling > 0 && 2 * compiling >= t.stalls.len()
 }
 
