@@ -81,14 +81,7 @@ impl LeasedMap {
 
 impl Read for LeasedMap {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let window = self.fill_buf()?;
-            let n = window.len().min(out.len());
-            out[..n].copy_from_slice(&window[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        super::threaded_reader::read_from_buf(self, out)
     }
 }
 

@@ -42,14 +42,7 @@ impl ThreadedReader {
 
 impl Read for ThreadedReader {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let buf = self.fill_buf()?;
-            let n = buf.len().min(out.len());
-            out[..n].copy_from_slice(&buf[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
+        read_from_buf(self, out)
     }
 }
 
@@ -76,6 +69,18 @@ impl BufRead for ThreadedReader {
     fn consume(&mut self, n: usize) {
         self.pos += n;
     }
+}
+
+/// `Read::read` for a reader whose own buffer is the data: a copy out of `fill_buf`.
+pub(super) fn read_from_buf(r: &mut impl BufRead, out: &mut [u8]) -> std::io::Result<usize> {
+    let n = {
+        let buf = r.fill_buf()?;
+        let n = buf.len().min(out.len());
+        out[..n].copy_from_slice(&buf[..n]);
+        n
+    };
+    r.consume(n);
+    Ok(n)
 }
 
 pub(super) fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
