@@ -17,7 +17,7 @@ use checkup_model::{
 };
 
 use crate::analysis::stats::median;
-use crate::analysis::step_timing::BackgroundWrite;
+use crate::analysis::step_timing::{near_profiler, BackgroundWrite};
 use crate::thresholds::Thresholds;
 
 /// What the ledger of one rank is made from.
@@ -109,10 +109,7 @@ impl Book {
 /// The steps' time, each step a typical one and what it took beyond.
 fn whole_run(inputs: &LedgerInputs, book: &mut Book, th: &Thresholds) -> Option<()> {
     let rows = inputs.rows;
-    let profiled = inputs
-        .profiled
-        .map(|(a, b)| (a.saturating_sub(th.profiler_margin_steps), b + 1));
-    let is_profiled = |step: u64| profiled.is_some_and(|(a, b)| (a..=b).contains(&step));
+    let is_profiled = |step: u64| near_profiler(inputs.profiled, th.profiler_margin_steps, step);
     // Each step's wall time: from its start to the next one's.
     let steps: Vec<(usize, &StepRecord, f64)> = rows
         .windows(2)

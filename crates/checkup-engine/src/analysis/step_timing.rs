@@ -65,16 +65,11 @@ pub fn analyze_steps(
         .map(|w| (w[0].step, (w[1].t_start - w[0].t_start) * 1e3))
         .collect();
     let warmup = warmup_len(&durations, th);
-    let near_profiler = |step: u64| {
-        // Step numbers come from the input: saturate rather than overflow.
-        profiled.is_some_and(|(a, b)| {
-            step.saturating_add(th.profiler_margin_steps) >= a && step <= b.saturating_add(1)
-        })
-    };
+    let profiler_slowed = |step: u64| near_profiler(profiled, th.profiler_margin_steps, step);
     let steady: Vec<(u64, f64)> = durations[warmup..].to_vec();
     let clean: Vec<f64> = steady
         .iter()
-        .filter(|(s, _)| !near_profiler(*s))
+        .filter(|(s, _)| !profiler_slowed(*s))
         .map(|(_, d)| *d)
         .collect();
     let median_step = median(&clean);
@@ -108,7 +103,8 @@ pub fn analyze_steps(
             // A slow step spent waiting for its batch is the input pipeline (workers taking
             // turns), which the data-loading finding accounts for, not a stall.
             let waited = by_step.get(&step).map_or(0.0, |s| s.data_wait_ms);
-            if d > th.stall_factor * median_step && !near_profiler(step) && waited < 0.5 * excess {
+            if d > th.stall_factor * median_step && !profiler_slowed(step) && waited < 0.5 * excess
+            {
                 let t_start = by_step.get(&step).map_or(0.0, |s| s.t_start);
                 let in_a_row = last_slow.is_some_and(|s| s + 1 == step);
                 last_slow = Some(step);
@@ -135,12 +131,14 @@ pub fn analyze_steps(
     }
     let period = stall_period(&stalls, th);
     // Isolated slow steps are kept in the mean (they are real time); a periodic pattern too.
-    let steady_clean: Vec<&(u64, f64)> =
-        steady.iter().filter(|(s, _)| !near_profiler(*s)).collect();
+    let steady_clean: Vec<&(u64, f64)> = steady
+        .iter()
+        .filter(|(s, _)| !profiler_slowed(*s))
+        .collect();
     let total_ms: f64 = steady_clean.iter().map(|(_, d)| d).sum();
     let steady_set: Vec<&StepRecord> = steps[warmup..steps.len() - 1]
         .iter()
-        .filter(|s| !near_profiler(s.step))
+        .filter(|s| !profiler_slowed(s.step))
         .collect();
     let data_wait: Vec<f64> = steady_set.iter().map(|s| s.data_wait_ms).collect();
     let launch: Vec<f64> = steady_set.iter().map(|s| s.launch_ms).collect();
@@ -267,6 +265,13 @@ fn epoch_start_idle(idle: &[(u64, u64, f64)], epoch_starts: &[u64]) -> Option<Ep
         epochs: starts.len() as u32,
         idle_ms,
     })
+}
+
+/// Whether `step` is one of the `profiled` steps, the one after them, or one of the
+/// `margin` before them: steps the checkup's profiler slowed, left out of step timings.
+pub fn near_profiler(profiled: Option<(u64, u64)>, margin: u64, step: u64) -> bool {
+    // Step numbers come from the input: saturate rather than overflow.
+    profiled.is_some_and(|(a, b)| step.saturating_add(margin) >= a && step <= b.saturating_add(1))
 }
 
 /// Step 0 always holds first-call work; after it, leading steps slower than

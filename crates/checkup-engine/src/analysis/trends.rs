@@ -5,6 +5,7 @@
 use checkup_model::{HostSample, MemorySample, NvmlSample, StepRecord};
 
 use crate::analysis::stats::median;
+use crate::analysis::step_timing::near_profiler;
 use crate::thresholds::Thresholds;
 
 /// One tenth of a run's timed steps.
@@ -67,10 +68,9 @@ fn steps_outside(
     profiled: Option<(u64, u64)>,
     margin: u64,
 ) -> impl Iterator<Item = (&StepRecord, f64)> {
-    let profiled = profiled.map(|(a, b)| (a.saturating_sub(margin), b + 1));
     rows.windows(2)
         .skip(warmup as usize)
-        .filter(move |w| !profiled.is_some_and(|(a, b)| (a..=b).contains(&w[0].step)))
+        .filter(move |w| !near_profiler(profiled, margin, w[0].step))
         .map(|w| (&w[0], (w[1].t_start - w[0].t_start) * 1e3))
         .filter(|(_, ms)| ms.is_finite() && *ms >= 0.0)
 }

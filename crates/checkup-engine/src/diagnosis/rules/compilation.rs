@@ -10,6 +10,7 @@ use checkup_model::{
 };
 
 use crate::analysis::stats::median;
+use crate::analysis::step_timing::near_profiler;
 use crate::diagnosis::{ev, share_ev, Ctx, Outcome};
 use crate::thresholds::confidence;
 
@@ -61,11 +62,8 @@ fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
     let t = cx.timing?;
     let series = cx.step_series()?;
     let steady_from = cx.first_steady_step();
-    let near_profiler = |step: u64| {
-        t.profiled_steps.is_some_and(|(a, b)| {
-            step.saturating_add(cx.th.profiler_margin_steps) >= a && step <= b.saturating_add(1)
-        })
-    };
+    let profiler_slowed =
+        |step: u64| near_profiler(t.profiled_steps, cx.th.profiler_margin_steps, step);
     let compiles = || {
         cx.markers
             .iter()
@@ -75,7 +73,7 @@ fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
     // in the steps the mean step is measured over, which the gain removes from it.
     let compile_ms: f64 = compiles().filter_map(|m| m.duration_ms).sum();
     let in_mean_ms: f64 = compiles()
-        .filter(|m| !near_profiler(m.step))
+        .filter(|m| !profiler_slowed(m.step))
         .filter_map(|m| m.duration_ms)
         .sum();
     // The profiled steps' host side is the profiler's; the steps before them are not.
