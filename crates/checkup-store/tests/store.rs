@@ -339,7 +339,7 @@ async fn a_database_path_with_url_characters_is_the_file_it_names() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("runs?mode=ro %41 #1/checkups.db");
     let store = Store::open(&path).await.unwrap();
-    drop(store);
+    store.close().await;
     assert!(path.is_file(), "{}", path.display());
     Store::open(&path).await.unwrap();
 }
@@ -393,6 +393,9 @@ async fn a_database_a_newer_version_wrote_is_shown_read_only_and_left_unchanged(
             })
             .await
             .unwrap();
+        // Closed, not dropped: a dropped pool closes its connections in the background, and
+        // the last one's WAL checkpoint could then rewrite the file after `before` is read.
+        store.close().await;
     }
     // A migration this build does not know, as a newer version would have applied.
     let pool = sqlx::sqlite::SqlitePoolOptions::new()
@@ -421,7 +424,7 @@ async fn a_database_a_newer_version_wrote_is_shown_read_only_and_left_unchanged(
     assert_eq!(list[0].title, "from before");
     // Read-only: a write is refused and the file stays as it was.
     assert!(store.create(&NewCheckup::default()).await.is_err());
-    drop(store);
+    store.close().await;
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
 
@@ -429,7 +432,7 @@ async fn a_database_a_newer_version_wrote_is_shown_read_only_and_left_unchanged(
 async fn a_database_another_program_holds_locked_is_left_alone_for_a_temporary_one() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("checkups.db");
-    drop(Store::open(&path).await.unwrap());
+    Store::open(&path).await.unwrap().close().await;
     // Another program takes the database for itself (exclusive locking mode, a write).
     let mut other = sqlx::ConnectOptions::connect(
         &sqlx::sqlite::SqliteConnectOptions::new()
