@@ -22,23 +22,30 @@ trap 'status=$?; [ $status -eq 0 ] || { echo "test.sh failed; time per phase unt
 phase "setup (installs what is missing)" ./scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 phase "format" cargo fmt --all --check
-phase "wasm builds of the shared crates" cargo build -p checkup-model -p checkup-text --target wasm32-unknown-unknown
+# The UI (release wasm); its build compiles the shared model and catalogue for wasm32 too.
 phase "UI (wasm, release)" ./scripts/build-frontend.sh
-# After the UI's build: the shell's build reads frontend/dist.
-phase "clippy" cargo clippy --workspace --all-targets -- -D warnings
+# After the UI's build: the shell's build reads frontend/dist. The UI runs as WebAssembly
+# only and has no native tests, so it is linted, documented and built for wasm32 alone (its
+# native build was Leptos and web-sys compiled for nothing).
+phase "clippy" cargo clippy --workspace --exclude checkup-frontend --all-targets -- -D warnings
 phase "clippy (UI, wasm)" cargo clippy -p checkup-frontend --target wasm32-unknown-unknown -- -D warnings
-# The API docs build without a warning (broken or private links).
-RUSTDOCFLAGS="-D warnings" phase "rustdoc" cargo doc --no-deps --workspace --quiet
+# The API docs build without a warning (broken or private links); the UI's from the wasm
+# checks its clippy made.
+export RUSTDOCFLAGS="-D warnings"
+phase "rustdoc" cargo doc --no-deps --workspace --exclude checkup-frontend --quiet
+phase "rustdoc (UI, wasm)" cargo doc --no-deps -p checkup-frontend --target wasm32-unknown-unknown --quiet
+unset RUSTDOCFLAGS
 # The workspace's binaries and tests are built once, with one set of features (the desktop
 # app is left out: its end-to-end tests drive the packages' release build of it, so its
-# WebKit stack is compiled once), and the test binaries run two at a time (scripts/run-tests.py: most of them wait on real agents, sshd
-# and WebDriver). Beside them, a short fuzz run of every reader (3 s each, about a minute,
-# the same inputs each time; the long runs and what they found: docs/fuzzing.md), with the
-# binary this build made (`cargo run -p checkup-fuzz` resolved features for that package
-# alone and rebuilt tokio and everything on it first).
+# WebKit stack is compiled once; the UI too, above), and the test binaries run two at a time
+# (scripts/run-tests.py: most of them wait on real agents, sshd and WebDriver). Beside them,
+# a short fuzz run of every reader (3 s each, about a minute, the same inputs each time; the
+# long runs and what they found: docs/fuzzing.md), with the binary this build made (`cargo
+# run -p checkup-fuzz` resolved features for that package alone and rebuilt tokio and
+# everything on it first).
 phase "tests and fuzz (build, then 2 at a time)" ./scripts/run-tests.py --jobs 2 \
   --except checkup-e2e --also "fuzz=$target/debug/checkup-fuzz --seconds 3 --seed 1" \
-  --workspace --exclude checkup-app
+  --workspace --exclude checkup-app --exclude checkup-frontend
 # The packages (.deb, AppImage, server tarball, wheel): tests/e2e/tests/package.rs installs
 # and starts them. Their server binaries are built for glibc 2.31, which the agent shipped
 # to GPU hosts needs.
@@ -48,5 +55,5 @@ phase "packages (release builds)" ./scripts/package.sh dist
 # at a time, so no more than two apps (each with its own display, WebDriver and ports) share
 # the two cores, as before, while one binary's waits overlap the other's work.
 phase "app end to end" ./scripts/run-tests.py --jobs 2 --only checkup-e2e \
-  --workspace --exclude checkup-app \
+  --workspace --exclude checkup-app --exclude checkup-frontend \
   -- --test-threads=1

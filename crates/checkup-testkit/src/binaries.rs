@@ -31,11 +31,11 @@ pub fn target_dir() -> PathBuf {
 /// Builds `bin` of `package` (debug profile) and returns its path. Panics with cargo's
 /// verdict when the build fails: a test cannot go on without it.
 ///
-/// The build is the workspace's binaries and tests but the desktop app's (`cargo build
-/// --workspace --exclude checkup-app --bins --tests`), what `scripts/run-tests.py` builds
-/// before the tests run: cargo chooses a dependency's features by the packages it builds, so
-/// `-p checkup-agent` alone compiled the workspace's crates again with other features, inside
-/// the test's time (18 s for the agent on a 2-core machine). After the test command's build
+/// The build is the workspace's binaries and tests but the desktop app's and the UI's (`cargo
+/// build --workspace --exclude checkup-app --exclude checkup-frontend --bins --tests`), what
+/// `scripts/run-tests.py` builds before the tests run: cargo chooses a dependency's features
+/// by the packages it builds, so `-p checkup-agent` alone compiled the workspace's crates
+/// again with other features, inside the test's time (18 s for the agent on a 2-core machine). After the test command's build
 /// this is a check that finds nothing to do. The app is driven as it ships:
 /// [`shipped_app`].
 pub fn workspace_binary(package: &str, bin: &str) -> PathBuf {
@@ -52,12 +52,17 @@ pub fn workspace_release_binary(package: &str, bin: &str) -> PathBuf {
 }
 
 /// The test command's debug build (`scripts/run-tests.py` is given the same packages).
-const DEBUG_BUILD: [&str; 7] = [
+/// The UI is left out too: it runs as WebAssembly, is built and linted for that target
+/// alone, and has no native tests (its native build was Leptos and web-sys compiled for
+/// nothing, 75 s of a cold build's CPU).
+const DEBUG_BUILD: [&str; 9] = [
     "build",
     "-q",
     "--workspace",
     "--exclude",
     "checkup-app",
+    "--exclude",
+    "checkup-frontend",
     "--bins",
     "--tests",
 ];
