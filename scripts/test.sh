@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 # Each phase's wall time goes to $CARGO_TARGET_DIR/test-timings.txt (where a slow run's time
 # went; docs/contributing.md has the figures), and to stderr when a phase fails.
 target="${CARGO_TARGET_DIR:-target}"
+# Everything is built once per run: incremental caches (cargo's default for debug builds)
+# only cost time and disk here. A value the caller set is kept.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 timings="$target/test-timings.txt"
 mkdir -p "$(dirname "$timings")"
 : > "$timings"
