@@ -3,6 +3,7 @@
 //! directory, WAL mode, migrations from the workspace's `migrations/`.
 #![warn(missing_docs)]
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -12,10 +13,11 @@ use checkup_model::{
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteQueryResult, SqliteRow,
 };
-use sqlx::{Row, SqlitePool};
+use sqlx::{Row, SqlSafeStr, SqlitePool};
 
 /// What can go wrong with the checkup database, naming the file or the checkup.
 #[derive(Debug, thiserror::Error)]
@@ -266,6 +268,31 @@ fn now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
+/// `(version, description, SQL)` of each migration in `migrations/`, in order (build.rs).
+const MIGRATIONS: &[(i64, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
+
+/// The schema's migrations. `Migration::new` checksums each file's SQL as `sqlx::migrate!`
+/// did, so a database an earlier build migrated is recognised, and one a newer build
+/// migrated further is told apart.
+fn migrator() -> Migrator {
+    Migrator {
+        migrations: MIGRATIONS
+            .iter()
+            .map(|&(version, description, sql)| {
+                Migration::new(
+                    version,
+                    Cow::Borrowed(description),
+                    MigrationType::Simple,
+                    sql.into_sql_str(),
+                    // sqlx's opt-out of the migration's transaction, kept as it read it.
+                    sql.starts_with("-- no-transaction"),
+                )
+            })
+            .collect(),
+        ..Migrator::DEFAULT
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     pub async fn open(path: &Path) -> Result<Self> {
@@ -292,7 +319,7 @@ impl Store {
                 path: shown.clone(),
                 source: e,
             })?;
-        sqlx::migrate!("../../migrations")
+        migrator()
             .run(&pool)
             .await
             .map_err(|e| StoreError::Migrate {
