@@ -20,14 +20,31 @@ phase() {
   "$@"
   printf '%6d s  %s\n' $((SECONDS - t0)) "$name" >> "$timings"
 }
-trap 'status=$?; [ $status -eq 0 ] || { echo "test.sh failed; time per phase until then:"; cat "$timings"; } >&2' EXIT
+# A failure stops the packages' build running beside the phases (below) too.
+trap 'status=$?; [ -z "${release_build:-}" ] || kill -- -"$release_build" 2>/dev/null
+      [ $status -eq 0 ] || { echo "test.sh failed; time per phase until then:"; cat "$timings"; } >&2' EXIT
 
 phase "setup (installs what is missing)" ./scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 phase "format" cargo fmt --all --check
 # The UI (release wasm); its build compiles the shared model and catalogue for wasm32 too.
 phase "UI (wasm, release)" ./scripts/build-frontend.sh
-# After the UI's build: the shell's build reads frontend/dist. The UI runs as WebAssembly
+# The packages' release build (the glibc 2.31 agent and CLI and the app: typst, Tauri and
+# WebKit's bindings compiled with optimisations, the longest build of the run) starts now,
+# beside the phases up to the packages, at the lowest CPU priority: it takes the cycles
+# they leave idle (one core while clippy or the debug build compiles one large crate,
+# both while the test binaries wait on agents, sshd and WebDriver) and yields the rest.
+# Cargo locks each profile's folder, not the target folder, so the debug builds beside it
+# do not wait. The packages phase waits for it; its own call then finds nothing to do. It
+# reads frontend/dist, which the UI's build above has just laid out.
+# Its own process group (to stop it whole), in this session: Linux shares the CPU fairly
+# between sessions before it weighs nice values (autogroups), so a build started with
+# `setsid` took half the cores from clippy whatever its nice value.
+release_log="$target/release-build.log"
+python3 -c 'import os, sys; os.setpgid(0, 0); os.nice(19); os.execvp(sys.argv[1], sys.argv[1:])' \
+  ./scripts/build-portable.sh checkup-agent checkup-cli checkup-app > "$release_log" 2>&1 &
+release_build=$!
+# The shell's build reads frontend/dist too. The UI runs as WebAssembly
 # only and has no native tests, so it is linted, documented and built for wasm32 alone (its
 # native build was Leptos and web-sys compiled for nothing).
 phase "clippy" cargo clippy --workspace --exclude checkup-frontend --all-targets -- -D warnings
@@ -52,6 +69,14 @@ phase "tests and fuzz (build, then 2 at a time)" ./scripts/run-tests.py --jobs 2
 # The packages (.deb, AppImage, server tarball, wheel): tests/e2e/tests/package.rs installs
 # and starts them. Their server binaries are built for glibc 2.31, which the agent shipped
 # to GPU hosts needs.
+wait_release_build() {
+  local status=0
+  wait "$release_build" || status=$?
+  release_build=""
+  [ $status -eq 0 ] || { cat "$release_log" >&2; echo "the packages' release build failed" >&2; }
+  return $status
+}
+phase "packages: the rest of their release build" wait_release_build
 phase "packages (release builds)" ./scripts/package.sh dist
 # The app end to end, the packages' build of it (checkup_testkit::shipped_app), the tests
 # from the debug build above: two test binaries at a time, each test one app
