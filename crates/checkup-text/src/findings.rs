@@ -234,6 +234,17 @@ pub fn fix_gain(fg: &FixGain, l: Language) -> String {
         (FixReach::FewerPasses(p), Zh) => {
             format!("，按更长周期省下的 {}% 评估时间计；留下的每次评估耗时不变", pct(p))
         }
+        (FixReach::AllButOneDynamicCompile(p), En) => format!(
+            ", for the {}% of the recompilation time beyond one compilation for any size, which \
+             dynamo still makes where the size first changes (about as long as the first \
+             recompilation there)",
+            pct(p)
+        ),
+        (FixReach::AllButOneDynamicCompile(p), Zh) => format!(
+            "，按 {}% 的重新编译时间计：dynamo 仍会在尺寸第一次变化处为任意尺寸再编译一次\
+             （约与那里的第一次重新编译一样长）",
+            pct(p)
+        ),
         (FixReach::CauseAndAddedHostWork, En) => format!(
             ": {} ms if only the host's and the GPU's turns go, {} ms (the GPU's own work) if \
              the host's own time shrinks below it without the tracebacks and NaN checks, \

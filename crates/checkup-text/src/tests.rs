@@ -331,6 +331,8 @@ fn all_causes() -> Vec<Cause> {
             limit: Some(8),
             compiled_step_ms: Some(21.5),
             uncompiled_step_ms: Some(34.0),
+            step_ms: Some(30.0),
+            dynamic_compile_ms_per_step: None,
         }),
         Cause::Compilation(Compilation::Recompiles {
             function: "forward".into(),
@@ -344,6 +346,8 @@ fn all_causes() -> Vec<Cause> {
             limit: None,
             compiled_step_ms: None,
             uncompiled_step_ms: None,
+            step_ms: Some(20.0),
+            dynamic_compile_ms_per_step: Some(2.0),
         }),
     ]
 }

@@ -46,6 +46,7 @@ fn fix_gain(d: &Diagnosis, f: &Finding, fix: &Fix, cause: Option<ExpectedGain>) 
         | FixReach::OptimizerLaunches(part)
         | FixReach::HostWorkWithoutLaunches(part)
         | FixReach::FewerPasses(part)
+        | FixReach::AllButOneDynamicCompile(part)
         | FixReach::OutsideStagingCopy { part, .. } => gain_for_share(d, f, f.share * part),
         // Everything down to the GPU's own time, where the trace measured it.
         FixReach::CauseAndAddedHostWork | FixReach::SyncsAtUnprofiledSpeed => {

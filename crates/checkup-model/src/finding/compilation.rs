@@ -32,6 +32,15 @@ causes! {
             compiled_step_ms: Option<f64>,
             /// The median step after the limit (uncompiled), ms.
             uncompiled_step_ms: Option<f64>,
+            /// Mean steady step, ms.
+            #[serde(default)]
+            step_ms: Option<f64>,
+            /// Per steady step, the compilation that dropping `dynamic=False` keeps, ms:
+            /// dynamo then compiles the function for any size where its size first changed,
+            /// in place of the run's first recompilation there. None when that one fell in
+            /// the warm-up or another fix applies.
+            #[serde(default)]
+            dynamic_compile_ms_per_step: Option<f64>,
         } => "compilation/recompiles",
     }
 }

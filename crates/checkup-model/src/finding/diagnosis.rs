@@ -31,8 +31,9 @@ use crate::{
 /// workers priced at their pace range down to the pace of logical CPUs that share cores
 /// (`workers_pace` with `if_cores_shared`, `more_workers` with `host_cpus`); 17: the
 /// `compilation` family (`compilation/recompiles`) and the ledger's compiling part
-/// (`periodic` of `compile`).
-pub const DIAGNOSIS_FORMAT: u32 = 17;
+/// (`periodic` of `compile`); 18: dropping `dynamic=False` keeps one compilation for any
+/// size (`all_but_one_dynamic_compile`).
+pub const DIAGNOSIS_FORMAT: u32 = 18;
 
 /// The engine's answer for one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -330,6 +331,10 @@ pub enum FixReach {
     /// This fraction of it (0..=1): the evaluation passes a longer period leaves out; each
     /// pass left costs what it did.
     FewerPasses(f64),
+    /// This fraction of it (0..=1): the recompilations but one. Without `dynamic=False`,
+    /// dynamo compiles the function once more, for any size, where its size first changed
+    /// (about what the run's first recompilation there took).
+    AllButOneDynamicCompile(f64),
     /// All of it, and perhaps the host work the setting adds as well (anomaly detection keeps
     /// a Python traceback for every forward operation and checks every backward one for
     /// NaN): at best the step comes down to the GPU's own time. The recording cannot split

@@ -180,6 +180,22 @@ fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
         GuardFailure::Value => CompilationFix::StableGuardedValue,
         GuardFailure::Other => CompilationFix::FindRecompileReason,
     };
+    // Without `dynamic=False`, dynamo compiles the function for any size where its size
+    // first changed, in place of the run's first recompilation there: that one stays,
+    // where it counted in the mean. A dimension marked dynamic before the first call
+    // compiles for any size from the start, and keeps none.
+    let dynamic_compile_ms = match first_fix {
+        CompilationFix::DropStaticShapes { .. } => most
+            .and_then(|r| r.steps)
+            .map(|[first, _]| {
+                compiles()
+                    .filter(|m| m.step == first && !profiler_slowed(m.step))
+                    .filter_map(|m| m.duration_ms)
+                    .sum::<f64>()
+            })
+            .filter(|ms| *ms > 0.0),
+        _ => None,
+    };
     let mut fixes = vec![Fix::Compilation(first_fix.clone())];
     if first_fix != CompilationFix::FindRecompileReason {
         fixes.push(Fix::Compilation(CompilationFix::FindRecompileReason));
@@ -198,6 +214,8 @@ fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
             limit: limit.map(|l| l.value),
             compiled_step_ms: around.map(|(c, _, _)| c),
             uncompiled_step_ms: around.map(|(_, u, _)| u),
+            step_ms: Some(t.mean_step_ms),
+            dynamic_compile_ms_per_step: dynamic_compile_ms.map(|ms| ms / t.steady_steps as f64),
         }),
         severity: cx.severity(share),
         confidence: confidence::MEASURED,
@@ -208,12 +226,22 @@ fn finding(cx: &Ctx, earlier: &[Finding]) -> Option<Finding> {
 }
 
 /// What part of `finding`'s lost time a compilation fix removes: a fix for the guard that
-/// fails removes every recompilation and keeps the function compiled; the log finds it.
-pub fn reach(fix: &CompilationFix, _finding: &Finding) -> FixReach {
+/// fails removes every recompilation and keeps the function compiled, but for the one
+/// compilation for any size that dropping `dynamic=False` still makes after the warm-up;
+/// the log finds it.
+pub fn reach(fix: &CompilationFix, finding: &Finding) -> FixReach {
     match fix {
-        CompilationFix::DropStaticShapes { .. }
-        | CompilationFix::MarkDynamic { .. }
-        | CompilationFix::StableGuardedValue => FixReach::Cause,
+        CompilationFix::DropStaticShapes { .. } => match finding.cause {
+            Cause::Compilation(Compilation::Recompiles {
+                step_ms: Some(step),
+                dynamic_compile_ms_per_step: Some(kept),
+                ..
+            }) if kept > 0.0 && finding.share * step > 0.0 => FixReach::AllButOneDynamicCompile(
+                (1.0 - kept / (finding.share * step)).clamp(0.0, 1.0),
+            ),
+            _ => FixReach::Cause,
+        },
+        CompilationFix::MarkDynamic { .. } | CompilationFix::StableGuardedValue => FixReach::Cause,
         CompilationFix::FindRecompileReason => FixReach::Supporting,
     }
 }
@@ -394,6 +422,34 @@ mod tests {
                 "tensor 'x' dtype mismatch. expected Float, actual BFloat16"
             ),
             Fix::Compilation(CompilationFix::FindRecompileReason)
+        );
+    }
+
+    #[test]
+    fn dropping_static_shapes_keeps_one_compilation_where_the_length_first_changed() {
+        // Static shapes, no limit: seven 3 s recompilations from step 3, all past the
+        // warm-up. Compiled for any length, dynamo compiles once more at step 3.
+        let fx = classifier(Some(false), LENGTH, false);
+        let f = finding(&fx.cx(), &[]).unwrap();
+        let steady_ms = fx.a.step_timing[0].mean_step_ms * 98.0;
+        assert!((f.share - 21_000.0 / steady_ms).abs() < 1e-9);
+        assert_eq!(
+            reach(&CompilationFix::DropStaticShapes { dim: 1 }, &f),
+            FixReach::AllButOneDynamicCompile(1.0 - 3000.0 / 21_000.0)
+        );
+        // Marked dynamic before its first call, the function compiles for any length from
+        // the start: every recompilation goes.
+        assert_eq!(
+            reach(&CompilationFix::MarkDynamic { dim: 1 }, &f),
+            FixReach::Cause
+        );
+        // The first recompilation in the warm-up: what stays is warm-up.
+        let mut fx = classifier(Some(false), LENGTH, false);
+        fx.a.training.get_mut(&0).unwrap().compile.recompiles[0].steps = Some([1, 9]);
+        let f = finding(&fx.cx(), &[]).unwrap();
+        assert_eq!(
+            reach(&CompilationFix::DropStaticShapes { dim: 1 }, &f),
+            FixReach::Cause
         );
     }
 
