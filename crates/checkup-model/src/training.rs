@@ -210,7 +210,35 @@ impl GuardFailure {
     }
 }
 
+/// The sizes a failed size guard compared, as dynamo words it (`tensor 'tokens' size
+/// mismatch at index 1. expected 64, actual 128`): `(expected, actual)`.
+pub fn guarded_sizes(reason: &str) -> Option<(u64, u64)> {
+    let rest = reason.split("size mismatch at index ").nth(1)?;
+    let number_after = |key: &str| -> Option<u64> {
+        let digits: String = rest
+            .split(key)
+            .nth(1)?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    };
+    Some((number_after("expected ")?, number_after("actual ")?))
+}
+
 impl CompileInfo {
+    /// Whether a compiled function's input grew: every failed guard the probe kept of some
+    /// recompiled function a size that came back larger than the one it was compiled for
+    /// (a sequence-length curriculum, a history passed in and extended).
+    pub fn input_grew(&self) -> bool {
+        self.recompiles.iter().any(|r| {
+            !r.reasons.is_empty()
+                && r.reasons
+                    .iter()
+                    .all(|reason| guarded_sizes(reason).is_some_and(|(was, now)| now > was))
+        })
+    }
+
     /// Whether a `torch.compile` call asked for static shapes (`dynamic=False`).
     pub fn asked_static(&self) -> bool {
         self.calls.iter().any(|c| c.dynamic == Some(false))
@@ -700,6 +728,25 @@ impl MarkerKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_input_grew_when_every_size_guard_came_back_larger() {
+        let recompiled = |reasons: &[&str]| CompileInfo {
+            recompiles: vec![Recompiled {
+                reasons: reasons.iter().map(|r| r.to_string()).collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let longer = "tensor 'tokens' size mismatch at index 1. expected 64, actual 128";
+        assert_eq!(guarded_sizes(longer), Some((64, 128)));
+        assert!(recompiled(&[longer]).input_grew());
+        // Lengths that come and go (batches padded to their own length) did not grow.
+        let shorter = "tensor 'tokens' size mismatch at index 1. expected 136, actual 96";
+        assert!(!recompiled(&[longer, shorter]).input_grew());
+        assert!(!recompiled(&["L['scale'] == 0.5"]).input_grew());
+        assert!(!recompiled(&[]).input_grew());
+    }
 
     #[test]
     fn a_call_closes_at_its_own_parenthesis_past_brackets_and_strings() {

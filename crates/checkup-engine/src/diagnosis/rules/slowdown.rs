@@ -85,6 +85,13 @@ fn finding(cx: &Ctx, trend: &StepTrend, util: &[Option<f64>]) -> Option<Finding>
     } else if enough(host) && host >= gpu {
         (SlowdownPart::HostWork, Some([first.2, last.2]))
     } else if enough(gpu) {
+        // The GPU's work grew with the inputs a compiled function was called with, as its
+        // recompilations' guards say: longer sequences (a curriculum) make more work per
+        // step by design, and "as small as the first steps" would undo the schedule. Those
+        // recompilations' time is the compilation finding's.
+        if cx.training.is_some_and(|t| t.compile.input_grew()) {
+            return None;
+        }
         (SlowdownPart::GpuWork, gpu_work)
     } else {
         (SlowdownPart::Other, None)
@@ -425,6 +432,7 @@ pub fn reach(fix: &SlowdownFix, finding: &Finding) -> FixReach {
 mod tests {
     use super::*;
     use crate::{analysis::trends::Tenth, diagnosis::rules::test_cx::Fixture};
+    use checkup_model::{CompileInfo, Recompiled, TrainingContext};
 
     /// Tenths whose median step and host time are `ms[k]`, data wait `wait[k]`; their
     /// means the same.
@@ -712,6 +720,52 @@ mod tests {
             f.cause,
             Cause::Slowdown(Slowdown::StepsGrow {
                 grew: SlowdownPart::Other,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn gpu_work_that_grows_with_a_compiled_functions_longer_inputs_is_no_slowdown() {
+        // The GPU's work from 5 to 16.2 ms a step, as above, in a run whose compiled model
+        // recompiled for ever longer sequences: a curriculum's work grows by design.
+        let mut fx = Fixture::default();
+        fx.a.training.insert(
+            0,
+            TrainingContext {
+                compile: CompileInfo {
+                    recompiles: vec![Recompiled {
+                        function: "forward".into(),
+                        count: 2,
+                        reasons: vec![
+                            "tensor 'tokens' size mismatch at index 1. expected 64, actual 128"
+                                .into(),
+                            "tensor 'tokens' size mismatch at index 1. expected 128, actual 192"
+                                .into(),
+                        ],
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        );
+        let ms = [10.0, 10.5, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
+        let mut trend = trend(ms, [0.0; 10]);
+        for t in &mut trend.tenths {
+            (t.host_ms, t.mean_host_ms) = (4.0, 4.0);
+        }
+        let mut util = [Some(70.0); 10];
+        (util[0], util[9]) = (Some(50.0), Some(90.0));
+        assert!(finding(&fx.cx(), &trend, &util).is_none());
+        // Lengths that come and go say nothing of a trend: the growth is the finding's.
+        fx.a.training.get_mut(&0).unwrap().compile.recompiles[0].reasons[1] =
+            "tensor 'tokens' size mismatch at index 1. expected 128, actual 96".into();
+        let f = finding(&fx.cx(), &trend, &util).unwrap();
+        assert!(matches!(
+            f.cause,
+            Cause::Slowdown(Slowdown::StepsGrow {
+                grew: SlowdownPart::GpuWork,
                 ..
             })
         ));
