@@ -193,14 +193,24 @@ pub enum GuardFailure {
     Other,
 }
 
+/// Where dynamo's words for a failed size guard begin: `tensor 'tokens' size mismatch at
+/// index 1. expected 64, actual 128`.
+const SIZE_MISMATCH: &str = "size mismatch at index ";
+
+/// The number that starts right after the first `key` in `text`.
+fn number_after<T: std::str::FromStr>(text: &str, key: &str) -> Option<T> {
+    let rest = text.split_once(key)?.1;
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
 impl GuardFailure {
     /// What `reason`, as dynamo words a failed guard, checked.
     pub fn of(reason: &str) -> GuardFailure {
-        if let Some(rest) = reason.split("size mismatch at index ").nth(1) {
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            if let Ok(dim) = digits.parse() {
-                return GuardFailure::Size { dim };
-            }
+        if let Some(dim) = number_after(reason, SIZE_MISMATCH) {
+            return GuardFailure::Size { dim };
         }
         // `L['scale'] == 0.5`, `L['self'].training == True`: a value compared.
         if reason.contains(" == ") && !reason.contains("tensor ") {
@@ -213,17 +223,11 @@ impl GuardFailure {
 /// The sizes a failed size guard compared, as dynamo words it (`tensor 'tokens' size
 /// mismatch at index 1. expected 64, actual 128`): `(expected, actual)`.
 pub fn guarded_sizes(reason: &str) -> Option<(u64, u64)> {
-    let rest = reason.split("size mismatch at index ").nth(1)?;
-    let number_after = |key: &str| -> Option<u64> {
-        let digits: String = rest
-            .split(key)
-            .nth(1)?
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        digits.parse().ok()
-    };
-    Some((number_after("expected ")?, number_after("actual ")?))
+    let rest = reason.split_once(SIZE_MISMATCH)?.1;
+    Some((
+        number_after(rest, "expected ")?,
+        number_after(rest, "actual ")?,
+    ))
 }
 
 impl CompileInfo {
