@@ -681,12 +681,10 @@ mod tests {
         assert!((f.share - (1.0 - 10.0 / 13.6)).abs() < 1e-9, "{}", f.share);
     }
 
-    #[test]
-    fn gpu_work_that_grows_while_the_host_keeps_pace_is_named_with_its_figures() {
-        // Steps from 10 to 18 ms with no wait for data and the loop's host time flat at
-        // 4 ms; the GPU busy half the first tenth and 90 % of the last: its work per step
-        // went from 5 to 16.2 ms.
-        let cx = Fixture::default();
+    /// Steps from 10 to 18 ms with no wait for data and the loop's host time flat at 4 ms;
+    /// the GPU busy half the first tenth and 90 % of the last: its work per step went from
+    /// 5 to 16.2 ms. The tenths and their utilisation.
+    fn gpu_work_growing() -> (StepTrend, [Option<f64>; 10]) {
         let ms = [10.0, 10.5, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
         let mut trend = trend(ms, [0.0; 10]);
         for t in &mut trend.tenths {
@@ -694,6 +692,13 @@ mod tests {
         }
         let mut util = [Some(70.0); 10];
         (util[0], util[9]) = (Some(50.0), Some(90.0));
+        (trend, util)
+    }
+
+    #[test]
+    fn gpu_work_that_grows_while_the_host_keeps_pace_is_named_with_its_figures() {
+        let cx = Fixture::default();
+        let (trend, mut util) = gpu_work_growing();
         let f = finding(&cx.cx(), &trend, &util).unwrap();
         let Cause::Slowdown(Slowdown::StepsGrow { grew, grew_ms, .. }) = f.cause else {
             panic!("{:?}", f.cause)
@@ -727,7 +732,7 @@ mod tests {
 
     #[test]
     fn gpu_work_that_grows_with_a_compiled_functions_longer_inputs_is_no_slowdown() {
-        // The GPU's work from 5 to 16.2 ms a step, as above, in a run whose compiled model
+        // The GPU's work from 5 to 16.2 ms a step in a run whose compiled model
         // recompiled for ever longer sequences: a curriculum's work grows by design.
         let mut fx = Fixture::default();
         fx.a.training.insert(
@@ -750,13 +755,7 @@ mod tests {
                 ..Default::default()
             },
         );
-        let ms = [10.0, 10.5, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0];
-        let mut trend = trend(ms, [0.0; 10]);
-        for t in &mut trend.tenths {
-            (t.host_ms, t.mean_host_ms) = (4.0, 4.0);
-        }
-        let mut util = [Some(70.0); 10];
-        (util[0], util[9]) = (Some(50.0), Some(90.0));
+        let (trend, util) = gpu_work_growing();
         assert!(finding(&fx.cx(), &trend, &util).is_none());
         // Lengths that come and go say nothing of a trend: the growth is the finding's.
         fx.a.training.get_mut(&0).unwrap().compile.recompiles[0].reasons[1] =
