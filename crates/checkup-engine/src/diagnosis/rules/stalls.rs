@@ -113,6 +113,18 @@ fn stall_work(cx: &Ctx, t: &StepTiming) -> Option<(PeriodicWork, usize)> {
     Some((work, n))
 }
 
+/// A stall's excess less the compilations the probe timed in it, ms: dynamo compiling
+/// inside a stall is the compilation finding's time (the ledger's too), not the period's.
+fn excess_not_compiling(cx: &Ctx, s: &checkup_model::Stall) -> f64 {
+    let compiling: f64 = cx
+        .markers
+        .iter()
+        .filter(|m| m.kind == MarkerKind::Compile && in_stall(m, s))
+        .filter_map(|m| m.duration_ms)
+        .sum();
+    (s.excess_ms - compiling).max(0.0)
+}
+
 /// Whether dynamo compiled in at least half the stalls.
 fn stalls_compiling(cx: &Ctx, t: &StepTiming) -> bool {
     let compiling = stalls_marked(cx, t, MarkerKind::Compile);
@@ -175,9 +187,18 @@ fn finding(cx: &Ctx) -> Option<Finding> {
     if gpu_busy == Some(true) && marked.is_none() {
         return None;
     }
-    let share = cx.stall_share();
-    let median_excess =
-        crate::analysis::stats::median(&t.stalls.iter().map(|s| s.excess_ms).collect::<Vec<_>>());
+    let excess: Vec<f64> = t
+        .stalls
+        .iter()
+        .map(|s| excess_not_compiling(cx, s))
+        .collect();
+    let steady_ms = t.mean_step_ms * t.steady_steps as f64;
+    let share = if steady_ms > 0.0 {
+        excess.iter().sum::<f64>() / steady_ms
+    } else {
+        0.0
+    };
+    let median_excess = crate::analysis::stats::median(&excess);
     let checkpoint_seen = cx.rank.is_some_and(|r| r.host_waits.checkpoint_us > 0.0);
     let mut evidence = vec![
         ev(
@@ -568,6 +589,40 @@ mod tests {
         // And a GPU that was never sampled gives no verdict, rather than another's.
         fx.a.charts.gpus = vec![curve(0, 100.0)];
         assert_eq!(stalls_seen_idle(&fx.cx(), &t), None);
+    }
+
+    #[test]
+    fn a_compilation_timed_inside_a_stall_is_not_the_stalls_time() {
+        // A stall every 250 steps, each new sequence length's first step (120 ms beyond a
+        // normal one); at step 250 dynamo also compiled for 8.3 s, which is the
+        // compilation finding's time. A collection in another stall is the stall's.
+        let stall = |step: u64, excess_ms: f64| checkup_model::Stall {
+            step,
+            steps: 1,
+            t_start: step as f64,
+            duration_ms: excess_ms + 10.0,
+            excess_ms,
+        };
+        let marker = |step: u64, kind: MarkerKind, ms: f64| RunMarker {
+            step,
+            t: step as f64,
+            kind,
+            detail: String::new(),
+            duration_ms: Some(ms),
+        };
+        let mut fx = Fixture::with_rank(checkup_model::RankSummary::default());
+        fx.a.markers.insert(
+            0,
+            vec![
+                marker(250, MarkerKind::Compile, 8_300.0),
+                marker(500, MarkerKind::Gc, 100.0),
+            ],
+        );
+        let cx = fx.cx();
+        assert_eq!(excess_not_compiling(&cx, &stall(250, 8_420.0)), 120.0);
+        assert_eq!(excess_not_compiling(&cx, &stall(500, 120.0)), 120.0);
+        // A compilation in another step is not this stall's.
+        assert_eq!(excess_not_compiling(&cx, &stall(750, 120.0)), 120.0);
     }
 
     #[test]
