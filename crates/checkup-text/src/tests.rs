@@ -1018,6 +1018,31 @@ fn every_finding_has_a_title_summary_and_verdict_in_both_languages() {
 }
 
 #[test]
+fn one_recompilation_after_the_warm_up_is_said_once_not_again_and_again() {
+    let once = Cause::Compilation(Compilation::Recompiles {
+        function: "forward".into(),
+        location: Some("curriculum_lm.py:44".into()),
+        recompilations: 1,
+        compile_ms: 8320.0,
+        guard: GuardFailure::Size { dim: 1 },
+        reason: None,
+        asked_static: false,
+        limit_step: None,
+        limit: None,
+        compiled_step_ms: None,
+        uncompiled_step_ms: None,
+        step_ms: Some(10.7),
+        dynamic_compile_ms_per_step: None,
+    });
+    assert_eq!(
+        findings::title(&once, En),
+        "The compiled model recompiles after its warm-up"
+    );
+    assert!(findings::summary(&finding(once), En)
+        .starts_with("Dynamo compiled `forward` (curriculum_lm.py:44) again once."));
+}
+
+#[test]
 fn every_evidence_key_unit_and_source_has_words() {
     for k in all_evidence_keys() {
         let (en, zh) = (evidence::label(&k, En), evidence::label(&k, Zh));

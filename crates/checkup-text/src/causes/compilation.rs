@@ -16,6 +16,13 @@ pub fn title(c: &Compilation, l: Language) -> String {
             "The compiled model recompiles, then runs uncompiled",
             "编译后的模型反复重新编译，随后以未编译方式运行",
         ),
+        // Once is not "again and again": a size that changed once, after the warm-up.
+        Compilation::Recompiles {
+            recompilations: 1, ..
+        } => (
+            "The compiled model recompiles after its warm-up",
+            "编译后的模型在预热之后重新编译",
+        ),
         Compilation::Recompiles { .. } => (
             "The compiled model recompiles again and again",
             "编译后的模型一再重新编译",
@@ -46,11 +53,15 @@ pub fn summary(c: &Compilation, l: Language) -> String {
         .map(|w| format!(" ({w})"))
         .unwrap_or_default();
     let seconds = fixed(compile_ms / 1e3, 1);
+    let times = match recompilations {
+        1 => "once".to_owned(),
+        n => format!("{n} times"),
+    };
     let mut out = match (l, reason) {
         (En, Some(r)) => format!(
-            "Dynamo compiled `{function}`{at} again {recompilations} times; the first failed guard: `{r}`."
+            "Dynamo compiled `{function}`{at} again {times}; the first failed guard: `{r}`."
         ),
-        (En, None) => format!("Dynamo compiled `{function}`{at} again {recompilations} times."),
+        (En, None) => format!("Dynamo compiled `{function}`{at} again {times}."),
         (Zh, Some(r)) => format!(
             "Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次；第一个失败的守卫：`{r}`。"
         ),
