@@ -4,7 +4,9 @@ from 64 to 384 tokens by 64 every `--phase N` steps (default 250), as curriculum
 do. Each new length is one recompilation, spread over the run; the six lengths stay under
 dynamo's recompile limit (8), so the model stays compiled. `--dynamic`: the twin, compiled
 without `dynamic=False` (dynamo makes the length dynamic at its second value and compiles
-once more). `--steps N`: steps to run (default 1500)."""
+once more). `--mark-dynamic`: the twin's own fix, the length marked dynamic on the input
+before every call, so the first compilation already serves every length and none follows.
+`--steps N`: steps to run (default 1500)."""
 import sys
 
 import torch
@@ -54,7 +56,8 @@ def main():
     torch.manual_seed(0)
     model = LanguageModel().cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4, fused=True)
-    if "--dynamic" in sys.argv:
+    mark_dynamic = "--mark-dynamic" in sys.argv
+    if "--dynamic" in sys.argv or mark_dynamic:
         compiled = torch.compile(model)
     else:
         compiled = torch.compile(model, dynamic=False)
@@ -63,8 +66,11 @@ def main():
     for step in range(steps):
         length = min(64 * (1 + step // phase), 384)
         tokens = torch.randint(0, 16384, (32, length + 1), device="cuda")
+        inputs = tokens[:, :-1]
+        if mark_dynamic:
+            torch._dynamo.mark_dynamic(inputs, 1)
         with torch.autocast("cuda", dtype=torch.bfloat16):
-            logits = compiled(tokens[:, :-1])
+            logits = compiled(inputs)
             loss = F.cross_entropy(logits.flatten(0, 1).float(), tokens[:, 1:].flatten())
         opt.zero_grad(set_to_none=True)
         loss.backward()
