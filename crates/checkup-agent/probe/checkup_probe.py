@@ -313,17 +313,26 @@ class CsvLog:
             if len(self.early) < self.EARLY_ROWS:
                 self.early.append(row)
             return
+        self.write_early()
+        self.writer.writerow(row)
+        self.file.flush()
+        self.rows += 1
+
+    def write_early(self):
+        """Opens the file if need be and writes the rows that waited for the first step."""
         if self.file is None:
             self.file, self.writer = open_csv(self.path, self.header)
         for early in self.early:
             self.writer.writerow(early)
             self.rows += 1
         self.early = []
-        self.writer.writerow(row)
         self.file.flush()
-        self.rows += 1
 
     def close(self):
+        # A run whose only rows came before its first step (one compilation, with
+        # mark_dynamic, and nothing after) trained all the same: its rows are kept.
+        if not self.closed and self.early and TRAINING and is_owner():
+            self.write_early()
         self.closed = True
         if self.file is not None:
             self.file.close()

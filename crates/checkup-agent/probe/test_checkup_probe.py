@@ -284,6 +284,17 @@ class CsvLogTest(Training):
             log.close()
             self.assertEqual([r[2] for r in read_csv(path)[1:]], ["epoch_start", "checkpoint"])
 
+    def test_rows_before_the_first_step_are_kept_when_no_row_follows(self):
+        """A model compiled once before its first step, with nothing logged after."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "events.csv")
+            P.TRAINING = False
+            log = P.CsvLog(path, P.EVENTS_HEADER)
+            log.write([0, "1.000000", "compile", "trigger=dynamo id=0/0", "21834.240"])
+            P.start_training()
+            log.close()
+            self.assertEqual([r[2] for r in read_csv(path)[1:]], ["compile"])
+
     def test_a_checkpoint_says_the_bytes_it_wrote_and_the_thread_that_wrote_them(self):
         import io
         import threading
