@@ -164,19 +164,25 @@ impl<'a> Ctx<'a> {
         Some(((t.mean_step_ms * n - stalled) / (n - k)).max(0.0))
     }
 
-    /// The share of the run's steady time that the periodic stalls add (their excess over a
-    /// normal step); 0 without step timings.
-    fn stall_share(&self) -> f64 {
-        let Some(t) = self.timing else {
-            return 0.0;
-        };
-        let total = t.mean_step_ms * t.steady_steps as f64;
-        let excess: f64 = t.stalls.iter().map(|s| s.excess_ms).sum();
+    /// `ms` as a share of the run's steady time (its unprofiled steps after the warm-up); 0
+    /// without step timings.
+    fn steady_share(&self, ms: f64) -> f64 {
+        let total = self
+            .timing
+            .map_or(0.0, |t| t.mean_step_ms * t.steady_steps as f64);
         if total > 0.0 {
-            excess / total
+            ms / total
         } else {
             0.0
         }
+    }
+
+    /// The share of the run's steady time that the periodic stalls add (their excess over a
+    /// normal step); 0 without step timings.
+    fn stall_share(&self) -> f64 {
+        self.timing.map_or(0.0, |t| {
+            self.steady_share(t.stalls.iter().map(|s| s.excess_ms).sum())
+        })
     }
 
     /// The trace's steps split into stalls like those steps.csv shows (each with its excess

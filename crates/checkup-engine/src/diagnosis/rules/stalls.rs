@@ -192,12 +192,7 @@ fn finding(cx: &Ctx) -> Option<Finding> {
         .iter()
         .map(|s| excess_not_compiling(cx, s))
         .collect();
-    let steady_ms = t.mean_step_ms * t.steady_steps as f64;
-    let share = if steady_ms > 0.0 {
-        excess.iter().sum::<f64>() / steady_ms
-    } else {
-        0.0
-    };
+    let share = cx.steady_share(excess.iter().sum());
     let median_excess = crate::analysis::stats::median(&excess);
     let checkpoint_seen = cx.rank.is_some_and(|r| r.host_waits.checkpoint_us > 0.0);
     let mut evidence = vec![
