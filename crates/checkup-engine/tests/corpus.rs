@@ -2112,11 +2112,13 @@ fn no_other_corpus_run_is_told_it_slows_down_or_has_a_memory_problem() {
         "probe_text_batch512_in_loop",
         // Its allocator reserved 8.5 GiB for at most 3.4 GiB of tensors: each new sequence
         // length of the curriculum asked for blocks of new sizes (a minor finding, 0 %); the
-        // same in its twins, and in the pair recorded again on another host.
+        // same in its twins, and in the pairs recorded again on other hosts.
         "probe_curriculum_lm",
         "probe_curriculum_lm_dynamic",
         "probe_curriculum_lm_dynamic_rerun",
         "probe_curriculum_lm_mark_dynamic",
+        "probe_curriculum_lm_dynamic_third",
+        "probe_curriculum_lm_mark_dynamic_second",
     ];
     for run in corpus_runs().iter().filter(|r| !own.contains(&r.as_str())) {
         let d = diagnose(run);
