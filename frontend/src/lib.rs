@@ -7,6 +7,7 @@ mod chart;
 mod fleet;
 mod i18n;
 mod ipc;
+mod prose;
 mod steps;
 
 use checkup_model::commands as cmd;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use checkup_model::{
     ChartId, CheckStatus, Comparison, Diagnosis, Finding, Language, RunComparison,
 };
-use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report};
+use checkup_text::{checks, comparison, evidence, findings, fixes, notes, report, Span};
 
 use crate::charts::Chart;
 use crate::ranks::{rank_columns, ranks_in_table, ranks_shown};
@@ -32,6 +32,27 @@ pub fn escape(text: &str) -> String {
 }
 
 pub use checkup_text::format_number;
+
+/// Catalogue text (a title, a summary, a fix, a verdict) in Markdown: its code spans (a line
+/// of the training's code, a guard, a command) as inline code, the rest escaped as text.
+pub fn prose(text: &str) -> String {
+    prose_with(text, code_span)
+}
+
+/// The same in a table cell, where a `|` would end the cell.
+pub fn prose_cell(text: &str) -> String {
+    prose_with(text, code_cell)
+}
+
+fn prose_with(text: &str, code: fn(&str) -> String) -> String {
+    checkup_text::spans(text)
+        .into_iter()
+        .map(|span| match span {
+            Span::Text(t) => escape(t),
+            Span::Code(c) => code(c),
+        })
+        .collect()
+}
 
 /// A name from the recording as inline code: shown as text (one line, hidden characters by
 /// their code point, cut to [`checkup_text::shown::MAX_SHOWN_CHARS`]), its backticks as `'`
@@ -62,7 +83,7 @@ fn finding_section(s: &mut String, l: Language, i: usize, f: &Finding) {
         s,
         "### {}. {} (`{}`)\n",
         i + 1,
-        escape(&findings::title(&f.cause, l)),
+        prose(&findings::title(&f.cause, l)),
         f.id()
     );
     let _ = writeln!(
@@ -78,9 +99,9 @@ fn finding_section(s: &mut String, l: Language, i: usize, f: &Finding) {
         t.full_stop,
         comma = t.comma
     );
-    let _ = writeln!(s, "{}\n", escape(&findings::summary(f, l)));
+    let _ = writeln!(s, "{}\n", prose(&findings::summary(f, l)));
     if let Some(g) = &f.gains.cause {
-        let _ = writeln!(s, "*{}*\n", escape(&findings::gain(g, l)));
+        let _ = writeln!(s, "*{}*\n", prose(&findings::gain(g, l)));
     }
     if !f.evidence.is_empty() {
         let h = t.evidence_headers;
@@ -102,11 +123,11 @@ fn finding_section(s: &mut String, l: Language, i: usize, f: &Finding) {
             let _ = writeln!(
                 s,
                 "| {} | {} {} | {} | {} |",
-                escape(&evidence::label(&e.key, l)),
+                prose_cell(&evidence::label(&e.key, l)),
                 format_number(e.value),
                 escape(evidence::unit(e.unit, l)),
                 threshold,
-                escape(&evidence::source(&e.source, l))
+                prose_cell(&evidence::source(&e.source, l))
             );
         }
         let _ = writeln!(s);
@@ -119,15 +140,15 @@ fn finding_section(s: &mut String, l: Language, i: usize, f: &Finding) {
             t.fix,
             k + 1,
             t.colon,
-            escape(&fix.title),
+            prose(&fix.title),
             t.full_stop,
-            escape(&fix.detail),
+            prose(&fix.detail),
             t.expected,
             t.colon.trim_end(),
-            escape(&fix.effect)
+            prose(&fix.effect)
         );
         if let Some(g) = gain {
-            let _ = writeln!(s, "*{}*\n", escape(&findings::fix_gain(g, l)));
+            let _ = writeln!(s, "*{}*\n", prose(&findings::fix_gain(g, l)));
         }
         if let Some(code) = &fix.snippet {
             let _ = writeln!(s, "{}", fenced(code, "python"));
@@ -156,7 +177,7 @@ fn at_a_glance(s: &mut String, d: &Diagnosis, l: Language) {
     let _ = writeln!(s, "## {}\n", t.at_a_glance);
     let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
     for (label, value) in rows {
-        let _ = writeln!(s, "| {} | {} |", escape(&label), escape(&value));
+        let _ = writeln!(s, "| {} | {} |", prose_cell(&label), prose_cell(&value));
     }
     let _ = writeln!(s);
 }
@@ -172,7 +193,7 @@ fn ledger_table(s: &mut String, d: &Diagnosis, ledger: &checkup_model::TimeLedge
         let finding = p
             .finding
             .and_then(|i| d.findings.get(i))
-            .map(|f| escape(&findings::title(&f.cause, l)))
+            .map(|f| prose_cell(&findings::title(&f.cause, l)))
             .unwrap_or_default();
         let _ = writeln!(
             s,
@@ -220,14 +241,14 @@ fn environment_problems(s: &mut String, d: &Diagnosis, l: Language) {
         let fix = words
             .fix
             .as_deref()
-            .map(|f| format!("{}{}", t.sentence_gap, escape(f)))
+            .map(|f| format!("{}{}", t.sentence_gap, prose(f)))
             .unwrap_or_default();
         let _ = writeln!(
             s,
             "- **{status}** {}{}{}{}{fix}",
-            escape(&words.title),
+            prose(&words.title),
             t.colon,
-            escape(&words.value),
+            prose(&words.value),
             t.full_stop
         );
     }
@@ -252,12 +273,12 @@ fn fixes_by_gain(s: &mut String, d: &Diagnosis, l: Language) {
             // Chinese character.
             "{}. **{}**{}{gap}{}{gap}{}{}{}{}",
             i + 1,
-            escape(&words.title),
+            prose(&words.title),
             t.full_stop,
-            escape(&findings::fix_gain(&r.gain, l)),
+            prose(&findings::fix_gain(&r.gain, l)),
             t.for_finding,
             t.colon,
-            escape(&findings::title(&f.cause, l)),
+            prose(&findings::title(&f.cause, l)),
             t.full_stop,
             gap = t.sentence_gap
         );
@@ -432,9 +453,9 @@ pub fn render<'a>(
     let _ = writeln!(s, "# {}\n", t.title);
     let _ = writeln!(s, "## {}\n", t.verdict);
     let _ = writeln!(s, "**{}{}`{}`**\n", t.primary, t.colon, d.primary);
-    let _ = writeln!(s, "{}\n", escape(&findings::verdict(d, l)));
+    let _ = writeln!(s, "{}\n", prose(&findings::verdict(d, l)));
     if let Some(line) = report::diagnosed_rank(d, l) {
-        let _ = writeln!(s, "{}\n", escape(&line));
+        let _ = writeln!(s, "{}\n", prose(&line));
     }
     at_a_glance(&mut s, d, l);
     // The ledger's bar goes on the first page, beside the figures it accounts for; the
@@ -452,7 +473,7 @@ pub fn render<'a>(
             s,
             "{}
 ",
-            escape(&checkup_text::ledger::basis(ledger, l))
+            prose(&checkup_text::ledger::basis(ledger, l))
         );
         if let Some(chart) = ledger_chart.first() {
             parts.push(Part::Markdown(std::mem::take(&mut s)));
@@ -464,7 +485,7 @@ pub fn render<'a>(
     environment_problems(&mut s, d, l);
     if let Some(b) = baseline {
         let _ = writeln!(s, "## {}\n", t.baseline);
-        let _ = writeln!(s, "**{}**\n", escape(&comparison::summary(b, l)));
+        let _ = writeln!(s, "**{}**\n", prose(&comparison::summary(b, l)));
         let h = t.baseline_headers;
         let _ = writeln!(
             s,
@@ -477,9 +498,9 @@ pub fn render<'a>(
                 s,
                 "| {} | {} | {} | {} |",
                 comparison::figure(c.figure, l),
-                escape(&before),
-                escape(&after),
-                escape(&change)
+                prose_cell(&before),
+                prose_cell(&after),
+                prose_cell(&change)
             );
         }
         let _ = writeln!(s);
@@ -620,7 +641,7 @@ pub fn render<'a>(
         let _ = writeln!(s, "{}\n", escape(t.training_note));
         let _ = writeln!(s, "| {} | {} |\n|---|---|", t.fact, t.value);
         for (k, v) in checkup_text::training::rows(training, l) {
-            let _ = writeln!(s, "| {} | {} |", escape(&k), escape(&v));
+            let _ = writeln!(s, "| {} | {} |", prose_cell(&k), prose_cell(&v));
         }
         let _ = writeln!(s);
     }
@@ -629,7 +650,7 @@ pub fn render<'a>(
         let _ = writeln!(s, "### {}\n", checkup_text::setting_cost::title(l));
         table_head(&mut s, &checkup_text::setting_cost::columns(l));
         for (k, v) in checkup_text::setting_cost::rows(d, l) {
-            let _ = writeln!(s, "| {} | {} |", escape(&k), escape(&v));
+            let _ = writeln!(s, "| {} | {} |", prose_cell(&k), prose_cell(&v));
         }
         let _ = writeln!(s);
     }
@@ -653,9 +674,9 @@ pub fn render<'a>(
             let _ = writeln!(
                 s,
                 "| {} | {status} | {} | {} |",
-                escape(&words.title),
-                escape(&words.value),
-                escape(words.fix.as_deref().unwrap_or(""))
+                prose_cell(&words.title),
+                prose_cell(&words.value),
+                prose_cell(words.fix.as_deref().unwrap_or(""))
             );
         }
         let _ = writeln!(s);
@@ -667,12 +688,12 @@ pub fn render<'a>(
         "{}{}{}{}\n",
         t.steady_window,
         t.colon,
-        escape(&notes::window_method(&d.window.method, l)),
+        prose(&notes::window_method(&d.window.method, l)),
         t.full_stop
     );
     let _ = writeln!(s, "{}\n", t.method_text);
     for n in &d.notes {
-        let _ = writeln!(s, "- {}", escape(&notes::note(n, l)));
+        let _ = writeln!(s, "- {}", prose(&notes::note(n, l)));
     }
     if !d.notes.is_empty() {
         let _ = writeln!(s);

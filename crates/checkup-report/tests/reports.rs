@@ -129,6 +129,16 @@ fn holds_its_verdict_evidence_and_charts(run: &str, d: &Diagnosis, path: &Path) 
     assert!(status.success());
 }
 
+/// Catalogue text as a page prints it: its code spans in monospace, without backticks.
+fn printed(text: &str) -> String {
+    checkup_text::spans(text)
+        .into_iter()
+        .map(|span| match span {
+            checkup_text::Span::Text(t) | checkup_text::Span::Code(t) => t,
+        })
+        .collect()
+}
+
 /// Page 1 alone holds the verdict, the headline figures, and every ranked fix with its gain,
 /// as the diagnosis has them, in `lang`.
 fn first_page_says_what_is_wrong_what_to_do_and_what_it_gains(
@@ -160,7 +170,7 @@ fn first_page_says_what_is_wrong_what_to_do_and_what_it_gains(
     }
     for w in want {
         assert!(
-            page.contains(&squeezed(&w)),
+            page.contains(&squeezed(&printed(&w))),
             "{run} ({}): page 1 lacks {w:?}",
             lang.code()
         );
@@ -231,6 +241,33 @@ fn html_reports_parse_without_errors_and_carry_inline_charts() {
         assert!(html.contains("@page"), "print CSS");
         std::fs::write(artifacts().join(format!("{run}.html")), html).unwrap();
     }
+}
+
+#[test]
+fn code_the_findings_quote_is_printed_as_code_not_backticks() {
+    let d = diagnose("probe_curriculum_lm_dynamic");
+    let (md, _) = checkup_report::markdown(&d, &ReportOptions::default());
+    assert!(
+        md.contains("Dynamo compiled `forward` (curriculum\\_lm.py:44) again once; the first failed guard: `tensor 'tokens' size mismatch at index 1. expected 64, actual 128`."),
+        "{md}"
+    );
+    assert!(!md.contains("\\`"), "a backtick escaped as text");
+    // In a table cell too: the training facts name the line that collects most.
+    assert!(
+        md.contains(
+            "| 2 over the run; most at curriculum\\_lm.py:67 `logits = compiled(tokens[:, :-1])` |"
+        ),
+        "{md}"
+    );
+    let pdf = checkup_report::pdf(&d, &ReportOptions::default()).unwrap();
+    let path = artifacts().join("code-spans.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let text = pdf_text(&path);
+    assert!(
+        text.contains("Dynamo compiled forward (curriculum_lm.py:44)"),
+        "{text}"
+    );
+    assert!(!text.contains('`'), "backticks printed");
 }
 
 #[test]

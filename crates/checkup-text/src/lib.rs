@@ -24,6 +24,7 @@ pub mod readback;
 pub mod report;
 pub mod setting_cost;
 pub mod shown;
+pub mod spans;
 pub mod training;
 pub mod ui;
 
@@ -31,6 +32,7 @@ pub use checks::CheckText;
 pub use checkup_model::Language;
 pub use fixes::FixText;
 pub use shown::{shown, visible};
+pub use spans::{code, spans, Span};
 
 use checkup_model::Severity;
 

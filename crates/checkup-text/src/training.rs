@@ -350,8 +350,16 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
             let top = sy.sites.first().map(|site| {
                 let kinds = sync_kinds(site, l);
                 match l {
-                    En => format!("; busiest: {} `{}`{kinds}", site.location(), site.code),
-                    Zh => format!("；最多：{} `{}`{kinds}", site.location(), site.code),
+                    En => format!(
+                        "; busiest: {} {}{kinds}",
+                        site.location(),
+                        crate::code(&site.code)
+                    ),
+                    Zh => format!(
+                        "；最多：{} {}{kinds}",
+                        site.location(),
+                        crate::code(&site.code)
+                    ),
                 }
             });
             // The watch covers a few steps: say which, so a periodic sync outside them is not
@@ -397,8 +405,8 @@ pub fn rows(t: &TrainingContext, l: Language) -> Vec<Row> {
     // Full collections the training asks for itself, by the line that asks most.
     if let Some(gc) = t.gc_collect.as_ref().filter(|g| g.total > 0) {
         let top = gc.sites.first().map(|site| match l {
-            En => format!("; most at {} `{}`", site.location(), site.code),
-            Zh => format!("；最多在 {} `{}`", site.location(), site.code),
+            En => format!("; most at {} {}", site.location(), crate::code(&site.code)),
+            Zh => format!("；最多在 {} {}", site.location(), crate::code(&site.code)),
         });
         out.push((
             label("gc.collect() calls", "gc.collect() 调用"),

@@ -10,6 +10,7 @@ use leptos::task::spawn_local;
 
 use crate::i18n::tr;
 use crate::ipc::call;
+use crate::prose::prose;
 use crate::Ui;
 
 pub fn view(ui: Ui) -> impl IntoView {
@@ -51,7 +52,7 @@ pub fn view(ui: Ui) -> impl IntoView {
     let glance = (!glance.is_empty()).then(|| {
         let rows = glance
             .into_iter()
-            .map(|(label, value)| view! { <tr><td>{label}</td><td>{value}</td></tr> })
+            .map(|(label, value)| view! { <tr><td>{prose(&label)}</td><td>{prose(&value)}</td></tr> })
             .collect_view();
         view! { <table id="at-a-glance">{rows}</table> }
     });
@@ -97,7 +98,7 @@ pub fn view(ui: Ui) -> impl IntoView {
     view! {
         <div class=primary_class id="verdict">
             <strong>{tr(l, UiWord::Primary)}{colon}<code>{d.primary.clone()}</code></strong>
-            <p>{findings::verdict(&d, language)}</p>
+            <p>{prose(&findings::verdict(&d, language))}</p>
             {checkup_text::report::diagnosed_rank(&d, language).map(|r| view! { <p class="meta" id="diagnosed-rank">{r}</p> })}
         </div>
         {super::rerun::comparison(ui)}
@@ -111,7 +112,7 @@ pub fn view(ui: Ui) -> impl IntoView {
         // hosts of a job, what a source could not tell.
         {(!d.notes.is_empty()).then(|| view! {
             <ul class="meta run-notes" id="run-notes">
-                {d.notes.iter().map(|n| view! { <li>{checkup_text::notes::note(n, language)}</li> }).collect_view()}
+                {d.notes.iter().map(|n| view! { <li>{prose(&checkup_text::notes::note(n, language))}</li> }).collect_view()}
             </ul>
         })}
     }
@@ -130,7 +131,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
     let evidence = f
         .evidence
         .iter()
-        .map(|e| view! { <tr><td>{evidence::label(&e.key, language)}</td><td>{format!("{} {}", format_number(e.value), evidence::unit(e.unit, language))}</td><td>{evidence::source(&e.source, language)}</td></tr> })
+        .map(|e| view! { <tr><td>{evidence::label(&e.key, language)}</td><td>{format!("{} {}", format_number(e.value), evidence::unit(e.unit, language))}</td><td>{prose(&evidence::source(&e.source, language))}</td></tr> })
         .collect_view();
     let fixes = f
         .fixes_with_gains()
@@ -147,7 +148,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
             });
             view! {
                 <div class="fix">
-                    <strong>{x.title}</strong>" — "{x.detail}{snippet}<em>{x.effect}</em>{gain}
+                    <strong>{prose(&x.title)}</strong>" — "{prose(&x.detail)}{snippet}<em>{prose(&x.effect)}</em>{gain}
                     {after_fix(ui, fix, None)}
                 </div>
             }
@@ -181,7 +182,7 @@ fn finding_view(ui: Ui, f: Finding, notes: &[FindingNote]) -> impl IntoView {
         <div class="finding" data-finding=id.clone()>
             <h3><span class=format!("badge {severity}")>{checkup_text::severity(f.severity, language)}</span>{findings::title(&f.cause, language)}" "<code>{id.clone()}</code></h3>
             <p>{format!("{}% {} · {} {}%", checkup_text::pct(f.share), tr(l, UiWord::OfStepTime), tr(l, UiWord::Confidence), checkup_text::pct(f.confidence))}</p>
-            <p>{findings::summary(&f, language)}</p>
+            <p>{prose(&findings::summary(&f, language))}</p>
             {gain}
             <table>
                 <tr><th>{tr(l, UiWord::Evidence)}</th><th>{tr(l, UiWord::Value)}</th><th>{tr(l, UiWord::Source)}</th></tr>

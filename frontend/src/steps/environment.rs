@@ -8,6 +8,7 @@ use leptos::task::spawn_local;
 
 use crate::i18n::tr;
 use crate::ipc::call;
+use crate::prose::prose;
 use crate::Ui;
 
 pub fn view(ui: Ui) -> impl IntoView {
@@ -52,9 +53,9 @@ pub fn view(ui: Ui) -> impl IntoView {
                 <tr>
                     <td><span class=class>{tr(l, label)}</span></td>
                     <td>{words.title}</td>
-                    <td>{words.value}</td>
-                    <td>{words.meaning}</td>
-                    <td>{words.fix.unwrap_or_default()}</td>
+                    <td>{prose(&words.value)}</td>
+                    <td>{prose(&words.meaning)}</td>
+                    <td>{prose(&words.fix.unwrap_or_default())}</td>
                 </tr>
             }
         })

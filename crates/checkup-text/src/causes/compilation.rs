@@ -48,6 +48,7 @@ pub fn summary(c: &Compilation, l: Language) -> String {
         uncompiled_step_ms,
         ..
     } = c;
+    let function = crate::code(function);
     let at = location
         .as_deref()
         .map(|w| format!(" ({w})"))
@@ -57,15 +58,16 @@ pub fn summary(c: &Compilation, l: Language) -> String {
         1 => "once".to_owned(),
         n => format!("{n} times"),
     };
+    let reason = reason.as_deref().map(crate::code);
     let mut out = match (l, reason) {
-        (En, Some(r)) => format!(
-            "Dynamo compiled `{function}`{at} again {times}; the first failed guard: `{r}`."
-        ),
-        (En, None) => format!("Dynamo compiled `{function}`{at} again {times}."),
+        (En, Some(r)) => {
+            format!("Dynamo compiled {function}{at} again {times}; the first failed guard: {r}.")
+        }
+        (En, None) => format!("Dynamo compiled {function}{at} again {times}."),
         (Zh, Some(r)) => format!(
-            "Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次；第一个失败的守卫：`{r}`。"
+            "Dynamo 将 {function}{at} 重新编译了 {recompilations} 次；第一个失败的守卫：{r}。"
         ),
-        (Zh, None) => format!("Dynamo 将 `{function}`{at} 重新编译了 {recompilations} 次。"),
+        (Zh, None) => format!("Dynamo 将 {function}{at} 重新编译了 {recompilations} 次。"),
     };
     // Under a twentieth of a second is none: every compilation fell in the warm-up.
     out.push_str(&match (l, *compile_ms >= 50.0) {

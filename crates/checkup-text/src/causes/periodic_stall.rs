@@ -163,10 +163,10 @@ gc.set_threshold(50_000, 50, 1000)",
                 (None, _, Zh) => "不要在循环里调用 gc.collect()".to_owned(),
             };
             let body = match (site, direct, l) {
-                (Some(s), true, En) => format!("{} in {}() asks for a full collection again and again ({} calls): `{}`. Each walks {walks} while the loop waits. Python collects on its own when it needs to: remove the call, or make it rare.", s.location(), s.function, s.count, s.code),
-                (Some(s), true, Zh) => format!("{} 中 {}() 的这一行一次又一次地要求完整回收（{} 次）：`{}`。每次都要遍历{walks}，循环只能等待。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。", s.location(), s.function, s.count, s.code),
-                (Some(s), false, En) => format!("{} in {}() calls code that asks for a full collection again and again ({} calls): `{}`. Each walks {walks} while the loop waits. Find the gc.collect() in what this line calls (a helper, a callback) and remove it, or make it rare: Python collects on its own when it needs to.", s.location(), s.function, s.count, s.code),
-                (Some(s), false, Zh) => format!("{} 中 {}() 的这一行所调用的代码一次又一次地要求完整回收（{} 次）：`{}`。每次都要遍历{walks}，循环只能等待。在这一行调用的代码（辅助函数、回调）里找到 gc.collect() 并删掉，或让它很少发生：Python 会在需要时自行回收。", s.location(), s.function, s.count, s.code),
+                (Some(s), true, En) => format!("{} in {}() asks for a full collection again and again ({} calls): {}. Each walks {walks} while the loop waits. Python collects on its own when it needs to: remove the call, or make it rare.", s.location(), s.function, s.count, crate::code(&s.code)),
+                (Some(s), true, Zh) => format!("{} 中 {}() 的这一行一次又一次地要求完整回收（{} 次）：{}。每次都要遍历{walks}，循环只能等待。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。", s.location(), s.function, s.count, crate::code(&s.code)),
+                (Some(s), false, En) => format!("{} in {}() calls code that asks for a full collection again and again ({} calls): {}. Each walks {walks} while the loop waits. Find the gc.collect() in what this line calls (a helper, a callback) and remove it, or make it rare: Python collects on its own when it needs to.", s.location(), s.function, s.count, crate::code(&s.code)),
+                (Some(s), false, Zh) => format!("{} 中 {}() 的这一行所调用的代码一次又一次地要求完整回收（{} 次）：{}。每次都要遍历{walks}，循环只能等待。在这一行调用的代码（辅助函数、回调）里找到 gc.collect() 并删掉，或让它很少发生：Python 会在需要时自行回收。", s.location(), s.function, s.count, crate::code(&s.code)),
                 (None, _, En) => format!("Full collections stall the run at a steady period: the loop calls gc.collect(), which walks {walks}. Python collects on its own when it needs to: remove the call, or make it rare."),
                 (None, _, Zh) => format!("完整回收按固定周期让运行停顿：循环在调用 gc.collect()，它会遍历{walks}。Python 会在需要时自行回收：删掉这个调用，或让它很少发生。"),
             };

@@ -126,7 +126,7 @@ pub fn hot_lines(lines: &[HostLine], l: Language) -> String {
             let code = if line.code.is_empty() {
                 String::new()
             } else {
-                format!(" `{}`", line.code)
+                format!(" {}", crate::code(&line.code))
             };
             match (l, line.file.is_empty()) {
                 (En, false) => format!(

@@ -205,8 +205,8 @@ pub fn fix(f: &SlowdownFix, l: Language) -> FixText {
                 Zh => format!("用累计值代替在 {} 填充的列表", site.location()),
             },
             &match l {
-                En => format!("{} in {}() reads values back into a list the loop keeps, every step: `{}`. Whatever scans, sorts or sums that list walks every step so far again, so each step is slower than the one before. Keep what the metric needs as running totals on the GPU and read them when you log; clear what you keep at each epoch.", site.location(), site.function, site.code),
-                Zh => format!("{} 中 {}() 的这一行每步都把值读回到循环保留的列表里：`{}`。之后对这个列表的扫描、排序或求和都要把迄今所有步骤再走一遍，所以每一步都比上一步更慢。请把指标所需的量作为累计值保存在 GPU 上，记录日志时再读出；每个 epoch 清空保留的内容。", site.location(), site.function, site.code),
+                En => format!("{} in {}() reads values back into a list the loop keeps, every step: {}. Whatever scans, sorts or sums that list walks every step so far again, so each step is slower than the one before. Keep what the metric needs as running totals on the GPU and read them when you log; clear what you keep at each epoch.", site.location(), site.function, crate::code(&site.code)),
+                Zh => format!("{} 中 {}() 的这一行每步都把值读回到循环保留的列表里：{}。之后对这个列表的扫描、排序或求和都要把迄今所有步骤再走一遍，所以每一步都比上一步更慢。请把指标所需的量作为累计值保存在 GPU 上，记录日志时再读出；每个 epoch 清空保留的内容。", site.location(), site.function, crate::code(&site.code)),
             },
             Some(&format!(
                 "# {}: `{}`\n# {}\ncorrect = torch.zeros((), device=\"cuda\", dtype=torch.long)\nseen = 0\ncorrect += (out.argmax(1) == y).sum()  # {}\nseen += y.numel()\nif step % 100 == 0:\n    print(\"accuracy\", correct.item() / seen)",
