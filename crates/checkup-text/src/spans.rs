@@ -17,7 +17,7 @@ pub enum Span<'a> {
 }
 
 /// `name` (a line of code, a function, a guard from the recording) as a code span of a
-/// sentence: shown as text ([`shown`]: one line, hidden characters by their code point, cut
+/// sentence: shown as text ([`shown()`]: one line, hidden characters by their code point, cut
 /// to length), its own backticks as `'` so that none can end the span early.
 pub fn code(name: &str) -> String {
     format!("`{}`", shown(name).replace('`', "'"))
