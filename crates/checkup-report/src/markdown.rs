@@ -36,7 +36,7 @@ pub use checkup_text::format_number;
 /// Catalogue text (a title, a summary, a fix, a verdict) in Markdown: its code spans (a line
 /// of the training's code, a guard, a command) as inline code, the rest escaped as text.
 pub fn prose(text: &str) -> String {
-    prose_with(text, code_span)
+    prose_with(text, checkup_text::code)
 }
 
 /// The same in a table cell, where a `|` would end the cell.
@@ -54,17 +54,10 @@ fn prose_with(text: &str, code: fn(&str) -> String) -> String {
         .collect()
 }
 
-/// A name from the recording as inline code: shown as text (one line, hidden characters by
-/// their code point, cut to [`checkup_text::shown::MAX_SHOWN_CHARS`]), its backticks as `'`
-/// so none can close the span early.
-pub fn code_span(name: &str) -> String {
-    format!("`{}`", checkup_text::shown(name).replace('`', "'"))
-}
-
-/// The same in a table cell, where a `|` would end the cell: escaped, as GFM tables read
-/// it inside code too.
+/// A name from the recording as inline code in a table cell ([`checkup_text::code`]), where a
+/// `|` would end the cell: escaped, as GFM tables read it inside code too.
 pub fn code_cell(name: &str) -> String {
-    code_span(name).replace('|', "\\|")
+    checkup_text::code(name).replace('|', "\\|")
 }
 
 /// A fenced code block that no line of `code` can close: the fence is longer than any run
@@ -707,7 +700,7 @@ pub fn render<'a>(
 /// more, and the last, so the method section stays a paragraph.
 fn listed_sources(sources: &[String]) -> String {
     const LISTED: usize = 4;
-    let code = |x: &String| code_span(x);
+    let code = |x: &String| checkup_text::code(x);
     if sources.len() <= LISTED + 2 {
         return sources.iter().map(code).collect::<Vec<_>>().join(", ");
     }
